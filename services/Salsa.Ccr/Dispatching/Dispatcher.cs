@@ -1,0 +1,293 @@
+using System.Diagnostics;
+using Salsa.Ccr.Internal;
+
+namespace Salsa.Ccr;
+
+// Design: a Dispatcher owns N dedicated OS threads that drain its DispatcherQueues. Any thread may
+// post to a queue; only dispatcher threads take from them. Each thread walks the queue list from
+// its own cursor and runs at most a queue's FairnessQuantum tasks before moving on, so one busy
+// queue cannot starve the others (the Orleans WorkItemGroup rule). An idle thread polls for
+// IdleSpin, then registers in `_sleepers` and waits on `_wake`. A poster that sees a sleeper
+// takes one off the count (CAS) and releases the semaphore once; a thread that finds work after
+// registering takes itself off the count the same way, or, when a poster already did, consumes the
+// release it is owed. Both sides increment/CAS (full fences) before reading the other side's state,
+// so a post is never missed by every thread at once. Dispose sets `_stopping`, wakes everyone,
+// joins the threads, then closes the queues (cancelling what was pending in them).
+public sealed class Dispatcher : IDisposable
+{
+    [ThreadStatic]
+    private static Dispatcher? s_current;
+
+    private readonly Thread[] _threads;
+    private readonly SemaphoreSlim _wake = new(0);
+    private readonly long _idleSpinTicks;
+    private readonly TaskCompletionSource _completion = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private readonly List<Exception> _unobserved = [];
+    private readonly object _queuesGate = new();
+    private PaddedInt _sleepers;
+    private volatile DispatcherQueue[] _queues = [];
+    private volatile bool _stopping;
+    private int _disposed;
+
+    public Dispatcher(DispatcherOptions? options = null)
+    {
+        options ??= new DispatcherOptions();
+        if (options.ThreadCount is < 1 or > 1024)
+        {
+            ThrowHelper.ArgumentOutOfRange(nameof(options), options.ThreadCount, "A dispatcher needs between 1 and 1024 threads.");
+        }
+
+        Name = options.Name;
+        ThreadCount = options.ThreadCount;
+        _idleSpinTicks = (long)(options.IdleSpin.TotalSeconds * Stopwatch.Frequency);
+        DefaultQueue = CreateQueue("default", options.DefaultQueue);
+        _threads = new Thread[options.ThreadCount];
+        for (var i = 0; i < _threads.Length; i++)
+        {
+            var index = i;
+            _threads[i] = new Thread(() => Run(index), maxStackSize: 0)
+            {
+                IsBackground = true,
+                Name = $"{Name} #{i}",
+                Priority = options.Priority,
+            };
+        }
+
+        foreach (var thread in _threads)
+        {
+            thread.Start();
+        }
+
+        CcrTelemetry.DispatchersCreated.Add(1);
+    }
+
+    /// <summary>The dispatcher whose thread is running the caller, if any.</summary>
+    public static Dispatcher? Current => s_current;
+
+    public string Name { get; }
+
+    public int ThreadCount { get; }
+
+    public DispatcherQueue DefaultQueue { get; }
+
+    /// <summary>
+    /// Completes when the dispatcher is disposed and its threads have exited. Faults with every
+    /// handler exception that no error port, queue port or <see cref="UnhandledException"/> handler
+    /// took — nothing is swallowed.
+    /// </summary>
+    public Task Completion => _completion.Task;
+
+    public bool IsDisposed => _disposed != 0;
+
+    /// <summary>Raised for handler exceptions that no error port took. Handlers run on the failing thread.</summary>
+    public event EventHandler<DispatcherExceptionEventArgs>? UnhandledException;
+
+    /// <summary>True when the calling thread belongs to this dispatcher.</summary>
+    public bool IsDispatcherThread => ReferenceEquals(s_current, this);
+
+    public DispatcherQueue CreateQueue(string name, DispatcherQueueOptions? options = null)
+    {
+        ObjectDisposedException.ThrowIf(_disposed != 0, this);
+        var queue = new DispatcherQueue(this, name, options ?? new DispatcherQueueOptions());
+        lock (_queuesGate)
+        {
+            _queues = [.. _queues, queue];
+        }
+
+        return queue;
+    }
+
+    internal void RemoveQueue(DispatcherQueue queue)
+    {
+        lock (_queuesGate)
+        {
+            _queues = [.. _queues.Where(q => !ReferenceEquals(q, queue))];
+        }
+    }
+
+    /// <summary>Wakes one sleeping thread, if any; called after every post.</summary>
+    internal void Signal()
+    {
+        var sleepers = Volatile.Read(ref _sleepers.Value);
+        while (sleepers > 0)
+        {
+            var seen = Interlocked.CompareExchange(ref _sleepers.Value, sleepers - 1, sleepers);
+            if (seen == sleepers)
+            {
+                _wake.Release();
+                return;
+            }
+
+            sleepers = seen;
+        }
+    }
+
+    internal void ReportUnhandled(DispatcherQueue queue, Exception exception)
+    {
+        var handler = UnhandledException;
+        if (handler is not null)
+        {
+            handler(this, new DispatcherExceptionEventArgs(queue, exception));
+            return;
+        }
+
+        lock (_unobserved)
+        {
+            _unobserved.Add(exception);
+        }
+
+        CcrTelemetry.UnobservedFaults.Add(1);
+        Trace.TraceError($"Salsa.Ccr: unhandled exception in a handler on '{Name}/{queue.Name}': {exception}");
+    }
+
+    private void Run(int index)
+    {
+        s_current = this;
+        var cursor = index;
+        try
+        {
+            while (!_stopping)
+            {
+                if (RunSome(ref cursor))
+                {
+                    continue;
+                }
+
+                Idle();
+            }
+        }
+        finally
+        {
+            s_current = null;
+            SynchronizationContext.SetSynchronizationContext(null);
+        }
+    }
+
+    private bool RunSome(ref int cursor)
+    {
+        var queues = _queues;
+        var ran = false;
+        for (var i = 0; i < queues.Length; i++)
+        {
+            var queue = queues[(cursor + i) % queues.Length];
+            if (queue.RunBatch())
+            {
+                ran = true;
+                cursor = (cursor + i + 1) % Math.Max(queues.Length, 1);
+                break;
+            }
+        }
+
+        return ran;
+    }
+
+    private bool HasWork()
+    {
+        foreach (var queue in _queues)
+        {
+            if (queue.Count > 0)
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+
+    private void Idle()
+    {
+        var start = Stopwatch.GetTimestamp();
+        var spinner = new SpinWait();
+        while (Stopwatch.GetTimestamp() - start < _idleSpinTicks)
+        {
+            if (HasWork() || _stopping)
+            {
+                return;
+            }
+
+            // Pause, never yield or sleep here: yielding would give the core away mid-hand-off.
+            Thread.SpinWait(spinner.Count < 10 ? 1 << spinner.Count : 64);
+            spinner.SpinOnce(sleep1Threshold: -1);
+        }
+
+        Interlocked.Increment(ref _sleepers.Value);
+        if (HasWork() || _stopping)
+        {
+            if (TryUnregisterSleeper())
+            {
+                return;
+            }
+        }
+
+        _wake.Wait();
+    }
+
+    private bool TryUnregisterSleeper()
+    {
+        var sleepers = Volatile.Read(ref _sleepers.Value);
+        while (sleepers > 0)
+        {
+            var seen = Interlocked.CompareExchange(ref _sleepers.Value, sleepers - 1, sleepers);
+            if (seen == sleepers)
+            {
+                return true;
+            }
+
+            sleepers = seen;
+        }
+
+        // A poster already took this thread off the count and owes it a release: consume it.
+        return false;
+    }
+
+    /// <summary>
+    /// Stops the threads (a running handler finishes first), then closes every queue: queued tasks
+    /// are dropped and pending receives are cancelled. Deterministic: when it returns from a
+    /// non-dispatcher thread, no dispatcher thread is running.
+    /// </summary>
+    public void Dispose()
+    {
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+        {
+            return;
+        }
+
+        _stopping = true;
+        _wake.Release(_threads.Length);
+        foreach (var thread in _threads)
+        {
+            if (thread != Thread.CurrentThread)
+            {
+                thread.Join();
+            }
+        }
+
+        foreach (var queue in _queues)
+        {
+            queue.Close();
+        }
+
+        List<Exception> unobserved;
+        lock (_unobserved)
+        {
+            unobserved = [.. _unobserved];
+        }
+
+        if (unobserved.Count > 0)
+        {
+            _completion.TrySetException(new AggregateException("Handlers failed and no error port took the exceptions.", unobserved));
+        }
+        else
+        {
+            _completion.TrySetResult();
+        }
+    }
+}
+
+/// <summary>A handler exception no error port took.</summary>
+public sealed class DispatcherExceptionEventArgs(DispatcherQueue queue, Exception exception) : EventArgs
+{
+    public DispatcherQueue Queue { get; } = queue;
+
+    public Exception Exception { get; } = exception;
+}

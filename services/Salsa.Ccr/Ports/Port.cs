@@ -1,0 +1,187 @@
+using System.Collections.Concurrent;
+
+namespace Salsa.Ccr;
+
+// Design: any number of posters, lock-free: Post appends to a ConcurrentQueue and, only when a
+// receiver is registered, requests a drain. `_drainRequests` elects one drainer at a time (the
+// poster that moves it from 0 to 1) and makes it loop until every request made meanwhile has been
+// served, so a message posted during a drain is never stranded. All taking of items (drain, Test,
+// join evaluation) happens under `ConsumerLock`; posting never takes it. A drain holds only its own
+// port's lock and never blocks inside it: receivers collect the tasks they fire into a batch that
+// is queued after the lock is released (a throttled queue may make the poster wait — outside any
+// lock), and join receivers are evaluated after release, taking their ports' locks in Id order.
+// With one lock held at a time, or several in a global order, no cycle of waits can form.
+public class Port<T> : IPort
+{
+    private static long s_nextId;
+
+    private readonly ConcurrentQueue<T> _items = new();
+    private volatile PortReceiver<T>[] _receivers = [];
+    private int _drainRequests;
+
+    public Port()
+    {
+        Id = Interlocked.Increment(ref s_nextId);
+    }
+
+    /// <summary>Global order for taking several ports' locks.</summary>
+    internal long Id { get; }
+
+    internal object ConsumerLock { get; } = new();
+
+    internal ConcurrentQueue<T> Items => _items;
+
+    /// <summary>Messages waiting in the port.</summary>
+    public int ItemCount => _items.Count;
+
+    /// <summary>Receivers currently registered.</summary>
+    public int ReceiverCount => _receivers.Length;
+
+    public void Post(T item)
+    {
+        _items.Enqueue(item);
+        if (_receivers.Length != 0)
+        {
+            RequestDrain();
+        }
+    }
+
+    void IPort.PostUnknownType(object item) => Post((T)item);
+
+    /// <summary>Takes a message without any receiver, as CCR's <c>Test</c>.</summary>
+    public bool Test(out T item)
+    {
+        lock (ConsumerLock)
+        {
+            return _items.TryDequeue(out item!);
+        }
+    }
+
+    /// <summary>
+    /// Awaits the next message. Awaited on a dispatcher thread, the continuation resumes on that
+    /// dispatcher's queue; no thread blocks meanwhile. Cancelled by the token, or when the dispatcher
+    /// queue that was current at the call is closed.
+    /// </summary>
+    public ValueTask<T> ReceiveAsync(CancellationToken cancellationToken = default)
+    {
+        if (_receivers.Length == 0)
+        {
+            lock (ConsumerLock)
+            {
+                if (_receivers.Length == 0 && _items.TryDequeue(out var ready))
+                {
+                    return new ValueTask<T>(ready);
+                }
+            }
+        }
+
+        var receiver = new AsyncReceiver<T>(this, cancellationToken);
+        return receiver.Start();
+    }
+
+    internal void Register(PortReceiver<T> receiver)
+    {
+        lock (ConsumerLock)
+        {
+            _receivers = [.. _receivers, receiver];
+        }
+
+        RequestDrain();
+    }
+
+    internal void RequestDrain()
+    {
+        if (Interlocked.Increment(ref _drainRequests) != 1)
+        {
+            return;
+        }
+
+        var batch = new TaskBatch();
+        List<IJoinEvaluator>? joins = null;
+        int seen;
+        do
+        {
+            seen = Volatile.Read(ref _drainRequests);
+            lock (ConsumerLock)
+            {
+                DrainLocked(ref batch, ref joins);
+            }
+
+            batch.Flush();
+            if (joins is { Count: > 0 })
+            {
+                foreach (var join in joins)
+                {
+                    join.Evaluate();
+                }
+
+                joins.Clear();
+            }
+        }
+        while (Interlocked.Add(ref _drainRequests, -seen) != 0);
+    }
+
+    private void DrainLocked(ref TaskBatch batch, ref List<IJoinEvaluator>? joins)
+    {
+        var receivers = _receivers;
+        if (Array.Exists(receivers, r => !r.IsLive))
+        {
+            receivers = _receivers = Array.FindAll(receivers, r => r.IsLive);
+        }
+
+        while (!_items.IsEmpty)
+        {
+            var consumed = false;
+            foreach (var receiver in receivers)
+            {
+                var outcome = receiver.Offer(this, ref batch);
+                if (outcome == OfferOutcome.Consumed)
+                {
+                    consumed = true;
+                    break;
+                }
+
+                if (outcome == OfferOutcome.EvaluateJoin)
+                {
+                    joins ??= [];
+                    var join = receiver.Join!;
+                    if (!joins.Contains(join))
+                    {
+                        joins.Add(join);
+                    }
+                }
+            }
+
+            if (!consumed)
+            {
+                break;
+            }
+        }
+
+        if (Array.Exists(receivers, r => !r.IsLive))
+        {
+            _receivers = Array.FindAll(receivers, r => r.IsLive);
+        }
+    }
+}
+
+/// <summary>A port whose message type is known only at run time.</summary>
+public interface IPort
+{
+    void PostUnknownType(object item);
+}
+
+/// <summary>Two ports under one name, e.g. a result or its failure (CCR's PortSet).</summary>
+public class PortSet<T0, T1>
+{
+    public Port<T0> P0 { get; } = new();
+
+    public Port<T1> P1 { get; } = new();
+
+    public void Post(T0 item) => P0.Post(item);
+
+    public void Post(T1 item) => P1.Post(item);
+}
+
+/// <summary>A result or the exception that prevented it.</summary>
+public sealed class SuccessFailurePort<T> : PortSet<T, Exception>;

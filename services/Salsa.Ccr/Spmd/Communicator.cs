@@ -1,0 +1,496 @@
+using Salsa.Ccr.Internal;
+
+namespace Salsa.Ccr;
+
+// Design: one Communicator per rank, used only by that rank's code. Point-to-point traffic goes
+// through SPSC mailboxes matched by source (and an internal tag per pattern). Collectives use the
+// ranks' published generations: a rank entering collective g first waits until every rank has
+// entered g−1 (so nobody still reads the parity buffer it is about to overwrite — free for the
+// symmetric collectives, a short wait at most for rooted ones), writes its data for g, publishes g,
+// wakes sleepers, then waits for the generations it needs to read. Reductions fold contributions in
+// rank order 0..P−1, so results are bit-identical from run to run. Blocking methods are for thread
+// execution; the *Async methods work in both executions (in thread execution they complete
+// synchronously).
+/// <summary>A rank's view of its SPMD group: MPI-style point-to-point messages and collectives.</summary>
+public sealed class Communicator
+{
+    private readonly SpmdGroup _group;
+    private readonly RankState _me;
+    private long _generation;
+
+    internal Communicator(SpmdGroup group, int rank)
+    {
+        _group = group;
+        Rank = rank;
+        _me = group.Ranks[rank];
+    }
+
+    public int Rank { get; }
+
+    public int Size => _group.Size;
+
+    public SpmdExecution Execution => _group.Execution;
+
+    /// <summary>Cancelled when the run is cancelled; long computations should check it between steps.</summary>
+    public CancellationToken CancellationToken => _group.CancellationToken;
+
+    /// <summary>The rank <paramref name="offset"/> places to the right, wrapping around (torus).</summary>
+    public int Neighbour(int offset) => (int)(((long)Rank + offset) % Size + Size) % Size;
+
+    // ---- point to point ------------------------------------------------------------------------
+
+    /// <summary>Sends a message to <paramref name="destination"/>; never blocks (mailboxes are unbounded).</summary>
+    public void Send<T>(int destination, T message)
+    {
+        CheckRank(destination, nameof(destination));
+        SendTagged(MailboxTag.PointToPoint, destination, message);
+    }
+
+    /// <summary>Receives the next message sent by <paramref name="source"/> (thread execution).</summary>
+    public T Receive<T>(int source)
+    {
+        CheckRank(source, nameof(source));
+        return ReceiveTagged<T>(MailboxTag.PointToPoint, source);
+    }
+
+    /// <summary>Takes the next message from <paramref name="source"/> if one is there.</summary>
+    public bool TryReceive<T>(int source, out T message)
+    {
+        CheckRank(source, nameof(source));
+        return _group.Mailboxes<T>().Get(MailboxTag.PointToPoint, source, Rank).TryDequeue(out message);
+    }
+
+    public ValueTask<T> ReceiveAsync<T>(int source)
+    {
+        CheckRank(source, nameof(source));
+        return ReceiveTaggedAsync<T>(MailboxTag.PointToPoint, source);
+    }
+
+    // ---- neighbour patterns --------------------------------------------------------------------
+
+    /// <summary>Sends to the rank <paramref name="offset"/> to the right and receives from the one as far to the left.</summary>
+    public T Shift<T>(T message, int offset = 1)
+    {
+        SendTagged(MailboxTag.Rightward, Neighbour(offset), message);
+        return ReceiveTagged<T>(MailboxTag.Rightward, Neighbour(-offset));
+    }
+
+    public ValueTask<T> ShiftAsync<T>(T message, int offset = 1)
+    {
+        SendTagged(MailboxTag.Rightward, Neighbour(offset), message);
+        return ReceiveTaggedAsync<T>(MailboxTag.Rightward, Neighbour(-offset));
+    }
+
+    /// <summary>
+    /// MPI_SENDRECV both ways on a ring: sends one message to each neighbour and receives the one
+    /// each neighbour sent this way. Matched by source and direction, so it is correct even for two
+    /// ranks (where left and right are the same rank) and when a neighbour runs a stage ahead.
+    /// </summary>
+    public (T FromLeft, T FromRight) Exchange<T>(T toLeft, T toRight)
+    {
+        var left = Neighbour(-1);
+        var right = Neighbour(1);
+        SendTagged(MailboxTag.Leftward, left, toLeft);
+        SendTagged(MailboxTag.Rightward, right, toRight);
+        var fromLeft = ReceiveTagged<T>(MailboxTag.Rightward, left);
+        var fromRight = ReceiveTagged<T>(MailboxTag.Leftward, right);
+        return (fromLeft, fromRight);
+    }
+
+    public async ValueTask<(T FromLeft, T FromRight)> ExchangeAsync<T>(T toLeft, T toRight)
+    {
+        var left = Neighbour(-1);
+        var right = Neighbour(1);
+        SendTagged(MailboxTag.Leftward, left, toLeft);
+        SendTagged(MailboxTag.Rightward, right, toRight);
+        var fromLeft = await ReceiveTaggedAsync<T>(MailboxTag.Rightward, left).ConfigureAwait(true);
+        var fromRight = await ReceiveTaggedAsync<T>(MailboxTag.Leftward, right).ConfigureAwait(true);
+        return (fromLeft, fromRight);
+    }
+
+    /// <summary>
+    /// A pipeline through the ranks in order (fixed ends, not a ring): rank 0 applies
+    /// <paramref name="stage"/> to <paramref name="input"/>, every later rank to what its left
+    /// neighbour produced. Returns this rank's output; the last rank's is the pipeline's result.
+    /// </summary>
+    public T Pipeline<T>(T input, Func<T, T> stage)
+    {
+        ArgumentNullException.ThrowIfNull(stage);
+        var value = Rank == 0 ? input : ReceiveTagged<T>(MailboxTag.Pipeline, Rank - 1);
+        var output = stage(value);
+        if (Rank < Size - 1)
+        {
+            SendTagged(MailboxTag.Pipeline, Rank + 1, output);
+        }
+
+        return output;
+    }
+
+    public async ValueTask<T> PipelineAsync<T>(T input, Func<T, T> stage)
+    {
+        ArgumentNullException.ThrowIfNull(stage);
+        var value = Rank == 0 ? input : await ReceiveTaggedAsync<T>(MailboxTag.Pipeline, Rank - 1).ConfigureAwait(true);
+        var output = stage(value);
+        if (Rank < Size - 1)
+        {
+            SendTagged(MailboxTag.Pipeline, Rank + 1, output);
+        }
+
+        return output;
+    }
+
+    // ---- collectives ---------------------------------------------------------------------------
+
+    public void Barrier()
+    {
+        var generation = Enter();
+        Publish(generation);
+        Wait(new AllRanksReached(_group.Ranks, generation));
+    }
+
+    public async ValueTask BarrierAsync()
+    {
+        var generation = await EnterAsync().ConfigureAwait(true);
+        Publish(generation);
+        await WaitAsync(new AllRanksReached(_group.Ranks, generation)).ConfigureAwait(true);
+    }
+
+    /// <summary>Every rank gets <paramref name="root"/>'s value.</summary>
+    public T Broadcast<T>(T value, int root = 0)
+    {
+        CheckRank(root, nameof(root));
+        var generation = Enter();
+        var slots = _group.Slots<T>();
+        if (Rank == root)
+        {
+            slots[Rank, generation] = value;
+        }
+
+        Publish(generation);
+        if (Rank == root)
+        {
+            return value;
+        }
+
+        Wait(new RankReached(_group.Ranks[root], generation));
+        return slots[root, generation];
+    }
+
+    public async ValueTask<T> BroadcastAsync<T>(T value, int root = 0)
+    {
+        CheckRank(root, nameof(root));
+        var generation = await EnterAsync().ConfigureAwait(true);
+        var slots = _group.Slots<T>();
+        if (Rank == root)
+        {
+            slots[Rank, generation] = value;
+        }
+
+        Publish(generation);
+        if (Rank == root)
+        {
+            return value;
+        }
+
+        await WaitAsync(new RankReached(_group.Ranks[root], generation)).ConfigureAwait(true);
+        return slots[root, generation];
+    }
+
+    /// <summary>Element-wise reduction of every rank's <paramref name="send"/> into every rank's <paramref name="receive"/> (may be the same memory).</summary>
+    public void Allreduce(ReadOnlySpan<double> send, Span<double> receive, ReduceOperation operation)
+    {
+        ArgumentNullException.ThrowIfNull(operation);
+        CheckLengths(send.Length, receive.Length);
+        var generation = Enter();
+        StageContribution(send, generation);
+        Publish(generation);
+        Wait(new AllRanksReached(_group.Ranks, generation));
+        Fold(receive, operation, generation);
+    }
+
+    /// <summary>In-place <see cref="Allreduce(ReadOnlySpan{double}, Span{double}, ReduceOperation)"/>.</summary>
+    public void Allreduce(double[] values, ReduceOperation operation) => Allreduce(values, values, operation);
+
+    public double Allreduce(double value, ReduceOperation operation)
+    {
+        Span<double> buffer = [value];
+        Allreduce(buffer, buffer, operation);
+        return buffer[0];
+    }
+
+    public async ValueTask AllreduceAsync(ReadOnlyMemory<double> send, Memory<double> receive, ReduceOperation operation)
+    {
+        ArgumentNullException.ThrowIfNull(operation);
+        CheckLengths(send.Length, receive.Length);
+        var generation = await EnterAsync().ConfigureAwait(true);
+        StageContribution(send.Span, generation);
+        Publish(generation);
+        await WaitAsync(new AllRanksReached(_group.Ranks, generation)).ConfigureAwait(true);
+        Fold(receive.Span, operation, generation);
+    }
+
+    /// <summary>Reduction into <paramref name="root"/>'s <paramref name="receive"/>; other ranks' <paramref name="receive"/> is untouched.</summary>
+    public void Reduce(ReadOnlySpan<double> send, Span<double> receive, ReduceOperation operation, int root = 0)
+    {
+        ArgumentNullException.ThrowIfNull(operation);
+        CheckRank(root, nameof(root));
+        CheckLengths(send.Length, receive.Length);
+        var generation = Enter();
+        StageContribution(send, generation);
+        Publish(generation);
+        if (Rank == root)
+        {
+            Wait(new AllRanksReached(_group.Ranks, generation));
+            Fold(receive, operation, generation);
+        }
+    }
+
+    public async ValueTask ReduceAsync(ReadOnlyMemory<double> send, Memory<double> receive, ReduceOperation operation, int root = 0)
+    {
+        ArgumentNullException.ThrowIfNull(operation);
+        CheckRank(root, nameof(root));
+        CheckLengths(send.Length, receive.Length);
+        var generation = await EnterAsync().ConfigureAwait(true);
+        StageContribution(send.Span, generation);
+        Publish(generation);
+        if (Rank == root)
+        {
+            await WaitAsync(new AllRanksReached(_group.Ranks, generation)).ConfigureAwait(true);
+            Fold(receive.Span, operation, generation);
+        }
+    }
+
+    /// <summary>Reduction of any type with a user combination, folded in rank order; every rank gets the result.</summary>
+    public T Allreduce<T>(T value, Func<T, T, T> combine)
+    {
+        ArgumentNullException.ThrowIfNull(combine);
+        var all = Allgather(value);
+        var result = all[0];
+        for (var r = 1; r < all.Length; r++)
+        {
+            result = combine(result, all[r]);
+        }
+
+        return result;
+    }
+
+    public async ValueTask<T> AllreduceAsync<T>(T value, Func<T, T, T> combine)
+    {
+        ArgumentNullException.ThrowIfNull(combine);
+        var all = await AllgatherAsync(value).ConfigureAwait(true);
+        var result = all[0];
+        for (var r = 1; r < all.Length; r++)
+        {
+            result = combine(result, all[r]);
+        }
+
+        return result;
+    }
+
+    /// <summary><paramref name="root"/> gets every rank's value in rank order; other ranks get null.</summary>
+    public T[]? Gather<T>(T value, int root = 0)
+    {
+        CheckRank(root, nameof(root));
+        var generation = Enter();
+        var slots = _group.Slots<T>();
+        slots[Rank, generation] = value;
+        Publish(generation);
+        if (Rank != root)
+        {
+            return null;
+        }
+
+        Wait(new AllRanksReached(_group.Ranks, generation));
+        return Collect(slots, generation);
+    }
+
+    public async ValueTask<T[]?> GatherAsync<T>(T value, int root = 0)
+    {
+        CheckRank(root, nameof(root));
+        var generation = await EnterAsync().ConfigureAwait(true);
+        var slots = _group.Slots<T>();
+        slots[Rank, generation] = value;
+        Publish(generation);
+        if (Rank != root)
+        {
+            return null;
+        }
+
+        await WaitAsync(new AllRanksReached(_group.Ranks, generation)).ConfigureAwait(true);
+        return Collect(slots, generation);
+    }
+
+    /// <summary>Every rank gets every rank's value, in rank order.</summary>
+    public T[] Allgather<T>(T value)
+    {
+        var generation = Enter();
+        var slots = _group.Slots<T>();
+        slots[Rank, generation] = value;
+        Publish(generation);
+        Wait(new AllRanksReached(_group.Ranks, generation));
+        return Collect(slots, generation);
+    }
+
+    public async ValueTask<T[]> AllgatherAsync<T>(T value)
+    {
+        var generation = await EnterAsync().ConfigureAwait(true);
+        var slots = _group.Slots<T>();
+        slots[Rank, generation] = value;
+        Publish(generation);
+        await WaitAsync(new AllRanksReached(_group.Ranks, generation)).ConfigureAwait(true);
+        return Collect(slots, generation);
+    }
+
+    // ---- machinery -----------------------------------------------------------------------------
+
+    private void SendTagged<T>(MailboxTag tag, int destination, T message)
+    {
+        _group.ThrowIfAborted();
+        _group.Mailboxes<T>().Get(tag, Rank, destination).Enqueue(message);
+        _group.Ranks[destination].Waiter.Wake();
+    }
+
+    private T ReceiveTagged<T>(MailboxTag tag, int source)
+    {
+        ThrowIfTasks();
+        var queue = _group.Mailboxes<T>().Get(tag, source, Rank);
+        T message;
+        while (!queue.TryDequeue(out message))
+        {
+            _me.Waiter.Wait(new QueueNotEmpty<T>(queue));
+            _group.ThrowIfAborted();
+        }
+
+        return message;
+    }
+
+    private ValueTask<T> ReceiveTaggedAsync<T>(MailboxTag tag, int source)
+    {
+        var queue = _group.Mailboxes<T>().Get(tag, source, Rank);
+        return queue.TryDequeue(out var message) ? new ValueTask<T>(message) : ReceiveSlowAsync(queue);
+    }
+
+    [System.Runtime.CompilerServices.AsyncMethodBuilder(typeof(System.Runtime.CompilerServices.PoolingAsyncValueTaskMethodBuilder<>))]
+    private async ValueTask<T> ReceiveSlowAsync<T>(SpscQueue<T> queue)
+    {
+        T message;
+        while (!queue.TryDequeue(out message))
+        {
+            await _me.Waiter.WaitAsync(new QueueNotEmpty<T>(queue)).ConfigureAwait(true);
+            _group.ThrowIfAborted();
+        }
+
+        return message;
+    }
+
+    private long Enter()
+    {
+        ThrowIfTasks();
+        var generation = ++_generation;
+        if (generation > 1)
+        {
+            Wait(new AllRanksReached(_group.Ranks, generation - 1));
+        }
+
+        return generation;
+    }
+
+    private async ValueTask<long> EnterAsync()
+    {
+        var generation = ++_generation;
+        if (generation > 1)
+        {
+            await WaitAsync(new AllRanksReached(_group.Ranks, generation - 1)).ConfigureAwait(true);
+        }
+
+        return generation;
+    }
+
+    private void Publish(long generation)
+    {
+        Volatile.Write(ref _me.Published.Generation, generation);
+        _group.WakeAll();
+    }
+
+    private void Wait<TCondition>(TCondition condition)
+        where TCondition : struct, IWaitCondition
+    {
+        _me.Waiter.Wait(condition);
+        _group.ThrowIfAborted();
+    }
+
+    private async ValueTask WaitAsync<TCondition>(TCondition condition)
+        where TCondition : struct, IWaitCondition
+    {
+        await _me.Waiter.WaitAsync(condition).ConfigureAwait(true);
+        _group.ThrowIfAborted();
+    }
+
+    private void StageContribution(ReadOnlySpan<double> send, long generation)
+    {
+        ref var buffer = ref _me.Scratch[generation & 1];
+        if (buffer.Length < send.Length)
+        {
+            // Round up to whole cache lines so the next rank's buffer never shares our last line.
+            buffer = new double[(send.Length + CacheLine.Doubles - 1) / CacheLine.Doubles * CacheLine.Doubles];
+        }
+
+        send.CopyTo(buffer);
+        _me.ScratchLengths[generation & 1] = send.Length;
+    }
+
+    private void Fold(Span<double> receive, ReduceOperation operation, long generation)
+    {
+        var parity = generation & 1;
+        foreach (var rank in _group.Ranks)
+        {
+            if (rank.ScratchLengths[parity] != receive.Length)
+            {
+                // Worded the same on every rank, so the run reports one failure, not one per rank.
+                var lengths = string.Join(", ", _group.Ranks.Select((r, i) => $"rank {i}: {r.ScratchLengths[parity]}"));
+                ThrowHelper.InvalidOperation($"Ranks reduced vectors of different lengths ({lengths}); every rank must pass the same length.");
+            }
+        }
+
+        _group.Ranks[0].Scratch[parity].AsSpan(0, receive.Length).CopyTo(receive);
+        for (var r = 1; r < _group.Size; r++)
+        {
+            operation.Combine(receive, _group.Ranks[r].Scratch[parity].AsSpan(0, receive.Length));
+        }
+    }
+
+    private T[] Collect<T>(CollectiveSlots<T> slots, long generation)
+    {
+        var result = new T[Size];
+        for (var r = 0; r < result.Length; r++)
+        {
+            result[r] = slots[r, generation];
+        }
+
+        return result;
+    }
+
+    private void CheckRank(int rank, string name)
+    {
+        if ((uint)rank >= (uint)Size)
+        {
+            ThrowHelper.ArgumentOutOfRange(name, rank, $"Ranks run from 0 to {Size - 1}.");
+        }
+    }
+
+    private static void CheckLengths(int send, int receive)
+    {
+        if (send != receive)
+        {
+            ThrowHelper.Argument(nameof(receive), $"The receive buffer holds {receive} values; the send buffer {send}.");
+        }
+    }
+
+    private void ThrowIfTasks()
+    {
+        if (_group.Execution == SpmdExecution.Tasks)
+        {
+            ThrowHelper.InvalidOperation("Ranks under task execution must use the *Async collectives: a blocking wait would hold a dispatcher thread other ranks need.");
+        }
+    }
+}

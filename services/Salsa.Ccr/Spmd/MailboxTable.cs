@@ -1,0 +1,75 @@
+using Salsa.Ccr.Internal;
+
+namespace Salsa.Ccr;
+
+/// <summary>Internal message channels of the communicator; each is its own MPI-style tag.</summary>
+internal enum MailboxTag
+{
+    PointToPoint = 0,
+    Rightward = 1,
+    Leftward = 2,
+    Pipeline = 3,
+}
+
+// Design: one unbounded SPSC queue per (tag, source, destination), created on first use by either
+// end (CAS, so both ends agree on one queue). Messages are matched by source as MPI requires: a
+// receive from s reads only s's queue, whatever order other ranks' messages arrive in. n² queues
+// per tag is fine inside one process (tens of ranks), and it is what makes matching free.
+internal sealed class MailboxTable<T>(int size)
+{
+    private const int TagCount = 4;
+
+    private readonly SpscQueue<T>?[] _queues = new SpscQueue<T>?[TagCount * size * size];
+
+    public SpscQueue<T> Get(MailboxTag tag, int source, int destination)
+    {
+        var index = (((int)tag * size) + source) * size + destination;
+        return Volatile.Read(ref _queues[index]) ?? Create(index);
+    }
+
+    private SpscQueue<T> Create(int index)
+    {
+        var created = new SpscQueue<T>();
+        return Interlocked.CompareExchange(ref _queues[index], created, null) ?? created;
+    }
+}
+
+/// <summary>
+/// Per-rank value slots for collectives on arbitrary types, double-buffered by generation parity,
+/// each rank's pair of slots on its own cache lines (a stride of whole lines between ranks).
+/// </summary>
+internal sealed class CollectiveSlots<T>(int size)
+{
+    private static readonly int Stride = Math.Max(1, (CacheLine.Size + System.Runtime.CompilerServices.Unsafe.SizeOf<T>() - 1) / System.Runtime.CompilerServices.Unsafe.SizeOf<T>());
+
+    // Two slots per rank, each rank starting on a fresh line; one spare stride at each end.
+    private readonly T[] _values = new T[(size * 2 + 2) * Stride];
+
+    public ref T this[int rank, long generation] => ref _values[((rank * 2) + (int)(generation & 1) + 1) * Stride];
+}
+
+internal readonly struct QueueNotEmpty<T>(SpscQueue<T> queue) : IWaitCondition
+{
+    public bool IsSatisfied() => !queue.IsEmpty;
+}
+
+internal readonly struct RankReached(RankState rank, long generation) : IWaitCondition
+{
+    public bool IsSatisfied() => Volatile.Read(ref rank.Published.Generation) >= generation;
+}
+
+internal readonly struct AllRanksReached(RankState[] ranks, long generation) : IWaitCondition
+{
+    public bool IsSatisfied()
+    {
+        foreach (var rank in ranks)
+        {
+            if (Volatile.Read(ref rank.Published.Generation) < generation)
+            {
+                return false;
+            }
+        }
+
+        return true;
+    }
+}

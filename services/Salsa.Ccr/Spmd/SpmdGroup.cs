@@ -1,0 +1,163 @@
+using System.Diagnostics;
+using System.Runtime.CompilerServices;
+using Salsa.Ccr.Internal;
+
+namespace Salsa.Ccr;
+
+// Design: the shared state of one SPMD run. `Ranks[r]` is written only by rank r (its collective
+// generation and reduction scratch) and read by all; each RankState is its own padded object, so no
+// two ranks' written fields share a cache line. Typed mailboxes and collective slots are created on
+// first use per message type (indexed by a process-wide type key, CAS-published). `_abort` is set
+// once, by the first failing rank or by cancellation, and every waiter is then woken so nobody
+// waits forever for a rank that is gone.
+internal sealed class SpmdGroup
+{
+    private object?[] _mailboxTables = new object?[16];
+    private object?[] _slotTables = new object?[16];
+    private readonly object _tablesGate = new();
+    private Exception? _abort;
+
+    public SpmdGroup(int size, SpmdExecution execution, SpmdOptions options, int threads)
+    {
+        Size = size;
+        Execution = execution;
+        CancellationToken = options.CancellationToken;
+        SpinTicks = (long)(options.SpinDuration.TotalSeconds * Stopwatch.Frequency);
+        Oversubscribed = execution == SpmdExecution.Tasks || size > Math.Min(Environment.ProcessorCount, threads);
+        Ranks = new RankState[size];
+        for (var r = 0; r < size; r++)
+        {
+            Ranks[r] = new RankState(new RankWaiter(this));
+        }
+    }
+
+    public int Size { get; }
+
+    public SpmdExecution Execution { get; }
+
+    public CancellationToken CancellationToken { get; }
+
+    public long SpinTicks { get; }
+
+    /// <summary>More ranks than cores to run them: waiting ranks must give their core away at once.</summary>
+    public bool Oversubscribed { get; }
+
+    public RankState[] Ranks { get; }
+
+    public bool IsAborted => Volatile.Read(ref _abort) is not null;
+
+    public Exception? AbortReason => Volatile.Read(ref _abort);
+
+    public void Abort(Exception reason)
+    {
+        if (Interlocked.CompareExchange(ref _abort, reason, null) is not null)
+        {
+            return;
+        }
+
+        foreach (var rank in Ranks)
+        {
+            rank.Waiter.ForceWake();
+        }
+    }
+
+    public void ThrowIfAborted()
+    {
+        if (Volatile.Read(ref _abort) is { } reason)
+        {
+            ThrowAborted(reason);
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void ThrowAborted(Exception reason)
+    {
+        if (reason is OperationCanceledException cancelled)
+        {
+            throw new OperationCanceledException("The SPMD run was cancelled.", cancelled, cancelled.CancellationToken);
+        }
+
+        throw new SpmdAbortedException("Another rank of the SPMD group failed; see the inner exception.", reason);
+    }
+
+    public void WakeAll()
+    {
+        foreach (var rank in Ranks)
+        {
+            rank.Waiter.Wake();
+        }
+    }
+
+    public MailboxTable<T> Mailboxes<T>() => GetOrCreate(ref _mailboxTables, TypeKey<T>.Id, static size => new MailboxTable<T>(size));
+
+    public CollectiveSlots<T> Slots<T>() => GetOrCreate(ref _slotTables, TypeKey<T>.Id, static size => new CollectiveSlots<T>(size));
+
+    // Readers are lock-free: a table, once stored, never changes, and a resize copies under the lock
+    // every entry stored so far. Creation and resizing happen under `_tablesGate`.
+    private TTable GetOrCreate<TTable>(ref object?[] tables, int id, Func<int, TTable> create)
+        where TTable : class
+    {
+        var current = Volatile.Read(ref tables);
+        if (id < current.Length && Volatile.Read(ref current[id]) is TTable found)
+        {
+            return found;
+        }
+
+        lock (_tablesGate)
+        {
+            var array = tables;
+            if (id >= array.Length)
+            {
+                var bigger = new object?[Math.Max(id + 1, array.Length * 2)];
+                Array.Copy(array, bigger, array.Length);
+                Volatile.Write(ref tables, bigger);
+                array = bigger;
+            }
+
+            if (array[id] is TTable existing)
+            {
+                return existing;
+            }
+
+            var table = create(Size);
+            Volatile.Write(ref array[id], table);
+            return table;
+        }
+    }
+}
+
+/// <summary>A small dense id per message type, for array-indexed per-type tables.</summary>
+internal static class TypeKey<T>
+{
+    public static readonly int Id = TypeKeys.Next();
+}
+
+internal static class TypeKeys
+{
+    private static int s_next = -1;
+
+    public static int Next() => Interlocked.Increment(ref s_next);
+}
+
+/// <summary>One rank's published state. The fields other ranks read while this rank writes them sit alone in <see cref="Published"/>.</summary>
+internal sealed class RankState(RankWaiter waiter)
+{
+    public PublishedState Published;
+
+    public RankWaiter Waiter { get; } = waiter;
+
+    /// <summary>Reduction input, double-buffered by generation parity; written only by this rank.</summary>
+    public double[][] Scratch { get; } = [new double[CacheLine.Doubles], new double[CacheLine.Doubles]];
+
+    /// <summary>Length of the payload in each <see cref="Scratch"/> buffer; per parity, as the buffers are.</summary>
+    public int[] ScratchLengths { get; } = new int[2];
+}
+
+/// <summary>Padding on both sides: a class's field order is the runtime's choice, a struct's explicit layout is not.</summary>
+[System.Runtime.InteropServices.StructLayout(System.Runtime.InteropServices.LayoutKind.Explicit, Size = 3 * CacheLine.Size)]
+internal struct PublishedState
+{
+    /// <summary>The last collective this rank entered with its data written; readers wait on it.</summary>
+    [System.Runtime.InteropServices.FieldOffset(CacheLine.Size)]
+    public long Generation;
+}
