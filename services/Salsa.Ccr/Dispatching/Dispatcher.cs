@@ -3,7 +3,12 @@ using Salsa.Ccr.Internal;
 
 namespace Salsa.Ccr;
 
-// Design: a Dispatcher owns N dedicated OS threads that drain its DispatcherQueues. Any thread may
+// Design: a Dispatcher owns N dedicated OS threads that drain its DispatcherQueues.
+// Each thread also has a one-task local slot (the thread pool's "LIFO slot" idea): a suspended SPMD
+// rank woken by code running on this thread is resumed there next, without touching the shared
+// queue or waking another thread. A thread runs at most LocalStreak slot tasks in a row before
+// looking at the shared queues, and idle threads steal from other threads' slots, so nothing
+// parked in a slot starves. Any thread may
 // post to a queue; only dispatcher threads take from them. Each thread walks the queue list from
 // its own cursor and runs at most a queue's FairnessQuantum tasks before moving on, so one busy
 // queue cannot starve the others (the Orleans WorkItemGroup rule). An idle thread polls for
@@ -15,8 +20,15 @@ namespace Salsa.Ccr;
 // joins the threads, then closes the queues (cancelling what was pending in them).
 public sealed class Dispatcher : IDisposable
 {
+    private const int LocalStreak = 64;
+
     [ThreadStatic]
     private static Dispatcher? s_current;
+
+    [ThreadStatic]
+    private static LocalSlot? s_localSlot;
+
+    private readonly LocalSlot[] _localSlots;
 
     private readonly Thread[] _threads;
     private readonly SemaphoreSlim _wake = new(0);
@@ -42,6 +54,12 @@ public sealed class Dispatcher : IDisposable
         _idleSpinTicks = (long)(options.IdleSpin.TotalSeconds * Stopwatch.Frequency);
         DefaultQueue = CreateQueue("default", options.DefaultQueue);
         _threads = new Thread[options.ThreadCount];
+        _localSlots = new LocalSlot[options.ThreadCount];
+        for (var i = 0; i < _localSlots.Length; i++)
+        {
+            _localSlots[i] = new LocalSlot();
+        }
+
         for (var i = 0; i < _threads.Length; i++)
         {
             var index = i;
@@ -143,12 +161,17 @@ public sealed class Dispatcher : IDisposable
     private void Run(int index)
     {
         s_current = this;
+        s_localSlot = _localSlots[index];
         var cursor = index;
         try
         {
             while (!_stopping)
             {
-                if (RunSome(ref cursor))
+                for (var i = 0; i < LocalStreak && RunLocal(); i++)
+                {
+                }
+
+                if (RunSome(ref cursor) || s_localSlot.Task is not null || TrySteal())
                 {
                     continue;
                 }
@@ -159,8 +182,61 @@ public sealed class Dispatcher : IDisposable
         finally
         {
             s_current = null;
+            s_localSlot = null;
             SynchronizationContext.SetSynchronizationContext(null);
         }
+    }
+
+    /// <summary>
+    /// Puts a resume in the calling thread's local slot when it is one of this dispatcher's threads.
+    /// False when the caller must queue it normally.
+    /// </summary>
+    internal bool TryPlaceLocal(IResumable task)
+    {
+        if (s_localSlot is not { } slot || !ReferenceEquals(s_current, this))
+        {
+            return false;
+        }
+
+        var displaced = Interlocked.Exchange(ref slot.Task, task);
+        if (displaced is not null && !displaced.Queue.TryEnqueue(displaced))
+        {
+            (displaced as ICancellable)?.Cancel();
+        }
+
+        return true;
+    }
+
+    /// <summary>Runs the task in the calling thread's slot, if any. Called between tasks for LIFO hand-off.</summary>
+    internal static bool RunLocal()
+    {
+        if (s_localSlot is not { } slot || Volatile.Read(ref slot.Task) is null)
+        {
+            return false;
+        }
+
+        var task = Interlocked.Exchange(ref slot.Task, null);
+        if (task is null)
+        {
+            return false;
+        }
+
+        task.Queue.RunOne(task);
+        return true;
+    }
+
+    private bool TrySteal()
+    {
+        foreach (var slot in _localSlots)
+        {
+            if (Volatile.Read(ref slot.Task) is not null && Interlocked.Exchange(ref slot.Task, null) is { } task)
+            {
+                task.Queue.RunOne(task);
+                return true;
+            }
+        }
+
+        return false;
     }
 
     private bool RunSome(ref int cursor)
@@ -186,6 +262,14 @@ public sealed class Dispatcher : IDisposable
         foreach (var queue in _queues)
         {
             if (queue.Count > 0)
+            {
+                return true;
+            }
+        }
+
+        foreach (var slot in _localSlots)
+        {
+            if (Volatile.Read(ref slot.Task) is not null)
             {
                 return true;
             }
@@ -267,6 +351,11 @@ public sealed class Dispatcher : IDisposable
             queue.Close();
         }
 
+        foreach (var slot in _localSlots)
+        {
+            (Interlocked.Exchange(ref slot.Task, null) as ICancellable)?.Cancel();
+        }
+
         List<Exception> unobserved;
         lock (_unobserved)
         {
@@ -290,4 +379,24 @@ public sealed class DispatcherExceptionEventArgs(DispatcherQueue queue, Exceptio
     public DispatcherQueue Queue { get; } = queue;
 
     public Exception Exception { get; } = exception;
+}
+
+/// <summary>A task that knows the queue it resumes on (what a local slot may hold).</summary>
+internal interface IResumable : ITask
+{
+    DispatcherQueue Queue { get; }
+}
+
+/// <summary>A dispatcher thread's one-task slot, alone on its cache lines (the owner writes, stealers read).</summary>
+internal sealed class LocalSlot
+{
+#pragma warning disable CS0169, IDE0051 // Padding.
+    private Salsa.Ccr.Internal.PaddedLong _before;
+#pragma warning restore CS0169, IDE0051
+
+    public IResumable? Task;
+
+#pragma warning disable CS0169, IDE0051
+    private Salsa.Ccr.Internal.PaddedLong _after;
+#pragma warning restore CS0169, IDE0051
 }

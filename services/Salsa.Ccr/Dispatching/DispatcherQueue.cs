@@ -161,6 +161,37 @@ public sealed class DispatcherQueue
         return true;
     }
 
+    /// <summary>
+    /// Queues a suspended rank's resumption: in the calling thread's local slot when it is one of this
+    /// dispatcher's threads (the rank then runs next, on this thread), otherwise like any task.
+    /// </summary>
+    internal void EnqueueResume(IResumable task)
+    {
+        if (_closed || _options.Policy != QueuePolicy.Unbounded || !Dispatcher.TryPlaceLocal(task))
+        {
+            if (!TryEnqueue(task))
+            {
+                (task as ICancellable)?.Cancel();
+            }
+        }
+    }
+
+    /// <summary>Runs one task taken from a local slot, with this queue's context and fault routing.</summary>
+    internal void RunOne(ITask task)
+    {
+        var previousQueue = s_current;
+        s_current = this;
+        SynchronizationContext.SetSynchronizationContext(SynchronizationContext);
+        try
+        {
+            Execute(task);
+        }
+        finally
+        {
+            s_current = previousQueue;
+        }
+    }
+
     /// <summary>Runs an action on the dispatcher. Exceptions follow the queue's routing.</summary>
     public bool Post(Action action) => TryEnqueue(new ActionTask(action));
 
@@ -244,6 +275,13 @@ public sealed class DispatcherQueue
                 }
 
                 Execute(task);
+
+                // A task that woke a rank on this thread left it in the local slot: run it now.
+                for (var i = 0; i < 8 && Dispatcher.RunLocal(); i++)
+                {
+                    SynchronizationContext.SetSynchronizationContext(SynchronizationContext);
+                    s_current = this;
+                }
             }
         }
         finally

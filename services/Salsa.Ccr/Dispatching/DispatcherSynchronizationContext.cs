@@ -7,7 +7,14 @@ internal sealed class DispatcherSynchronizationContext(DispatcherQueue queue) : 
 
     public override void Post(SendOrPostCallback d, object? state)
     {
-        if (!Queue.TryEnqueue(new CallbackTask(d, state)))
+        // An await completing on one of this dispatcher's threads resumes next on the same thread.
+        var task = new CallbackTask(Queue, d, state);
+        if (Queue.Policy == QueuePolicy.Unbounded && !Queue.IsClosed && Queue.Dispatcher.TryPlaceLocal(task))
+        {
+            return;
+        }
+
+        if (!Queue.TryEnqueue(task))
         {
             // A closed queue cannot run the continuation; running it elsewhere lets awaiting code
             // observe the cancellation instead of hanging forever.

@@ -22,7 +22,9 @@ internal sealed class ActionTask(Action action) : ITask
     public void Execute() => action();
 }
 
-internal sealed class CallbackTask(SendOrPostCallback callback, object? state) : ITask
+internal sealed class CallbackTask(DispatcherQueue queue, SendOrPostCallback callback, object? state) : IResumable
 {
+    public DispatcherQueue Queue { get; } = queue;
+
     public void Execute() => callback(state);
 }

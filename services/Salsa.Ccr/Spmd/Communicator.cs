@@ -17,6 +17,7 @@ public sealed class Communicator
     private readonly SpmdGroup _group;
     private readonly RankState _me;
     private long _generation;
+    private long _exchangeSequence;
 
     internal Communicator(SpmdGroup group, int rank)
     {
@@ -83,29 +84,47 @@ public sealed class Communicator
 
     /// <summary>
     /// MPI_SENDRECV both ways on a ring: sends one message to each neighbour and receives the one
-    /// each neighbour sent this way. Matched by source and direction, so it is correct even for two
-    /// ranks (where left and right are the same rank) and when a neighbour runs a stage ahead.
+    /// each neighbour sent this way, matched by source and direction — correct for two ranks (where
+    /// left and right are the same rank). Every rank of the group calls it the same number of times.
     /// </summary>
+    /// <remarks>
+    /// A rank publishes both values in its own cell (double-buffered by parity) and reads its
+    /// neighbours' cells. Its cell for exchange e was last read by the neighbours during exchange
+    /// e−2, which they finished before publishing e−1 — and this rank waited for their e−1 before
+    /// returning from its own e−1. So the overwrite is always safe, with no extra synchronisation.
+    /// </remarks>
     public (T FromLeft, T FromRight) Exchange<T>(T toLeft, T toRight)
     {
-        var left = Neighbour(-1);
-        var right = Neighbour(1);
-        SendTagged(MailboxTag.Leftward, left, toLeft);
-        SendTagged(MailboxTag.Rightward, right, toRight);
-        var fromLeft = ReceiveTagged<T>(MailboxTag.Rightward, left);
-        var fromRight = ReceiveTagged<T>(MailboxTag.Leftward, right);
-        return (fromLeft, fromRight);
+        ThrowIfTasks();
+        var (cells, left, right, sequence) = PublishExchange(toLeft, toRight);
+        Wait(new NeighboursPublished<T>(cells, left, right, sequence));
+        return (cells[left, sequence].ToRight, cells[right, sequence].ToLeft);
     }
 
-    public async ValueTask<(T FromLeft, T FromRight)> ExchangeAsync<T>(T toLeft, T toRight)
+    public ValueTask<(T FromLeft, T FromRight)> ExchangeAsync<T>(T toLeft, T toRight)
     {
+        var (cells, left, right, sequence) = PublishExchange(toLeft, toRight);
+        return _me.Waiter.RunAsync<ExchangeOperation<T>, (T, T)>(new ExchangeOperation<T>(cells, left, right, sequence));
+    }
+
+    private (ExchangeCells<T> Cells, int Left, int Right, long Sequence) PublishExchange<T>(T toLeft, T toRight)
+    {
+        _group.ThrowIfAborted();
+        var cells = _group.Exchanges<T>();
+        var sequence = ++_exchangeSequence;
+        ref var cell = ref cells[Rank, sequence];
+        cell.ToLeft = toLeft;
+        cell.ToRight = toRight;
+        Volatile.Write(ref cell.Sequence, sequence);
         var left = Neighbour(-1);
         var right = Neighbour(1);
-        SendTagged(MailboxTag.Leftward, left, toLeft);
-        SendTagged(MailboxTag.Rightward, right, toRight);
-        var fromLeft = await ReceiveTaggedAsync<T>(MailboxTag.Rightward, left).ConfigureAwait(true);
-        var fromRight = await ReceiveTaggedAsync<T>(MailboxTag.Leftward, right).ConfigureAwait(true);
-        return (fromLeft, fromRight);
+        _group.Ranks[left].Waiter.Wake();
+        if (right != left)
+        {
+            _group.Ranks[right].Waiter.Wake();
+        }
+
+        return (cells, left, right, sequence);
     }
 
     /// <summary>
@@ -126,6 +145,7 @@ public sealed class Communicator
         return output;
     }
 
+    [System.Runtime.CompilerServices.AsyncMethodBuilder(typeof(System.Runtime.CompilerServices.PoolingAsyncValueTaskMethodBuilder<>))]
     public async ValueTask<T> PipelineAsync<T>(T input, Func<T, T> stage)
     {
         ArgumentNullException.ThrowIfNull(stage);
@@ -148,6 +168,7 @@ public sealed class Communicator
         Wait(new AllRanksReached(_group.Ranks, generation));
     }
 
+    [System.Runtime.CompilerServices.AsyncMethodBuilder(typeof(System.Runtime.CompilerServices.PoolingAsyncValueTaskMethodBuilder))]
     public async ValueTask BarrierAsync()
     {
         var generation = await EnterAsync().ConfigureAwait(true);
@@ -176,6 +197,7 @@ public sealed class Communicator
         return slots[root, generation];
     }
 
+    [System.Runtime.CompilerServices.AsyncMethodBuilder(typeof(System.Runtime.CompilerServices.PoolingAsyncValueTaskMethodBuilder<>))]
     public async ValueTask<T> BroadcastAsync<T>(T value, int root = 0)
     {
         CheckRank(root, nameof(root));
@@ -218,6 +240,7 @@ public sealed class Communicator
         return buffer[0];
     }
 
+    [System.Runtime.CompilerServices.AsyncMethodBuilder(typeof(System.Runtime.CompilerServices.PoolingAsyncValueTaskMethodBuilder))]
     public async ValueTask AllreduceAsync(ReadOnlyMemory<double> send, Memory<double> receive, ReduceOperation operation)
     {
         ArgumentNullException.ThrowIfNull(operation);
@@ -245,6 +268,7 @@ public sealed class Communicator
         }
     }
 
+    [System.Runtime.CompilerServices.AsyncMethodBuilder(typeof(System.Runtime.CompilerServices.PoolingAsyncValueTaskMethodBuilder))]
     public async ValueTask ReduceAsync(ReadOnlyMemory<double> send, Memory<double> receive, ReduceOperation operation, int root = 0)
     {
         ArgumentNullException.ThrowIfNull(operation);
@@ -274,6 +298,7 @@ public sealed class Communicator
         return result;
     }
 
+    [System.Runtime.CompilerServices.AsyncMethodBuilder(typeof(System.Runtime.CompilerServices.PoolingAsyncValueTaskMethodBuilder<>))]
     public async ValueTask<T> AllreduceAsync<T>(T value, Func<T, T, T> combine)
     {
         ArgumentNullException.ThrowIfNull(combine);
@@ -304,6 +329,7 @@ public sealed class Communicator
         return Collect(slots, generation);
     }
 
+    [System.Runtime.CompilerServices.AsyncMethodBuilder(typeof(System.Runtime.CompilerServices.PoolingAsyncValueTaskMethodBuilder<>))]
     public async ValueTask<T[]?> GatherAsync<T>(T value, int root = 0)
     {
         CheckRank(root, nameof(root));
@@ -331,6 +357,7 @@ public sealed class Communicator
         return Collect(slots, generation);
     }
 
+    [System.Runtime.CompilerServices.AsyncMethodBuilder(typeof(System.Runtime.CompilerServices.PoolingAsyncValueTaskMethodBuilder<>))]
     public async ValueTask<T[]> AllgatherAsync<T>(T value)
     {
         var generation = await EnterAsync().ConfigureAwait(true);
@@ -364,24 +391,8 @@ public sealed class Communicator
         return message;
     }
 
-    private ValueTask<T> ReceiveTaggedAsync<T>(MailboxTag tag, int source)
-    {
-        var queue = _group.Mailboxes<T>().Get(tag, source, Rank);
-        return queue.TryDequeue(out var message) ? new ValueTask<T>(message) : ReceiveSlowAsync(queue);
-    }
-
-    [System.Runtime.CompilerServices.AsyncMethodBuilder(typeof(System.Runtime.CompilerServices.PoolingAsyncValueTaskMethodBuilder<>))]
-    private async ValueTask<T> ReceiveSlowAsync<T>(SpscQueue<T> queue)
-    {
-        T message;
-        while (!queue.TryDequeue(out message))
-        {
-            await _me.Waiter.WaitAsync(new QueueNotEmpty<T>(queue)).ConfigureAwait(true);
-            _group.ThrowIfAborted();
-        }
-
-        return message;
-    }
+    private ValueTask<T> ReceiveTaggedAsync<T>(MailboxTag tag, int source) =>
+        _me.Waiter.RunAsync<ReceiveOperation<T>, T>(new ReceiveOperation<T>(_group.Mailboxes<T>().Get(tag, source, Rank)));
 
     private long Enter()
     {
@@ -395,6 +406,7 @@ public sealed class Communicator
         return generation;
     }
 
+    [System.Runtime.CompilerServices.AsyncMethodBuilder(typeof(System.Runtime.CompilerServices.PoolingAsyncValueTaskMethodBuilder<>))]
     private async ValueTask<long> EnterAsync()
     {
         var generation = ++_generation;
@@ -419,11 +431,16 @@ public sealed class Communicator
         _group.ThrowIfAborted();
     }
 
-    private async ValueTask WaitAsync<TCondition>(TCondition condition)
+    // Internal awaits keep the synchronization context (ConfigureAwait(true)): under task execution an
+    // operation may complete on another dispatcher thread before this rank has even registered its
+    // continuation, and a value-task source completed that early queues the continuation to the
+    // thread pool unless a context was captured. With the dispatcher's context captured it goes
+    // back to the rank's queue (its local slot), never off the dispatcher.
+    private ValueTask WaitAsync<TCondition>(TCondition condition)
         where TCondition : struct, IWaitCondition
     {
-        await _me.Waiter.WaitAsync(condition).ConfigureAwait(true);
         _group.ThrowIfAborted();
+        return _me.Waiter.WaitAsync(condition);
     }
 
     private void StageContribution(ReadOnlySpan<double> send, long generation)

@@ -73,3 +73,57 @@ internal readonly struct AllRanksReached(RankState[] ranks, long generation) : I
         return true;
     }
 }
+
+/// <summary>
+/// The Exchange pattern's cells: per rank and generation parity, the two values it sends and the
+/// exchange sequence number that publishes them, together on one cache line, so a neighbour's read
+/// costs one line transfer. Ranks sit whole lines apart.
+/// </summary>
+internal sealed class ExchangeCells<T>(int size)
+{
+    private static readonly int Stride = Math.Max(1, (2 * CacheLine.Size + System.Runtime.CompilerServices.Unsafe.SizeOf<Cell>() - 1) / System.Runtime.CompilerServices.Unsafe.SizeOf<Cell>());
+
+    private readonly Cell[] _cells = new Cell[(size * 2 + 2) * Stride];
+
+    public ref Cell this[int rank, long sequence] => ref _cells[((rank * 2) + (int)(sequence & 1) + 1) * Stride];
+
+    internal struct Cell
+    {
+        public long Sequence;
+        public T ToLeft;
+        public T ToRight;
+    }
+}
+
+internal readonly struct NeighboursPublished<T>(ExchangeCells<T> cells, int left, int right, long sequence) : IWaitCondition
+{
+    public bool IsSatisfied() =>
+        Volatile.Read(ref cells[left, sequence].Sequence) >= sequence &&
+        Volatile.Read(ref cells[right, sequence].Sequence) >= sequence;
+}
+
+/// <summary>An exchange completes when both neighbours have published this sequence; it reads their values.</summary>
+internal readonly struct ExchangeOperation<T>(ExchangeCells<T> cells, int left, int right, long sequence) : IWaitOperation<(T, T)>
+{
+    public bool IsSatisfied() => new NeighboursPublished<T>(cells, left, right, sequence).IsSatisfied();
+
+    public bool TryComplete(out (T, T) result)
+    {
+        if (!IsSatisfied())
+        {
+            result = default;
+            return false;
+        }
+
+        result = (cells[left, sequence].ToRight, cells[right, sequence].ToLeft);
+        return true;
+    }
+}
+
+/// <summary>A receive completes by taking the next message of one source's queue.</summary>
+internal readonly struct ReceiveOperation<T>(SpscQueue<T> queue) : IWaitOperation<T>
+{
+    public bool IsSatisfied() => !queue.IsEmpty;
+
+    public bool TryComplete(out T result) => queue.TryDequeue(out result);
+}

@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using System.Threading.Tasks.Sources;
 using Salsa.Ccr.Internal;
 
 namespace Salsa.Ccr;
@@ -10,25 +9,45 @@ internal interface IWaitCondition
     bool IsSatisfied();
 }
 
+internal enum SuspendOutcome
+{
+    /// <summary>The rank is suspended (or a waker already claimed it); the operation will be queued.</summary>
+    Suspended,
+
+    /// <summary>The operation became ready while suspending and the rank still owns it: complete it now.</summary>
+    Ready,
+}
+
 // Design: one waiter per rank. Only its rank waits on it; any rank may wake it. `_state` says
-// whether the rank is running, blocked on `_gate`, or suspended on `_core` (task execution). A
-// waiter first spins (when the group is not oversubscribed), then yields, then announces itself
-// (Exchange on `_state`, a full fence) and re-checks its condition before sleeping; a waker publishes
-// its data, fences, and then reads `_state` — so either the waiter sees the data or the waker sees
-// the waiter, never neither (no lost wake-up). The CAS back to Running elects exactly one waker to
-// pulse or complete. Suspension resumes through the captured SynchronizationContext: on a dispatcher
-// thread that is the rank's own queue, so no thread blocks.
-internal sealed class RankWaiter : IValueTaskSource
+// whether the rank runs, is blocked on `_gate` (thread execution) or is suspended in an operation
+// (task execution). A waiter spins (unless oversubscribed), yields, then announces itself in
+// `_state` and re-checks its condition before sleeping; a waker publishes its data and then reads
+// `_state`. That is a Dekker handshake and needs a store→load fence on both sides. Under thread
+// execution the waker's fence would sit on the hottest path (every message), and it is the costly
+// one: it waits for the store to a line the peer is spinning on. So the fences are asymmetric there:
+// wakers fence nothing, and a waiter about to block pays a process-wide barrier (membarrier), which
+// drains every core's store buffer — only on the slow path, after it has spun and yielded. Under task
+// execution suspensions are frequent, so both sides take an ordinary full fence instead. The CAS
+// out of Blocked/Suspended elects exactly one waker, which pulses the gate or queues the suspended
+// operation (see RankOperation) on the rank's dispatcher queue.
+internal sealed class RankWaiter
 {
     private const int Running = 0;
     private const int Blocked = 1;
     private const int Suspended = 2;
+    private const int KindMask = 3;
     private const int YieldCount = 16;
 
     private readonly SpmdGroup _group;
     private readonly object _gate = new();
-    private ManualResetValueTaskSourceCore<bool> _core = new() { RunContinuationsAsynchronously = true };
+    // Low two bits: Running, Blocked or Suspended. The rest: an epoch that every wait increments, so
+    // a compare-and-swap meant for one wait can never succeed on a later one (ABA): a thread that
+    // announced a suspension and was descheduled before its re-check must find its CAS failing, not
+    // withdraw the suspension some other thread made since.
     private PaddedInt _state;
+    private int _epoch;
+    private IResumable? _suspended;
+    private object?[] _operations = new object?[4];
 
     public RankWaiter(SpmdGroup group)
     {
@@ -38,14 +57,18 @@ internal sealed class RankWaiter : IValueTaskSource
     /// <summary>Wakes the rank if it sleeps. The caller has published what the rank waits for.</summary>
     public void Wake()
     {
-        Interlocked.MemoryBarrier();
+        if (!_group.AsymmetricFences)
+        {
+            Interlocked.MemoryBarrier();
+        }
+
         var state = Volatile.Read(ref _state.Value);
-        if (state == Running || Interlocked.CompareExchange(ref _state.Value, Running, state) != state)
+        if ((state & KindMask) == Running || Interlocked.CompareExchange(ref _state.Value, (state & ~KindMask) | Running, state) != state)
         {
             return;
         }
 
-        if (state == Blocked)
+        if ((state & KindMask) == Blocked)
         {
             lock (_gate)
             {
@@ -54,9 +77,13 @@ internal sealed class RankWaiter : IValueTaskSource
         }
         else
         {
-            _core.SetResult(true);
+            var operation = _suspended!;
+            operation.Queue.EnqueueResume(operation);
         }
     }
+
+    /// <summary>Wakes the rank whatever it waits for (abort).</summary>
+    public void ForceWake() => Wake();
 
     /// <summary>Blocks the calling thread until the condition holds (thread execution).</summary>
     public void Wait<TCondition>(TCondition condition)
@@ -100,17 +127,24 @@ internal sealed class RankWaiter : IValueTaskSource
         while (true)
         {
             _group.ThrowIfAborted();
-            Interlocked.Exchange(ref _state.Value, Blocked);
+            var blocked = (++_epoch << 2) | Blocked;
+            Interlocked.Exchange(ref _state.Value, blocked);
+            if (_group.AsymmetricFences)
+            {
+                Interlocked.MemoryBarrierProcessWide();
+            }
+
             if (condition.IsSatisfied() || _group.IsAborted)
             {
-                Volatile.Write(ref _state.Value, Running);
+                // Withdraw, unless a waker already did (it then pulses a gate nobody waits on).
+                Interlocked.CompareExchange(ref _state.Value, blocked & ~KindMask, blocked);
                 _group.ThrowIfAborted();
                 return;
             }
 
             lock (_gate)
             {
-                while (Volatile.Read(ref _state.Value) == Blocked)
+                while (Volatile.Read(ref _state.Value) == blocked)
                 {
                     Monitor.Wait(_gate);
                 }
@@ -123,7 +157,7 @@ internal sealed class RankWaiter : IValueTaskSource
         }
     }
 
-    /// <summary>Waits until the condition holds, suspending the rank rather than blocking (task execution).</summary>
+    /// <summary>Waits for the condition: blocking under thread execution, suspending under task execution.</summary>
     public ValueTask WaitAsync<TCondition>(TCondition condition)
         where TCondition : struct, IWaitCondition
     {
@@ -138,42 +172,84 @@ internal sealed class RankWaiter : IValueTaskSource
             return default;
         }
 
-        return WaitSuspendingAsync(condition);
+        var operation = Operation<ConditionOperation<TCondition>, bool>();
+        var token = operation.Start(new ConditionOperation<TCondition>(condition), out var done, out _);
+        return done ? default : new ValueTask(operation, token);
     }
 
-    [System.Runtime.CompilerServices.AsyncMethodBuilder(typeof(System.Runtime.CompilerServices.PoolingAsyncValueTaskMethodBuilder))]
-    private async ValueTask WaitSuspendingAsync<TCondition>(TCondition condition)
-        where TCondition : struct, IWaitCondition
+    /// <summary>Runs an operation to completion: blocking under thread execution, suspending under task execution.</summary>
+    public ValueTask<TResult> RunAsync<TOperation, TResult>(TOperation operation)
+        where TOperation : struct, IWaitOperation<TResult>
     {
-        while (!condition.IsSatisfied())
+        if (operation.TryComplete(out var result))
         {
-            _group.ThrowIfAborted();
-            await Suspend(condition);
-        }
-    }
-
-    private ValueTask Suspend<TCondition>(TCondition condition)
-        where TCondition : struct, IWaitCondition
-    {
-        _core.Reset();
-        Interlocked.Exchange(ref _state.Value, Suspended);
-        if ((condition.IsSatisfied() || _group.IsAborted) &&
-            Interlocked.CompareExchange(ref _state.Value, Running, Suspended) == Suspended)
-        {
-            return default;
+            return new ValueTask<TResult>(result);
         }
 
-        // Either still waiting, or a waker already claimed the suspension and will complete it.
-        return new ValueTask(this, _core.Version);
+        if (_group.Execution == SpmdExecution.Threads)
+        {
+            while (true)
+            {
+                Wait(operation);
+                _group.ThrowIfAborted();
+                if (operation.TryComplete(out result))
+                {
+                    return new ValueTask<TResult>(result);
+                }
+            }
+        }
+
+        var source = Operation<TOperation, TResult>();
+        var token = source.Start(operation, out var done, out result);
+        return done ? new ValueTask<TResult>(result) : new ValueTask<TResult>(source, token);
     }
 
-    /// <summary>Wakes the rank whatever it waits for (abort).</summary>
-    public void ForceWake() => Wake();
+    /// <summary>
+    /// Suspends the rank in an operation: announces it, fences, and re-checks without side effects.
+    /// If it became ready, the suspension is withdrawn — unless a waker claimed it first, in which
+    /// case the waker's queued run completes it and this caller must not touch the operation again
+    /// (a receive completed twice would take two messages).
+    /// </summary>
+    internal SuspendOutcome Suspend<TCondition>(IResumable owner, TCondition condition)
+        where TCondition : struct, IWaitCondition
+    {
+        _suspended = owner;
+        var suspended = (++_epoch << 2) | Suspended;
+        Interlocked.Exchange(ref _state.Value, suspended);
+        if (!condition.IsSatisfied() && !_group.IsAborted)
+        {
+            return SuspendOutcome.Suspended;
+        }
 
-    void IValueTaskSource.GetResult(short token) => _core.GetResult(token);
+        if (Interlocked.CompareExchange(ref _state.Value, suspended & ~KindMask, suspended) != suspended)
+        {
+            return SuspendOutcome.Suspended;
+        }
 
-    ValueTaskSourceStatus IValueTaskSource.GetStatus(short token) => _core.GetStatus(token);
+        if (condition.IsSatisfied())
+        {
+            return SuspendOutcome.Ready;
+        }
 
-    void IValueTaskSource.OnCompleted(Action<object?> continuation, object? state, short token, ValueTaskSourceOnCompletedFlags flags) =>
-        _core.OnCompleted(continuation, state, token, flags);
+        // Aborted: nobody will wake this rank again, so queue it ourselves to fail it.
+        owner.Queue.EnqueueResume(owner);
+        return SuspendOutcome.Suspended;
+    }
+
+    private RankOperation<TOperation, TResult> Operation<TOperation, TResult>()
+        where TOperation : struct, IWaitOperation<TResult>
+    {
+        var key = OperationKey<TOperation, TResult>.Id;
+        if (key >= _operations.Length)
+        {
+            Array.Resize(ref _operations, Math.Max(key + 1, _operations.Length * 2));
+        }
+
+        return (RankOperation<TOperation, TResult>)(_operations[key] ??= new RankOperation<TOperation, TResult>(this, _group));
+    }
+
+    private static class OperationKey<TOperation, TResult>
+    {
+        public static readonly int Id = TypeKeys.Next();
+    }
 }

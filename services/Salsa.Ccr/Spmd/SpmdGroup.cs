@@ -14,6 +14,7 @@ internal sealed class SpmdGroup
 {
     private object?[] _mailboxTables = new object?[16];
     private object?[] _slotTables = new object?[16];
+    private object?[] _exchangeTables = new object?[16];
     private readonly object _tablesGate = new();
     private Exception? _abort;
 
@@ -41,6 +42,9 @@ internal sealed class SpmdGroup
 
     /// <summary>More ranks than cores to run them: waiting ranks must give their core away at once.</summary>
     public bool Oversubscribed { get; }
+
+    /// <summary>Wakers skip the store→load fence; blocking waiters pay a process-wide one (see RankWaiter).</summary>
+    public bool AsymmetricFences => Execution == SpmdExecution.Threads;
 
     public RankState[] Ranks { get; }
 
@@ -70,15 +74,13 @@ internal sealed class SpmdGroup
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static void ThrowAborted(Exception reason)
-    {
-        if (reason is OperationCanceledException cancelled)
-        {
-            throw new OperationCanceledException("The SPMD run was cancelled.", cancelled, cancelled.CancellationToken);
-        }
+    private static void ThrowAborted(Exception reason) => throw AbortedException(reason);
 
-        throw new SpmdAbortedException("Another rank of the SPMD group failed; see the inner exception.", reason);
-    }
+    /// <summary>What a rank sees when its group was aborted by <paramref name="reason"/>.</summary>
+    public static Exception AbortedException(Exception reason) =>
+        reason is OperationCanceledException cancelled
+            ? new OperationCanceledException("The SPMD run was cancelled.", cancelled, cancelled.CancellationToken)
+            : new SpmdAbortedException("Another rank of the SPMD group failed; see the inner exception.", reason);
 
     public void WakeAll()
     {
@@ -89,6 +91,8 @@ internal sealed class SpmdGroup
     }
 
     public MailboxTable<T> Mailboxes<T>() => GetOrCreate(ref _mailboxTables, TypeKey<T>.Id, static size => new MailboxTable<T>(size));
+
+    public ExchangeCells<T> Exchanges<T>() => GetOrCreate(ref _exchangeTables, TypeKey<T>.Id, static size => new ExchangeCells<T>(size));
 
     public CollectiveSlots<T> Slots<T>() => GetOrCreate(ref _slotTables, TypeKey<T>.Id, static size => new CollectiveSlots<T>(size));
 
