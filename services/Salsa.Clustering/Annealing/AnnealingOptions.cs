@@ -1,0 +1,106 @@
+using Salsa.Clustering.Parallel;
+
+namespace Salsa.Clustering.Annealing;
+
+/// <summary>Parameters of deterministic-annealing clustering.</summary>
+public sealed record AnnealingOptions
+{
+    /// <summary>Kmax: clusters split until there are this many.</summary>
+    public int MaxClusters { get; init; } = 10;
+
+    /// <summary>T ← factor·T after each temperature (0 &lt; factor &lt; 1).</summary>
+    public double CoolingFactor { get; init; } = 0.95;
+
+    /// <summary>First temperature; by default just above the first critical temperature (2 λmax of the data).</summary>
+    public double? StartTemperature { get; init; }
+
+    /// <summary>Lowest temperature; by default 10⁻⁶ of the first.</summary>
+    public double? MinTemperature { get; init; }
+
+    /// <summary>EM iterations allowed at one temperature.</summary>
+    public int MaxIterationsPerTemperature { get; init; } = 300;
+
+    /// <summary>Converged when no centre moves more than this fraction of the data's spread (squared).</summary>
+    public double Tolerance { get; init; } = 1e-7;
+
+    /// <summary>Offset of a split's two children along the principal axis, in units of its standard deviation.</summary>
+    public double SplitPerturbation { get; init; } = 0.05;
+
+    /// <summary>With Kmax clusters, stop cooling once this share of the weight is assigned with probability ≥ …</summary>
+    public double StopHardness { get; init; } = 0.995;
+
+    /// <summary>Lloyd iterations at T = 0 after annealing (the zero-temperature limit of DA is k-means).</summary>
+    public int FinalRefinementIterations { get; init; } = 100;
+
+    /// <summary>
+    /// Split–merge moves tried at T = 0 (each kept only if it lowers the cost); 0 turns them off.
+    /// They let a capped annealing move clusters from wide, light regions to dense, heavy ones.
+    /// </summary>
+    public int SplitMergeAttempts { get; init; } = 24;
+
+    public ParallelismOptions Parallel { get; init; } = new();
+
+    internal void Validate(int points)
+    {
+        if (MaxClusters < 1 || MaxClusters > points)
+        {
+            throw new ClusteringInputException($"Kmax must be between 1 and the number of points ({points}); it is {MaxClusters}.", nameof(MaxClusters));
+        }
+
+        if (CoolingFactor is <= 0 or >= 1 || !double.IsFinite(CoolingFactor))
+        {
+            throw new ClusteringInputException($"The cooling factor must lie strictly between 0 and 1; it is {CoolingFactor}.", nameof(CoolingFactor));
+        }
+
+        if (StartTemperature is { } start && (!double.IsFinite(start) || start <= 0))
+        {
+            throw new ClusteringInputException($"The start temperature must be positive and finite; it is {start}.", nameof(StartTemperature));
+        }
+
+        if (MinTemperature is { } min && (!double.IsFinite(min) || min <= 0))
+        {
+            throw new ClusteringInputException($"The minimum temperature must be positive and finite; it is {min}.", nameof(MinTemperature));
+        }
+
+        if (MaxIterationsPerTemperature < 1 || !(Tolerance > 0) || !(SplitPerturbation > 0) || StopHardness is <= 0 or > 1 || FinalRefinementIterations < 0 || SplitMergeAttempts < 0)
+        {
+            throw new ClusteringInputException("Iterations must be positive and tolerance, perturbation and stop hardness in range.", nameof(Tolerance));
+        }
+
+        Parallel.Validate();
+    }
+}
+
+/// <summary>One temperature of the annealing schedule.</summary>
+public sealed record AnnealingStep(double Temperature, int Clusters, double FreeEnergy, int Iterations);
+
+/// <summary>The outcome of a deterministic-annealing run.</summary>
+public sealed record AnnealingResult
+{
+    public required int Clusters { get; init; }
+
+    public required int Dimension { get; init; }
+
+    /// <summary>Centres, row-major: centre k at [k·Dimension, (k+1)·Dimension).</summary>
+    public required double[] Centres { get; init; }
+
+    /// <summary>Weight of the points hard-assigned to each cluster.</summary>
+    public required double[] ClusterWeights { get; init; }
+
+    /// <summary>Points hard-assigned to each cluster.</summary>
+    public required int[] ClusterSizes { get; init; }
+
+    /// <summary>Each point's cluster (nearest final centre).</summary>
+    public required int[] Assignments { get; init; }
+
+    /// <summary>Σ w·|x − centre(x)|² over all points.</summary>
+    public required double WeightedCost { get; init; }
+
+    /// <summary>Temperature, cluster count and free energy (per unit weight) at each temperature.</summary>
+    public required IReadOnlyList<AnnealingStep> Trajectory { get; init; }
+
+    /// <summary>EM iterations over all temperatures.</summary>
+    public required int Iterations { get; init; }
+
+    public required TimeSpan Elapsed { get; init; }
+}

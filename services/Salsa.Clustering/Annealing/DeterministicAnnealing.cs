@@ -1,0 +1,742 @@
+using System.Diagnostics;
+using System.Threading.Channels;
+using Salsa.Ccr;
+using Salsa.Clustering.Parallel;
+
+namespace Salsa.Clustering.Annealing;
+
+/// <summary>
+/// Mass-constrained deterministic annealing (Rose): weighted points, soft assignments
+/// p(k|x) ∝ m_k·exp(−|x − y_k|²/T), the temperature lowered step by step; a cluster splits when T
+/// falls below its critical temperature 2·λmax of its weighted scatter, along that eigenvector.
+/// Runs as SPMD ranks on Salsa.Ccr: each rank owns whole blocks of points, per-block partial sums
+/// are folded in block order — the same bits for any number of ranks.
+/// </summary>
+public static class DeterministicAnnealing
+{
+    public static AnnealingResult Run(DenseVectors points, AnnealingOptions options, ChannelWriter<ClusteringProgress>? progress = null, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(points);
+        ArgumentNullException.ThrowIfNull(options);
+        return new AnnealingRun<DenseKernel>(new DenseKernel(points), points.TotalWeight, options, progress).Execute(cancellationToken);
+    }
+
+    public static AnnealingResult Run(BinaryVectors points, AnnealingOptions options, ChannelWriter<ClusteringProgress>? progress = null, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(points);
+        ArgumentNullException.ThrowIfNull(options);
+        return new AnnealingRun<BinaryKernel>(new BinaryKernel(points), points.TotalWeight, options, progress).Execute(cancellationToken);
+    }
+
+    public static Task<AnnealingResult> RunAsync(DenseVectors points, AnnealingOptions options, ChannelWriter<ClusteringProgress>? progress = null, CancellationToken cancellationToken = default) =>
+        ClusteringExecution.RunAsync(() => Run(points, options, progress, cancellationToken), cancellationToken);
+
+    public static Task<AnnealingResult> RunAsync(BinaryVectors points, AnnealingOptions options, ChannelWriter<ClusteringProgress>? progress = null, CancellationToken cancellationToken = default) =>
+        ClusteringExecution.RunAsync(() => Run(points, options, progress, cancellationToken), cancellationToken);
+}
+
+/// <summary>One run: the state every rank shares (read-only data, the result) and the rank body.</summary>
+internal sealed class AnnealingRun<TKernel>(TKernel kernel, double totalWeight, AnnealingOptions options, ChannelWriter<ClusteringProgress>? progress)
+    where TKernel : struct, IPointKernel
+{
+    private const double LogTiny = -690; // log of a mass too small to matter, never −∞
+    private const int MinimumIterationsAfterSplit = 30;
+
+    private readonly int _kp = CentreSet.Pad(options.MaxClusters);
+    private readonly int _dimension = kernel.Dimension;
+    private readonly int[] _assignments = new int[kernel.Count];
+
+    private TKernel Kernel { get; } = kernel;
+
+    private double TotalWeight { get; } = totalWeight;
+
+    private AnnealingOptions Options { get; } = options;
+
+    private ChannelWriter<ClusteringProgress>? Progress { get; } = progress;
+    private readonly Stopwatch _clock = Stopwatch.StartNew();
+    private BlockPlan _plan = null!;
+    private OrderedBlockSum _sums = null!;
+    private AnnealingResult? _result;
+
+    public AnnealingResult Execute(CancellationToken cancellationToken)
+    {
+        Options.Validate(Kernel.Count);
+        _plan = new BlockPlan(Kernel.Count, Options.Parallel.BlockSize);
+        var scatterLength = Kernel.SmallDimension ? Options.MaxClusters * _dimension * _dimension : 0;
+        _sums = new OrderedBlockSum(_plan, Math.Max(_kp * (_dimension + 2) + 4, scatterLength + _kp + 4));
+        ClusteringExecution.Run(Options.Parallel, cancellationToken, comm => new Rank(this, comm, cancellationToken).Run());
+        return _result!;
+    }
+
+    /// <summary>One rank's view: its own copy of the centres (every rank computes the same ones).</summary>
+    private sealed class Rank(AnnealingRun<TKernel> run, Communicator comm, CancellationToken cancellationToken)
+    {
+        private readonly TKernel _kernel = run.Kernel;
+        private readonly CentreSet _centres = new(run._dimension, run.Options.MaxClusters);
+        private readonly double[] _logMass = new double[run._kp];
+        private readonly double[] _total = new double[run._sums.Length];
+        private readonly List<AnnealingStep> _trajectory = [];
+        private long _step;
+        private int _iterations;
+        private double _spread;
+
+        private int Kp => run._kp;
+
+        private int D => run._dimension;
+
+        public void Run()
+        {
+            var options = run.Options;
+            var spread = InitialiseAtCentroid();
+            _spread = spread;
+            var lambda = ScatterEigenPower(double.PositiveInfinity)[0].Lambda;
+            var temperature = options.StartTemperature ?? Math.Max(2.4 * lambda, 1e-300);
+            var minimum = options.MinTemperature ?? temperature * 1e-6;
+            var tolerance = options.Tolerance * Math.Max(spread, 1e-300);
+            var splitHere = false;
+            var mergedHere = false;
+            for (var steps = 0; steps < 100_000; steps++)
+            {
+                // Near a critical temperature the children of a split drift apart slowly (critical
+                // slowing down), so they get a fair number of iterations before convergence is judged.
+                var (freeEnergy, iterations, hardness) = Converge(temperature, tolerance, splitHere ? MinimumIterationsAfterSplit : 1);
+                _trajectory.Add(new AnnealingStep(temperature, _centres.K, freeEnergy, iterations));
+                Report("cooling", temperature, freeEnergy);
+
+                // Children that drifted back together were split too early (T is not far enough below
+                // their critical temperature): merge them and try again only after cooling.
+                if (splitHere && MergeUnseparated())
+                {
+                    mergedHere = true;
+                    (freeEnergy, iterations, hardness) = Converge(temperature, tolerance, 1);
+                    _trajectory[^1] = new AnnealingStep(temperature, _centres.K, freeEnergy, _trajectory[^1].Iterations + iterations);
+                }
+
+                // One split at a time, the widest cluster first; more at this temperature while they take.
+                splitHere = false;
+                if (!mergedHere && _centres.K < options.MaxClusters && TrySplit(temperature))
+                {
+                    splitHere = true;
+                    continue;
+                }
+
+                if (temperature <= minimum || (_centres.K == options.MaxClusters && hardness >= options.StopHardness))
+                {
+                    break;
+                }
+
+                temperature *= options.CoolingFactor;
+                mergedHere = false;
+            }
+
+            var cost = Refine();
+            if (comm.Rank == 0)
+            {
+                run._result = BuildResult(cost);
+            }
+        }
+
+        /// <summary>One cluster at the weighted centroid; returns the data's spread (trace of its covariance).</summary>
+        private double InitialiseAtCentroid()
+        {
+            var sums = Reduce((start, end, partial) =>
+            {
+                for (var i = start; i < end; i++)
+                {
+                    var w = _kernel.Weight(i);
+                    _kernel.AccumulateOne(i, 0, w, partial, 1);
+                    partial[D] += w;
+                }
+            }, D + 1);
+            var centroid = new double[D];
+            for (var j = 0; j < D; j++)
+            {
+                centroid[j] = sums[j] / sums[D];
+            }
+
+            _centres.Set(centroid, 1);
+            Array.Fill(_logMass, double.NegativeInfinity);
+            _logMass[0] = 0;
+
+            var spread = Reduce((start, end, partial) =>
+            {
+                Span<double> distance = stackalloc double[Kp];
+                for (var i = start; i < end; i++)
+                {
+                    _kernel.SquaredDistances(i, _centres.Transposed, _centres.Norms, Kp, distance);
+                    partial[0] += _kernel.Weight(i) * distance[0];
+                }
+            }, 1)[0];
+            return spread / run.TotalWeight;
+        }
+
+        /// <summary>EM iterations at one temperature until no centre moves; returns F/W, iterations and hardness.</summary>
+        private (double FreeEnergy, int Iterations, double Hardness) Converge(double temperature, double tolerance, int minimumIterations)
+        {
+            var k = _centres.K;
+            var inverseT = 1 / temperature;
+            var freeEnergy = 0.0;
+            var hardness = 0.0;
+            var iteration = 0;
+            while (iteration < run.Options.MaxIterationsPerTemperature)
+            {
+                iteration++;
+                _iterations++;
+                cancellationToken.ThrowIfCancellationRequested();
+                var totals = Reduce((start, end, partial) => ClusteringKernels.AnnealingEStep(_kernel, _centres, _logMass, inverseT, start, end, partial), ClusteringKernels.AnnealingLength(Kp, D));
+                freeEnergy = -temperature * totals[Kp * (D + 1)] / run.TotalWeight;
+                hardness = totals[Kp * (D + 1) + 1] / run.TotalWeight;
+
+                var shift = 0.0;
+                for (var c = 0; c < k; c++)
+                {
+                    var mass = totals[c];
+                    if (mass <= 1e-300 * run.TotalWeight)
+                    {
+                        _logMass[c] = LogTiny;
+                        continue;
+                    }
+
+                    _logMass[c] = Math.Log(mass / run.TotalWeight);
+                    var moved = 0.0;
+                    for (var j = 0; j < D; j++)
+                    {
+                        var next = totals[Kp + j * Kp + c] / mass;
+                        var delta = next - _centres[c, j];
+                        moved += delta * delta;
+                        _centres[c, j] = next;
+                    }
+
+                    shift = Math.Max(shift, moved);
+                }
+
+                _centres.UpdateNorms();
+                if (shift <= tolerance && iteration >= minimumIterations)
+                {
+                    break;
+                }
+            }
+
+            return (freeEnergy, iteration, hardness);
+        }
+
+        /// <summary>Pairs made by the last split round, with the distance² below which they count as not separated.</summary>
+        private readonly List<(int Parent, int Child, double Separation)> _splits = [];
+
+        /// <summary>Merges split pairs that have not moved apart; true if any merged.</summary>
+        private bool MergeUnseparated()
+        {
+            var merged = new List<(int Parent, int Child)>();
+            foreach (var (parent, child, separation) in _splits)
+            {
+                var distance = 0.0;
+                for (var j = 0; j < D; j++)
+                {
+                    var delta = _centres[parent, j] - _centres[child, j];
+                    distance += delta * delta;
+                }
+
+                if (distance <= separation)
+                {
+                    merged.Add((parent, child));
+                }
+            }
+
+            _splits.Clear();
+            if (merged.Count == 0)
+            {
+                return false;
+            }
+
+            var k = _centres.K;
+            var rows = _centres.ToRowMajor();
+            var logMass = _logMass[..k];
+            var drop = new HashSet<int>();
+            foreach (var (parent, child) in merged)
+            {
+                var mp = Math.Exp(logMass[parent]);
+                var mc = Math.Exp(logMass[child]);
+                for (var j = 0; j < D; j++)
+                {
+                    rows[parent * D + j] = (mp * rows[parent * D + j] + mc * rows[child * D + j]) / (mp + mc);
+                }
+
+                logMass[parent] = Math.Log(mp + mc);
+                drop.Add(child);
+            }
+
+            var keep = Enumerable.Range(0, k).Where(c => !drop.Contains(c)).ToArray();
+            var kept = new double[keep.Length * D];
+            for (var c = 0; c < keep.Length; c++)
+            {
+                Array.Copy(rows, keep[c] * D, kept, c * D, D);
+            }
+
+            _centres.Set(kept, keep.Length);
+            Array.Fill(_logMass, double.NegativeInfinity);
+            for (var c = 0; c < keep.Length; c++)
+            {
+                _logMass[c] = logMass[keep[c]];
+            }
+
+            return true;
+        }
+
+        /// <summary>Splits clusters whose critical temperature 2·λmax lies above <paramref name="temperature"/>.</summary>
+        private bool TrySplit(double temperature)
+        {
+            var candidates = new List<(int Cluster, double Lambda, double[] Axis)>();
+            var k = _centres.K;
+            if (_kernel.SmallDimension)
+            {
+                foreach (var (cluster, lambda, axis) in ScatterEigen(temperature))
+                {
+                    if (2 * lambda > temperature)
+                    {
+                        candidates.Add((cluster, lambda, axis));
+                    }
+                }
+            }
+            else
+            {
+                var eigen = ScatterEigenPower(temperature);
+                for (var c = 0; c < k; c++)
+                {
+                    if (2 * eigen[c].Lambda > temperature)
+                    {
+                        candidates.Add((c, eigen[c].Lambda, eigen[c].Axis));
+                    }
+                }
+            }
+
+            if (candidates.Count == 0)
+            {
+                return false;
+            }
+
+            var rows = _centres.ToRowMajor().ToList();
+            var logMass = _logMass[..k].ToList();
+            // Of the clusters past their critical temperature, split first the one whose split lowers the
+            // weighted cost most: its mass times its variance along the axis.
+            foreach (var (cluster, lambda, axis) in candidates.OrderByDescending(c => c.Lambda * Math.Exp(_logMass[c.Cluster])).ThenBy(c => c.Cluster).Take(1))
+            {
+
+                var offset = run.Options.SplitPerturbation * Math.Sqrt(lambda);
+                for (var j = 0; j < D; j++)
+                {
+                    var centre = rows[cluster * D + j];
+                    rows[cluster * D + j] = centre + offset * axis[j];
+                    rows.Add(centre - offset * axis[j]);
+                }
+
+                // Separated children sit O(σ) apart; closer than σ/2 they have not really split.
+                _splits.Add((cluster, logMass.Count, 0.25 * lambda));
+                logMass[cluster] -= Math.Log(2);
+                logMass.Add(logMass[cluster]);
+            }
+
+            _centres.Set(rows.ToArray(), logMass.Count);
+            Array.Fill(_logMass, double.NegativeInfinity);
+            logMass.CopyTo(_logMass);
+            return true;
+        }
+
+        /// <summary>Every cluster's full weighted scatter (few dimensions), then its largest eigenpair.</summary>
+        private IEnumerable<(int Cluster, double Lambda, double[] Axis)> ScatterEigen(double temperature)
+        {
+            var k = _centres.K;
+            var d2 = D * D;
+            var inverseT = 1 / temperature;
+            var totals = Reduce((start, end, partial) =>
+            {
+                Span<double> a = stackalloc double[Kp];
+                var mass = partial[..Kp];
+                var scatter = partial.Slice(Kp, k * d2);
+                for (var i = start; i < end; i++)
+                {
+                    var w = _kernel.Weight(i);
+                    if (w == 0)
+                    {
+                        continue;
+                    }
+
+                    _kernel.SquaredDistances(i, _centres.Transposed, _centres.Norms, Kp, a);
+                    SoftMax.Exponentiate(a, _logMass, inverseT, out var sum);
+                    SoftMax.Scale(a, w / sum);
+                    SoftMax.Add(mass, a);
+                    _kernel.AccumulateScatter(i, a, _centres, scatter);
+                }
+            }, Kp + k * d2);
+
+            for (var c = 0; c < k; c++)
+            {
+                if (totals[c] <= 0)
+                {
+                    continue;
+                }
+
+                var matrix = new double[d2];
+                for (var e = 0; e < d2; e++)
+                {
+                    matrix[e] = totals[Kp + c * d2 + e] / totals[c];
+                }
+
+                var (lambda, axis) = SymmetricEigen.Largest(matrix, D);
+                yield return (c, lambda, axis);
+            }
+        }
+
+        /// <summary>
+        /// Largest eigenpair of every cluster's weighted scatter by power iteration, all clusters in
+        /// each pass (many dimensions): C_k·v = Σ r (x − y)((x − y)·v) / m = (Σ r·s·x − (Σ r·s)·y) / m,
+        /// s = x·v − y·v. Stops when every λ has converged or is known to exceed T/2 (it will split).
+        /// </summary>
+        private (double Lambda, double[] Axis)[] ScatterEigenPower(double temperature, bool stopWhenSplitting = true)
+        {
+            var k = _centres.K;
+            var inverseT = double.IsPositiveInfinity(temperature) ? 0 : 1 / temperature;
+            var axes = new double[k][];
+            var lambdas = new double[k];
+            var done = new bool[k];
+            for (var c = 0; c < k; c++)
+            {
+                axes[c] = new double[D];
+                for (var j = 0; j < D; j++)
+                {
+                    // A fixed, generic start (never orthogonal to a data direction in practice).
+                    axes[c][j] = 1.0 + 0.001 * ((j * 7919 + c * 104729) % 101);
+                }
+
+                Normalise(axes[c]);
+            }
+
+            var vectorsT = new double[D * Kp];
+            var yDotV = new double[Kp];
+            for (var iteration = 0; iteration < 60 && !done.All(d => d); iteration++)
+            {
+                Array.Clear(yDotV);
+                for (var c = 0; c < k; c++)
+                {
+                    for (var j = 0; j < D; j++)
+                    {
+                        vectorsT[j * Kp + c] = axes[c][j];
+                        yDotV[c] += _centres[c, j] * axes[c][j];
+                    }
+                }
+
+                var totals = Reduce((start, end, partial) =>
+                {
+                    Span<double> r = stackalloc double[Kp];
+                    Span<double> dots = stackalloc double[Kp];
+                    var rs = partial.Slice(D * Kp, Kp);
+                    var mass = partial.Slice(D * Kp + Kp, Kp);
+                    for (var i = start; i < end; i++)
+                    {
+                        var w = _kernel.Weight(i);
+                        if (w == 0)
+                        {
+                            continue;
+                        }
+
+                        if (inverseT == 0)
+                        {
+                            r.Clear();
+                            r[0] = w;
+                        }
+                        else
+                        {
+                            _kernel.SquaredDistances(i, _centres.Transposed, _centres.Norms, Kp, r);
+                            SoftMax.Exponentiate(r, _logMass, inverseT, out var sum);
+                            SoftMax.Scale(r, w / sum);
+                        }
+
+                        _kernel.Dots(i, vectorsT, Kp, dots);
+                        for (var c = 0; c < k; c++)
+                        {
+                            dots[c] = r[c] * (dots[c] - yDotV[c]);
+                        }
+
+                        _kernel.Accumulate(i, dots, partial, Kp);
+                        SoftMax.Add(rs, dots);
+                        SoftMax.Add(mass, r);
+                    }
+                }, D * Kp + 2 * Kp);
+
+                for (var c = 0; c < k; c++)
+                {
+                    if (done[c])
+                    {
+                        continue;
+                    }
+
+                    var mass = totals[D * Kp + Kp + c];
+                    if (mass <= 0)
+                    {
+                        done[c] = true;
+                        continue;
+                    }
+
+                    var next = new double[D];
+                    for (var j = 0; j < D; j++)
+                    {
+                        next[j] = (totals[j * Kp + c] - totals[D * Kp + c] * _centres[c, j]) / mass;
+                    }
+
+                    var norm = Normalise(next);
+                    done[c] = Math.Abs(norm - lambdas[c]) <= 1e-6 * Math.Max(norm, 1e-300) || (stopWhenSplitting && 2 * norm > temperature * 1.01) || norm == 0;
+                    lambdas[c] = norm;
+                    if (norm > 0)
+                    {
+                        axes[c] = next;
+                    }
+                }
+            }
+
+            return [.. Enumerable.Range(0, k).Select(c => (lambdas[c], axes[c]))];
+        }
+
+        /// <summary>
+        /// T = 0: Lloyd iterations from the annealed centres (the zero-temperature limit of DA is
+        /// k-means), then split–merge moves that keep K: split the cluster with the largest cost
+        /// along its principal axis, merge the pair cheapest to merge (Ward), re-run Lloyd, keep the
+        /// move only if the cost falls. With a cap on K, annealing spends clusters where space is wide
+        /// (the first to pass their critical temperature); the moves move some to where the weight is.
+        /// Returns the final weighted cost.
+        /// </summary>
+        private double Refine()
+        {
+            var cost = Lloyd();
+            cost = Polish(cost);
+            Report("refined", 0, cost / run.TotalWeight);
+            return cost;
+        }
+
+        private double Lloyd()
+        {
+            var k = _centres.K;
+            var cost = 0.0;
+            for (var iteration = 0; iteration <= run.Options.FinalRefinementIterations; iteration++)
+            {
+                cancellationToken.ThrowIfCancellationRequested();
+                var totals = Reduce((start, end, partial) => ClusteringKernels.LloydAssign(_kernel, _centres, start, end, partial, run._assignments, null), ClusteringKernels.LloydLength(Kp, D));
+                cost = totals[Kp * (D + 1)];
+                var changed = totals[Kp * (D + 1) + 1];
+                if (iteration == run.Options.FinalRefinementIterations || (iteration > 0 && changed == 0))
+                {
+                    break;
+                }
+
+                for (var c = 0; c < k; c++)
+                {
+                    var mass = totals[c];
+                    if (mass <= 0)
+                    {
+                        continue; // an empty cluster keeps its centre
+                    }
+
+                    for (var j = 0; j < D; j++)
+                    {
+                        _centres[c, j] = totals[Kp + j * Kp + c] / mass;
+                    }
+                }
+
+                _centres.UpdateNorms();
+            }
+
+            return cost;
+        }
+
+        private double Polish(double cost)
+        {
+            var k = _centres.K;
+            if (k < 3 || run.Options.SplitMergeAttempts == 0)
+            {
+                return cost;
+            }
+
+            var (first, end) = run._plan.PointsOf(comm.Rank, comm.Size);
+            var savedAssignments = new int[end - first];
+            var rejections = 0;
+            for (var attempt = 0; attempt < run.Options.SplitMergeAttempts && rejections < Math.Min(2 * k, 16); attempt++)
+            {
+                cancellationToken.ThrowIfCancellationRequested();
+                var (mass, clusterCost) = ClusterCosts();
+                var split = Enumerable.Range(0, k).OrderByDescending(c => clusterCost[c]).ThenBy(c => c)
+                    .ElementAt(rejections / 4 % k);
+                var pairs = new List<(double Cost, int A, int B)>();
+                for (var a = 0; a < k; a++)
+                {
+                    for (var b = a + 1; b < k; b++)
+                    {
+                        if (a != split && b != split && mass[a] + mass[b] > 0)
+                        {
+                            pairs.Add((mass[a] * mass[b] / (mass[a] + mass[b]) * SquaredDistance(a, b), a, b));
+                        }
+                    }
+                }
+
+                var (_, keep, free) = pairs.OrderBy(p => p.Cost).ThenBy(p => p.A).ThenBy(p => p.B).ElementAt(Math.Min(rejections % 4, pairs.Count - 1));
+                var (lambda, axis) = PrincipalAxis(split);
+                if (lambda <= 0)
+                {
+                    rejections++;
+                    continue;
+                }
+
+                var rows = _centres.ToRowMajor();
+                var moved = (double[])rows.Clone();
+                run._assignments.AsSpan(first, end - first).CopyTo(savedAssignments);
+                var total = mass[keep] + mass[free];
+                var offset = 0.8 * Math.Sqrt(lambda);
+                for (var j = 0; j < D; j++)
+                {
+                    moved[keep * D + j] = (mass[keep] * rows[keep * D + j] + mass[free] * rows[free * D + j]) / total;
+                    moved[free * D + j] = rows[split * D + j] - offset * axis[j];
+                    moved[split * D + j] = rows[split * D + j] + offset * axis[j];
+                }
+
+                _centres.Set(moved, k);
+                var candidate = Lloyd();
+                if (candidate < cost * (1 - 1e-12))
+                {
+                    cost = candidate;
+                    rejections = 0;
+                }
+                else
+                {
+                    _centres.Set(rows, k);
+                    savedAssignments.CopyTo(run._assignments.AsSpan(first, end - first));
+                    rejections++;
+                }
+            }
+
+            // Ranks restored their own assignments; the result is read only once all have.
+            comm.Barrier();
+            return cost;
+        }
+
+        /// <summary>Weight and cost of each cluster under nearest-centre assignment.</summary>
+        private (double[] Mass, double[] Cost) ClusterCosts()
+        {
+            var k = _centres.K;
+            var totals = Reduce((start, end, partial) =>
+            {
+                Span<double> distance = stackalloc double[Kp];
+                for (var i = start; i < end; i++)
+                {
+                    _kernel.SquaredDistances(i, _centres.Transposed, _centres.Norms, Kp, distance);
+                    var best = 0;
+                    for (var c = 1; c < k; c++)
+                    {
+                        if (distance[c] < distance[best])
+                        {
+                            best = c;
+                        }
+                    }
+
+                    var w = _kernel.Weight(i);
+                    partial[best] += w;
+                    partial[Kp + best] += w * distance[best];
+                }
+            }, 2 * Kp);
+            return (totals[..k], totals[Kp..(Kp + k)]);
+        }
+
+        /// <summary>Largest eigenpair of one cluster's scatter under (near) hard assignment.</summary>
+        private (double Lambda, double[] Axis) PrincipalAxis(int cluster)
+        {
+            var cold = _spread * 1e-12;
+            if (_kernel.SmallDimension)
+            {
+                foreach (var (c, lambda, axis) in ScatterEigen(cold))
+                {
+                    if (c == cluster)
+                    {
+                        return (lambda, axis);
+                    }
+                }
+
+                return (0, new double[D]);
+            }
+
+            return ScatterEigenPower(cold, stopWhenSplitting: false)[cluster];
+        }
+
+        private double SquaredDistance(int a, int b)
+        {
+            var distance = 0.0;
+            for (var j = 0; j < D; j++)
+            {
+                var delta = _centres[a, j] - _centres[b, j];
+                distance += delta * delta;
+            }
+
+            return distance;
+        }
+
+        /// <summary>Runs a pass over this rank's blocks, then folds every block's partial in block order.</summary>
+        private double[] Reduce(BlockPass pass, int length)
+        {
+            var step = _step++;
+            var (first, end) = run._plan.BlocksOf(comm.Rank, comm.Size);
+            for (var b = first; b < end; b++)
+            {
+                var (start, stop) = run._plan.Block(b);
+                pass(start, stop, run._sums.Begin(b, step)[..length]);
+            }
+
+            run._sums.Combine(comm, step, _total);
+            return _total;
+        }
+
+        private void Report(string phase, double temperature, double objective)
+        {
+            if (comm.Rank == 0)
+            {
+                run.Progress?.TryWrite(new ClusteringProgress("annealing", phase, _iterations, temperature, _centres.K, objective, run._clock.Elapsed));
+            }
+        }
+
+        private AnnealingResult BuildResult(double cost)
+        {
+            var k = _centres.K;
+            var weights = new double[k];
+            var sizes = new int[k];
+            for (var i = 0; i < run._assignments.Length; i++)
+            {
+                weights[run._assignments[i]] += _kernel.Weight(i);
+                sizes[run._assignments[i]]++;
+            }
+
+            return new AnnealingResult
+            {
+                Clusters = k,
+                Dimension = D,
+                Centres = _centres.ToRowMajor(),
+                ClusterWeights = weights,
+                ClusterSizes = sizes,
+                Assignments = (int[])run._assignments.Clone(),
+                WeightedCost = cost,
+                Trajectory = _trajectory,
+                Iterations = _iterations,
+                Elapsed = run._clock.Elapsed,
+            };
+        }
+
+        private static double Normalise(double[] vector)
+        {
+            var norm = Math.Sqrt(vector.Sum(v => v * v));
+            if (norm > 0)
+            {
+                for (var j = 0; j < vector.Length; j++)
+                {
+                    vector[j] /= norm;
+                }
+            }
+
+            return norm;
+        }
+    }
+
+    private delegate void BlockPass(int start, int end, Span<double> partial);
+}

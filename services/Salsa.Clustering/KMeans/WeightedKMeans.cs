@@ -1,0 +1,347 @@
+using System.Diagnostics;
+using System.Threading.Channels;
+using Salsa.Ccr;
+using Salsa.Clustering.Parallel;
+
+namespace Salsa.Clustering.KMeans;
+
+/// <summary>
+/// Weighted k-means on Salsa.Ccr: k-means++ seeding (sampling ∝ w·D²), Lloyd iterations over
+/// per-block partial sums folded in block order (the same bits for any number of ranks), restarts,
+/// and repair of clusters that lose every point (re-seeded at the point farthest from its centre).
+/// </summary>
+public static class WeightedKMeans
+{
+    public static KMeansResult Run(DenseVectors points, KMeansOptions options, ChannelWriter<ClusteringProgress>? progress = null, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(points);
+        ArgumentNullException.ThrowIfNull(options);
+        return new KMeansRun<DenseKernel>(new DenseKernel(points), options, progress).Execute(cancellationToken);
+    }
+
+    public static KMeansResult Run(BinaryVectors points, KMeansOptions options, ChannelWriter<ClusteringProgress>? progress = null, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(points);
+        ArgumentNullException.ThrowIfNull(options);
+        return new KMeansRun<BinaryKernel>(new BinaryKernel(points), options, progress).Execute(cancellationToken);
+    }
+
+    public static Task<KMeansResult> RunAsync(DenseVectors points, KMeansOptions options, ChannelWriter<ClusteringProgress>? progress = null, CancellationToken cancellationToken = default) =>
+        ClusteringExecution.RunAsync(() => Run(points, options, progress, cancellationToken), cancellationToken);
+
+    public static Task<KMeansResult> RunAsync(BinaryVectors points, KMeansOptions options, ChannelWriter<ClusteringProgress>? progress = null, CancellationToken cancellationToken = default) =>
+        ClusteringExecution.RunAsync(() => Run(points, options, progress, cancellationToken), cancellationToken);
+}
+
+internal sealed class KMeansRun<TKernel>(TKernel kernel, KMeansOptions options, ChannelWriter<ClusteringProgress>? progress)
+    where TKernel : struct, IPointKernel
+{
+    private readonly int _kp = CentreSet.Pad(options.Clusters);
+    private readonly int[] _assignments = new int[kernel.Count];
+    private readonly double[] _nearest = new double[kernel.Count];
+    private readonly Stopwatch _clock = Stopwatch.StartNew();
+    private BlockPlan _plan = null!;
+    private OrderedBlockSum _sums = null!;
+    private KMeansResult? _result;
+
+    private TKernel Kernel { get; } = kernel;
+
+    private KMeansOptions Options { get; } = options;
+
+    private ChannelWriter<ClusteringProgress>? Progress { get; } = progress;
+
+    public KMeansResult Execute(CancellationToken cancellationToken)
+    {
+        Options.Validate(Kernel.Count);
+        _plan = new BlockPlan(Kernel.Count, Options.Parallel.BlockSize);
+        // Room for the Lloyd sums, and for one value (sampling) or pair (repair) per block.
+        _sums = new OrderedBlockSum(_plan, Math.Max(_kp * (Kernel.Dimension + 1) + 4, 2 * _plan.Blocks + 2));
+        ClusteringExecution.Run(Options.Parallel, cancellationToken, comm => new Rank(this, comm, cancellationToken).Run());
+        return _result!;
+    }
+
+    private sealed class Rank(KMeansRun<TKernel> run, Communicator comm, CancellationToken cancellationToken)
+    {
+        private readonly TKernel _kernel = run.Kernel;
+        private readonly CentreSet _centres = new(run.Kernel.Dimension, run.Options.Clusters);
+        private readonly double[] _total = new double[run._sums.Length];
+        private long _step;
+        private int _iterations;
+        private int _repairs;
+
+        private int Kp => run._kp;
+
+        private int D => _kernel.Dimension;
+
+        private int K => run.Options.Clusters;
+
+        public void Run()
+        {
+            var inertias = new List<double>();
+            double[]? bestCentres = null;
+            int[]? bestAssignments = null;
+            var bestInertia = double.PositiveInfinity;
+            var bestRestart = 0;
+            var bestIterations = 0;
+            for (var restart = 0; restart < run.Options.Restarts; restart++)
+            {
+                Seed(new Random(run.Options.Seed + restart));
+                var (inertia, iterations) = Lloyd(restart);
+                inertias.Add(inertia);
+                if (inertia < bestInertia)
+                {
+                    bestInertia = inertia;
+                    bestRestart = restart;
+                    bestIterations = iterations;
+                    bestCentres = _centres.ToRowMajor();
+                    bestAssignments = comm.Rank == 0 ? (int[])run._assignments.Clone() : null;
+                }
+
+                // Every rank must be done with this restart's assignments before the next overwrites them.
+                comm.Barrier();
+            }
+
+            if (comm.Rank == 0)
+            {
+                var weights = new double[K];
+                var sizes = new int[K];
+                for (var i = 0; i < bestAssignments!.Length; i++)
+                {
+                    weights[bestAssignments[i]] += _kernel.Weight(i);
+                    sizes[bestAssignments[i]]++;
+                }
+
+                run._result = new KMeansResult
+                {
+                    Clusters = K,
+                    Dimension = D,
+                    Centres = bestCentres!,
+                    ClusterWeights = weights,
+                    ClusterSizes = sizes,
+                    Assignments = bestAssignments,
+                    Inertia = bestInertia,
+                    Iterations = bestIterations,
+                    BestRestart = bestRestart,
+                    RestartInertias = inertias,
+                    EmptyClusterRepairs = _repairs,
+                    Elapsed = run._clock.Elapsed,
+                };
+            }
+        }
+
+        /// <summary>
+        /// k-means++: the first centre drawn ∝ w, each next ∝ w·D² (D: distance to the nearest centre so
+        /// far). Every rank draws the same numbers and walks the same block sums, so all pick the same points.
+        /// </summary>
+        private void Seed(Random random)
+        {
+            var rows = new double[K * D];
+            var (first, end) = run._plan.PointsOf(comm.Rank, comm.Size);
+            Array.Fill(run._nearest, double.PositiveInfinity, first, end - first);
+            var chosen = Sample(random, i => _kernel.Weight(i));
+            CopyPoint(chosen, rows, 0);
+            for (var c = 1; c < K; c++)
+            {
+                UpdateNearest(rows.AsSpan((c - 1) * D, D));
+                chosen = Sample(random, i => _kernel.Weight(i) * run._nearest[i]);
+                CopyPoint(chosen, rows, c);
+            }
+
+            _centres.Set(rows, K);
+        }
+
+        /// <summary>D² ← min(D², distance to the newest centre) for this rank's points: O(n) per centre, not O(n·k).</summary>
+        private void UpdateNearest(ReadOnlySpan<double> newest)
+        {
+            var single = new CentreSet(D, 1);
+            single.Set(newest, 1);
+            Span<double> distance = stackalloc double[single.Kp];
+            var (first, end) = run._plan.PointsOf(comm.Rank, comm.Size);
+            for (var i = first; i < end; i++)
+            {
+                _kernel.SquaredDistances(i, single.Transposed, single.Norms, single.Kp, distance);
+                run._nearest[i] = Math.Min(run._nearest[i], distance[0]);
+            }
+        }
+
+        /// <summary>Draws a point with probability ∝ <paramref name="mass"/>(i), deterministically for all ranks.</summary>
+        private int Sample(Random random, Func<int, double> mass)
+        {
+            var blocks = run._plan.Blocks;
+            var blockMass = Reduce((start, end, partial) =>
+            {
+                // One value per block at its own index: the fold then hands every rank every block's mass.
+                var block = start / run._plan.BlockSize;
+                for (var i = start; i < end; i++)
+                {
+                    partial[block] += mass(i);
+                }
+            }, blocks);
+            var total = 0.0;
+            for (var b = 0; b < blocks; b++)
+            {
+                total += blockMass[b];
+            }
+
+            var target = random.NextDouble() * total;
+            var chosen = Walk(target, blockMass, blocks, mass);
+
+            // The walk may read other ranks' points; nobody updates them until all have walked.
+            comm.Barrier();
+            return chosen;
+        }
+
+        private int Walk(double target, double[] blockMass, int blocks, Func<int, double> mass)
+        {
+            for (var b = 0; b < blocks; b++)
+            {
+                if (target < blockMass[b] || b == blocks - 1)
+                {
+                    var (start, end) = run._plan.Block(b);
+                    var last = start;
+                    for (var i = start; i < end; i++)
+                    {
+                        var m = mass(i);
+                        if (m > 0)
+                        {
+                            last = i;
+                            if (target < m)
+                            {
+                                return i;
+                            }
+
+                            target -= m;
+                        }
+                    }
+
+                    return last;
+                }
+
+                target -= blockMass[b];
+            }
+
+            return 0;
+        }
+
+        private (double Inertia, int Iterations) Lloyd(int restart)
+        {
+            var previous = double.PositiveInfinity;
+            var inertia = 0.0;
+            var iteration = 0;
+            var (first, end) = run._plan.PointsOf(comm.Rank, comm.Size);
+            Array.Fill(run._assignments, -1, first, end - first);
+            while (iteration < run.Options.MaxIterations)
+            {
+                iteration++;
+                _iterations++;
+                cancellationToken.ThrowIfCancellationRequested();
+                var totals = Reduce((start, end, partial) => ClusteringKernels.LloydAssign(_kernel, _centres, start, end, partial, run._assignments, run._nearest), ClusteringKernels.LloydLength(Kp, D));
+                inertia = totals[Kp * (D + 1)];
+                var changed = totals[Kp * (D + 1) + 1];
+                var empty = -1;
+                for (var c = 0; c < K; c++)
+                {
+                    var weight = totals[c];
+                    if (weight <= 0)
+                    {
+                        empty = empty < 0 ? c : empty;
+                        continue;
+                    }
+
+                    for (var j = 0; j < D; j++)
+                    {
+                        _centres[c, j] = totals[Kp + j * Kp + c] / weight;
+                    }
+                }
+
+                _centres.UpdateNorms();
+                if (comm.Rank == 0)
+                {
+                    run.Progress?.TryWrite(new ClusteringProgress("kmeans", $"restart {restart + 1}", _iterations, null, K, inertia, run._clock.Elapsed));
+                }
+
+                if (empty >= 0)
+                {
+                    Repair(empty);
+                    previous = double.PositiveInfinity;
+                    continue;
+                }
+
+                if (changed == 0 || previous - inertia <= run.Options.Tolerance * Math.Max(inertia, 1e-300))
+                {
+                    break;
+                }
+
+                previous = inertia;
+            }
+
+            return (inertia, iteration);
+        }
+
+        /// <summary>Moves an empty cluster to the point that contributes most to the inertia.</summary>
+        private void Repair(int cluster)
+        {
+            _repairs++;
+            var best = Reduce((start, end, partial) =>
+            {
+                var block = start / run._plan.BlockSize;
+                var bestValue = -1.0;
+                var bestIndex = start;
+                for (var i = start; i < end; i++)
+                {
+                    var value = _kernel.Weight(i) * run._nearest[i];
+                    if (value > bestValue)
+                    {
+                        bestValue = value;
+                        bestIndex = i;
+                    }
+                }
+
+                partial[2 * block] = bestValue;
+                partial[2 * block + 1] = bestIndex;
+            }, 2 * run._plan.Blocks);
+            var chosen = 0;
+            var value = -1.0;
+            for (var b = 0; b < run._plan.Blocks; b++)
+            {
+                if (best[2 * b] > value)
+                {
+                    value = best[2 * b];
+                    chosen = (int)best[2 * b + 1];
+                }
+            }
+
+            var rows = _centres.ToRowMajor();
+            CopyPoint(chosen, rows, cluster);
+            _centres.Set(rows, K);
+        }
+
+        private void CopyPoint(int point, double[] rows, int centre)
+        {
+            var vectorsT = new double[D * Kp];
+            Span<double> unit = stackalloc double[Kp];
+            unit[0] = 1;
+            _kernel.Accumulate(point, unit, vectorsT, Kp);
+            for (var j = 0; j < D; j++)
+            {
+                rows[centre * D + j] = vectorsT[j * Kp];
+            }
+        }
+
+        private double[] Reduce(BlockPass pass, int length)
+        {
+            var step = _step++;
+            var (first, end) = run._plan.BlocksOf(comm.Rank, comm.Size);
+            for (var b = first; b < end; b++)
+            {
+                var (start, stop) = run._plan.Block(b);
+                pass(start, stop, run._sums.Begin(b, step)[..length]);
+            }
+
+            run._sums.Combine(comm, step, _total);
+            return _total;
+        }
+    }
+
+    private delegate void BlockPass(int start, int end, Span<double> partial);
+}

@@ -1,0 +1,56 @@
+using Salsa.Ccr;
+
+namespace Salsa.Clustering.Parallel;
+
+/// <summary>How an algorithm runs in parallel.</summary>
+public sealed record ParallelismOptions
+{
+    /// <summary>SPMD ranks (one per core by default). Results do not depend on it.</summary>
+    public int Ranks { get; init; } = Environment.ProcessorCount;
+
+    /// <summary>
+    /// The dispatcher to run ranks on, with at least <see cref="Ranks"/> threads; a service passes its
+    /// own. When null, one is created for the run.
+    /// </summary>
+    public Dispatcher? Dispatcher { get; init; }
+
+    /// <summary>Points per block, the unit of deterministic partial sums.</summary>
+    public int BlockSize { get; init; } = BlockPlan.DefaultBlockSize;
+
+    internal void Validate()
+    {
+        if (Ranks is < 1 or > Spmd.MaxSize)
+        {
+            throw new ClusteringInputException($"Ranks must be between 1 and {Spmd.MaxSize}; it is {Ranks}.", nameof(Ranks));
+        }
+
+        if (BlockSize < 1)
+        {
+            throw new ClusteringInputException($"The block size must be at least 1; it is {BlockSize}.", nameof(BlockSize));
+        }
+    }
+}
+
+/// <summary>Runs an algorithm's ranks with cancellation and error reporting shared by all algorithms.</summary>
+internal static class ClusteringExecution
+{
+    [System.Diagnostics.CodeAnalysis.SuppressMessage("Design", "CA1068", Justification = "The rank body, usually a multi-line lambda, reads best last.")]
+    public static void Run(ParallelismOptions options, CancellationToken cancellationToken, Action<Communicator> rank)
+    {
+        options.Validate();
+        cancellationToken.ThrowIfCancellationRequested();
+        var spmd = new SpmdOptions { Dispatcher = options.Dispatcher, CancellationToken = cancellationToken };
+        try
+        {
+            Spmd.Run(options.Ranks, rank, spmd);
+        }
+        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+        {
+            throw new OperationCanceledException("The clustering run was cancelled.", cancellationToken);
+        }
+    }
+
+    /// <summary>Runs on a thread of its own so the caller's thread (a request, a job loop) is never held.</summary>
+    public static Task<T> RunAsync<T>(Func<T> run, CancellationToken cancellationToken) =>
+        Task.Factory.StartNew(run, cancellationToken, TaskCreationOptions.LongRunning, TaskScheduler.Default);
+}

@@ -1,0 +1,88 @@
+namespace Salsa.Clustering.Parallel;
+
+/// <summary>
+/// The two inner loops every clustering step runs over a block of points, shared by the algorithms
+/// and by the benchmarks that measure them (so the figures are of the code that runs).
+/// </summary>
+internal static class ClusteringKernels
+{
+    /// <summary>Layout of an E-step partial: masses [Kp], numerators [D·Kp], Σ w·log Z, Σ w·max p.</summary>
+    public static int AnnealingLength(int kp, int dimension) => kp * (dimension + 1) + 2;
+
+    /// <summary>Layout of a Lloyd partial: weights [Kp], sums [D·Kp], inertia, changed assignments.</summary>
+    public static int LloydLength(int kp, int dimension) => kp * (dimension + 1) + 2;
+
+    /// <summary>
+    /// Annealing E-step: per point, log-sum-exp of log m_k − d_k/T (no weight is lost however cold or
+    /// far the point), then mass, centre numerators, Σ w·log Z and Σ w·max p into the partial.
+    /// </summary>
+    public static void AnnealingEStep<TKernel>(in TKernel kernel, CentreSet centres, double[] logMass, double inverseT, int start, int end, Span<double> partial)
+        where TKernel : struct, IPointKernel
+    {
+        var kp = centres.Kp;
+        var d = kernel.Dimension;
+        Span<double> a = stackalloc double[kp];
+        var mass = partial[..kp];
+        var numerators = partial.Slice(kp, d * kp);
+        ref var logZSum = ref partial[kp * (d + 1)];
+        ref var hardSum = ref partial[kp * (d + 1) + 1];
+        for (var i = start; i < end; i++)
+        {
+            var w = kernel.Weight(i);
+            if (w == 0)
+            {
+                continue;
+            }
+
+            kernel.SquaredDistances(i, centres.Transposed, centres.Norms, kp, a);
+            var max = SoftMax.Exponentiate(a, logMass, inverseT, out var sum);
+            logZSum += w * (max + Math.Log(sum));
+            hardSum += w / sum;
+            SoftMax.Scale(a, w / sum);
+            SoftMax.Add(mass, a);
+            kernel.Accumulate(i, a, numerators, kp);
+        }
+    }
+
+    /// <summary>
+    /// Lloyd assignment: per point, the nearest of the first K centres (ties to the lowest index),
+    /// then weight, coordinate sums, w·d² and the count of changed assignments into the partial.
+    /// <paramref name="assignments"/> and <paramref name="nearest"/> (optional) are updated in place.
+    /// </summary>
+    public static void LloydAssign<TKernel>(in TKernel kernel, CentreSet centres, int start, int end, Span<double> partial, int[] assignments, double[]? nearest)
+        where TKernel : struct, IPointKernel
+    {
+        var kp = centres.Kp;
+        var k = centres.K;
+        var d = kernel.Dimension;
+        Span<double> distance = stackalloc double[kp];
+        var numerators = partial.Slice(kp, d * kp);
+        for (var i = start; i < end; i++)
+        {
+            kernel.SquaredDistances(i, centres.Transposed, centres.Norms, kp, distance);
+            var best = 0;
+            for (var c = 1; c < k; c++)
+            {
+                if (distance[c] < distance[best])
+                {
+                    best = c;
+                }
+            }
+
+            var w = kernel.Weight(i);
+            if (nearest is not null)
+            {
+                nearest[i] = distance[best];
+            }
+
+            partial[best] += w;
+            kernel.AccumulateOne(i, best, w, numerators, kp);
+            partial[kp * (d + 1)] += w * distance[best];
+            if (assignments[i] != best)
+            {
+                partial[kp * (d + 1) + 1] += 1;
+                assignments[i] = best;
+            }
+        }
+    }
+}

@@ -1,0 +1,305 @@
+using System.Numerics;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+
+namespace Salsa.Clustering.Parallel;
+
+/// <summary>
+/// The per-point arithmetic every algorithm needs, over K "centre-like" vectors stored transposed
+/// (<c>[dimension][Kp]</c>, Kp = K rounded up to the SIMD width) so that one SIMD operation serves
+/// several centres at once. Implemented as structs and used through generic parameters, so each
+/// algorithm is compiled once per representation with no virtual calls in the inner loops.
+/// </summary>
+internal interface IPointKernel
+{
+    int Count { get; }
+
+    int Dimension { get; }
+
+    double Weight(int point);
+
+    /// <summary>Squared Euclidean distances from <paramref name="point"/> to each centre.</summary>
+    void SquaredDistances(int point, double[] centresT, double[] centreNorms, int kp, Span<double> distances);
+
+    /// <summary>Dot products of <paramref name="point"/> with each of K vectors (transposed layout).</summary>
+    void Dots(int point, double[] vectorsT, int kp, Span<double> dots);
+
+    /// <summary><c>accumulatorT[j][k] += coefficient[k] · x_j</c> for every coordinate j of the point.</summary>
+    void Accumulate(int point, ReadOnlySpan<double> coefficients, Span<double> accumulatorT, int kp);
+
+    /// <summary><c>accumulatorT[j][k] += coefficient · x_j</c> for one centre only (hard assignment).</summary>
+    void AccumulateOne(int point, int centre, double coefficient, Span<double> accumulatorT, int kp);
+
+    /// <summary>True when the full d×d scatter of each cluster is cheap (few dimensions).</summary>
+    bool SmallDimension { get; }
+
+    /// <summary><c>scatter[k][a][b] += coefficient[k]·(x − y_k)_a·(x − y_k)_b</c> for the first K centres.</summary>
+    void AccumulateScatter(int point, ReadOnlySpan<double> coefficients, CentreSet centres, Span<double> scatter);
+}
+
+internal readonly struct DenseKernel(DenseVectors points) : IPointKernel
+{
+    /// <summary>Up to this many dimensions the split test builds each cluster's full scatter matrix.</summary>
+    public const int SmallDimensionLimit = 16;
+
+    private readonly double[] _values = points.Values;
+    private readonly double[] _weights = points.Weights;
+    private readonly int _dimension = points.Dimension;
+
+    public bool SmallDimension => _dimension <= SmallDimensionLimit;
+
+    public void AccumulateScatter(int point, ReadOnlySpan<double> coefficients, CentreSet centres, Span<double> scatter)
+    {
+        var x = _values.AsSpan(point * _dimension, _dimension);
+        Span<double> diff = stackalloc double[_dimension];
+        var d2 = _dimension * _dimension;
+        for (var k = 0; k < centres.K; k++)
+        {
+            var c = coefficients[k];
+            if (c == 0)
+            {
+                continue;
+            }
+
+            for (var a = 0; a < diff.Length; a++)
+            {
+                diff[a] = x[a] - centres[k, a];
+            }
+
+            var s = scatter.Slice(k * d2, d2);
+            for (var a = 0; a < diff.Length; a++)
+            {
+                var ca = c * diff[a];
+                for (var b = 0; b < diff.Length; b++)
+                {
+                    s[a * diff.Length + b] += ca * diff[b];
+                }
+            }
+        }
+    }
+
+    public int Count => _weights.Length;
+
+    public int Dimension => _dimension;
+
+    public double Weight(int point) => _weights[point];
+
+    // Differences, not |x|² − 2x·y + |y|²: exact for clustered coordinates far from the origin.
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void SquaredDistances(int point, double[] centresT, double[] centreNorms, int kp, Span<double> distances)
+    {
+        var x = _values.AsSpan(point * _dimension, _dimension);
+        var d = MemoryMarshal.Cast<double, Vector<double>>(distances[..kp]);
+        d.Clear();
+        for (var j = 0; j < x.Length; j++)
+        {
+            var xj = new Vector<double>(x[j]);
+            var c = MemoryMarshal.Cast<double, Vector<double>>(centresT.AsSpan(j * kp, kp));
+            for (var v = 0; v < d.Length; v++)
+            {
+                var diff = xj - c[v];
+                d[v] += diff * diff;
+            }
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void Dots(int point, double[] vectorsT, int kp, Span<double> dots)
+    {
+        var x = _values.AsSpan(point * _dimension, _dimension);
+        var d = MemoryMarshal.Cast<double, Vector<double>>(dots[..kp]);
+        d.Clear();
+        for (var j = 0; j < x.Length; j++)
+        {
+            var xj = new Vector<double>(x[j]);
+            var c = MemoryMarshal.Cast<double, Vector<double>>(vectorsT.AsSpan(j * kp, kp));
+            for (var v = 0; v < d.Length; v++)
+            {
+                d[v] += xj * c[v];
+            }
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void Accumulate(int point, ReadOnlySpan<double> coefficients, Span<double> accumulatorT, int kp)
+    {
+        var x = _values.AsSpan(point * _dimension, _dimension);
+        var coef = MemoryMarshal.Cast<double, Vector<double>>(coefficients[..kp]);
+        for (var j = 0; j < x.Length; j++)
+        {
+            var xj = new Vector<double>(x[j]);
+            var acc = MemoryMarshal.Cast<double, Vector<double>>(accumulatorT.Slice(j * kp, kp));
+            for (var v = 0; v < acc.Length; v++)
+            {
+                acc[v] += xj * coef[v];
+            }
+        }
+    }
+
+    public void AccumulateOne(int point, int centre, double coefficient, Span<double> accumulatorT, int kp)
+    {
+        var x = _values.AsSpan(point * _dimension, _dimension);
+        for (var j = 0; j < x.Length; j++)
+        {
+            accumulatorT[j * kp + centre] += coefficient * x[j];
+        }
+    }
+}
+
+/// <summary>
+/// Bit vectors: x·y sums y over x's set bits only and |x − y|² = |x| − 2x·y + |y|² (exact in
+/// binary coordinates), so a point costs its ~40 set bits rather than its 1,024 coordinates.
+/// </summary>
+internal readonly struct BinaryKernel(BinaryVectors points) : IPointKernel
+{
+    private readonly ushort[] _bits = points.SetBits;
+    private readonly int[] _offsets = points.Offsets;
+    private readonly double[] _weights = points.Weights;
+    private readonly int _dimension = points.Bits;
+
+    public bool SmallDimension => false;
+
+    public void AccumulateScatter(int point, ReadOnlySpan<double> coefficients, CentreSet centres, Span<double> scatter) =>
+        throw new NotSupportedException("Fingerprints have too many dimensions for a full scatter matrix; the split test uses power iteration.");
+
+    public int Count => _weights.Length;
+
+    public int Dimension => _dimension;
+
+    public double Weight(int point) => _weights[point];
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void SquaredDistances(int point, double[] centresT, double[] centreNorms, int kp, Span<double> distances)
+    {
+        Dots(point, centresT, kp, distances);
+        var d = MemoryMarshal.Cast<double, Vector<double>>(distances[..kp]);
+        var norms = MemoryMarshal.Cast<double, Vector<double>>(centreNorms.AsSpan(0, kp));
+        var popcount = new Vector<double>(_offsets[point + 1] - _offsets[point]);
+        var two = new Vector<double>(2.0);
+        for (var v = 0; v < d.Length; v++)
+        {
+            // Rounding can make a tiny distance negative; distances are never below zero.
+            d[v] = Vector.Max(popcount - two * d[v] + norms[v], Vector<double>.Zero);
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void Dots(int point, double[] vectorsT, int kp, Span<double> dots)
+    {
+        var d = MemoryMarshal.Cast<double, Vector<double>>(dots[..kp]);
+        d.Clear();
+        var bits = _bits.AsSpan(_offsets[point], _offsets[point + 1] - _offsets[point]);
+        foreach (var bit in bits)
+        {
+            var row = MemoryMarshal.Cast<double, Vector<double>>(vectorsT.AsSpan(bit * kp, kp));
+            for (var v = 0; v < d.Length; v++)
+            {
+                d[v] += row[v];
+            }
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void Accumulate(int point, ReadOnlySpan<double> coefficients, Span<double> accumulatorT, int kp)
+    {
+        var coef = MemoryMarshal.Cast<double, Vector<double>>(coefficients[..kp]);
+        var bits = _bits.AsSpan(_offsets[point], _offsets[point + 1] - _offsets[point]);
+        foreach (var bit in bits)
+        {
+            var acc = MemoryMarshal.Cast<double, Vector<double>>(accumulatorT.Slice(bit * kp, kp));
+            for (var v = 0; v < acc.Length; v++)
+            {
+                acc[v] += coef[v];
+            }
+        }
+    }
+
+    public void AccumulateOne(int point, int centre, double coefficient, Span<double> accumulatorT, int kp)
+    {
+        foreach (var bit in _bits.AsSpan(_offsets[point], _offsets[point + 1] - _offsets[point]))
+        {
+            accumulatorT[bit * kp + centre] += coefficient;
+        }
+    }
+}
+
+/// <summary>Centres in the kernels' transposed, SIMD-padded layout.</summary>
+internal sealed class CentreSet
+{
+    public CentreSet(int dimension, int capacity)
+    {
+        Dimension = dimension;
+        Kp = Pad(capacity);
+        Transposed = new double[dimension * Kp];
+        Norms = new double[Kp];
+    }
+
+    public int Dimension { get; }
+
+    /// <summary>Centres in use.</summary>
+    public int K { get; private set; }
+
+    /// <summary>Stride of the transposed layout (capacity rounded up to the SIMD width).</summary>
+    public int Kp { get; }
+
+    public double[] Transposed { get; }
+
+    /// <summary>|y_k|², kept for the binary distance identity.</summary>
+    public double[] Norms { get; }
+
+    public static int Pad(int k) => (k + Vector<double>.Count - 1) / Vector<double>.Count * Vector<double>.Count;
+
+    public double this[int k, int j]
+    {
+        get => Transposed[j * Kp + k];
+        set => Transposed[j * Kp + k] = value;
+    }
+
+    /// <summary>Sets the centres from row-major values (K × dimension) and recomputes norms.</summary>
+    public void Set(ReadOnlySpan<double> rowMajor, int k)
+    {
+        if (k > Kp)
+        {
+            throw new ArgumentOutOfRangeException(nameof(k), k, $"The set holds {Kp} centres.");
+        }
+
+        K = k;
+        Array.Clear(Transposed);
+        for (var c = 0; c < k; c++)
+        {
+            for (var j = 0; j < Dimension; j++)
+            {
+                Transposed[j * Kp + c] = rowMajor[c * Dimension + j];
+            }
+        }
+
+        UpdateNorms();
+    }
+
+    public double[] ToRowMajor()
+    {
+        var rows = new double[K * Dimension];
+        for (var c = 0; c < K; c++)
+        {
+            for (var j = 0; j < Dimension; j++)
+            {
+                rows[c * Dimension + j] = Transposed[j * Kp + c];
+            }
+        }
+
+        return rows;
+    }
+
+    public void UpdateNorms()
+    {
+        Array.Clear(Norms);
+        for (var j = 0; j < Dimension; j++)
+        {
+            for (var c = 0; c < K; c++)
+            {
+                var value = Transposed[j * Kp + c];
+                Norms[c] += value * value;
+            }
+        }
+    }
+}

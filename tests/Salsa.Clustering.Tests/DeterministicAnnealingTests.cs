@@ -1,0 +1,152 @@
+using Salsa.Clustering.Annealing;
+using Salsa.Clustering.KMeans;
+using Salsa.Clustering.Parallel;
+
+namespace Salsa.Clustering.Tests;
+
+public sealed class DeterministicAnnealingTests
+{
+    [Fact]
+    public void Run_GaussianMixtureWithKmaxFive_RecoversTheGeneratingCentres()
+    {
+        var (points, expected) = TestData.Gmm;
+
+        var result = DeterministicAnnealing.Run(points, new AnnealingOptions { MaxClusters = 5 });
+
+        Assert.Equal(5, result.Clusters);
+        foreach (var centre in expected)
+        {
+            var nearest = Enumerable.Range(0, 5).Min(k =>
+                Math.Sqrt(Math.Pow(result.Centres[2 * k] - centre[0], 2) + Math.Pow(result.Centres[2 * k + 1] - centre[1], 2)));
+            Assert.True(nearest <= 0.15, $"no centre within 0.15 of ({centre[0]}, {centre[1]}); nearest is {nearest:F3} away");
+        }
+
+        // Each generating centre gets its own cluster.
+        var matched = expected.Select(c => Enumerable.Range(0, 5).MinBy(k =>
+            Math.Pow(result.Centres[2 * k] - c[0], 2) + Math.Pow(result.Centres[2 * k + 1] - c[1], 2))).Distinct().Count();
+        Assert.Equal(5, matched);
+    }
+
+    [Fact]
+    public void Run_IndianaCensusAtK20_CostNoWorseThanBestOfTenKMeansRestarts()
+    {
+        var points = TestData.Indiana;
+
+        var annealing = DeterministicAnnealing.Run(points, new AnnealingOptions { MaxClusters = 20 });
+        var kmeans = WeightedKMeans.Run(points, new KMeansOptions { Clusters = 20, Restarts = 10, Seed = 7 });
+
+        Assert.Equal(20, annealing.Clusters);
+        Assert.True(annealing.WeightedCost <= kmeans.Inertia * (1 + 1e-9),
+            $"annealing cost {annealing.WeightedCost:E6} is worse than k-means++ best {kmeans.Inertia:E6}");
+    }
+
+    [Fact]
+    public void Run_TrajectoryAndResult_AreConsistent()
+    {
+        var (points, _) = TestData.Gmm;
+
+        var result = DeterministicAnnealing.Run(points, new AnnealingOptions { MaxClusters = 5 });
+
+        Assert.NotEmpty(result.Trajectory);
+        Assert.Equal(1, result.Trajectory[0].Clusters);
+        Assert.True(result.Trajectory.Zip(result.Trajectory.Skip(1)).All(p => p.Second.Temperature <= p.First.Temperature));
+        Assert.Equal(points.Count, result.ClusterSizes.Sum());
+        Assert.Equal(points.TotalWeight, result.ClusterWeights.Sum(), 6);
+        Assert.All(result.Trajectory, s => Assert.True(double.IsFinite(s.FreeEnergy)));
+        Assert.True(result.Trajectory.Zip(result.Trajectory.Skip(1)).All(p => p.Second.Clusters >= p.First.Clusters));
+    }
+
+    [Theory]
+    [InlineData(2)]
+    [InlineData(3)]
+    [InlineData(4)]
+    public void Run_AnyNumberOfRanks_BitIdenticalToOneRank(int ranks)
+    {
+        var points = TestData.Census(Salsa.Datasets.CensusBlockGroups.IndianaFixturePath);
+        var options = new AnnealingOptions { MaxClusters = 8, Parallel = new ParallelismOptions { Ranks = 1, BlockSize = 64 } };
+
+        var one = DeterministicAnnealing.Run(points, options);
+        var many = DeterministicAnnealing.Run(points, options with { Parallel = options.Parallel with { Ranks = ranks } });
+
+        Assert.Equal(one.Centres.Select(BitConverter.DoubleToInt64Bits), many.Centres.Select(BitConverter.DoubleToInt64Bits));
+        Assert.Equal(one.Assignments, many.Assignments);
+        Assert.Equal(BitConverter.DoubleToInt64Bits(one.WeightedCost), BitConverter.DoubleToInt64Bits(many.WeightedCost));
+        Assert.Equal(one.Trajectory.Select(s => BitConverter.DoubleToInt64Bits(s.FreeEnergy)), many.Trajectory.Select(s => BitConverter.DoubleToInt64Bits(s.FreeEnergy)));
+    }
+
+    [Fact]
+    public void Run_BinaryFingerprints_MatchesTheSameDataAsDenseVectors()
+    {
+        var binary = TestData.Ecfp(200);
+        var dense = binary.ToDense();
+        var options = new AnnealingOptions { MaxClusters = 4, MaxIterationsPerTemperature = 100 };
+
+        var fromBits = DeterministicAnnealing.Run(binary, options);
+        var fromDense = DeterministicAnnealing.Run(dense, options);
+
+        Assert.Equal(fromDense.Clusters, fromBits.Clusters);
+        Assert.Equal(fromDense.Assignments, fromBits.Assignments);
+        for (var i = 0; i < fromDense.Centres.Length; i++)
+        {
+            Assert.Equal(fromDense.Centres[i], fromBits.Centres[i], 1e-6);
+        }
+    }
+
+    [Fact]
+    public void Run_PointsFarFromEveryCentreAtLowTemperature_NoNaNAndNoWeightLost()
+    {
+        var values = new double[] { 0, 0, 1, 0, 0, 1, 1e7, 1e7, 1e7 + 1, 1e7, -1e7, 5e6 };
+        var points = new DenseVectors(values, 2, [1, 1, 1, 1, 1, 1]);
+
+        var result = DeterministicAnnealing.Run(points, new AnnealingOptions { MaxClusters = 2, MinTemperature = 1e-12 });
+
+        Assert.All(result.Centres, c => Assert.True(double.IsFinite(c)));
+        Assert.All(result.Trajectory, s => Assert.True(double.IsFinite(s.FreeEnergy)));
+        Assert.Equal(6, result.ClusterWeights.Sum());
+    }
+
+    [Fact]
+    public async Task RunAsync_Progress_ReportsEveryTemperatureInOrder()
+    {
+        var (points, _) = TestData.Gmm;
+        var channel = ClusteringProgressChannel.Create(capacity: 100_000);
+
+        var result = await DeterministicAnnealing.RunAsync(points, new AnnealingOptions { MaxClusters = 5 }, channel.Writer, TestContext.Current.CancellationToken);
+        channel.Writer.Complete();
+        var events = new List<ClusteringProgress>();
+        await foreach (var e in channel.Reader.ReadAllAsync(TestContext.Current.CancellationToken))
+        {
+            events.Add(e);
+        }
+
+        Assert.Equal(result.Trajectory.Count, events.Count(e => e.Phase == "cooling"));
+        Assert.Equal(result.Trajectory.Select(s => s.Temperature), events.Where(e => e.Phase == "cooling").Select(e => e.Temperature!.Value));
+        Assert.Equal("refined", events[^1].Phase);
+    }
+
+    [Fact]
+    public async Task RunAsync_CancelledDuringARun_StopsWithOperationCanceled()
+    {
+        var points = TestData.Indiana;
+        using var cancellation = new CancellationTokenSource();
+        var channel = ClusteringProgressChannel.Create();
+
+        var run = DeterministicAnnealing.RunAsync(points, new AnnealingOptions { MaxClusters = 50, CoolingFactor = 0.99 }, channel.Writer, cancellation.Token);
+        await channel.Reader.ReadAsync(TestContext.Current.CancellationToken);
+        await cancellation.CancelAsync();
+
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => run);
+    }
+
+    [Theory]
+    [InlineData(0)]
+    [InlineData(2001)]
+    public void Run_KmaxOutOfRange_Throws(int kmax)
+    {
+        var (points, _) = TestData.Gmm;
+
+        var error = Assert.Throws<ClusteringInputException>(() => DeterministicAnnealing.Run(points, new AnnealingOptions { MaxClusters = kmax }));
+
+        Assert.Contains("Kmax", error.Message, StringComparison.Ordinal);
+    }
+}
