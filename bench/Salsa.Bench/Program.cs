@@ -6,6 +6,15 @@ using Salsa.Bench.Harness;
 IExperiment[] experiments =
 [
     new DatasetsExperiment(),
+    new ExchangeLatencyExperiment(),
+    new CcrStagesExperiment(),
+    new CacheLineExperiment(),
+    new BandwidthExperiment(),
+    new KernelScalingExperiment(),
+    new FluctuationsExperiment(),
+    new ParallelOverheadExperiment(),
+    new KernelThroughputExperiment(),
+    new CensusAnnealingExperiment(),
 ];
 
 var quick = args.Contains("--quick");

@@ -203,6 +203,12 @@ public sealed class Dispatcher : IDisposable
         {
             (displaced as ICancellable)?.Cancel();
         }
+        else if (displaced is null && Volatile.Read(ref _sleepers.Value) > 0)
+        {
+            // A sleeping thread could run this while the current one is busy: wake it to steal.
+            // When every thread is busy (the hot case) nobody sleeps and this costs one read.
+            Signal();
+        }
 
         return true;
     }

@@ -44,9 +44,7 @@ internal sealed class RankWaiter
     // a compare-and-swap meant for one wait can never succeed on a later one (ABA): a thread that
     // announced a suspension and was descheduled before its re-check must find its CAS failing, not
     // withdraw the suspension some other thread made since.
-    private PaddedInt _state;
-    private int _epoch;
-    private IResumable? _suspended;
+    private WaiterState _my;
     private object?[] _operations = new object?[4];
 
     public RankWaiter(SpmdGroup group)
@@ -62,8 +60,8 @@ internal sealed class RankWaiter
             Interlocked.MemoryBarrier();
         }
 
-        var state = Volatile.Read(ref _state.Value);
-        if ((state & KindMask) == Running || Interlocked.CompareExchange(ref _state.Value, (state & ~KindMask) | Running, state) != state)
+        var state = Volatile.Read(ref _my.State);
+        if ((state & KindMask) == Running || Interlocked.CompareExchange(ref _my.State, (state & ~KindMask) | Running, state) != state)
         {
             return;
         }
@@ -77,7 +75,7 @@ internal sealed class RankWaiter
         }
         else
         {
-            var operation = _suspended!;
+            var operation = _my.Suspended!;
             operation.Queue.EnqueueResume(operation);
         }
     }
@@ -127,8 +125,8 @@ internal sealed class RankWaiter
         while (true)
         {
             _group.ThrowIfAborted();
-            var blocked = (++_epoch << 2) | Blocked;
-            Interlocked.Exchange(ref _state.Value, blocked);
+            var blocked = (++_my.Epoch << 2) | Blocked;
+            Interlocked.Exchange(ref _my.State, blocked);
             if (_group.AsymmetricFences)
             {
                 Interlocked.MemoryBarrierProcessWide();
@@ -137,14 +135,14 @@ internal sealed class RankWaiter
             if (condition.IsSatisfied() || _group.IsAborted)
             {
                 // Withdraw, unless a waker already did (it then pulses a gate nobody waits on).
-                Interlocked.CompareExchange(ref _state.Value, blocked & ~KindMask, blocked);
+                Interlocked.CompareExchange(ref _my.State, blocked & ~KindMask, blocked);
                 _group.ThrowIfAborted();
                 return;
             }
 
             lock (_gate)
             {
-                while (Volatile.Read(ref _state.Value) == blocked)
+                while (Volatile.Read(ref _my.State) == blocked)
                 {
                     Monitor.Wait(_gate);
                 }
@@ -213,15 +211,15 @@ internal sealed class RankWaiter
     internal SuspendOutcome Suspend<TCondition>(IResumable owner, TCondition condition)
         where TCondition : struct, IWaitCondition
     {
-        _suspended = owner;
-        var suspended = (++_epoch << 2) | Suspended;
-        Interlocked.Exchange(ref _state.Value, suspended);
+        _my.Suspended = owner;
+        var suspended = (++_my.Epoch << 2) | Suspended;
+        Interlocked.Exchange(ref _my.State, suspended);
         if (!condition.IsSatisfied() && !_group.IsAborted)
         {
             return SuspendOutcome.Suspended;
         }
 
-        if (Interlocked.CompareExchange(ref _state.Value, suspended & ~KindMask, suspended) != suspended)
+        if (Interlocked.CompareExchange(ref _my.State, suspended & ~KindMask, suspended) != suspended)
         {
             return SuspendOutcome.Suspended;
         }
@@ -252,4 +250,21 @@ internal sealed class RankWaiter
     {
         public static readonly int Id = TypeKeys.Next();
     }
+}
+
+/// <summary>
+/// What a rank writes on every wait and its wakers read, alone on its cache lines: the ranks' waiters
+/// are allocated side by side, and a class's own fields could otherwise share a line with a neighbour's.
+/// </summary>
+[System.Runtime.InteropServices.StructLayout(System.Runtime.InteropServices.LayoutKind.Explicit, Size = 3 * CacheLine.Size)]
+internal struct WaiterState
+{
+    [System.Runtime.InteropServices.FieldOffset(CacheLine.Size)]
+    public int State;
+
+    [System.Runtime.InteropServices.FieldOffset(CacheLine.Size + sizeof(int))]
+    public int Epoch;
+
+    [System.Runtime.InteropServices.FieldOffset(CacheLine.Size + 2 * sizeof(int))]
+    public IResumable? Suspended;
 }

@@ -1,0 +1,83 @@
+using System.Diagnostics;
+using Salsa.Ccr;
+
+namespace Salsa.Bench.Experiments.Exchange;
+
+/// <summary>Salsa.Ccr under thread execution: a dispatcher thread per rank, blocking collectives.</summary>
+public sealed class SalsaThreadsExchange : IExchangeRunner
+{
+    private readonly Dictionary<int, Dispatcher> _dispatchers = [];
+
+    public string Name => "salsa-threads";
+
+    public string Description => "Salsa.Ccr SPMD, thread execution (one dispatcher thread per rank; spin, yield, block)";
+
+    public double Measure(int ranks, int iterations)
+    {
+        if (!_dispatchers.TryGetValue(ranks, out var dispatcher))
+        {
+            dispatcher = _dispatchers[ranks] = new Dispatcher(new DispatcherOptions { ThreadCount = ranks, Name = "bench exchange", IdleSpin = TimeSpan.Zero });
+        }
+
+        var elapsed = new double[ranks];
+        Spmd.Run(ranks, comm =>
+        {
+            for (var i = 0; i < Math.Max(iterations / 10, 100); i++)
+            {
+                comm.Exchange<byte>(0, 0);
+            }
+
+            comm.Barrier();
+            var start = Stopwatch.GetTimestamp();
+            for (var i = 0; i < iterations; i++)
+            {
+                comm.Exchange<byte>(0, 0);
+            }
+
+            elapsed[comm.Rank] = Stopwatch.GetElapsedTime(start).TotalMicroseconds;
+        }, new SpmdOptions { Dispatcher = dispatcher });
+        return elapsed.Max() / iterations;
+    }
+
+    public void Dispose()
+    {
+        foreach (var dispatcher in _dispatchers.Values)
+        {
+            dispatcher.Dispose();
+        }
+    }
+}
+
+/// <summary>Salsa.Ccr under task execution: ranks multiplexed on one dispatcher thread per core.</summary>
+public sealed class SalsaTasksExchange : IExchangeRunner
+{
+    private readonly Dispatcher _dispatcher = new(new DispatcherOptions { Name = "bench exchange tasks" });
+
+    public string Name => "salsa-tasks";
+
+    public string Description => $"Salsa.Ccr SPMD, task execution (ranks suspend; {Environment.ProcessorCount} dispatcher threads)";
+
+    public double Measure(int ranks, int iterations)
+    {
+        var elapsed = new double[ranks];
+        Spmd.RunAsync(ranks, async comm =>
+        {
+            for (var i = 0; i < Math.Max(iterations / 10, 100); i++)
+            {
+                await comm.ExchangeAsync<byte>(0, 0);
+            }
+
+            await comm.BarrierAsync();
+            var start = Stopwatch.GetTimestamp();
+            for (var i = 0; i < iterations; i++)
+            {
+                await comm.ExchangeAsync<byte>(0, 0);
+            }
+
+            elapsed[comm.Rank] = Stopwatch.GetElapsedTime(start).TotalMicroseconds;
+        }, new SpmdOptions { Dispatcher = _dispatcher }).GetAwaiter().GetResult();
+        return elapsed.Max() / iterations;
+    }
+
+    public void Dispose() => _dispatcher.Dispose();
+}
