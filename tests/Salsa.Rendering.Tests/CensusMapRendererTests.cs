@@ -1,0 +1,159 @@
+using System.Globalization;
+using System.Text.RegularExpressions;
+using System.Xml.Linq;
+using Salsa.Graphics;
+using Salsa.Rendering.Atlas;
+using Salsa.Rendering.Maps;
+
+namespace Salsa.Rendering.Tests;
+
+public sealed partial class CensusMapRendererTests
+{
+    private static readonly XNamespace Svg = "http://www.w3.org/2000/svg";
+
+    [Fact]
+    public void RenderPng_IndianaFixture_HasTheRequestedSize()
+    {
+        var png = CensusMapRenderer.RenderPng(Clusterings.Indiana, new CensusMapOptions { Width = 1000, Height = 700 });
+
+        Assert.Equal((1000, 700), PngImage.ReadSize(png));
+    }
+
+    [Fact]
+    public void RenderPng_IndianaFixture_PaintsEachClustersColourWhereItsPointsAre()
+    {
+        var data = Clusterings.Indiana;
+        var options = new CensusMapOptions { Width = 1200, Height = 800 };
+        var image = PngImage.Decode(CensusMapRenderer.RenderPng(data, options));
+        var layout = CensusMapRenderer.Plan(data, options);
+        var colours = ClusterPalette.For(data);
+
+        var matches = new int[data.ClusterCount];
+        for (var i = 0; i < data.Count; i++)
+        {
+            Assert.True(layout.TryLocate(data.Points[i], out var at), $"Point {i} is outside the map.");
+            var c = data.Assignments[i];
+            if (PngImage.Distance(image[(int)at.X, (int)at.Y], colours[c]) < 40)
+            {
+                matches[c]++;
+            }
+        }
+
+        // Centre circles tint the points under them and neighbours overlap, but most points
+        // show their own cluster's colour, in every cluster.
+        Assert.All(Enumerable.Range(0, data.ClusterCount), c => Assert.True(
+            matches[c] >= 0.5 * data.ClusterPointCounts[c],
+            $"Cluster {c}: {matches[c]} of {data.ClusterPointCounts[c]} points show its colour."));
+        Assert.Equal(6, colours.Distinct().Count());
+    }
+
+    [Fact]
+    public void RenderSvg_IndianaFixture_IsXmlWithOneHullPerClusterAndIndianasOutline()
+    {
+        var data = Clusterings.Indiana;
+        var options = new CensusMapOptions { Title = "Indiana fixture" };
+        var svg = CensusMapRenderer.RenderSvg(data, options);
+        var layout = CensusMapRenderer.Plan(data, options);
+        var main = Assert.Single(layout.Panels);
+
+        var paths = XDocument.Parse(svg).Descendants(Svg + "path").Select(p => (Style: (string?)p.Attribute("style") ?? string.Empty, D: (string?)p.Attribute("d") ?? string.Empty)).ToList();
+
+        // Hulls are the paths with the hull's fill opacity that start on the map (the legend's sample is beside it).
+        var hullOpacity = string.Create(CultureInfo.InvariantCulture, $"fill-opacity:{MapPainter.HullFillOpacity};");
+        var hulls = paths.Where(p => p.Style.Contains(hullOpacity, StringComparison.Ordinal) && main.Contains(Vertices(p.D)[0])).ToList();
+        Assert.Equal(data.ClusterCount, hulls.Count);
+
+        // Indiana's outline: every vertex of its 1:10m ring lies on a stroked outline path
+        // (vertices closer than a third of a unit to the previous one are merged when drawn).
+        var outlineVertices = paths.Where(p => p.Style.StartsWith("fill:none", StringComparison.Ordinal)).SelectMany(p => Vertices(p.D)).ToArray();
+        var indiana = UsAtlas.Default.State("18")!.Polygons.MaxBy(p => p.Exterior.Count)!.Exterior;
+        for (var i = 0; i < indiana.Count; i += Math.Max(1, indiana.Count / 25))
+        {
+            var expected = main.ToCanvas(indiana[i]);
+            var nearest = outlineVertices.Min(v => Math.Abs(v.X - expected.X) + Math.Abs(v.Y - expected.Y));
+            Assert.True(nearest < 0.75, $"Indiana vertex {i} ({expected}) is {nearest:0.00} units from any outline vertex.");
+        }
+
+        Assert.True(layout.ShowsCounties);
+        Assert.Contains("Indiana fixture", svg, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void RenderSvg_MorePointsThanTheBudget_DrawsAnEvenSubsetAndSaysSo()
+    {
+        var svg = CensusMapRenderer.RenderSvg(Clusterings.Indiana, new CensusMapOptions { MaxSvgPoints = 250 });
+
+        Assert.Contains("the SVG shows 250 of the points (1 in 4, evenly spaced in input order)", svg, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Plan_IndianaFixture_FitsTheDataWithEqualScaleAcrossAndUp()
+    {
+        var data = Clusterings.Indiana;
+
+        var layout = CensusMapRenderer.Plan(data);
+        var main = Assert.Single(layout.Panels);
+
+        // The clustering's own plane, and every point on the map.
+        Assert.Same(data.Centres.Projection, main.Projection);
+        Assert.All(data.Points, p => Assert.True(layout.TryLocate(p, out _)));
+
+        // One km north is as long as one km east at the projection's origin latitude.
+        var origin = new GeoPoint(main.Projection.OriginLatitude, main.Projection.OriginLongitude);
+        var (east, north) = (main.Projection.Inverse(1, 0), main.Projection.Inverse(0, 1));
+        var o = main.ToCanvas(origin);
+        var e = main.ToCanvas(new GeoPoint(east.Latitude, east.Longitude));
+        var n = main.ToCanvas(new GeoPoint(north.Latitude, north.Longitude));
+        Assert.Equal(e.X - o.X, o.Y - n.Y, 9);
+        Assert.Equal(main.PixelsPerKm, e.X - o.X, 9);
+    }
+
+    [Fact]
+    public void Plan_GeographicCentres_AreAcceptedLikePlanarOnes()
+    {
+        var planar = Clusterings.Indiana;
+        var geographic = new ClusteredPoints(planar.Points, planar.Weights, planar.Assignments,
+            new GeographicCentres(Enumerable.Range(0, planar.ClusterCount).Select(planar.Centres.Geographic)));
+
+        var svg = CensusMapRenderer.RenderSvg(geographic);
+
+        Assert.NotNull(XDocument.Parse(svg).Root);
+        Assert.Null(geographic.Centres.Projection);
+    }
+
+    [Fact]
+    public void RenderPng_NationalSet_RendersEveryPointWithInsets()
+    {
+        var data = Clusterings.National;
+
+        var png = CensusMapRenderer.RenderPng(data);
+        var svg = CensusMapRenderer.RenderSvg(data);
+        var layout = CensusMapRenderer.Plan(data);
+
+        Assert.Equal(242_335, data.Count);
+        Assert.Equal((1400, 900), PngImage.ReadSize(png));
+        Assert.Equal([UsRegion.Conterminous, UsRegion.Alaska, UsRegion.Hawaii, UsRegion.PuertoRico], layout.Panels.Select(p => p.Region!.Value));
+        Assert.False(layout.ShowsCounties);
+        Assert.Equal(UsRegion.Alaska, layout.PanelFor(new GeoPoint(61.2, -149.9)).Region);
+        Assert.Contains("the SVG shows 20,000 of the points", svg, StringComparison.Ordinal);
+        Assert.NotNull(XDocument.Parse(svg).Root);
+    }
+
+    [Fact]
+    public void Plan_SingleViewLayout_FitsAllPartsInOneView()
+    {
+        var layout = CensusMapRenderer.Plan(Clusterings.National, new CensusMapOptions { Layout = MapLayoutMode.SingleView });
+
+        var panel = Assert.Single(layout.Panels);
+        Assert.Null(panel.Region);
+        Assert.True(layout.TryLocate(new GeoPoint(21.3, -157.8), out _));
+        Assert.True(layout.TryLocate(new GeoPoint(18.4, -66.1), out _));
+        Assert.True(layout.TryLocate(new GeoPoint(64.8, -147.7), out _));
+    }
+
+    private static Point[] Vertices(string d) =>
+        [.. PathVertex().Matches(d).Select(m => new Point(double.Parse(m.Groups[1].Value, CultureInfo.InvariantCulture), double.Parse(m.Groups[2].Value, CultureInfo.InvariantCulture)))];
+
+    [GeneratedRegex(@"[ML] (-?[0-9.]+) (-?[0-9.]+)")]
+    private static partial Regex PathVertex();
+}
