@@ -1,0 +1,167 @@
+namespace Salsa.Store;
+
+/// <summary>What a dataset holds.</summary>
+public enum DatasetKind
+{
+    /// <summary>Points in R^d (<see cref="DatasetContent.Values"/>, row-major), with weights.</summary>
+    Dense = 1,
+
+    /// <summary>Bit vectors (<see cref="DatasetContent.Words"/>, little-endian 64-bit words), with weights.</summary>
+    Binary = 2,
+
+    /// <summary>Census block groups: Values = (latitude, longitude) pairs, Weights = population, Labels = GEOIDs.</summary>
+    Census = 3,
+
+    /// <summary>Compounds: Labels = ids, Texts = SMILES; fingerprints live in derived Binary datasets.</summary>
+    Compounds = 4,
+}
+
+/// <summary>A dataset's description (everything but its points).</summary>
+public sealed record DatasetInfo
+{
+    public required Guid Id { get; init; }
+
+    public required string Name { get; init; }
+
+    public required DatasetKind Kind { get; init; }
+
+    public required int Count { get; init; }
+
+    /// <summary>Coordinates per point (Dense, Census); 0 otherwise.</summary>
+    public int Dimension { get; init; }
+
+    /// <summary>Bits per point (Binary); 0 otherwise.</summary>
+    public int Bits { get; init; }
+
+    /// <summary>Named fingerprint type of a Binary dataset, e.g. <c>rdkit-ecfp4-1024</c>.</summary>
+    public string? FingerprintType { get; init; }
+
+    public double TotalWeight { get; init; }
+
+    public required DateTimeOffset Created { get; init; }
+
+    /// <summary>Where it came from: a file, an upload, a query of another dataset.</summary>
+    public string Source { get; init; } = "";
+
+    public IReadOnlyDictionary<string, string> Metadata { get; init; } = new Dictionary<string, string>();
+}
+
+/// <summary>A dataset's points. Arrays are as described by <see cref="DatasetKind"/>; unused ones are null.</summary>
+public sealed record DatasetContent
+{
+    public double[]? Values { get; init; }
+
+    public ulong[]? Words { get; init; }
+
+    /// <summary>One weight per point (required, may be all 1).</summary>
+    public required double[] Weights { get; init; }
+
+    /// <summary>One label per point (ids), or null.</summary>
+    public string[]? Labels { get; init; }
+
+    /// <summary>One text per point (e.g. SMILES), or null.</summary>
+    public string[]? Texts { get; init; }
+}
+
+/// <summary>Life of a job. Terminal: Succeeded, Failed, Cancelled, Interrupted.</summary>
+public enum JobState
+{
+    Queued = 1,
+    Running = 2,
+    Succeeded = 3,
+    Failed = 4,
+    Cancelled = 5,
+
+    /// <summary>The service stopped while the job was queued or running.</summary>
+    Interrupted = 6,
+}
+
+/// <summary>A job and everything known about it.</summary>
+public sealed record JobRecord
+{
+    public required Guid Id { get; init; }
+
+    /// <summary>The service that owns it (e.g. <c>annealing</c>).</summary>
+    public required string Service { get; init; }
+
+    /// <summary>What it does (e.g. <c>annealing</c>, <c>butina</c>, <c>census-map</c>).</summary>
+    public required string Kind { get; init; }
+
+    public required JobState State { get; init; }
+
+    public required DateTimeOffset Created { get; init; }
+
+    public DateTimeOffset? Started { get; init; }
+
+    public DateTimeOffset? Finished { get; init; }
+
+    /// <summary>Time between acceptance and start.</summary>
+    public double QueueMilliseconds { get; init; }
+
+    /// <summary>Time running.</summary>
+    public double ComputeMilliseconds { get; init; }
+
+    public Guid? DatasetId { get; init; }
+
+    /// <summary>The request, as JSON.</summary>
+    public string ParametersJson { get; init; } = "{}";
+
+    /// <summary>The last progress event, as JSON.</summary>
+    public string? ProgressJson { get; init; }
+
+    /// <summary>The result summary, as JSON (large arrays are artifacts).</summary>
+    public string? ResultJson { get; init; }
+
+    public string? Error { get; init; }
+}
+
+/// <summary>A named blob a job produced (assignments, a map, GeoJSON).</summary>
+public sealed record Artifact(string Name, string ContentType, byte[] Data);
+
+/// <summary>
+/// The store every service shares. Implementations: <c>SqliteDataStore</c> (embedded default) and
+/// <c>PostgresDataStore</c> (Npgsql, binary COPY for points). Both pass the same contract tests.
+/// All methods are safe to call concurrently; a missing id gives null (never an exception).
+/// </summary>
+public interface IDataStore : IAsyncDisposable
+{
+    /// <summary>Creates the schema when absent. Called once at start-up.</summary>
+    Task InitializeAsync(CancellationToken cancellationToken = default);
+
+    /// <summary>Stores a dataset atomically (all points or nothing) and returns its info.</summary>
+    Task<DatasetInfo> CreateDatasetAsync(DatasetInfo info, DatasetContent content, CancellationToken cancellationToken = default);
+
+    Task<DatasetInfo?> GetDatasetAsync(Guid id, CancellationToken cancellationToken = default);
+
+    Task<DatasetContent?> ReadDatasetAsync(Guid id, CancellationToken cancellationToken = default);
+
+    /// <summary>Newest first.</summary>
+    Task<IReadOnlyList<DatasetInfo>> ListDatasetsAsync(int limit = 100, CancellationToken cancellationToken = default);
+
+    /// <summary>True when it existed.</summary>
+    Task<bool> DeleteDatasetAsync(Guid id, CancellationToken cancellationToken = default);
+
+    Task InsertJobAsync(JobRecord job, CancellationToken cancellationToken = default);
+
+    /// <summary>Replaces the stored record with this one (same id).</summary>
+    Task UpdateJobAsync(JobRecord job, CancellationToken cancellationToken = default);
+
+    Task<JobRecord?> GetJobAsync(Guid id, CancellationToken cancellationToken = default);
+
+    /// <summary>Newest first; all services when <paramref name="service"/> is null.</summary>
+    Task<IReadOnlyList<JobRecord>> ListJobsAsync(string? service, int limit = 100, CancellationToken cancellationToken = default);
+
+    /// <summary>
+    /// Marks every Queued or Running job of <paramref name="service"/> as Interrupted with
+    /// <paramref name="reason"/> (start-up after a stop); returns how many.
+    /// </summary>
+    Task<int> MarkInterruptedAsync(string service, string reason, CancellationToken cancellationToken = default);
+
+    /// <summary>Stores or replaces an artifact of a job.</summary>
+    Task PutArtifactAsync(Guid jobId, Artifact artifact, CancellationToken cancellationToken = default);
+
+    Task<Artifact?> GetArtifactAsync(Guid jobId, string name, CancellationToken cancellationToken = default);
+
+    /// <summary>Names, content types and sizes (no data).</summary>
+    Task<IReadOnlyList<(string Name, string ContentType, long Size)>> ListArtifactsAsync(Guid jobId, CancellationToken cancellationToken = default);
+}

@@ -1,0 +1,509 @@
+using System.Data;
+using Microsoft.Extensions.Logging;
+using Npgsql;
+using NpgsqlTypes;
+
+namespace Salsa.Store;
+
+/// <summary>
+/// The shared store on PostgreSQL, through one <see cref="NpgsqlDataSource"/> (so Npgsql's own
+/// <c>Npgsql</c> traces and metrics cover every call). Tables live in the <c>salsa</c> schema;
+/// points arrive by binary COPY and leave through an ordinary query (Npgsql reads results in
+/// PostgreSQL's binary format); vectors and artifacts are <c>bytea</c>.
+/// </summary>
+public sealed class PostgresDataStore : IDataStore
+{
+    // Design: the data source owns a thread-safe connection pool; every call rents its own
+    // connection and returns it, so calls from any number of threads or processes only meet
+    // inside PostgreSQL, which serialises them with row locks and MVCC snapshots. Initialisation
+    // from several processes at once is serialised by a transaction-scoped advisory lock (DDL
+    // racing DDL on the same names fails in PostgreSQL even with IF NOT EXISTS). No lock is held
+    // in this process, so nothing here can deadlock.
+
+    /// <summary>The advisory lock key for schema creation: "salsa.st" read as a big-endian int64.</summary>
+    private const long SchemaLockKey = 0x73616c73612e7374;
+
+    private const string Schema = """
+        CREATE SCHEMA IF NOT EXISTS salsa;
+        CREATE TABLE IF NOT EXISTS salsa.schema_version (version integer NOT NULL);
+        CREATE TABLE IF NOT EXISTS salsa.datasets (
+            id uuid PRIMARY KEY,
+            seq bigint GENERATED ALWAYS AS IDENTITY,
+            name text NOT NULL,
+            kind integer NOT NULL,
+            count integer NOT NULL,
+            dimension integer NOT NULL,
+            bits integer NOT NULL,
+            fingerprint_type text,
+            total_weight double precision NOT NULL,
+            created timestamptz NOT NULL,
+            source text NOT NULL,
+            metadata jsonb NOT NULL,
+            has_labels boolean NOT NULL,
+            has_texts boolean NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS datasets_by_created ON salsa.datasets (created DESC, seq DESC);
+        CREATE TABLE IF NOT EXISTS salsa.dataset_points (
+            dataset_id uuid NOT NULL,
+            idx integer NOT NULL,
+            vector bytea,
+            weight double precision NOT NULL,
+            label text,
+            text text,
+            PRIMARY KEY (dataset_id, idx)
+        );
+        CREATE TABLE IF NOT EXISTS salsa.jobs (
+            id uuid PRIMARY KEY,
+            seq bigint GENERATED ALWAYS AS IDENTITY,
+            service text NOT NULL,
+            kind text NOT NULL,
+            state integer NOT NULL,
+            created timestamptz NOT NULL,
+            started timestamptz,
+            finished timestamptz,
+            queue_ms double precision NOT NULL,
+            compute_ms double precision NOT NULL,
+            dataset_id uuid,
+            parameters text NOT NULL,
+            progress text,
+            result text,
+            error text
+        );
+        CREATE INDEX IF NOT EXISTS jobs_by_created ON salsa.jobs (created DESC, seq DESC);
+        CREATE INDEX IF NOT EXISTS jobs_by_service ON salsa.jobs (service, created DESC, seq DESC);
+        CREATE TABLE IF NOT EXISTS salsa.job_artifacts (
+            job_id uuid NOT NULL,
+            name text NOT NULL,
+            content_type text NOT NULL,
+            data bytea NOT NULL,
+            PRIMARY KEY (job_id, name)
+        );
+        """;
+
+    private const string DatasetColumns =
+        "id, name, kind, count, dimension, bits, fingerprint_type, total_weight, created, source, metadata::text";
+
+    private const string JobColumns =
+        "id, service, kind, state, created, started, finished, queue_ms, compute_ms, dataset_id, parameters, progress, result, error";
+
+    private const string JobParameters = "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14";
+
+    private const string UniqueViolation = "23505";
+
+    private readonly NpgsqlDataSource _dataSource;
+    private readonly TimeProvider _timeProvider;
+
+    /// <param name="connectionString">An Npgsql connection string (<c>Host=…;Database=…</c>); see <see cref="DataStoreFactory"/> for URIs.</param>
+    /// <param name="loggerFactory">Receives Npgsql's own logs.</param>
+    /// <param name="timeProvider">The clock for <see cref="MarkInterruptedAsync"/>'s Finished time.</param>
+    public PostgresDataStore(string connectionString, ILoggerFactory? loggerFactory = null, TimeProvider? timeProvider = null)
+    {
+        ArgumentException.ThrowIfNullOrWhiteSpace(connectionString);
+        PointVectors.EnsureLittleEndian();
+        var builder = new NpgsqlDataSourceBuilder(connectionString) { Name = "salsa-store" };
+        if (loggerFactory is not null)
+        {
+            builder.UseLoggerFactory(loggerFactory);
+        }
+
+        var settings = builder.ConnectionStringBuilder;
+        Location = $"{settings.Host}:{settings.Port}/{settings.Database}";
+        _dataSource = builder.Build();
+        _timeProvider = timeProvider ?? TimeProvider.System;
+    }
+
+    /// <summary>Host, port and database (never the password), for logs.</summary>
+    public string Location { get; }
+
+    public async Task InitializeAsync(CancellationToken cancellationToken = default)
+    {
+        await using var connection = await _dataSource.OpenConnectionAsync(cancellationToken);
+        await using var transaction = await connection.BeginTransactionAsync(cancellationToken);
+
+        // Without parameters Npgsql splits the text into its statements; the lock comes first and
+        // is held until commit.
+        await using (var create = new NpgsqlCommand($"SELECT pg_advisory_xact_lock({SchemaLockKey});\n{Schema}", connection, transaction))
+        {
+            await create.ExecuteNonQueryAsync(cancellationToken);
+        }
+
+        await using (var version = new NpgsqlCommand("SELECT max(version) FROM salsa.schema_version", connection, transaction))
+        {
+            var found = await version.ExecuteScalarAsync(cancellationToken);
+            if (found is int v && v > StoreSchema.Version)
+            {
+                throw new NotSupportedException($"The database at {Location} has schema version {v}; this build of Salsa.Store knows versions up to {StoreSchema.Version}.");
+            }
+
+            if (found is DBNull or null)
+            {
+                await using var insert = new NpgsqlCommand($"INSERT INTO salsa.schema_version (version) VALUES ({StoreSchema.Version})", connection, transaction);
+                await insert.ExecuteNonQueryAsync(cancellationToken);
+            }
+        }
+
+        await transaction.CommitAsync(cancellationToken);
+    }
+
+    public async Task<DatasetInfo> CreateDatasetAsync(DatasetInfo info, DatasetContent content, CancellationToken cancellationToken = default)
+    {
+        var stored = StoreValidation.ValidateDataset(info, content);
+        await using var connection = await _dataSource.OpenConnectionAsync(cancellationToken);
+        await using var transaction = await connection.BeginTransactionAsync(cancellationToken);
+        await using (var insert = new NpgsqlCommand($"""
+            INSERT INTO salsa.datasets (id, name, kind, count, dimension, bits, fingerprint_type, total_weight, created, source, metadata, has_labels, has_texts)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+            """, connection, transaction))
+        {
+            var p = insert.Parameters;
+            p.Add(new NpgsqlParameter<Guid> { TypedValue = stored.Id });
+            p.Add(new NpgsqlParameter<string> { TypedValue = stored.Name });
+            p.Add(new NpgsqlParameter<int> { TypedValue = (int)stored.Kind });
+            p.Add(new NpgsqlParameter<int> { TypedValue = stored.Count });
+            p.Add(new NpgsqlParameter<int> { TypedValue = stored.Dimension });
+            p.Add(new NpgsqlParameter<int> { TypedValue = stored.Bits });
+            p.Add(new NpgsqlParameter { Value = (object?)stored.FingerprintType ?? DBNull.Value, NpgsqlDbType = NpgsqlDbType.Text });
+            p.Add(new NpgsqlParameter<double> { TypedValue = stored.TotalWeight });
+            p.Add(new NpgsqlParameter<DateTimeOffset> { TypedValue = stored.Created });
+            p.Add(new NpgsqlParameter<string> { TypedValue = stored.Source });
+            p.Add(new NpgsqlParameter<string> { TypedValue = MetadataJson.Serialize(stored.Metadata), NpgsqlDbType = NpgsqlDbType.Jsonb });
+            p.Add(new NpgsqlParameter<bool> { TypedValue = content.Labels is not null });
+            p.Add(new NpgsqlParameter<bool> { TypedValue = content.Texts is not null });
+            try
+            {
+                await insert.ExecuteNonQueryAsync(cancellationToken);
+            }
+            catch (PostgresException e) when (e.SqlState == UniqueViolation)
+            {
+                throw new InvalidOperationException($"A dataset with id {stored.Id} already exists.", e);
+            }
+        }
+
+        await CopyPointsAsync(connection, stored, content, cancellationToken);
+
+        // Disposing the transaction without this commit rolls every point back: all or nothing.
+        await transaction.CommitAsync(cancellationToken);
+        return stored;
+    }
+
+    private static async Task CopyPointsAsync(NpgsqlConnection connection, DatasetInfo info, DatasetContent content, CancellationToken cancellationToken)
+    {
+        // Only the columns this dataset uses travel; the others default to NULL.
+        var vectorBytes = StoreValidation.VectorBytes(info.Kind, info.Dimension, info.Bits);
+        var columns = new List<string> { "dataset_id", "idx", "weight" };
+        if (vectorBytes > 0)
+        {
+            columns.Add("vector");
+        }
+
+        if (content.Labels is not null)
+        {
+            columns.Add("label");
+        }
+
+        if (content.Texts is not null)
+        {
+            columns.Add("text");
+        }
+
+        var all = PointVectors.ToBytes(content);
+        await using var importer = await connection.BeginBinaryImportAsync(
+            $"COPY salsa.dataset_points ({string.Join(", ", columns)}) FROM STDIN (FORMAT BINARY)", cancellationToken);
+        for (var i = 0; i < info.Count; i++)
+        {
+            await importer.StartRowAsync(cancellationToken);
+            await importer.WriteAsync(info.Id, NpgsqlDbType.Uuid, cancellationToken);
+            await importer.WriteAsync(i, NpgsqlDbType.Integer, cancellationToken);
+            await importer.WriteAsync(content.Weights[i], NpgsqlDbType.Double, cancellationToken);
+            if (all is not null)
+            {
+                await importer.WriteAsync(new ArraySegment<byte>(all, i * vectorBytes, vectorBytes), NpgsqlDbType.Bytea, cancellationToken);
+            }
+
+            if (content.Labels is { } labels)
+            {
+                await importer.WriteAsync(labels[i], NpgsqlDbType.Text, cancellationToken);
+            }
+
+            if (content.Texts is { } texts)
+            {
+                await importer.WriteAsync(texts[i], NpgsqlDbType.Text, cancellationToken);
+            }
+        }
+
+        // Without Complete, disposing the importer cancels the COPY.
+        await importer.CompleteAsync(cancellationToken);
+    }
+
+    public async Task<DatasetInfo?> GetDatasetAsync(Guid id, CancellationToken cancellationToken = default)
+    {
+        await using var select = _dataSource.CreateCommand($"SELECT {DatasetColumns} FROM salsa.datasets WHERE id = $1");
+        select.Parameters.Add(new NpgsqlParameter<Guid> { TypedValue = id });
+        await using var reader = await select.ExecuteReaderAsync(cancellationToken);
+        return await reader.ReadAsync(cancellationToken) ? ReadDatasetInfo(reader) : null;
+    }
+
+    public async Task<DatasetContent?> ReadDatasetAsync(Guid id, CancellationToken cancellationToken = default)
+    {
+        await using var connection = await _dataSource.OpenConnectionAsync(cancellationToken);
+
+        // One snapshot for the dataset row and its points, so a concurrent delete cannot split them.
+        await using var transaction = await connection.BeginTransactionAsync(IsolationLevel.RepeatableRead, cancellationToken);
+        DatasetContentBuilder builder;
+        await using (var select = new NpgsqlCommand("SELECT kind, count, dimension, bits, has_labels, has_texts FROM salsa.datasets WHERE id = $1", connection, transaction))
+        {
+            select.Parameters.Add(new NpgsqlParameter<Guid> { TypedValue = id });
+            await using var row = await select.ExecuteReaderAsync(cancellationToken);
+            if (!await row.ReadAsync(cancellationToken))
+            {
+                return null;
+            }
+
+            builder = new DatasetContentBuilder((DatasetKind)row.GetInt32(0), row.GetInt32(1), row.GetInt32(2), row.GetInt32(3), row.GetBoolean(4), row.GetBoolean(5));
+        }
+
+        await using (var points = new NpgsqlCommand("SELECT idx, vector, weight, label, text FROM salsa.dataset_points WHERE dataset_id = $1 ORDER BY idx", connection, transaction))
+        {
+            points.Parameters.Add(new NpgsqlParameter<Guid> { TypedValue = id });
+
+            // Rows are small (a vector, a weight, an id and a SMILES), so the default row-buffered
+            // mode suits; Npgsql receives every column in PostgreSQL's binary format.
+            await using var reader = await points.ExecuteReaderAsync(cancellationToken);
+            var buffer = new byte[builder.VectorBytes];
+            while (await reader.ReadAsync(cancellationToken))
+            {
+                var index = reader.GetInt32(0);
+                if (builder.VectorBytes > 0)
+                {
+                    var length = reader.IsDBNull(1) ? -1 : reader.GetBytes(1, 0, null, 0, 0);
+                    if (length != buffer.Length)
+                    {
+                        throw new InvalidDataException($"Point {index} of dataset {id} has a {length}-byte vector; {buffer.Length} expected.");
+                    }
+
+                    reader.GetBytes(1, 0, buffer, 0, buffer.Length);
+                    buffer.CopyTo(builder.NextVector);
+                }
+
+                var weight = reader.GetDouble(2);
+                var label = reader.IsDBNull(3) ? null : reader.GetString(3);
+                var text = reader.IsDBNull(4) ? null : reader.GetString(4);
+                builder.Add(index, weight, label, text);
+            }
+        }
+
+        await transaction.CommitAsync(cancellationToken);
+        return builder.Build();
+    }
+
+    public async Task<IReadOnlyList<DatasetInfo>> ListDatasetsAsync(int limit = 100, CancellationToken cancellationToken = default)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(limit);
+        await using var select = _dataSource.CreateCommand($"SELECT {DatasetColumns} FROM salsa.datasets ORDER BY created DESC, seq DESC LIMIT $1");
+        select.Parameters.Add(new NpgsqlParameter<int> { TypedValue = limit });
+        await using var reader = await select.ExecuteReaderAsync(cancellationToken);
+        var list = new List<DatasetInfo>();
+        while (await reader.ReadAsync(cancellationToken))
+        {
+            list.Add(ReadDatasetInfo(reader));
+        }
+
+        return list;
+    }
+
+    public async Task<bool> DeleteDatasetAsync(Guid id, CancellationToken cancellationToken = default)
+    {
+        // Points go in the same transaction as their dataset row (no foreign key: COPY would run
+        // a referential check per point, and only Create and Delete ever touch points).
+        await using var connection = await _dataSource.OpenConnectionAsync(cancellationToken);
+        await using var transaction = await connection.BeginTransactionAsync(cancellationToken);
+        await using var batch = new NpgsqlBatch(connection, transaction)
+        {
+            BatchCommands =
+            {
+                new NpgsqlBatchCommand("DELETE FROM salsa.dataset_points WHERE dataset_id = $1") { Parameters = { new NpgsqlParameter<Guid> { TypedValue = id } } },
+                new NpgsqlBatchCommand("DELETE FROM salsa.datasets WHERE id = $1") { Parameters = { new NpgsqlParameter<Guid> { TypedValue = id } } },
+            },
+        };
+        await batch.ExecuteNonQueryAsync(cancellationToken);
+        var deleted = batch.BatchCommands[1].RecordsAffected > 0;
+        await transaction.CommitAsync(cancellationToken);
+        return deleted;
+    }
+
+    public async Task InsertJobAsync(JobRecord job, CancellationToken cancellationToken = default)
+    {
+        StoreValidation.ValidateJob(job);
+        await using var insert = _dataSource.CreateCommand($"INSERT INTO salsa.jobs ({JobColumns}) VALUES ({JobParameters})");
+        BindJob(insert, job);
+        try
+        {
+            await insert.ExecuteNonQueryAsync(cancellationToken);
+        }
+        catch (PostgresException e) when (e.SqlState == UniqueViolation)
+        {
+            throw new InvalidOperationException($"A job with id {job.Id} already exists.", e);
+        }
+    }
+
+    public async Task UpdateJobAsync(JobRecord job, CancellationToken cancellationToken = default)
+    {
+        StoreValidation.ValidateJob(job);
+
+        // An upsert: afterwards the stored record is this one whether or not it existed.
+        await using var upsert = _dataSource.CreateCommand($"""
+            INSERT INTO salsa.jobs ({JobColumns}) VALUES ({JobParameters})
+            ON CONFLICT (id) DO UPDATE SET
+                service = EXCLUDED.service, kind = EXCLUDED.kind, state = EXCLUDED.state,
+                created = EXCLUDED.created, started = EXCLUDED.started, finished = EXCLUDED.finished,
+                queue_ms = EXCLUDED.queue_ms, compute_ms = EXCLUDED.compute_ms, dataset_id = EXCLUDED.dataset_id,
+                parameters = EXCLUDED.parameters, progress = EXCLUDED.progress, result = EXCLUDED.result, error = EXCLUDED.error
+            """);
+        BindJob(upsert, job);
+        await upsert.ExecuteNonQueryAsync(cancellationToken);
+    }
+
+    public async Task<JobRecord?> GetJobAsync(Guid id, CancellationToken cancellationToken = default)
+    {
+        await using var select = _dataSource.CreateCommand($"SELECT {JobColumns} FROM salsa.jobs WHERE id = $1");
+        select.Parameters.Add(new NpgsqlParameter<Guid> { TypedValue = id });
+        await using var reader = await select.ExecuteReaderAsync(cancellationToken);
+        return await reader.ReadAsync(cancellationToken) ? ReadJob(reader) : null;
+    }
+
+    public async Task<IReadOnlyList<JobRecord>> ListJobsAsync(string? service, int limit = 100, CancellationToken cancellationToken = default)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(limit);
+        await using var select = _dataSource.CreateCommand(service is null
+            ? $"SELECT {JobColumns} FROM salsa.jobs ORDER BY created DESC, seq DESC LIMIT $1"
+            : $"SELECT {JobColumns} FROM salsa.jobs WHERE service = $2 ORDER BY created DESC, seq DESC LIMIT $1");
+        select.Parameters.Add(new NpgsqlParameter<int> { TypedValue = limit });
+        if (service is not null)
+        {
+            select.Parameters.Add(new NpgsqlParameter<string> { TypedValue = service });
+        }
+
+        await using var reader = await select.ExecuteReaderAsync(cancellationToken);
+        var list = new List<JobRecord>();
+        while (await reader.ReadAsync(cancellationToken))
+        {
+            list.Add(ReadJob(reader));
+        }
+
+        return list;
+    }
+
+    public async Task<int> MarkInterruptedAsync(string service, string reason, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(service);
+        ArgumentNullException.ThrowIfNull(reason);
+        await using var update = _dataSource.CreateCommand("UPDATE salsa.jobs SET state = $1, finished = $2, error = $3 WHERE service = $4 AND state IN ($5, $6)");
+        var p = update.Parameters;
+        p.Add(new NpgsqlParameter<int> { TypedValue = (int)JobState.Interrupted });
+        p.Add(new NpgsqlParameter<DateTimeOffset> { TypedValue = StoreTime.Normalize(_timeProvider.GetUtcNow()) });
+        p.Add(new NpgsqlParameter<string> { TypedValue = reason });
+        p.Add(new NpgsqlParameter<string> { TypedValue = service });
+        p.Add(new NpgsqlParameter<int> { TypedValue = (int)JobState.Queued });
+        p.Add(new NpgsqlParameter<int> { TypedValue = (int)JobState.Running });
+        return await update.ExecuteNonQueryAsync(cancellationToken);
+    }
+
+    public async Task PutArtifactAsync(Guid jobId, Artifact artifact, CancellationToken cancellationToken = default)
+    {
+        StoreValidation.ValidateArtifact(artifact);
+        await using var upsert = _dataSource.CreateCommand("""
+            INSERT INTO salsa.job_artifacts (job_id, name, content_type, data) VALUES ($1, $2, $3, $4)
+            ON CONFLICT (job_id, name) DO UPDATE SET content_type = EXCLUDED.content_type, data = EXCLUDED.data
+            """);
+        upsert.Parameters.Add(new NpgsqlParameter<Guid> { TypedValue = jobId });
+        upsert.Parameters.Add(new NpgsqlParameter<string> { TypedValue = artifact.Name });
+        upsert.Parameters.Add(new NpgsqlParameter<string> { TypedValue = artifact.ContentType });
+        upsert.Parameters.Add(new NpgsqlParameter<byte[]> { TypedValue = artifact.Data, NpgsqlDbType = NpgsqlDbType.Bytea });
+        await upsert.ExecuteNonQueryAsync(cancellationToken);
+    }
+
+    public async Task<Artifact?> GetArtifactAsync(Guid jobId, string name, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(name);
+        await using var select = _dataSource.CreateCommand("SELECT content_type, data FROM salsa.job_artifacts WHERE job_id = $1 AND name = $2");
+        select.Parameters.Add(new NpgsqlParameter<Guid> { TypedValue = jobId });
+        select.Parameters.Add(new NpgsqlParameter<string> { TypedValue = name });
+        await using var reader = await select.ExecuteReaderAsync(cancellationToken);
+        return await reader.ReadAsync(cancellationToken)
+            ? new Artifact(name, reader.GetString(0), await reader.GetFieldValueAsync<byte[]>(1, cancellationToken))
+            : null;
+    }
+
+    public async Task<IReadOnlyList<(string Name, string ContentType, long Size)>> ListArtifactsAsync(Guid jobId, CancellationToken cancellationToken = default)
+    {
+        // octet_length reads a TOASTed value's size from its header without fetching the data.
+        // COLLATE "C" orders names by code point, as SQLite does, whatever the database's locale.
+        await using var select = _dataSource.CreateCommand(
+            "SELECT name, content_type, octet_length(data)::bigint FROM salsa.job_artifacts WHERE job_id = $1 ORDER BY name COLLATE \"C\"");
+        select.Parameters.Add(new NpgsqlParameter<Guid> { TypedValue = jobId });
+        await using var reader = await select.ExecuteReaderAsync(cancellationToken);
+        var list = new List<(string, string, long)>();
+        while (await reader.ReadAsync(cancellationToken))
+        {
+            list.Add((reader.GetString(0), reader.GetString(1), reader.GetInt64(2)));
+        }
+
+        return list;
+    }
+
+    public ValueTask DisposeAsync() => _dataSource.DisposeAsync();
+
+    private static DatasetInfo ReadDatasetInfo(NpgsqlDataReader reader) => new()
+    {
+        Id = reader.GetGuid(0),
+        Name = reader.GetString(1),
+        Kind = (DatasetKind)reader.GetInt32(2),
+        Count = reader.GetInt32(3),
+        Dimension = reader.GetInt32(4),
+        Bits = reader.GetInt32(5),
+        FingerprintType = reader.IsDBNull(6) ? null : reader.GetString(6),
+        TotalWeight = reader.GetDouble(7),
+        Created = reader.GetFieldValue<DateTimeOffset>(8),
+        Source = reader.GetString(9),
+        Metadata = MetadataJson.Deserialize(reader.GetString(10)),
+    };
+
+    private static void BindJob(NpgsqlCommand command, JobRecord job)
+    {
+        var p = command.Parameters;
+        p.Add(new NpgsqlParameter<Guid> { TypedValue = job.Id });
+        p.Add(new NpgsqlParameter<string> { TypedValue = job.Service });
+        p.Add(new NpgsqlParameter<string> { TypedValue = job.Kind });
+        p.Add(new NpgsqlParameter<int> { TypedValue = (int)job.State });
+        p.Add(new NpgsqlParameter<DateTimeOffset> { TypedValue = StoreTime.Normalize(job.Created) });
+        p.Add(Nullable(StoreTime.Normalize(job.Started), NpgsqlDbType.TimestampTz));
+        p.Add(Nullable(StoreTime.Normalize(job.Finished), NpgsqlDbType.TimestampTz));
+        p.Add(new NpgsqlParameter<double> { TypedValue = job.QueueMilliseconds });
+        p.Add(new NpgsqlParameter<double> { TypedValue = job.ComputeMilliseconds });
+        p.Add(Nullable(job.DatasetId, NpgsqlDbType.Uuid));
+        p.Add(new NpgsqlParameter<string> { TypedValue = job.ParametersJson });
+        p.Add(Nullable(job.ProgressJson, NpgsqlDbType.Text));
+        p.Add(Nullable(job.ResultJson, NpgsqlDbType.Text));
+        p.Add(Nullable(job.Error, NpgsqlDbType.Text));
+    }
+
+    private static NpgsqlParameter Nullable(object? value, NpgsqlDbType type) => new() { Value = value ?? DBNull.Value, NpgsqlDbType = type };
+
+    private static JobRecord ReadJob(NpgsqlDataReader reader) => new()
+    {
+        Id = reader.GetGuid(0),
+        Service = reader.GetString(1),
+        Kind = reader.GetString(2),
+        State = (JobState)reader.GetInt32(3),
+        Created = reader.GetFieldValue<DateTimeOffset>(4),
+        Started = reader.IsDBNull(5) ? null : reader.GetFieldValue<DateTimeOffset>(5),
+        Finished = reader.IsDBNull(6) ? null : reader.GetFieldValue<DateTimeOffset>(6),
+        QueueMilliseconds = reader.GetDouble(7),
+        ComputeMilliseconds = reader.GetDouble(8),
+        DatasetId = reader.IsDBNull(9) ? null : reader.GetGuid(9),
+        ParametersJson = reader.GetString(10),
+        ProgressJson = reader.IsDBNull(11) ? null : reader.GetString(11),
+        ResultJson = reader.IsDBNull(12) ? null : reader.GetString(12),
+        Error = reader.IsDBNull(13) ? null : reader.GetString(13),
+    };
+}

@@ -1,0 +1,604 @@
+using Microsoft.Data.Sqlite;
+
+namespace Salsa.Store;
+
+/// <summary>
+/// The embedded store: one SQLite file in WAL mode, shared by every thread of this process and by
+/// other processes on the same machine. Points are rows of <c>dataset_points</c> (a WITHOUT ROWID
+/// table clustered on dataset and index), each point's vector one little-endian BLOB, inserted in
+/// one transaction through one prepared statement.
+/// </summary>
+public sealed class SqliteDataStore : IDataStore
+{
+    // Design: every call opens its own pooled connection, so threads never share a SQLite handle.
+    // WAL lets readers work on a snapshot while one writer commits; reads never wait for writes.
+    // SQLite admits one writer per file at a time anyway, so writers of this process queue on an
+    // async gate (_writeGate) instead of blocking pool threads inside SQLite's busy handler; the
+    // busy timeout is left for writers in other processes. Write transactions start IMMEDIATE
+    // (take the write lock first), so a writer never has to upgrade a read snapshot that another
+    // process has outdated, which SQLite would fail at once instead of waiting. The gate is taken
+    // before any SQLite lock and released after, and nothing else is locked, so there is no cycle.
+    private const int BusyTimeoutMilliseconds = 30_000;
+    private const int CancellationCheckInterval = 4096;
+
+    private const string Schema = """
+        CREATE TABLE IF NOT EXISTS datasets (
+            pk INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            name TEXT NOT NULL,
+            kind INTEGER NOT NULL,
+            count INTEGER NOT NULL,
+            dimension INTEGER NOT NULL,
+            bits INTEGER NOT NULL,
+            fingerprint_type TEXT,
+            total_weight REAL NOT NULL,
+            created_us INTEGER NOT NULL,
+            source TEXT NOT NULL,
+            metadata TEXT NOT NULL,
+            has_labels INTEGER NOT NULL,
+            has_texts INTEGER NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS datasets_by_created ON datasets (created_us DESC, pk DESC);
+        CREATE TABLE IF NOT EXISTS dataset_points (
+            dataset_pk INTEGER NOT NULL,
+            idx INTEGER NOT NULL,
+            vector BLOB,
+            weight REAL NOT NULL,
+            label TEXT,
+            text TEXT,
+            PRIMARY KEY (dataset_pk, idx)
+        ) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS jobs (
+            seq INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            service TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            state INTEGER NOT NULL,
+            created_us INTEGER NOT NULL,
+            started_us INTEGER,
+            finished_us INTEGER,
+            queue_ms REAL,
+            compute_ms REAL,
+            dataset_id TEXT,
+            parameters TEXT NOT NULL,
+            progress TEXT,
+            result TEXT,
+            error TEXT
+        );
+        CREATE INDEX IF NOT EXISTS jobs_by_created ON jobs (created_us DESC, seq DESC);
+        CREATE INDEX IF NOT EXISTS jobs_by_service ON jobs (service, created_us DESC, seq DESC);
+        CREATE TABLE IF NOT EXISTS job_artifacts (
+            job_id TEXT NOT NULL,
+            name TEXT NOT NULL,
+            content_type TEXT NOT NULL,
+            data BLOB NOT NULL,
+            PRIMARY KEY (job_id, name)
+        );
+        """;
+
+    private const string DatasetColumns =
+        "id, name, kind, count, dimension, bits, fingerprint_type, total_weight, created_us, source, metadata";
+
+    private const string JobColumns =
+        "id, service, kind, state, created_us, started_us, finished_us, queue_ms, compute_ms, dataset_id, parameters, progress, result, error";
+
+    private const string JobParameters =
+        "$id, $service, $kind, $state, $created_us, $started_us, $finished_us, $queue_ms, $compute_ms, $dataset_id, $parameters, $progress, $result, $error";
+
+    private readonly string _connectionString;
+    private readonly TimeProvider _timeProvider;
+    private readonly SemaphoreSlim _writeGate = new(1, 1);
+    private int _disposed;
+
+    /// <param name="path">The database file; missing directories are created by <see cref="InitializeAsync"/>.</param>
+    /// <param name="timeProvider">The clock for <see cref="MarkInterruptedAsync"/>'s Finished time.</param>
+    public SqliteDataStore(string path, TimeProvider? timeProvider = null)
+    {
+        ArgumentException.ThrowIfNullOrWhiteSpace(path);
+        PointVectors.EnsureLittleEndian();
+        Path = System.IO.Path.GetFullPath(path);
+        _timeProvider = timeProvider ?? TimeProvider.System;
+        _connectionString = new SqliteConnectionStringBuilder
+        {
+            DataSource = Path,
+            Mode = SqliteOpenMode.ReadWriteCreate,
+            Cache = SqliteCacheMode.Private,
+            Pooling = true,
+            // Microsoft.Data.Sqlite's own retry on SQLITE_BUSY, behind SQLite's busy timeout.
+            DefaultTimeout = BusyTimeoutMilliseconds / 1000,
+        }.ToString();
+    }
+
+    /// <summary>The database file's full path.</summary>
+    public string Path { get; }
+
+    public async Task InitializeAsync(CancellationToken cancellationToken = default)
+    {
+        Directory.CreateDirectory(System.IO.Path.GetDirectoryName(Path)!);
+        await WriteAsync(connection =>
+        {
+            // WAL is a property of the file, so setting it once sticks for every later connection
+            // and every process. It must be set outside a transaction.
+            using (var wal = connection.CreateCommand())
+            {
+                wal.CommandText = "PRAGMA journal_mode = WAL;";
+                var mode = Convert.ToString(wal.ExecuteScalar(), System.Globalization.CultureInfo.InvariantCulture);
+                if (!string.Equals(mode, "wal", StringComparison.OrdinalIgnoreCase))
+                {
+                    throw new InvalidOperationException($"SQLite refused WAL mode for {Path} (journal_mode is '{mode}'); the file system may not support shared memory.");
+                }
+            }
+
+            // IMMEDIATE: processes initialising the same new file at once take turns.
+            using var transaction = connection.BeginTransaction(deferred: false);
+            using (var version = Command(connection, transaction, "PRAGMA user_version;"))
+            {
+                var found = Convert.ToInt64(version.ExecuteScalar(), System.Globalization.CultureInfo.InvariantCulture);
+                if (found > StoreSchema.Version)
+                {
+                    throw new NotSupportedException($"{Path} has schema version {found}; this build of Salsa.Store knows versions up to {StoreSchema.Version}.");
+                }
+            }
+
+            using (var create = Command(connection, transaction, Schema + $"PRAGMA user_version = {StoreSchema.Version};"))
+            {
+                create.ExecuteNonQuery();
+            }
+
+            transaction.Commit();
+            return 0;
+        }, cancellationToken);
+    }
+
+    public async Task<DatasetInfo> CreateDatasetAsync(DatasetInfo info, DatasetContent content, CancellationToken cancellationToken = default)
+    {
+        var stored = StoreValidation.ValidateDataset(info, content);
+        await WriteAsync(connection =>
+        {
+            using var transaction = connection.BeginTransaction(deferred: false);
+            long pk;
+            using (var insert = Command(connection, transaction, $"""
+                INSERT INTO datasets ({DatasetColumns}, has_labels, has_texts)
+                VALUES ($id, $name, $kind, $count, $dimension, $bits, $fingerprint_type, $total_weight, $created_us, $source, $metadata, $has_labels, $has_texts)
+                RETURNING pk;
+                """))
+            {
+                insert.Parameters.AddWithValue("$id", Text(stored.Id));
+                insert.Parameters.AddWithValue("$name", stored.Name);
+                insert.Parameters.AddWithValue("$kind", (int)stored.Kind);
+                insert.Parameters.AddWithValue("$count", stored.Count);
+                insert.Parameters.AddWithValue("$dimension", stored.Dimension);
+                insert.Parameters.AddWithValue("$bits", stored.Bits);
+                insert.Parameters.AddWithValue("$fingerprint_type", (object?)stored.FingerprintType ?? DBNull.Value);
+                insert.Parameters.AddWithValue("$total_weight", stored.TotalWeight);
+                insert.Parameters.AddWithValue("$created_us", StoreTime.ToUnixMicroseconds(stored.Created));
+                insert.Parameters.AddWithValue("$source", stored.Source);
+                insert.Parameters.AddWithValue("$metadata", MetadataJson.Serialize(stored.Metadata));
+                insert.Parameters.AddWithValue("$has_labels", content.Labels is not null);
+                insert.Parameters.AddWithValue("$has_texts", content.Texts is not null);
+                try
+                {
+                    pk = (long)insert.ExecuteScalar()!;
+                }
+                catch (SqliteException e) when (IsUniqueViolation(e))
+                {
+                    throw new InvalidOperationException($"A dataset with id {stored.Id} already exists.", e);
+                }
+            }
+
+            InsertPoints(connection, transaction, pk, stored, content, cancellationToken);
+
+            // Disposing the transaction without this commit rolls every point back: all or nothing.
+            transaction.Commit();
+            return 0;
+        }, cancellationToken);
+        return stored;
+    }
+
+    private static void InsertPoints(SqliteConnection connection, SqliteTransaction transaction, long pk, DatasetInfo info, DatasetContent content, CancellationToken cancellationToken)
+    {
+        using var insert = Command(connection, transaction,
+            "INSERT INTO dataset_points (dataset_pk, idx, vector, weight, label, text) VALUES ($pk, $idx, $vector, $weight, $label, $text);");
+        insert.Parameters.AddWithValue("$pk", pk);
+        var index = insert.Parameters.Add("$idx", SqliteType.Integer);
+        var vector = insert.Parameters.Add("$vector", SqliteType.Blob);
+        var weight = insert.Parameters.Add("$weight", SqliteType.Real);
+        var label = insert.Parameters.Add("$label", SqliteType.Text);
+        var text = insert.Parameters.Add("$text", SqliteType.Text);
+        insert.Prepare();
+
+        var vectorBytes = StoreValidation.VectorBytes(info.Kind, info.Dimension, info.Bits);
+        var all = PointVectors.ToBytes(content);
+
+        // SQLite copies a bound BLOB (SQLITE_TRANSIENT), so one buffer serves every row.
+        var buffer = vectorBytes > 0 ? new byte[vectorBytes] : null;
+        vector.Value = (object?)buffer ?? DBNull.Value;
+        label.Value = DBNull.Value;
+        text.Value = DBNull.Value;
+        for (var i = 0; i < info.Count; i++)
+        {
+            if (i % CancellationCheckInterval == 0)
+            {
+                cancellationToken.ThrowIfCancellationRequested();
+            }
+
+            index.Value = i;
+            if (buffer is not null)
+            {
+                all.AsSpan(i * vectorBytes, vectorBytes).CopyTo(buffer);
+            }
+
+            weight.Value = content.Weights[i];
+            if (content.Labels is { } labels)
+            {
+                label.Value = labels[i];
+            }
+
+            if (content.Texts is { } texts)
+            {
+                text.Value = texts[i];
+            }
+
+            insert.ExecuteNonQuery();
+        }
+    }
+
+    public async Task<DatasetInfo?> GetDatasetAsync(Guid id, CancellationToken cancellationToken = default)
+    {
+        await using var connection = await OpenAsync(cancellationToken);
+        using var select = Command(connection, null, $"SELECT {DatasetColumns} FROM datasets WHERE id = $id;");
+        select.Parameters.AddWithValue("$id", Text(id));
+        using var reader = select.ExecuteReader();
+        return reader.Read() ? ReadDatasetInfo(reader) : null;
+    }
+
+    public async Task<DatasetContent?> ReadDatasetAsync(Guid id, CancellationToken cancellationToken = default)
+    {
+        await using var connection = await OpenAsync(cancellationToken);
+
+        // A read transaction pins one WAL snapshot, so a concurrent delete cannot split the
+        // dataset row from its points.
+        using var transaction = connection.BeginTransaction(deferred: true);
+        DatasetContentBuilder builder;
+        long pk;
+        using (var select = Command(connection, transaction, "SELECT pk, kind, count, dimension, bits, has_labels, has_texts FROM datasets WHERE id = $id;"))
+        {
+            select.Parameters.AddWithValue("$id", Text(id));
+            using var row = select.ExecuteReader();
+            if (!row.Read())
+            {
+                return null;
+            }
+
+            pk = row.GetInt64(0);
+            builder = new DatasetContentBuilder((DatasetKind)row.GetInt32(1), row.GetInt32(2), row.GetInt32(3), row.GetInt32(4), row.GetBoolean(5), row.GetBoolean(6));
+        }
+
+        using (var points = Command(connection, transaction, "SELECT idx, vector, weight, label, text FROM dataset_points WHERE dataset_pk = $pk ORDER BY idx;"))
+        {
+            points.Parameters.AddWithValue("$pk", pk);
+            using var reader = points.ExecuteReader();
+            var read = 0;
+            while (reader.Read())
+            {
+                if (read++ % CancellationCheckInterval == 0)
+                {
+                    cancellationToken.ThrowIfCancellationRequested();
+                }
+
+                var index = reader.GetInt32(0);
+                if (builder.VectorBytes > 0)
+                {
+                    // GetFieldValue<byte[]> copies the column in one call; GetBytes would open an
+                    // incremental-BLOB handle per row, which is 25 times slower.
+                    var vector = reader.IsDBNull(1) ? null : reader.GetFieldValue<byte[]>(1);
+                    if (vector?.Length != builder.VectorBytes)
+                    {
+                        throw new InvalidDataException($"Point {index} of dataset {id} has a {vector?.Length ?? -1}-byte vector; {builder.VectorBytes} expected.");
+                    }
+
+                    vector.CopyTo(builder.NextVector);
+                }
+
+                builder.Add(index, reader.GetDouble(2), reader.IsDBNull(3) ? null : reader.GetString(3), reader.IsDBNull(4) ? null : reader.GetString(4));
+            }
+        }
+
+        return builder.Build();
+    }
+
+    public async Task<IReadOnlyList<DatasetInfo>> ListDatasetsAsync(int limit = 100, CancellationToken cancellationToken = default)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(limit);
+        await using var connection = await OpenAsync(cancellationToken);
+        using var select = Command(connection, null, $"SELECT {DatasetColumns} FROM datasets ORDER BY created_us DESC, pk DESC LIMIT $limit;");
+        select.Parameters.AddWithValue("$limit", limit);
+        using var reader = select.ExecuteReader();
+        var list = new List<DatasetInfo>();
+        while (reader.Read())
+        {
+            list.Add(ReadDatasetInfo(reader));
+        }
+
+        return list;
+    }
+
+    public Task<bool> DeleteDatasetAsync(Guid id, CancellationToken cancellationToken = default) =>
+        WriteAsync(connection =>
+        {
+            // Points go in the same transaction as their dataset row (no foreign key: it would
+            // cost a parent lookup per inserted point and guard nothing this class does not).
+            using var transaction = connection.BeginTransaction(deferred: false);
+            using (var points = Command(connection, transaction, "DELETE FROM dataset_points WHERE dataset_pk = (SELECT pk FROM datasets WHERE id = $id);"))
+            {
+                points.Parameters.AddWithValue("$id", Text(id));
+                points.ExecuteNonQuery();
+            }
+
+            using var dataset = Command(connection, transaction, "DELETE FROM datasets WHERE id = $id;");
+            dataset.Parameters.AddWithValue("$id", Text(id));
+            var deleted = dataset.ExecuteNonQuery() > 0;
+            transaction.Commit();
+            return deleted;
+        }, cancellationToken);
+
+    public Task InsertJobAsync(JobRecord job, CancellationToken cancellationToken = default)
+    {
+        StoreValidation.ValidateJob(job);
+        return WriteAsync(connection =>
+        {
+            using var insert = Command(connection, null, $"INSERT INTO jobs ({JobColumns}) VALUES ({JobParameters});");
+            BindJob(insert, job);
+            try
+            {
+                insert.ExecuteNonQuery();
+            }
+            catch (SqliteException e) when (IsUniqueViolation(e))
+            {
+                throw new InvalidOperationException($"A job with id {job.Id} already exists.", e);
+            }
+
+            return 0;
+        }, cancellationToken);
+    }
+
+    public Task UpdateJobAsync(JobRecord job, CancellationToken cancellationToken = default)
+    {
+        StoreValidation.ValidateJob(job);
+        return WriteAsync(connection =>
+        {
+            // An upsert: afterwards the stored record is this one whether or not it existed.
+            using var upsert = Command(connection, null, $"""
+                INSERT INTO jobs ({JobColumns}) VALUES ({JobParameters})
+                ON CONFLICT (id) DO UPDATE SET
+                    service = excluded.service, kind = excluded.kind, state = excluded.state,
+                    created_us = excluded.created_us, started_us = excluded.started_us, finished_us = excluded.finished_us,
+                    queue_ms = excluded.queue_ms, compute_ms = excluded.compute_ms, dataset_id = excluded.dataset_id,
+                    parameters = excluded.parameters, progress = excluded.progress, result = excluded.result, error = excluded.error;
+                """);
+            BindJob(upsert, job);
+            upsert.ExecuteNonQuery();
+            return 0;
+        }, cancellationToken);
+    }
+
+    public async Task<JobRecord?> GetJobAsync(Guid id, CancellationToken cancellationToken = default)
+    {
+        await using var connection = await OpenAsync(cancellationToken);
+        using var select = Command(connection, null, $"SELECT {JobColumns} FROM jobs WHERE id = $id;");
+        select.Parameters.AddWithValue("$id", Text(id));
+        using var reader = select.ExecuteReader();
+        return reader.Read() ? ReadJob(reader) : null;
+    }
+
+    public async Task<IReadOnlyList<JobRecord>> ListJobsAsync(string? service, int limit = 100, CancellationToken cancellationToken = default)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(limit);
+        await using var connection = await OpenAsync(cancellationToken);
+        var filter = service is null ? "" : "WHERE service = $service";
+        using var select = Command(connection, null, $"SELECT {JobColumns} FROM jobs {filter} ORDER BY created_us DESC, seq DESC LIMIT $limit;");
+        if (service is not null)
+        {
+            select.Parameters.AddWithValue("$service", service);
+        }
+
+        select.Parameters.AddWithValue("$limit", limit);
+        using var reader = select.ExecuteReader();
+        var list = new List<JobRecord>();
+        while (reader.Read())
+        {
+            list.Add(ReadJob(reader));
+        }
+
+        return list;
+    }
+
+    public Task<int> MarkInterruptedAsync(string service, string reason, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(service);
+        ArgumentNullException.ThrowIfNull(reason);
+        var finished = StoreTime.ToUnixMicroseconds(_timeProvider.GetUtcNow());
+        return WriteAsync(connection =>
+        {
+            using var update = Command(connection, null, """
+                UPDATE jobs SET state = $interrupted, finished_us = $finished, error = $reason
+                WHERE service = $service AND state IN ($queued, $running);
+                """);
+            update.Parameters.AddWithValue("$interrupted", (int)JobState.Interrupted);
+            update.Parameters.AddWithValue("$finished", finished);
+            update.Parameters.AddWithValue("$reason", reason);
+            update.Parameters.AddWithValue("$service", service);
+            update.Parameters.AddWithValue("$queued", (int)JobState.Queued);
+            update.Parameters.AddWithValue("$running", (int)JobState.Running);
+            return update.ExecuteNonQuery();
+        }, cancellationToken);
+    }
+
+    public Task PutArtifactAsync(Guid jobId, Artifact artifact, CancellationToken cancellationToken = default)
+    {
+        StoreValidation.ValidateArtifact(artifact);
+        return WriteAsync(connection =>
+        {
+            using var upsert = Command(connection, null, """
+                INSERT INTO job_artifacts (job_id, name, content_type, data) VALUES ($job_id, $name, $content_type, $data)
+                ON CONFLICT (job_id, name) DO UPDATE SET content_type = excluded.content_type, data = excluded.data;
+                """);
+            upsert.Parameters.AddWithValue("$job_id", Text(jobId));
+            upsert.Parameters.AddWithValue("$name", artifact.Name);
+            upsert.Parameters.AddWithValue("$content_type", artifact.ContentType);
+            upsert.Parameters.Add("$data", SqliteType.Blob).Value = artifact.Data;
+            upsert.ExecuteNonQuery();
+            return 0;
+        }, cancellationToken);
+    }
+
+    public async Task<Artifact?> GetArtifactAsync(Guid jobId, string name, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(name);
+        await using var connection = await OpenAsync(cancellationToken);
+        using var select = Command(connection, null, "SELECT content_type, data FROM job_artifacts WHERE job_id = $job_id AND name = $name;");
+        select.Parameters.AddWithValue("$job_id", Text(jobId));
+        select.Parameters.AddWithValue("$name", name);
+        using var reader = select.ExecuteReader();
+        return reader.Read() ? new Artifact(name, reader.GetString(0), reader.GetFieldValue<byte[]>(1)) : null;
+    }
+
+    public async Task<IReadOnlyList<(string Name, string ContentType, long Size)>> ListArtifactsAsync(Guid jobId, CancellationToken cancellationToken = default)
+    {
+        await using var connection = await OpenAsync(cancellationToken);
+
+        // length() of a BLOB reads the record header only, not the data.
+        using var select = Command(connection, null, "SELECT name, content_type, length(data) FROM job_artifacts WHERE job_id = $job_id ORDER BY name;");
+        select.Parameters.AddWithValue("$job_id", Text(jobId));
+        using var reader = select.ExecuteReader();
+        var list = new List<(string, string, long)>();
+        while (reader.Read())
+        {
+            list.Add((reader.GetString(0), reader.GetString(1), reader.GetInt64(2)));
+        }
+
+        return list;
+    }
+
+    public ValueTask DisposeAsync()
+    {
+        if (Interlocked.Exchange(ref _disposed, 1) == 0)
+        {
+            // Close the pooled handles so the file (and its -wal/-shm) is released: another
+            // store, process or test can reopen, move or delete it.
+            // The write gate is left undisposed on purpose: it holds no handle (its wait handle
+            // is never asked for), and an operation still in flight must be able to release it.
+            using var connection = new SqliteConnection(_connectionString);
+            SqliteConnection.ClearPool(connection);
+        }
+
+        return ValueTask.CompletedTask;
+    }
+
+    private async Task<SqliteConnection> OpenAsync(CancellationToken cancellationToken)
+    {
+        ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
+        var connection = new SqliteConnection(_connectionString);
+        try
+        {
+            await connection.OpenAsync(cancellationToken);
+
+            // Per-connection settings (pooled connections keep them, re-applying is cheap).
+            // synchronous=NORMAL is durable against crashes of the process in WAL mode and skips
+            // an fsync per commit; a power cut can lose the last commits, never corrupt the file.
+            using var pragma = connection.CreateCommand();
+            pragma.CommandText = $"PRAGMA busy_timeout = {BusyTimeoutMilliseconds}; PRAGMA synchronous = NORMAL;";
+            pragma.ExecuteNonQuery();
+            return connection;
+        }
+        catch
+        {
+            await connection.DisposeAsync();
+            throw;
+        }
+    }
+
+    /// <summary>Runs <paramref name="write"/> on a fresh connection while holding this process's write gate.</summary>
+    private async Task<T> WriteAsync<T>(Func<SqliteConnection, T> write, CancellationToken cancellationToken)
+    {
+        ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
+        await _writeGate.WaitAsync(cancellationToken);
+        try
+        {
+            await using var connection = await OpenAsync(cancellationToken);
+            return write(connection);
+        }
+        finally
+        {
+            _writeGate.Release();
+        }
+    }
+
+    private static SqliteCommand Command(SqliteConnection connection, SqliteTransaction? transaction, string sql)
+    {
+        var command = connection.CreateCommand();
+        command.Transaction = transaction;
+        command.CommandText = sql;
+        return command;
+    }
+
+    private static string Text(Guid id) => id.ToString("D");
+
+    private static bool IsUniqueViolation(SqliteException e) =>
+        e.SqliteExtendedErrorCode is 1555 /* SQLITE_CONSTRAINT_PRIMARYKEY */ or 2067 /* SQLITE_CONSTRAINT_UNIQUE */;
+
+    private static DatasetInfo ReadDatasetInfo(SqliteDataReader reader) => new()
+    {
+        Id = Guid.Parse(reader.GetString(0)),
+        Name = reader.GetString(1),
+        Kind = (DatasetKind)reader.GetInt32(2),
+        Count = reader.GetInt32(3),
+        Dimension = reader.GetInt32(4),
+        Bits = reader.GetInt32(5),
+        FingerprintType = reader.IsDBNull(6) ? null : reader.GetString(6),
+        TotalWeight = reader.GetDouble(7),
+        Created = StoreTime.FromUnixMicroseconds(reader.GetInt64(8)),
+        Source = reader.GetString(9),
+        Metadata = MetadataJson.Deserialize(reader.GetString(10)),
+    };
+
+    private static void BindJob(SqliteCommand command, JobRecord job)
+    {
+        var p = command.Parameters;
+        p.AddWithValue("$id", Text(job.Id));
+        p.AddWithValue("$service", job.Service);
+        p.AddWithValue("$kind", job.Kind);
+        p.AddWithValue("$state", (int)job.State);
+        p.AddWithValue("$created_us", StoreTime.ToUnixMicroseconds(job.Created));
+        p.AddWithValue("$started_us", job.Started is { } started ? StoreTime.ToUnixMicroseconds(started) : DBNull.Value);
+        p.AddWithValue("$finished_us", job.Finished is { } finished ? StoreTime.ToUnixMicroseconds(finished) : DBNull.Value);
+
+        // SQLite has no NaN (Microsoft.Data.Sqlite refuses to bind it): NaN is stored as NULL,
+        // which the nullable columns read back as NaN.
+        p.AddWithValue("$queue_ms", double.IsNaN(job.QueueMilliseconds) ? DBNull.Value : job.QueueMilliseconds);
+        p.AddWithValue("$compute_ms", double.IsNaN(job.ComputeMilliseconds) ? DBNull.Value : job.ComputeMilliseconds);
+        p.AddWithValue("$dataset_id", job.DatasetId is { } dataset ? Text(dataset) : DBNull.Value);
+        p.AddWithValue("$parameters", job.ParametersJson);
+        p.AddWithValue("$progress", (object?)job.ProgressJson ?? DBNull.Value);
+        p.AddWithValue("$result", (object?)job.ResultJson ?? DBNull.Value);
+        p.AddWithValue("$error", (object?)job.Error ?? DBNull.Value);
+    }
+
+    private static JobRecord ReadJob(SqliteDataReader reader) => new()
+    {
+        Id = Guid.Parse(reader.GetString(0)),
+        Service = reader.GetString(1),
+        Kind = reader.GetString(2),
+        State = (JobState)reader.GetInt32(3),
+        Created = StoreTime.FromUnixMicroseconds(reader.GetInt64(4)),
+        Started = reader.IsDBNull(5) ? null : StoreTime.FromUnixMicroseconds(reader.GetInt64(5)),
+        Finished = reader.IsDBNull(6) ? null : StoreTime.FromUnixMicroseconds(reader.GetInt64(6)),
+        QueueMilliseconds = reader.IsDBNull(7) ? double.NaN : reader.GetDouble(7),
+        ComputeMilliseconds = reader.IsDBNull(8) ? double.NaN : reader.GetDouble(8),
+        DatasetId = reader.IsDBNull(9) ? null : Guid.Parse(reader.GetString(9)),
+        ParametersJson = reader.GetString(10),
+        ProgressJson = reader.IsDBNull(11) ? null : reader.GetString(11),
+        ResultJson = reader.IsDBNull(12) ? null : reader.GetString(12),
+        Error = reader.IsDBNull(13) ? null : reader.GetString(13),
+    };
+}

@@ -1,0 +1,773 @@
+using System.Text;
+using Salsa.Datasets;
+
+namespace Salsa.Store.Tests;
+
+/// <summary>
+/// What every <see cref="IDataStore"/> promises, run against each implementation by a derived
+/// class. Tests in a class may share one database, so each works with its own ids and service
+/// names and never assumes the store is empty.
+/// </summary>
+public abstract class DataStoreContractTests : IAsyncLifetime
+{
+    private readonly List<IDataStore> _opened = [];
+
+    /// <summary>This test's store, initialised.</summary>
+    protected IDataStore Store { get; private set; } = null!;
+
+    /// <summary>Where <see cref="Store"/> lives (a file path or a connection string).</summary>
+    protected string Location { get; private set; } = "";
+
+    protected static CancellationToken Ct => TestContext.Current.CancellationToken;
+
+    /// <summary>The storage this test class works in (a database shared by the class, or a file of this test).</summary>
+    protected abstract ValueTask<string> ClassStorageAsync();
+
+    /// <summary>Storage nobody has used yet.</summary>
+    protected abstract ValueTask<string> NewStorageAsync();
+
+    /// <summary>A new, uninitialised store instance on <paramref name="location"/>.</summary>
+    protected abstract IDataStore Open(string location);
+
+    public async ValueTask InitializeAsync()
+    {
+        Location = await ClassStorageAsync();
+        Store = await OpenInitializedAsync(Location);
+    }
+
+    public virtual async ValueTask DisposeAsync()
+    {
+        foreach (var store in _opened)
+        {
+            await store.DisposeAsync();
+        }
+
+        GC.SuppressFinalize(this);
+    }
+
+    /// <summary>Another instance on the same storage, as a second process or a restarted service would have.</summary>
+    protected async Task<IDataStore> OpenInitializedAsync(string location)
+    {
+        var store = Open(location);
+        _opened.Add(store);
+        await store.InitializeAsync(Ct);
+        return store;
+    }
+
+    // ---- Initialisation ----
+
+    [Fact]
+    public async Task InitializeAsync_CalledAgain_IsIdempotentAndKeepsData()
+    {
+        var job = TestData.Job(TestData.UniqueService("init"));
+        await Store.InsertJobAsync(job, Ct);
+
+        await Store.InitializeAsync(Ct);
+
+        Assert.Equal(job, await Store.GetJobAsync(job.Id, Ct));
+    }
+
+    [Fact]
+    public async Task InitializeAsync_SeveralInstancesAtOnceOnNewStorage_AllSucceedOnOneSchema()
+    {
+        var location = await NewStorageAsync();
+        var stores = Enumerable.Range(0, 4).Select(_ => Open(location)).ToArray();
+        _opened.AddRange(stores);
+
+        await Task.WhenAll(stores.Select(s => Task.Run(() => s.InitializeAsync(Ct), Ct)));
+
+        var job = TestData.Job(TestData.UniqueService("init-race"));
+        await stores[0].InsertJobAsync(job, Ct);
+        Assert.Equal(job, await stores[3].GetJobAsync(job.Id, Ct));
+    }
+
+    // ---- Datasets ----
+
+    [Fact]
+    public async Task CreateDatasetAsync_DenseWithLabelsAndTexts_RoundTripsInfoAndContent()
+    {
+        var (info, content) = TestData.Dense(1000, 3, labels: true, texts: true);
+        info = info with
+        {
+            Metadata = new Dictionary<string, string> { ["projection"] = "none", ["ünïcødé"] = "値 ✓", ["empty"] = "" },
+            Source = "upload:test.csv",
+        };
+
+        // Bit patterns a text encoding would lose.
+        content.Values![0] = double.NaN;
+        content.Values[1] = -0.0;
+        content.Values[2] = double.NegativeInfinity;
+        content.Values[3] = double.Epsilon;
+        content.Labels![1] = "ünïcødé 値";
+        content.Texts![2] = "";
+
+        var stored = await Store.CreateDatasetAsync(info, content, Ct);
+
+        StoreAssert.SameInfo(info with { TotalWeight = content.Weights.Sum() }, stored);
+        StoreAssert.SameInfo(stored, await Store.GetDatasetAsync(info.Id, Ct));
+        StoreAssert.SameContent(content, await Store.ReadDatasetAsync(info.Id, Ct));
+    }
+
+    [Fact]
+    public async Task CreateDatasetAsync_InfoTotalWeightIgnored_ReturnsSumOfWeights()
+    {
+        var (info, content) = TestData.Dense(10, 2);
+
+        var stored = await Store.CreateDatasetAsync(info with { TotalWeight = -1 }, content, Ct);
+
+        var sum = 0.0;
+        foreach (var w in content.Weights)
+        {
+            sum += w;
+        }
+
+        Assert.Equal(sum, stored.TotalWeight);
+        Assert.Equal(sum, (await Store.GetDatasetAsync(info.Id, Ct))!.TotalWeight);
+    }
+
+    [Fact]
+    public async Task CreateDatasetAsync_CreatedWithOffsetAndTicks_ComesBackUtcToTheMicrosecond()
+    {
+        var created = new DateTimeOffset(2025, 3, 4, 5, 6, 7, TimeSpan.FromHours(5.5)).AddTicks(1_234_567);
+        var (info, content) = TestData.Dense(3, 1, created: created);
+
+        var stored = await Store.CreateDatasetAsync(info, content, Ct);
+        var loaded = await Store.GetDatasetAsync(info.Id, Ct);
+
+        var expected = new DateTimeOffset(created.UtcTicks - 7, TimeSpan.Zero);
+        Assert.Equal(expected, stored.Created);
+        Assert.Equal(TimeSpan.Zero, stored.Created.Offset);
+        Assert.Equal(expected, loaded!.Created);
+        Assert.Equal(TimeSpan.Zero, loaded.Created.Offset);
+        Assert.Equal(expected.UtcTicks, loaded.Created.UtcTicks);
+    }
+
+    [Fact]
+    public async Task CreateDatasetAsync_BinaryMaccsNotWholeWords_RoundTripsWordsIdsAndSmiles()
+    {
+        var (info, content) = TestData.Fingerprints(TestData.Chem500.Value, FingerprintType.Maccs);
+
+        var stored = await Store.CreateDatasetAsync(info, content, Ct);
+
+        Assert.Equal(167, stored.Bits);
+        Assert.Equal("rdkit-maccs-167", (await Store.GetDatasetAsync(info.Id, Ct))!.FingerprintType);
+        StoreAssert.SameContent(content, await Store.ReadDatasetAsync(info.Id, Ct));
+    }
+
+    [Fact]
+    public async Task CreateDatasetAsync_CompoundsWithoutVectors_RoundTripsIdsAndSmiles()
+    {
+        var compounds = TestData.Chem500.Value;
+        var info = new DatasetInfo { Id = Guid.NewGuid(), Name = "chem-500", Kind = DatasetKind.Compounds, Count = compounds.Count, Created = TestData.Epoch };
+        var content = new DatasetContent { Weights = new double[compounds.Count], Labels = [.. compounds.Ids], Texts = [.. compounds.Smiles] };
+
+        await Store.CreateDatasetAsync(info, content, Ct);
+
+        StoreAssert.SameContent(content, await Store.ReadDatasetAsync(info.Id, Ct));
+    }
+
+    [Fact]
+    public async Task CreateDatasetAsync_NoPoints_RoundTripsEmptyArrays()
+    {
+        var (info, content) = TestData.Dense(0, 4);
+
+        await Store.CreateDatasetAsync(info, content, Ct);
+
+        var loaded = await Store.ReadDatasetAsync(info.Id, Ct);
+        StoreAssert.SameContent(content, loaded);
+        Assert.Empty(loaded!.Values!);
+        Assert.Equal(0, (await Store.GetDatasetAsync(info.Id, Ct))!.Count);
+    }
+
+    [Fact]
+    public async Task CreateDatasetAsync_NationalCensus_RoundTripsExactly()
+    {
+        var (info, content) = TestData.NationalCensus.Value;
+        info = info with { Id = Guid.NewGuid() };
+        Assert.Equal(242_335, info.Count);
+
+        var stored = await Store.CreateDatasetAsync(info, content, Ct);
+
+        Assert.Equal(content.Weights.Sum(), stored.TotalWeight, 1e-6);
+        StoreAssert.SameInfo(stored, await Store.GetDatasetAsync(info.Id, Ct));
+        StoreAssert.SameContent(content, await Store.ReadDatasetAsync(info.Id, Ct));
+    }
+
+    [Fact]
+    public async Task CreateDatasetAsync_Compounds40kEcfp4_RoundTripsWordsIdsAndSmilesExactly()
+    {
+        var (info, content) = TestData.Compounds40k.Value;
+        info = info with { Id = Guid.NewGuid() };
+        Assert.Equal(40_000, info.Count);
+
+        await Store.CreateDatasetAsync(info, content, Ct);
+
+        StoreAssert.SameContent(content, await Store.ReadDatasetAsync(info.Id, Ct));
+    }
+
+    public static TheoryData<string, string> InvalidContents => new()
+    {
+        { "dense-values-short", "Values has 29 entries; expected Count·Dimension = 30" },
+        { "dense-values-null", "Values must not be null" },
+        { "dense-dimension-zero", "Dimension must be at least 1" },
+        { "dense-with-words", "Words must be null" },
+        { "dense-with-bits", "Bits must be 0" },
+        { "census-dimension-three", "Census dataset has Dimension 2" },
+        { "binary-words-short", "Words has 20 entries; expected Count·((Bits+63)/64) = 30" },
+        { "binary-bits-zero", "Bits must be at least 1" },
+        { "binary-with-values", "Values must be null" },
+        { "compounds-with-words", "Values and Words must be null" },
+        { "weights-short", "Weights has 9 entries; expected Count = 10" },
+        { "weight-nan", "Weights[4] is NaN" },
+        { "labels-wrong-length", "Labels has 11 entries; expected null or Count = 10" },
+        { "texts-wrong-length", "Texts has 3 entries; expected null or Count = 10" },
+        { "label-missing", "Labels[7] is null" },
+        { "negative-count", "Count must not be negative" },
+        { "empty-id", "Id must not be Guid.Empty" },
+    };
+
+    [Theory]
+    [MemberData(nameof(InvalidContents))]
+    public async Task CreateDatasetAsync_ContentDisagreesWithInfo_ThrowsArgumentExceptionAndStoresNothing(string invalid, string message)
+    {
+        var (info, content) = InvalidDataset(invalid);
+
+        var error = await Assert.ThrowsAnyAsync<ArgumentException>(() => Store.CreateDatasetAsync(info, content, Ct));
+
+        Assert.Contains(message, error.Message, StringComparison.Ordinal);
+        if (info.Id != Guid.Empty)
+        {
+            Assert.Null(await Store.GetDatasetAsync(info.Id, Ct));
+            Assert.Null(await Store.ReadDatasetAsync(info.Id, Ct));
+        }
+    }
+
+    private static (DatasetInfo, DatasetContent) InvalidDataset(string invalid)
+    {
+        var (dense, denseContent) = TestData.Dense(10, 3, labels: true);
+        var binary = dense with { Kind = DatasetKind.Binary, Dimension = 0, Bits = 167 };
+        var binaryContent = new DatasetContent { Words = new ulong[30], Weights = new double[10] };
+        var weights = denseContent.Weights;
+        return invalid switch
+        {
+            "dense-values-short" => (dense, denseContent with { Values = new double[29] }),
+            "dense-values-null" => (dense, denseContent with { Values = null }),
+            "dense-dimension-zero" => (dense with { Dimension = 0 }, denseContent with { Values = [] }),
+            "dense-with-words" => (dense, denseContent with { Words = new ulong[10] }),
+            "dense-with-bits" => (dense with { Bits = 64 }, denseContent),
+            "census-dimension-three" => (dense with { Kind = DatasetKind.Census }, denseContent),
+            "binary-words-short" => (binary, binaryContent with { Words = new ulong[20] }),
+            "binary-bits-zero" => (binary with { Bits = 0 }, binaryContent),
+            "binary-with-values" => (binary, binaryContent with { Values = new double[10] }),
+            "compounds-with-words" => (binary with { Kind = DatasetKind.Compounds, Bits = 0 }, binaryContent),
+            "weights-short" => (dense, denseContent with { Weights = weights[..9] }),
+            "weight-nan" => (dense, denseContent with { Weights = [.. weights[..4], double.NaN, .. weights[5..]] }),
+            "labels-wrong-length" => (dense, denseContent with { Labels = new string[11] }),
+            "texts-wrong-length" => (dense, denseContent with { Texts = ["a", "b", "c"] }),
+            "label-missing" => (dense, denseContent with { Labels = [.. denseContent.Labels![..7], null!, .. denseContent.Labels[8..]] }),
+            "negative-count" => (dense with { Count = -1 }, denseContent),
+            "empty-id" => (dense with { Id = Guid.Empty }, denseContent),
+            _ => throw new ArgumentOutOfRangeException(nameof(invalid), invalid, "unknown case"),
+        };
+    }
+
+    [Fact]
+    public async Task CreateDatasetAsync_IdAlreadyUsed_ThrowsAndKeepsTheOriginal()
+    {
+        var (info, content) = TestData.Dense(20, 2, seed: 1);
+        var (_, other) = TestData.Dense(30, 2, seed: 2);
+        await Store.CreateDatasetAsync(info, content, Ct);
+
+        await Assert.ThrowsAsync<InvalidOperationException>(() => Store.CreateDatasetAsync(info with { Count = 30, Name = "other" }, other, Ct));
+
+        Assert.Equal(info.Name, (await Store.GetDatasetAsync(info.Id, Ct))!.Name);
+        StoreAssert.SameContent(content, await Store.ReadDatasetAsync(info.Id, Ct));
+    }
+
+    [Fact]
+    public async Task CreateDatasetAsync_CancelledWhileImporting_StoresAllOrNothing()
+    {
+        var (info, content) = TestData.NationalCensus.Value;
+        info = info with { Id = Guid.NewGuid() };
+        using var cancellation = CancellationTokenSource.CreateLinkedTokenSource(Ct);
+
+        // The import takes a good fraction of a second; cancelling meanwhile must leave no trace.
+        cancellation.CancelAfter(TimeSpan.FromMilliseconds(100));
+        var cancelled = false;
+        try
+        {
+            await Task.Run(() => Store.CreateDatasetAsync(info, content, cancellation.Token), Ct);
+        }
+        catch (OperationCanceledException) when (!Ct.IsCancellationRequested)
+        {
+            cancelled = true;
+        }
+
+        TestContext.Current.TestOutputHelper?.WriteLine(cancelled ? "cancelled during the import" : "the import finished before the cancellation");
+        if (cancelled)
+        {
+            Assert.Null(await Store.GetDatasetAsync(info.Id, Ct));
+            Assert.Null(await Store.ReadDatasetAsync(info.Id, Ct));
+            Assert.DoesNotContain(await Store.ListDatasetsAsync(10_000, Ct), d => d.Id == info.Id);
+        }
+        else
+        {
+            StoreAssert.SameContent(content, await Store.ReadDatasetAsync(info.Id, Ct));
+        }
+    }
+
+    [Fact]
+    public async Task CreateDatasetAsync_ManyInParallel_AllRoundTripIntact()
+    {
+        var datasets = Enumerable.Range(0, 8).Select(i => TestData.Dense(3000 + i, 2 + (i % 3), seed: 100 + i, labels: i % 2 == 0)).ToArray();
+
+        await Task.WhenAll(datasets.Select(d => Task.Run(() => Store.CreateDatasetAsync(d.Info, d.Content, Ct), Ct)));
+
+        foreach (var (info, content) in datasets)
+        {
+            Assert.Equal(info.Count, (await Store.GetDatasetAsync(info.Id, Ct))!.Count);
+            StoreAssert.SameContent(content, await Store.ReadDatasetAsync(info.Id, Ct));
+        }
+    }
+
+    [Fact]
+    public async Task ReadDatasetAsync_WhileOtherDatasetsAreWritten_ReadsConsistentContent()
+    {
+        var (info, content) = TestData.Dense(20_000, 2, seed: 7, labels: true);
+        await Store.CreateDatasetAsync(info, content, Ct);
+        var writers = Enumerable.Range(0, 4).Select(i => TestData.Dense(5000, 3, seed: 200 + i)).ToArray();
+
+        var writing = Task.WhenAll(writers.Select(d => Task.Run(() => Store.CreateDatasetAsync(d.Info, d.Content, Ct), Ct)));
+        var reading = Task.WhenAll(Enumerable.Range(0, 4).Select(_ => Task.Run(() => Store.ReadDatasetAsync(info.Id, Ct), Ct)));
+        await writing;
+
+        foreach (var read in await reading)
+        {
+            StoreAssert.SameContent(content, read);
+        }
+    }
+
+    [Fact]
+    public async Task UnknownIds_GetReadDelete_GiveNullNullFalse()
+    {
+        var id = Guid.NewGuid();
+
+        Assert.Null(await Store.GetDatasetAsync(id, Ct));
+        Assert.Null(await Store.ReadDatasetAsync(id, Ct));
+        Assert.False(await Store.DeleteDatasetAsync(id, Ct));
+        Assert.Null(await Store.GetJobAsync(id, Ct));
+        Assert.Null(await Store.GetArtifactAsync(id, "assignments", Ct));
+        Assert.Empty(await Store.ListArtifactsAsync(id, Ct));
+    }
+
+    [Fact]
+    public async Task DeleteDatasetAsync_Existing_RemovesInfoAndPoints()
+    {
+        var (info, content) = TestData.Dense(500, 2, seed: 3, labels: true);
+        await Store.CreateDatasetAsync(info, content, Ct);
+
+        Assert.True(await Store.DeleteDatasetAsync(info.Id, Ct));
+
+        Assert.Null(await Store.GetDatasetAsync(info.Id, Ct));
+        Assert.Null(await Store.ReadDatasetAsync(info.Id, Ct));
+        Assert.DoesNotContain(await Store.ListDatasetsAsync(10_000, Ct), d => d.Id == info.Id);
+        Assert.False(await Store.DeleteDatasetAsync(info.Id, Ct));
+
+        // Had any of the 500 old points survived, the new 200 would collide with them or come back mixed.
+        var (_, smaller) = TestData.Dense(200, 2, seed: 4);
+        await Store.CreateDatasetAsync(info with { Count = 200 }, smaller, Ct);
+        StoreAssert.SameContent(smaller, await Store.ReadDatasetAsync(info.Id, Ct));
+    }
+
+    [Fact]
+    public async Task ListDatasetsAsync_Several_NewestFirstAndLimited()
+    {
+        var oldest = TestData.Dense(1, 1, created: TestData.Epoch.AddDays(-3));
+        var middle = TestData.Dense(1, 1, created: TestData.Epoch.AddDays(-2));
+        var newestFirstInserted = TestData.Dense(1, 1, created: TestData.Epoch.AddDays(-1));
+        var newestLastInserted = TestData.Dense(1, 1, created: TestData.Epoch.AddDays(-1));
+        foreach (var (info, content) in new[] { middle, oldest, newestFirstInserted, newestLastInserted })
+        {
+            await Store.CreateDatasetAsync(info, content, Ct);
+        }
+
+        var all = await Store.ListDatasetsAsync(100_000, Ct);
+
+        var mine = all.Where(d => d.Id == oldest.Info.Id || d.Id == middle.Info.Id || d.Id == newestFirstInserted.Info.Id || d.Id == newestLastInserted.Info.Id).Select(d => d.Id);
+        Assert.Equal([newestLastInserted.Info.Id, newestFirstInserted.Info.Id, middle.Info.Id, oldest.Info.Id], mine);
+        Assert.Equal(all.OrderByDescending(d => d.Created).Select(d => d.Created), all.Select(d => d.Created));
+        Assert.Equal(all.Take(2).Select(d => d.Id), (await Store.ListDatasetsAsync(2, Ct)).Select(d => d.Id));
+        Assert.Empty(await Store.ListDatasetsAsync(0, Ct));
+        StoreAssert.SameInfo((await Store.GetDatasetAsync(middle.Info.Id, Ct))!, all.Single(d => d.Id == middle.Info.Id));
+    }
+
+    // ---- Jobs ----
+
+    [Fact]
+    public async Task InsertJobAsync_EveryFieldSet_RoundTrips()
+    {
+        var job = new JobRecord
+        {
+            Id = Guid.NewGuid(),
+            Service = TestData.UniqueService("full"),
+            Kind = "census-map",
+            State = JobState.Failed,
+            Created = TestData.Epoch,
+            Started = TestData.Epoch.AddSeconds(1.5),
+            Finished = TestData.Epoch.AddMinutes(3),
+            QueueMilliseconds = 1500.25,
+            ComputeMilliseconds = 178_499.75,
+            DatasetId = Guid.NewGuid(),
+            ParametersJson = """{"k": 12, "temperature": [1.0, 0.5]}""",
+            ProgressJson = """{"iteration":412}""",
+            ResultJson = """{ "clusters" : 12 }""",
+            Error = "annealing diverged: ünïcødé ✓",
+        };
+
+        await Store.InsertJobAsync(job, Ct);
+
+        Assert.Equal(job, await Store.GetJobAsync(job.Id, Ct));
+    }
+
+    [Fact]
+    public async Task InsertJobAsync_OptionalFieldsNull_RoundTripsNulls()
+    {
+        var job = TestData.Job(TestData.UniqueService("nulls")) with { QueueMilliseconds = double.NaN, ComputeMilliseconds = -0.0 };
+
+        await Store.InsertJobAsync(job, Ct);
+
+        var loaded = await Store.GetJobAsync(job.Id, Ct);
+        Assert.Equal(job, loaded);
+        Assert.Null(loaded!.Started);
+        Assert.Null(loaded.Finished);
+        Assert.Null(loaded.DatasetId);
+        Assert.Null(loaded.ProgressJson);
+        Assert.Null(loaded.ResultJson);
+        Assert.Null(loaded.Error);
+        Assert.True(double.IsNaN(loaded.QueueMilliseconds));
+    }
+
+    [Fact]
+    public async Task InsertJobAsync_TimestampsWithOffsetAndTicks_ComeBackUtcToTheMicrosecond()
+    {
+        // 100-ns ticks below the microsecond, at an offset of -7 h.
+        var local = new DateTimeOffset(2026, 1, 2, 3, 4, 5, TimeSpan.FromHours(-7)).AddTicks(9_999_999);
+        var job = TestData.Job(TestData.UniqueService("time")) with { Created = local, Started = local.AddTicks(-8), Finished = local.AddTicks(12) };
+
+        await Store.InsertJobAsync(job, Ct);
+
+        var loaded = await Store.GetJobAsync(job.Id, Ct);
+        var micro = new DateTimeOffset(2026, 1, 2, 10, 4, 5, TimeSpan.Zero).AddTicks(9_999_990);
+        Assert.Equal(micro, loaded!.Created);
+        Assert.Equal(micro, loaded.Started);
+        Assert.Equal(micro.AddTicks(20), loaded.Finished);
+        Assert.All([loaded.Created, loaded.Started!.Value, loaded.Finished!.Value], t => Assert.Equal(TimeSpan.Zero, t.Offset));
+    }
+
+    [Fact]
+    public async Task InsertJobAsync_IdAlreadyUsed_ThrowsAndKeepsTheOriginal()
+    {
+        var job = TestData.Job(TestData.UniqueService("dup"));
+        await Store.InsertJobAsync(job, Ct);
+
+        await Assert.ThrowsAsync<InvalidOperationException>(() => Store.InsertJobAsync(job with { Kind = "other" }, Ct));
+
+        Assert.Equal(job, await Store.GetJobAsync(job.Id, Ct));
+    }
+
+    [Fact]
+    public async Task UpdateJobAsync_Existing_ReplacesEveryFieldIncludingBackToNull()
+    {
+        var job = TestData.Job(TestData.UniqueService("update")) with
+        {
+            State = JobState.Running,
+            Started = TestData.Epoch.AddSeconds(1),
+            DatasetId = Guid.NewGuid(),
+            ProgressJson = "{\"step\":1}",
+            Error = "transient",
+        };
+        await Store.InsertJobAsync(job, Ct);
+        var replacement = job with
+        {
+            Service = TestData.UniqueService("moved"),
+            Kind = "butina",
+            State = JobState.Succeeded,
+            Created = TestData.Epoch.AddDays(1),
+            Started = null,
+            Finished = TestData.Epoch.AddDays(1).AddMinutes(2),
+            QueueMilliseconds = 12,
+            ComputeMilliseconds = 34,
+            DatasetId = null,
+            ParametersJson = "{}",
+            ProgressJson = null,
+            ResultJson = "{\"ok\":true}",
+            Error = null,
+        };
+
+        await Store.UpdateJobAsync(replacement, Ct);
+
+        Assert.Equal(replacement, await Store.GetJobAsync(job.Id, Ct));
+        Assert.Empty(await Store.ListJobsAsync(job.Service, 10, Ct));
+    }
+
+    [Fact]
+    public async Task UpdateJobAsync_UnknownId_StoresTheRecord()
+    {
+        var job = TestData.Job(TestData.UniqueService("upsert"), JobState.Running);
+
+        await Store.UpdateJobAsync(job, Ct);
+
+        Assert.Equal(job, await Store.GetJobAsync(job.Id, Ct));
+    }
+
+    [Fact]
+    public async Task ListJobsAsync_ByService_NewestFirstOnlyThatServiceAndLimited()
+    {
+        var service = TestData.UniqueService("list");
+        var other = TestData.UniqueService("list-other");
+        var jobs = Enumerable.Range(0, 5).Select(i => TestData.Job(service, created: TestData.Epoch.AddMinutes(i))).ToArray();
+        var tie = TestData.Job(service, created: TestData.Epoch.AddMinutes(4));
+        foreach (var job in new[] { jobs[2], jobs[0], jobs[4], jobs[1], jobs[3], tie, TestData.Job(other) })
+        {
+            await Store.InsertJobAsync(job, Ct);
+        }
+
+        var listed = await Store.ListJobsAsync(service, 100, Ct);
+
+        Assert.Equal([tie, jobs[4], jobs[3], jobs[2], jobs[1], jobs[0]], listed);
+        Assert.Equal([tie, jobs[4]], await Store.ListJobsAsync(service, 2, Ct));
+        Assert.Empty(await Store.ListJobsAsync(service, 0, Ct));
+        Assert.Empty(await Store.ListJobsAsync(TestData.UniqueService("nobody"), 100, Ct));
+    }
+
+    [Fact]
+    public async Task ListJobsAsync_NullService_ListsEveryServiceNewestFirst()
+    {
+        var first = TestData.Job(TestData.UniqueService("all-a"), created: TestData.Epoch.AddYears(50));
+        var second = TestData.Job(TestData.UniqueService("all-b"), created: TestData.Epoch.AddYears(50).AddTicks(10));
+        await Store.InsertJobAsync(first, Ct);
+        await Store.InsertJobAsync(second, Ct);
+
+        var all = await Store.ListJobsAsync(null, 100_000, Ct);
+
+        Assert.Equal([second.Id, first.Id], all.Where(j => j.Id == first.Id || j.Id == second.Id).Select(j => j.Id));
+        Assert.Equal(all.OrderByDescending(j => j.Created).Select(j => j.Created), all.Select(j => j.Created));
+        Assert.Equal(all.Take(3), await Store.ListJobsAsync(null, 3, Ct));
+    }
+
+    [Fact]
+    public async Task MarkInterruptedAsync_MixedStates_InterruptsOnlyQueuedAndRunningOfThatService()
+    {
+        var service = TestData.UniqueService("restart");
+        var neighbour = TestData.UniqueService("neighbour");
+        var queued = TestData.Job(service, JobState.Queued);
+        var running = TestData.Job(service, JobState.Running) with { Started = TestData.Epoch.AddSeconds(2), ProgressJson = "{\"step\":9}" };
+        var finished = new[] { JobState.Succeeded, JobState.Failed, JobState.Cancelled, JobState.Interrupted }
+            .Select(s => TestData.Job(service, s) with { Finished = TestData.Epoch.AddHours(1), Error = s == JobState.Failed ? "boom" : null })
+            .ToArray();
+        var neighbourRunning = TestData.Job(neighbour, JobState.Running);
+        foreach (var job in finished.Append(queued).Append(running).Append(neighbourRunning))
+        {
+            await Store.InsertJobAsync(job, Ct);
+        }
+
+        var before = TruncatedNow();
+        var count = await Store.MarkInterruptedAsync(service, "service restarted", Ct);
+        var after = DateTimeOffset.UtcNow;
+
+        Assert.Equal(2, count);
+        foreach (var job in new[] { queued, running })
+        {
+            var loaded = (await Store.GetJobAsync(job.Id, Ct))!;
+            Assert.InRange(loaded.Finished!.Value, before, after);
+            Assert.Equal(job with { State = JobState.Interrupted, Error = "service restarted", Finished = loaded.Finished }, loaded);
+        }
+
+        foreach (var job in finished.Append(neighbourRunning))
+        {
+            Assert.Equal(job, await Store.GetJobAsync(job.Id, Ct));
+        }
+
+        Assert.Equal(0, await Store.MarkInterruptedAsync(service, "again", Ct));
+        Assert.Equal(0, await Store.MarkInterruptedAsync(TestData.UniqueService("nobody"), "none", Ct));
+    }
+
+    private static DateTimeOffset TruncatedNow()
+    {
+        var now = DateTimeOffset.UtcNow;
+        return new DateTimeOffset(now.UtcTicks - (now.UtcTicks % 10), TimeSpan.Zero);
+    }
+
+    [Fact]
+    public async Task UpdateJobAsync_ManyJobsUpdatedInParallel_EveryLastUpdateKept()
+    {
+        var service = TestData.UniqueService("parallel");
+        var jobs = Enumerable.Range(0, 16).Select(_ => TestData.Job(service)).ToArray();
+        await Task.WhenAll(jobs.Select(j => Store.InsertJobAsync(j, Ct)));
+        const int Updates = 25;
+
+        await Task.WhenAll(jobs.Select(job => Task.Run(async () =>
+        {
+            for (var step = 1; step <= Updates; step++)
+            {
+                await Store.UpdateJobAsync(job with { State = JobState.Running, ProgressJson = $"{{\"step\":{step}}}", ComputeMilliseconds = step }, Ct);
+                _ = await Store.GetJobAsync(job.Id, Ct);
+            }
+        }, Ct)));
+
+        foreach (var job in jobs)
+        {
+            Assert.Equal(job with { State = JobState.Running, ProgressJson = $"{{\"step\":{Updates}}}", ComputeMilliseconds = Updates }, await Store.GetJobAsync(job.Id, Ct));
+        }
+
+        Assert.Equal(jobs.Length, (await Store.ListJobsAsync(service, 100, Ct)).Count);
+    }
+
+    [Fact]
+    public async Task UpdateJobAsync_OneJobFromManyThreads_EndsAsOneWholeWrite()
+    {
+        var job = TestData.Job(TestData.UniqueService("contended"));
+        await Store.InsertJobAsync(job, Ct);
+        var writes = Enumerable.Range(1, 40)
+            .Select(i => job with { State = JobState.Running, ProgressJson = $"{{\"writer\":{i}}}", ComputeMilliseconds = i, Error = $"writer {i}" })
+            .ToArray();
+
+        await Task.WhenAll(writes.Select(w => Task.Run(() => Store.UpdateJobAsync(w, Ct), Ct)));
+
+        // Whichever write landed last, the record is entirely that write, never a mix.
+        var loaded = (await Store.GetJobAsync(job.Id, Ct))!;
+        Assert.Contains(loaded, writes);
+    }
+
+    // ---- Artifacts ----
+
+    [Fact]
+    public async Task PutArtifactAsync_Several_GetAndListRoundTrip()
+    {
+        var job = Guid.NewGuid();
+        var assignments = new byte[5_000_000];
+        new Random(5).NextBytes(assignments);
+        var map = new Artifact("map.png", "image/png", [0x89, 0x50, 0x4E, 0x47]);
+        var geo = new Artifact("clusters.geojson", "application/geo+json", Encoding.UTF8.GetBytes("{\"type\":\"FeatureCollection\"}"));
+        var empty = new Artifact("empty", "application/octet-stream", []);
+
+        foreach (var artifact in new[] { map, new Artifact("assignments", "application/octet-stream", assignments), geo, empty })
+        {
+            await Store.PutArtifactAsync(job, artifact, Ct);
+        }
+
+        var loaded = await Store.GetArtifactAsync(job, "assignments", Ct);
+        Assert.Equal("application/octet-stream", loaded!.ContentType);
+        Assert.True(assignments.AsSpan().SequenceEqual(loaded.Data));
+        Assert.Equal(map.Data, (await Store.GetArtifactAsync(job, "map.png", Ct))!.Data);
+        Assert.Empty((await Store.GetArtifactAsync(job, "empty", Ct))!.Data);
+        Assert.Equal(
+            [("assignments", "application/octet-stream", 5_000_000L), ("clusters.geojson", "application/geo+json", (long)geo.Data.Length), ("empty", "application/octet-stream", 0L), ("map.png", "image/png", 4L)],
+            await Store.ListArtifactsAsync(job, Ct));
+        Assert.Null(await Store.GetArtifactAsync(job, "missing", Ct));
+        Assert.Null(await Store.GetArtifactAsync(Guid.NewGuid(), "map.png", Ct));
+    }
+
+    [Fact]
+    public async Task PutArtifactAsync_SameName_ReplacesDataAndContentType()
+    {
+        var job = Guid.NewGuid();
+        await Store.PutArtifactAsync(job, new Artifact("result", "text/plain", [1, 2, 3]), Ct);
+
+        await Store.PutArtifactAsync(job, new Artifact("result", "application/json", [9]), Ct);
+
+        var loaded = await Store.GetArtifactAsync(job, "result", Ct);
+        Assert.Equal("application/json", loaded!.ContentType);
+        Assert.Equal([9], loaded.Data);
+        Assert.Equal([("result", "application/json", 1L)], await Store.ListArtifactsAsync(job, Ct));
+    }
+
+    // ---- Persistence and sharing ----
+
+    [Fact]
+    public async Task Store_ReopenedAfterDispose_KeepsDatasetsJobsAndArtifacts()
+    {
+        var (info, content) = TestData.Dense(2000, 2, seed: 11, labels: true, texts: true);
+        info = info with { Metadata = new Dictionary<string, string> { ["kept"] = "yes" } };
+        var job = TestData.Job(TestData.UniqueService("restart")) with { State = JobState.Succeeded, ResultJson = "{\"k\":3}", DatasetId = info.Id };
+        var artifact = new Artifact("assignments", "application/octet-stream", [1, 2, 3, 4]);
+        var stored = await Store.CreateDatasetAsync(info, content, Ct);
+        await Store.InsertJobAsync(job, Ct);
+        await Store.PutArtifactAsync(job.Id, artifact, Ct);
+
+        await Store.DisposeAsync();
+        var reopened = await OpenInitializedAsync(Location);
+
+        StoreAssert.SameInfo(stored, await reopened.GetDatasetAsync(info.Id, Ct));
+        StoreAssert.SameContent(content, await reopened.ReadDatasetAsync(info.Id, Ct));
+        Assert.Equal(job, await reopened.GetJobAsync(job.Id, Ct));
+        Assert.Equal(artifact.Data, (await reopened.GetArtifactAsync(job.Id, artifact.Name, Ct))!.Data);
+    }
+
+    [Fact]
+    public async Task TwoInstances_WritingAtOnce_EachSeesAllOfTheOthersWrites()
+    {
+        // Two instances on one storage, as two service processes on one machine would be.
+        var other = await OpenInitializedAsync(Location);
+        var service = TestData.UniqueService("shared");
+        var jobs = Enumerable.Range(0, 60).Select(_ => TestData.Job(service)).ToArray();
+        var datasets = Enumerable.Range(0, 4).Select(i => TestData.Dense(4000, 2, seed: 300 + i)).ToArray();
+
+        await Task.WhenAll(
+            jobs.Select((j, i) => Task.Run(() => (i % 2 == 0 ? Store : other).InsertJobAsync(j, Ct), Ct))
+                .Concat(datasets.Select((d, i) => Task.Run(() => (i % 2 == 0 ? other : Store).CreateDatasetAsync(d.Info, d.Content, Ct), Ct))));
+
+        Assert.Equal(jobs.Length, (await Store.ListJobsAsync(service, 1000, Ct)).Count);
+        Assert.Equal(jobs.Length, (await other.ListJobsAsync(service, 1000, Ct)).Count);
+        foreach (var (info, content) in datasets)
+        {
+            StoreAssert.SameContent(content, await Store.ReadDatasetAsync(info.Id, Ct));
+            StoreAssert.SameContent(content, await other.ReadDatasetAsync(info.Id, Ct));
+        }
+    }
+
+    // ---- Cancellation and arguments ----
+
+    [Fact]
+    public async Task EveryMethod_CancelledToken_ThrowsOperationCanceled()
+    {
+        using var cancellation = new CancellationTokenSource();
+        await cancellation.CancelAsync();
+        var token = cancellation.Token;
+        var (info, content) = TestData.Dense(10, 2);
+        var job = TestData.Job(TestData.UniqueService("cancel"));
+        var calls = new Func<Task>[]
+        {
+            () => Store.InitializeAsync(token),
+            () => Store.CreateDatasetAsync(info, content, token),
+            () => Store.GetDatasetAsync(info.Id, token),
+            () => Store.ReadDatasetAsync(info.Id, token),
+            () => Store.ListDatasetsAsync(10, token),
+            () => Store.DeleteDatasetAsync(info.Id, token),
+            () => Store.InsertJobAsync(job, token),
+            () => Store.UpdateJobAsync(job, token),
+            () => Store.GetJobAsync(job.Id, token),
+            () => Store.ListJobsAsync(null, 10, token),
+            () => Store.MarkInterruptedAsync(job.Service, "x", token),
+            () => Store.PutArtifactAsync(job.Id, new Artifact("a", "b", [1]), token),
+            () => Store.GetArtifactAsync(job.Id, "a", token),
+            () => Store.ListArtifactsAsync(job.Id, token),
+        };
+
+        foreach (var call in calls)
+        {
+            await Assert.ThrowsAnyAsync<OperationCanceledException>(call);
+        }
+
+        Assert.Null(await Store.GetDatasetAsync(info.Id, Ct));
+        Assert.Null(await Store.GetJobAsync(job.Id, Ct));
+        Assert.Empty(await Store.ListArtifactsAsync(job.Id, Ct));
+    }
+
+    [Fact]
+    public async Task ListMethods_NegativeLimit_ThrowArgumentOutOfRange()
+    {
+        await Assert.ThrowsAsync<ArgumentOutOfRangeException>(() => Store.ListDatasetsAsync(-1, Ct));
+        await Assert.ThrowsAsync<ArgumentOutOfRangeException>(() => Store.ListJobsAsync(null, -1, Ct));
+    }
+}

@@ -1,0 +1,112 @@
+using System.Globalization;
+using Microsoft.Data.Sqlite;
+using Salsa.Testing;
+
+namespace Salsa.Store.Tests;
+
+/// <summary>The contract on the embedded store, each test in a file of its own, plus what only SQLite has: the file.</summary>
+public sealed class SqliteDataStoreTests : DataStoreContractTests
+{
+    /// <summary>An upper bound on waiting for the other process, so a broken one fails the test instead of hanging it.</summary>
+    private static readonly TimeSpan Hang = TimeSpan.FromSeconds(60);
+
+    private readonly TemporaryDirectory _directory = new("salsa-store-test-");
+
+    protected override ValueTask<string> ClassStorageAsync() => ValueTask.FromResult(_directory.Combine("store.db"));
+
+    protected override ValueTask<string> NewStorageAsync() => ValueTask.FromResult(_directory.Combine($"new-{Guid.NewGuid():N}", "store.db"));
+
+    protected override IDataStore Open(string location) => new SqliteDataStore(location);
+
+    public override async ValueTask DisposeAsync()
+    {
+        await base.DisposeAsync();
+        _directory.Dispose();
+    }
+
+    [Fact]
+    public async Task InitializeAsync_PathInMissingDirectories_CreatesThemAndAWalFile()
+    {
+        var path = _directory.Combine("a", "b", "c", "salsa.db");
+
+        await OpenInitializedAsync(path);
+
+        Assert.True(File.Exists(path));
+        await using var connection = new SqliteConnection($"Data Source={path};Pooling=False");
+        await connection.OpenAsync(Ct);
+        await using var mode = connection.CreateCommand();
+        mode.CommandText = "PRAGMA journal_mode;";
+        Assert.Equal("wal", (string?)await mode.ExecuteScalarAsync(Ct));
+    }
+
+    [Fact]
+    public async Task InitializeAsync_FileFromANewerSchema_ThrowsNotSupported()
+    {
+        var path = _directory.Combine("newer.db");
+        await using (var connection = new SqliteConnection($"Data Source={path};Pooling=False"))
+        {
+            await connection.OpenAsync(Ct);
+            await using var version = connection.CreateCommand();
+            version.CommandText = "PRAGMA user_version = 99;";
+            await version.ExecuteNonQueryAsync(Ct);
+        }
+
+        await Assert.ThrowsAsync<NotSupportedException>(() => OpenInitializedAsync(path));
+    }
+
+    [Fact]
+    public async Task DisposeAsync_ThenUsed_ThrowsObjectDisposed()
+    {
+        await Store.DisposeAsync();
+
+        await Assert.ThrowsAsync<ObjectDisposedException>(() => Store.GetJobAsync(Guid.NewGuid(), Ct));
+        await Assert.ThrowsAsync<ObjectDisposedException>(() => Store.InsertJobAsync(TestData.Job("disposed"), Ct));
+    }
+
+    [Fact]
+    public async Task SecondProcess_WritingAtTheSameTime_EveryWriteOfBothProcessesLands()
+    {
+        var service = TestData.UniqueService("process");
+        const int Jobs = 60;
+        const int Datasets = 3;
+        const int ChildSeed = 500;
+        using var child = SqliteWriterProcess.Start(Location, service, Jobs, Datasets, ChildSeed);
+        try
+        {
+            Assert.Equal("ready", await child.StandardOutput.ReadLineAsync(Ct).AsTask().WaitAsync(Hang, Ct));
+            var ours = Enumerable.Range(0, Datasets).Select(i => TestData.Dense(3000, 2, seed: 600 + i, labels: true)).ToArray();
+
+            await child.StandardInput.WriteLineAsync("go");
+            await child.StandardInput.FlushAsync(Ct);
+            await Task.WhenAll(
+                Enumerable.Range(0, Jobs).Select(_ => Task.Run(() => Store.InsertJobAsync(TestData.Job(service), Ct), Ct)).Concat(
+                ours.Select(d => Task.Run(() => Store.CreateDatasetAsync(d.Info, d.Content, Ct), Ct))));
+            var output = await child.StandardOutput.ReadToEndAsync(Ct).WaitAsync(Hang, Ct);
+            await child.WaitForExitAsync(Ct).WaitAsync(Hang, Ct);
+
+            Assert.True(child.ExitCode == 0, $"the writer process exited with {child.ExitCode}: {await child.StandardError.ReadToEndAsync(Ct)}");
+            Assert.Equal(2 * Jobs, (await Store.ListJobsAsync(service, 1000, Ct)).Count);
+            var theirs = output.Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries)
+                .Select(line => line.Split(' '))
+                .Select(f => (Id: Guid.Parse(f[1]), Seed: int.Parse(f[2], CultureInfo.InvariantCulture)))
+                .ToArray();
+            Assert.Equal(Datasets, theirs.Length);
+            foreach (var (id, seed) in theirs)
+            {
+                StoreAssert.SameContent(TestData.Dense(3000, 2, seed: seed, labels: true).Content, await Store.ReadDatasetAsync(id, Ct));
+            }
+
+            foreach (var (info, content) in ours)
+            {
+                StoreAssert.SameContent(content, await Store.ReadDatasetAsync(info.Id, Ct));
+            }
+        }
+        finally
+        {
+            if (!child.HasExited)
+            {
+                child.Kill(entireProcessTree: true);
+            }
+        }
+    }
+}
