@@ -40,7 +40,7 @@ public sealed record AnnealingOptions
 
     public ParallelismOptions Parallel { get; init; } = new();
 
-    internal void Validate(int points)
+    public void Validate(int points)
     {
         if (MaxClusters < 1 || MaxClusters > points)
         {

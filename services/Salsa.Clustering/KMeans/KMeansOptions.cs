@@ -20,7 +20,7 @@ public sealed record KMeansOptions
 
     public ParallelismOptions Parallel { get; init; } = new();
 
-    internal void Validate(int points)
+    public void Validate(int points)
     {
         if (Clusters < 1 || Clusters > points)
         {

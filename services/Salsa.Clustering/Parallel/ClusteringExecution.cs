@@ -17,7 +17,7 @@ public sealed record ParallelismOptions
     /// <summary>Points per block, the unit of deterministic partial sums.</summary>
     public int BlockSize { get; init; } = BlockPlan.DefaultBlockSize;
 
-    internal void Validate()
+    public void Validate()
     {
         if (Ranks is < 1 or > Spmd.MaxSize)
         {
