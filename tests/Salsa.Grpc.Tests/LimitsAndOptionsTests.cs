@@ -109,6 +109,21 @@ public sealed class LimitsAndOptionsTests
     }
 
     [Fact]
+    public async Task Unary_ExceptionMapper_MapsApplicationExceptionToStatusAndTrailers()
+    {
+        await using var server = await GrpcTestServer.StartAsync(options => options.ExceptionMapper = exception =>
+            exception is InvalidOperationException ? new RpcException(new Status(StatusCode.FailedPrecondition, exception.Message), new Metadata { { "mapped", "yes" } }) : null);
+        using var channel = server.CreateChannel();
+
+        var ex = await Assert.ThrowsAsync<RpcException>(() =>
+            new EchoClient(channel).ThrowAsync(new EchoRequest { Text = "not now" }, new CallOptions(CancellationToken: Token)).ResponseAsync);
+
+        Assert.Equal(StatusCode.FailedPrecondition, ex.StatusCode);
+        Assert.Equal("not now", ex.Status.Detail);
+        Assert.Equal("yes", ex.Trailers.GetValue("mapped"));
+    }
+
+    [Fact]
     public async Task UnaryAsync_NothingListening_Unavailable()
     {
         int port;

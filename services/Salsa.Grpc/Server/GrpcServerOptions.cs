@@ -17,6 +17,13 @@ public sealed class GrpcServerOptions
     /// </summary>
     public bool IncludeExceptionDetails { get; set; }
 
+    /// <summary>
+    /// Maps an application exception to the status (and trailers) the caller should see, e.g. a
+    /// validation error to INVALID_ARGUMENT; null from the mapper means "unexpected" (UNKNOWN). Lets
+    /// services throw one set of exceptions for both their REST and gRPC faces.
+    /// </summary>
+    public Func<Exception, RpcException?>? ExceptionMapper { get; set; }
+
     public GrpcHealthOptions Health { get; } = new();
 }
 

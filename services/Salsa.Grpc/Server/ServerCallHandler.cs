@@ -115,13 +115,7 @@ internal abstract class ServerCallHandler(ServerMethod method, GrpcServerRuntime
         var logger = Runtime.Logger;
         if (exception is RpcException rpc)
         {
-            foreach (var entry in rpc.Trailers)
-            {
-                context.ResponseTrailers.Add(entry);
-            }
-
-            GrpcServerLog.RpcFailed(logger, Method.FullName, rpc.StatusCode, rpc.Status.Detail);
-            return rpc.Status;
+            return Failed(rpc, context);
         }
 
         // After the deadline or the caller's reset, whatever the method throws (cancellation, a
@@ -138,11 +132,27 @@ internal abstract class ServerCallHandler(ServerMethod method, GrpcServerRuntime
             return new Status(StatusCode.Cancelled, "Call cancelled by the caller.");
         }
 
+        if (Runtime.Options.ExceptionMapper?.Invoke(exception) is { } mapped)
+        {
+            return Failed(mapped, context);
+        }
+
         GrpcServerLog.ErrorExecutingServiceMethod(logger, Method.FullName, exception);
         var detail = Runtime.Options.IncludeExceptionDetails
             ? $"Exception was thrown by handler. {exception.GetType().Name}: {exception.Message}"
             : "Exception was thrown by handler.";
         return new Status(StatusCode.Unknown, detail, exception);
+    }
+
+    private Status Failed(RpcException rpc, ServerCallContext context)
+    {
+        foreach (var entry in rpc.Trailers)
+        {
+            context.ResponseTrailers.Add(entry);
+        }
+
+        GrpcServerLog.RpcFailed(Runtime.Logger, Method.FullName, rpc.StatusCode, rpc.Status.Detail);
+        return rpc.Status;
     }
 
     private void NotifyCompleting(ServerCallContext context, Status status)
