@@ -127,30 +127,49 @@ public sealed class KernelThroughputExperiment : IExperiment
         return flops.Sum() / 1e9;
     }
 
-    [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
     private static double FmaLoop(double seconds)
     {
-        var a0 = Vector512.Create(1.0); var a1 = a0; var a2 = a0; var a3 = a0; var a4 = a0; var a5 = a0; var a6 = a0; var a7 = a0;
+        var rounds = 1_000;
+        while (true)
+        {
+            var start = Stopwatch.GetTimestamp();
+            var iterations = FmaChains(rounds);
+            var elapsed = Stopwatch.GetElapsedTime(start).TotalSeconds;
+            if (elapsed >= seconds)
+            {
+                return iterations * 8.0 * Vector512<double>.Count * 2 / elapsed;
+            }
+
+            rounds *= 2;
+        }
+    }
+
+    private static double s_sink;
+
+    // Eight independent FMA chains with distinct starting values (identical chains could be folded
+    // into one), the iteration count taken inside the loop.
+    [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
+    private static long FmaChains(int rounds)
+    {
+        var a0 = Vector512.Create(1.0); var a1 = Vector512.Create(1.001); var a2 = Vector512.Create(1.002); var a3 = Vector512.Create(1.003);
+        var a4 = Vector512.Create(1.004); var a5 = Vector512.Create(1.005); var a6 = Vector512.Create(1.006); var a7 = Vector512.Create(1.007);
         var m = Vector512.Create(0.9999999);
         var c = Vector512.Create(1e-9);
-        long rounds = 0;
-        var start = Stopwatch.GetTimestamp();
-        var limit = (long)(seconds * Stopwatch.Frequency);
-        while (Stopwatch.GetTimestamp() - start < limit)
+        long n = 0;
+        for (var r = 0; r < rounds; r++)
         {
-            for (var i = 0; i < 10_000; i++)
+            for (var i = 0; i < 1000; i++)
             {
                 a0 = Vector512.FusedMultiplyAdd(a0, m, c); a1 = Vector512.FusedMultiplyAdd(a1, m, c);
                 a2 = Vector512.FusedMultiplyAdd(a2, m, c); a3 = Vector512.FusedMultiplyAdd(a3, m, c);
                 a4 = Vector512.FusedMultiplyAdd(a4, m, c); a5 = Vector512.FusedMultiplyAdd(a5, m, c);
                 a6 = Vector512.FusedMultiplyAdd(a6, m, c); a7 = Vector512.FusedMultiplyAdd(a7, m, c);
+                n++;
             }
-
-            rounds++;
         }
 
-        var elapsed = Stopwatch.GetElapsedTime(start).TotalSeconds;
-        GC.KeepAlive((a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7).ToScalar());
-        return rounds * 10_000.0 * 8 * Vector512<double>.Count * 2 / elapsed;
+        // Every lane must be consumed: if only one were, the JIT could narrow the vectors.
+        Volatile.Write(ref s_sink, Vector512.Sum(a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7));
+        return n;
     }
 }
