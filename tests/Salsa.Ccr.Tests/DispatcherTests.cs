@@ -27,6 +27,32 @@ public sealed class DispatcherTests
     }
 
     [Fact]
+    public async Task PinThreads_OnLinux_EachThreadBoundToItsOwnAllowedCore()
+    {
+        Assert.SkipUnless(OperatingSystem.IsLinux(), "Core pinning is Linux-only.");
+        var cores = Environment.ProcessorCount;
+        using var dispatcher = new Dispatcher(new DispatcherOptions { ThreadCount = cores, Name = "pinned", PinThreads = true });
+        using var meet = new Barrier(cores);
+        var allowed = new List<string>();
+        var done = Enumerable.Range(0, cores).Select(_ => dispatcher.DefaultQueue.Spawn(() =>
+        {
+            meet.SignalAndWait(TestTimeouts.Hang);
+            var line = File.ReadLines("/proc/thread-self/status").Single(l => l.StartsWith("Cpus_allowed_list:", StringComparison.Ordinal));
+            lock (allowed)
+            {
+                allowed.Add(line.Split(':')[1].Trim());
+            }
+
+            return Task.CompletedTask;
+        })).ToArray();
+
+        await Task.WhenAll(done).OrHang();
+
+        Assert.All(allowed, a => Assert.True(int.TryParse(a, out _), $"thread allowed on '{a}', not one core"));
+        Assert.Equal(cores, allowed.Distinct().Count());
+    }
+
+    [Fact]
     public async Task Spawn_AwaitInsideHandler_ResumesOnTheDispatcher()
     {
         using var dispatcher = new Dispatcher(new DispatcherOptions { ThreadCount = 2 });

@@ -26,7 +26,7 @@ public sealed class FluctuationsExperiment : IExperiment
     public Task RunAsync(ExperimentContext context, CancellationToken cancellationToken)
     {
         var ranks = Environment.ProcessorCount;
-        using var dispatcher = new Dispatcher(new DispatcherOptions { ThreadCount = ranks, Name = "bench fluctuations", IdleSpin = TimeSpan.Zero });
+        using var dispatcher = new Dispatcher(new DispatcherOptions { ThreadCount = ranks, Name = "bench fluctuations", IdleSpin = TimeSpan.Zero, PinThreads = true });
         foreach (var clusters in Clusters)
         {
             foreach (var n in PointsPerRank)

@@ -36,7 +36,7 @@ public sealed class KernelScalingExperiment : IExperiment
                 foreach (var ranks in rankCounts)
                 {
                     cancellationToken.ThrowIfCancellationRequested();
-                    using var dispatcher = new Dispatcher(new DispatcherOptions { ThreadCount = ranks, Name = "bench kernel-scaling", IdleSpin = TimeSpan.Zero });
+                    using var dispatcher = new Dispatcher(new DispatcherOptions { ThreadCount = ranks, Name = "bench kernel-scaling", IdleSpin = TimeSpan.Zero, PinThreads = true });
                     var harness = new KernelHarness<DenseKernel>(new DenseKernel(KernelData.Uniform(n * ranks)), KernelKind.Annealing, clusters);
                     var iterations = harness.IterationsFor(dispatcher, ranks, seconds);
                     harness.Run(dispatcher, ranks, Math.Max(iterations / 10, 2), reduce: false); // warm-up

@@ -26,7 +26,7 @@ public sealed class KernelThroughputExperiment : IExperiment
     {
         var p = Environment.ProcessorCount;
         var seconds = context.Quick ? 0.5 : 3;
-        using var dispatcher = new Dispatcher(new DispatcherOptions { ThreadCount = p, Name = "bench throughput", IdleSpin = TimeSpan.Zero });
+        using var dispatcher = new Dispatcher(new DispatcherOptions { ThreadCount = p, Name = "bench throughput", IdleSpin = TimeSpan.Zero, PinThreads = true });
 
         var peak = MeasurePeakGflops(p, context.Quick ? 0.2 : 1);
         context.Add($"cores={p}", "peak_gflops", peak, "GFLOP/s");

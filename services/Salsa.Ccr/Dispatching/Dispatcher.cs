@@ -63,7 +63,8 @@ public sealed class Dispatcher : IDisposable
         for (var i = 0; i < _threads.Length; i++)
         {
             var index = i;
-            _threads[i] = new Thread(() => Run(index), maxStackSize: 0)
+            var core = options.PinThreads ? options.FirstCore + i : -1;
+            _threads[i] = new Thread(() => Run(index, core), maxStackSize: 0)
             {
                 IsBackground = true,
                 Name = $"{Name} #{i}",
@@ -158,8 +159,13 @@ public sealed class Dispatcher : IDisposable
         Trace.TraceError($"Salsa.Ccr: unhandled exception in a handler on '{Name}/{queue.Name}': {exception}");
     }
 
-    private void Run(int index)
+    private void Run(int index, int core)
     {
+        if (core >= 0)
+        {
+            CoreAffinity.PinCurrentThread(core);
+        }
+
         s_current = this;
         s_localSlot = _localSlots[index];
         var cursor = index;

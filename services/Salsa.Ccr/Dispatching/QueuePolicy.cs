@@ -54,6 +54,17 @@ public sealed record DispatcherOptions
 
     public ThreadPriority Priority { get; init; } = ThreadPriority.Normal;
 
+    /// <summary>
+    /// Binds thread i to the process's allowed core number (<see cref="FirstCore"/> + i) mod their
+    /// count (Linux; ignored elsewhere). For SPMD compute dispatchers: ranks that synchronise every few
+    /// milliseconds must not share a core, and the OS scheduler, placing a woken thread beside its
+    /// waker, sometimes stacks them.
+    /// </summary>
+    public bool PinThreads { get; init; }
+
+    /// <summary>Which allowed core thread 0 is bound to when <see cref="PinThreads"/> is set.</summary>
+    public int FirstCore { get; init; }
+
     /// <summary>Options of the dispatcher's default queue.</summary>
     public DispatcherQueueOptions DefaultQueue { get; init; } = new();
 }

@@ -28,6 +28,7 @@ public static class Spmd
             ThreadCount = size,
             Name = "Salsa.Ccr SPMD",
             IdleSpin = TimeSpan.Zero,
+            PinThreads = true,
         });
         try
         {

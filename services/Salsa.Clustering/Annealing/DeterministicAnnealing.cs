@@ -61,9 +61,10 @@ internal sealed class AnnealingRun<TKernel>(TKernel kernel, double totalWeight, 
     public AnnealingResult Execute(CancellationToken cancellationToken)
     {
         Options.Validate(Kernel.Count);
-        _plan = new BlockPlan(Kernel.Count, Options.Parallel.BlockSize);
         var scatterLength = Kernel.SmallDimension ? Options.MaxClusters * _dimension * _dimension : 0;
-        _sums = new OrderedBlockSum(_plan, Math.Max(_kp * (_dimension + 2) + 4, scatterLength + _kp + 4));
+        var partialLength = Math.Max(_kp * (_dimension + 2) + 4, scatterLength + _kp + 4);
+        _plan = BlockPlan.For(Kernel.Count, partialLength, Options.Parallel.BlockSize);
+        _sums = new OrderedBlockSum(_plan, partialLength);
         ClusteringExecution.Run(Options.Parallel, cancellationToken, comm => new Rank(this, comm, cancellationToken).Run());
         return _result!;
     }

@@ -53,9 +53,10 @@ internal sealed class KMeansRun<TKernel>(TKernel kernel, KMeansOptions options, 
     public KMeansResult Execute(CancellationToken cancellationToken)
     {
         Options.Validate(Kernel.Count);
-        _plan = new BlockPlan(Kernel.Count, Options.Parallel.BlockSize);
+        var lloydLength = _kp * (Kernel.Dimension + 1) + 4;
+        _plan = BlockPlan.For(Kernel.Count, lloydLength, Options.Parallel.BlockSize);
         // Room for the Lloyd sums, and for one value (sampling) or pair (repair) per block.
-        _sums = new OrderedBlockSum(_plan, Math.Max(_kp * (Kernel.Dimension + 1) + 4, 2 * _plan.Blocks + 2));
+        _sums = new OrderedBlockSum(_plan, Math.Max(lloydLength, 2 * _plan.Blocks + 2));
         ClusteringExecution.Run(Options.Parallel, cancellationToken, comm => new Rank(this, comm, cancellationToken).Run());
         return _result!;
     }

@@ -9,6 +9,12 @@ internal sealed class BlockPlan
 {
     public const int DefaultBlockSize = 2048;
 
+    // Enough blocks that ranks get equal shares (an extra block is under 1% of a rank's work at 2
+    // ranks, under 4% at 8), few enough that the partials stay small beside the data.
+    private const int TargetBlocks = 256;
+    private const int MinimumBlockSize = 64;
+    private const long PartialBudgetBytes = 32L << 20;
+
     public BlockPlan(int count, int blockSize = DefaultBlockSize)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(count, 1);
@@ -16,6 +22,30 @@ internal sealed class BlockPlan
         Count = count;
         BlockSize = blockSize;
         Blocks = (count + blockSize - 1) / blockSize;
+    }
+
+    /// <summary>
+    /// The plan for <paramref name="count"/> points whose per-block partials hold
+    /// <paramref name="partialLength"/> doubles: <paramref name="blockSize"/> when given, otherwise about
+    /// 256 blocks of 64–2048 points, fewer when the partials (double-buffered) would pass 32 MiB. It
+    /// depends on the data and the model size only — never on the number of ranks — so results stay
+    /// the same bits for any number of ranks.
+    /// </summary>
+    public static BlockPlan For(int count, int partialLength, int? blockSize = null)
+    {
+        if (blockSize is { } fixedSize)
+        {
+            return new BlockPlan(count, fixedSize);
+        }
+
+        var size = Math.Clamp((count + TargetBlocks - 1) / TargetBlocks, MinimumBlockSize, DefaultBlockSize);
+        size = (size + MinimumBlockSize - 1) / MinimumBlockSize * MinimumBlockSize;
+        while (size < count && (long)((count + size - 1) / size) * partialLength * 2 * sizeof(double) > PartialBudgetBytes)
+        {
+            size *= 2;
+        }
+
+        return new BlockPlan(count, size);
     }
 
     public int Count { get; }

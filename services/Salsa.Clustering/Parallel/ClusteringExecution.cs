@@ -14,8 +14,11 @@ public sealed record ParallelismOptions
     /// </summary>
     public Dispatcher? Dispatcher { get; init; }
 
-    /// <summary>Points per block, the unit of deterministic partial sums.</summary>
-    public int BlockSize { get; init; } = BlockPlan.DefaultBlockSize;
+    /// <summary>
+    /// Points per block, the unit of deterministic partial sums; by default chosen from the data size
+    /// and the model size (never from the number of ranks, so results do not depend on it).
+    /// </summary>
+    public int? BlockSize { get; init; }
 
     public void Validate()
     {
@@ -24,7 +27,7 @@ public sealed record ParallelismOptions
             throw new ClusteringInputException($"Ranks must be between 1 and {Spmd.MaxSize}; it is {Ranks}.", nameof(Ranks));
         }
 
-        if (BlockSize < 1)
+        if (BlockSize is < 1)
         {
             throw new ClusteringInputException($"The block size must be at least 1; it is {BlockSize}.", nameof(BlockSize));
         }

@@ -37,9 +37,9 @@ internal sealed class KernelHarness<TKernel>
     private readonly CentreSet _centres;
     private readonly double[] _logMass;
     private readonly double _inverseT;
-    private readonly int _blockSize;
+    private readonly int? _blockSize;
 
-    public KernelHarness(TKernel kernel, KernelKind kind, int clusters, int blockSize = BlockPlan.DefaultBlockSize)
+    public KernelHarness(TKernel kernel, KernelKind kind, int clusters, int? blockSize = null)
     {
         _kernel = kernel;
         _kind = kind;
@@ -119,8 +119,8 @@ internal sealed class KernelHarness<TKernel>
 
     public KernelTimings Run(Dispatcher dispatcher, int ranks, int iterations, bool reduce)
     {
-        var plan = new BlockPlan(_kernel.Count, _blockSize);
         var length = _kind == KernelKind.Annealing ? ClusteringKernels.AnnealingLength(_centres.Kp, _kernel.Dimension) : ClusteringKernels.LloydLength(_centres.Kp, _kernel.Dimension);
+        var plan = BlockPlan.For(_kernel.Count, length, _blockSize);
         var sums = new OrderedBlockSum(plan, length);
         var assignments = new int[_kernel.Count];
         var compute = Enumerable.Range(0, ranks).Select(_ => new double[iterations]).ToArray();
