@@ -1,7 +1,7 @@
-using System.Diagnostics;
 using System.Reflection;
 using System.Text.Json;
 using Salsa.Grpc.Tests.Support;
+using Salsa.Testing;
 
 namespace Salsa.Grpc.Tests;
 
@@ -11,9 +11,6 @@ namespace Salsa.Grpc.Tests;
 /// </summary>
 public sealed class NodeInteropTests(EchoServerFixture fixture) : IClassFixture<EchoServerFixture>
 {
-    private static readonly SemaphoreSlim InstallGate = new(1, 1);
-    private static bool _installed;
-
     private static CancellationToken Token => TestContext.Current.CancellationToken;
 
     private static string NodeDirectory =>
@@ -22,10 +19,10 @@ public sealed class NodeInteropTests(EchoServerFixture fixture) : IClassFixture<
     [Fact]
     public async Task GrpcJsClient_AllCallKinds_InteroperateWithOurServer()
     {
-        await EnsurePackagesAsync();
+        await ExternalProgram.EnsureNpmPackagesAsync(NodeDirectory, "@grpc/grpc-js", Token);
         var key = $"node-deadline-{Guid.NewGuid()}";
 
-        var (exitCode, output, error) = await RunAsync("node", NodeDirectory, "echo-client.mjs", fixture.Server.Address, key);
+        var (exitCode, output, error) = await ExternalProgram.RunAsync("node", NodeDirectory, ["echo-client.mjs", fixture.Server.Address, key], Token);
 
         Assert.True(exitCode == 0, $"node echo-client.mjs exited with {exitCode}: {error}");
         using var json = JsonDocument.Parse(output);
@@ -55,61 +52,5 @@ public sealed class NodeInteropTests(EchoServerFixture fixture) : IClassFixture<
         Assert.Equal("on-purpose", fail.GetProperty("trailers").GetProperty("fail-reason").GetString());
 
         Assert.Equal((int)StatusCode.Unimplemented, results.GetProperty("unimplemented").GetProperty("code").GetInt32());
-    }
-
-    /// <summary>npm ci once per test run, and only when node_modules is missing.</summary>
-    private static async Task EnsurePackagesAsync()
-    {
-        await InstallGate.WaitAsync(Token);
-        try
-        {
-            if (_installed || Directory.Exists(Path.Combine(NodeDirectory, "node_modules", "@grpc", "grpc-js")))
-            {
-                _installed = true;
-                return;
-            }
-
-            var (exitCode, output, error) = await RunAsync("npm", NodeDirectory, "ci", "--no-audit", "--no-fund");
-            Assert.True(exitCode == 0, $"npm ci failed in {NodeDirectory} ({exitCode}):\n{output}\n{error}");
-            _installed = true;
-        }
-        finally
-        {
-            InstallGate.Release();
-        }
-    }
-
-    private static async Task<(int ExitCode, string Output, string Error)> RunAsync(string program, string workingDirectory, params string[] arguments)
-    {
-        var start = new ProcessStartInfo(program)
-        {
-            WorkingDirectory = workingDirectory,
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-            UseShellExecute = false,
-        };
-        foreach (var argument in arguments)
-        {
-            start.ArgumentList.Add(argument);
-        }
-
-        Process process;
-        try
-        {
-            process = Process.Start(start) ?? throw new InvalidOperationException($"{program} did not start.");
-        }
-        catch (System.ComponentModel.Win32Exception ex)
-        {
-            Assert.Fail($"'{program}' could not be started ({ex.Message}). Node.js and npm are required for the interop test: install them (CI does, through .ci/install-prerequisites).");
-            throw;
-        }
-
-        using (process)
-        {
-            var output = process.StandardOutput.ReadToEndAsync(Token);
-            var error = process.StandardError.ReadToEndAsync(Token);
-            await process.WaitForExitAsync(Token);
-            return (process.ExitCode, await output, await error);
-        }
     }
 }

@@ -1,4 +1,5 @@
 using Npgsql;
+using Salsa.Testing;
 
 namespace Salsa.Store.Tests;
 

@@ -1,12 +1,10 @@
 using System.Collections.Concurrent;
-using Salsa.Testing;
 
-[assembly: AssemblyFixture(typeof(Salsa.Store.Tests.PostgresFixture))]
-
-namespace Salsa.Store.Tests;
+namespace Salsa.Testing;
 
 /// <summary>
-/// One PostgreSQL server for the whole test run, started on first use (so the SQLite tests never
+/// One PostgreSQL server for a whole test run (an xunit assembly fixture:
+/// <c>[assembly: AssemblyFixture(typeof(PostgresFixture))]</c>), started on first use (so the SQLite tests never
 /// wait for it) and stopped when the run ends. Each test class asks for its own database by name.
 /// If the server cannot start, every test that needs it fails with <see cref="PostgresServer"/>'s
 /// message (which says to run .ci/install-prerequisites); nothing is skipped.

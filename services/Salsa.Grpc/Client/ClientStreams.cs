@@ -86,7 +86,7 @@ internal sealed class ClientRequestStream<TRequest, TResponse>(GrpcCall<TRequest
         }
         catch (Exception ex) when (ex is not RpcException)
         {
-            throw call.CreateWriteFailure(ex);
+            throw await call.CreateWriteFailureAsync(ex).ConfigureAwait(false);
         }
         finally
         {

@@ -32,6 +32,7 @@ internal sealed partial class GrpcCall<TRequest, TResponse>
 
         Volatile.Read(ref _response)?.Dispose();
         StopActivity();
+        _ended.TrySetResult();
     }
 
     /// <summary>Ends the client activity once, whichever of Complete and StartAsync gets here last.</summary>

@@ -19,6 +19,7 @@ internal sealed partial class GrpcCall<TRequest, TResponse> : ICallState
     // interlocked swap of an immutable outcome, so whoever ends it first (flow, Dispose) wins and
     // every later attempt is a no-op; nothing takes a lock, so nothing can deadlock.
     private const int NoReason = -1;
+    private static readonly TimeSpan WriteFailureStatusWait = TimeSpan.FromSeconds(2);
 
     private readonly GrpcChannel _channel;
     private readonly Method<TRequest, TResponse> _method;
@@ -33,6 +34,7 @@ internal sealed partial class GrpcCall<TRequest, TResponse> : ICallState
     private Task? _started;
     private int _cancelReason = NoReason;
     private CallOutcome? _outcome;
+    private readonly TaskCompletionSource _ended = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private TaskCompletionSource<Metadata>? _headersSource;
     private object? _headersOutcome;
 
@@ -127,9 +129,26 @@ internal sealed partial class GrpcCall<TRequest, TResponse> : ICallState
         return new RpcException(outcome.Status, outcome.Trailers);
     }
 
-    /// <summary>Why a write to the request stream failed, in gRPC terms.</summary>
-    internal RpcException CreateWriteFailure(Exception exception)
+    /// <summary>
+    /// Why a write to the request stream failed, in gRPC terms. A server that ends a call early
+    /// (e.g. RESOURCE_EXHAUSTED for an oversize message) resets the stream as it sends its status,
+    /// so the write may fail before the status has been read: wait briefly for it, as the status
+    /// says far more than "the stream broke".
+    /// </summary>
+    internal async Task<RpcException> CreateWriteFailureAsync(Exception exception)
     {
+        if (Volatile.Read(ref _outcome) is null && Volatile.Read(ref _cancelReason) == NoReason)
+        {
+            try
+            {
+                await _ended.Task.WaitAsync(WriteFailureStatusWait).ConfigureAwait(false);
+            }
+            catch (TimeoutException)
+            {
+                // No status came: the connection itself failed.
+            }
+        }
+
         if (Volatile.Read(ref _outcome) is { Status.StatusCode: not StatusCode.OK })
         {
             return CreateException();

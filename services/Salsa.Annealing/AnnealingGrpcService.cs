@@ -1,0 +1,20 @@
+using Salsa.Contracts.Common;
+using Salsa.Grpc;
+using Salsa.Hosting.Jobs;
+using Salsa.Hosting.Timing;
+
+namespace Salsa.Annealing;
+
+/// <summary>gRPC face: <c>salsa.annealing.v1.Annealing</c> (watch, cancel and artifacts through <c>salsa.common.v1.Jobs</c>).</summary>
+public sealed class AnnealingGrpcService(AnnealingJobs jobs)
+{
+    public async Task<JobInfo> Start(Contracts.Annealing.StartAnnealingRequest request, ServerCallContext context) =>
+        JobViews.ToProto(await jobs.StartAsync(AnnealingRequest.From(request), context.CancellationToken));
+
+    public async Task<Contracts.Annealing.AnnealingResult> GetResult(JobRef request, ServerCallContext context)
+    {
+        var (job, summary) = await jobs.GetResultAsync(JobViews.ParseId(request.JobId), context.CancellationToken);
+        ServerTiming.AddJob(context.HttpContext, job.QueueMilliseconds, job.ComputeMilliseconds);
+        return summary.ToProto();
+    }
+}

@@ -1,0 +1,112 @@
+using Salsa.Clustering.Annealing;
+using Salsa.Clustering.Parallel;
+using Salsa.Hosting.Datasets;
+using Salsa.Hosting.Jobs;
+
+namespace Salsa.Annealing;
+
+/// <summary>A deterministic-annealing run of a stored dataset; unset options take the algorithm's defaults.</summary>
+public sealed record AnnealingRequest : IVectorClusteringRequest
+{
+    /// <summary>A dense or binary dataset (upload through /api/datasets, or from the census or chem service).</summary>
+    public required Guid DatasetId { get; init; }
+
+    /// <summary>Kmax: clusters split until there are this many.</summary>
+    public required int MaxClusters { get; init; }
+
+    public double? CoolingFactor { get; init; }
+
+    public double? StartTemperature { get; init; }
+
+    public double? MinTemperature { get; init; }
+
+    public int? MaxIterationsPerTemperature { get; init; }
+
+    public double? Tolerance { get; init; }
+
+    public int? SplitMergeAttempts { get; init; }
+
+    public AnnealingOptions ToOptions(ParallelismOptions parallel)
+    {
+        var defaults = new AnnealingOptions();
+        return defaults with
+        {
+            MaxClusters = MaxClusters,
+            CoolingFactor = CoolingFactor ?? defaults.CoolingFactor,
+            StartTemperature = StartTemperature,
+            MinTemperature = MinTemperature,
+            MaxIterationsPerTemperature = MaxIterationsPerTemperature ?? defaults.MaxIterationsPerTemperature,
+            Tolerance = Tolerance ?? defaults.Tolerance,
+            SplitMergeAttempts = SplitMergeAttempts ?? defaults.SplitMergeAttempts,
+            Parallel = parallel,
+        };
+    }
+
+    int IVectorClusteringRequest.RequestedClusters => MaxClusters;
+
+    public void Validate(int points) => ToOptions(new()).Validate(points);
+
+    public static AnnealingRequest From(Contracts.Annealing.StartAnnealingRequest request)
+    {
+        ArgumentNullException.ThrowIfNull(request);
+        return new AnnealingRequest
+        {
+            DatasetId = DatasetCatalog.ParseId(request.DatasetId),
+            MaxClusters = request.MaxClusters,
+            CoolingFactor = request.HasCoolingFactor ? request.CoolingFactor : null,
+            StartTemperature = request.HasStartTemperature ? request.StartTemperature : null,
+            MinTemperature = request.HasMinTemperature ? request.MinTemperature : null,
+            MaxIterationsPerTemperature = request.HasMaxIterationsPerTemperature ? request.MaxIterationsPerTemperature : null,
+            Tolerance = request.HasTolerance ? request.Tolerance : null,
+            SplitMergeAttempts = request.HasSplitMergeAttempts ? request.SplitMergeAttempts : null,
+        };
+    }
+}
+
+/// <summary>
+/// What an annealing job returns (its per-point assignments are the <c>assignments</c> artifact:
+/// little-endian int32, one per point in dataset order).
+/// </summary>
+public sealed record AnnealingSummary(
+    string Input,
+    int Points,
+    int Clusters,
+    int Dimension,
+    double[] Centres,
+    double[] ClusterWeights,
+    int[] ClusterSizes,
+    double WeightedCost,
+    IReadOnlyList<AnnealingStep> Trajectory,
+    int Iterations,
+    double ElapsedMs)
+{
+    public static AnnealingSummary From(string input, int points, AnnealingResult result)
+    {
+        ArgumentNullException.ThrowIfNull(result);
+        return new(input, points, result.Clusters, result.Dimension, result.Centres, result.ClusterWeights, result.ClusterSizes,
+            result.WeightedCost, result.Trajectory, result.Iterations, result.Elapsed.TotalMilliseconds);
+    }
+
+    public Contracts.Annealing.AnnealingResult ToProto()
+    {
+        var proto = new Contracts.Annealing.AnnealingResult
+        {
+            Clusters = Clusters,
+            Dimension = Dimension,
+            WeightedCost = WeightedCost,
+            Iterations = Iterations,
+            ElapsedMs = ElapsedMs,
+        };
+        proto.Centres.Add(Centres);
+        proto.ClusterWeights.Add(ClusterWeights);
+        proto.ClusterSizes.Add(ClusterSizes);
+        proto.Trajectory.Add(Trajectory.Select(s => new Contracts.Annealing.AnnealingStep
+        {
+            Temperature = s.Temperature,
+            Clusters = s.Clusters,
+            FreeEnergy = s.FreeEnergy,
+            Iterations = s.Iterations,
+        }));
+        return proto;
+    }
+}

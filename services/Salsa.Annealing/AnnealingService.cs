@@ -1,0 +1,26 @@
+using Salsa.Contracts.Annealing;
+using Salsa.Grpc;
+using Salsa.Hosting.Host;
+
+namespace Salsa.Annealing;
+
+/// <summary>Deterministic-annealing clustering of dense or binary datasets, as a service.</summary>
+public sealed class AnnealingService : ISalsaService
+{
+    public static string Name => "annealing";
+
+    public static ServicePorts DefaultPorts { get; } = new(5101, 5102);
+
+    public static void AddServices(WebApplicationBuilder builder)
+    {
+        ArgumentNullException.ThrowIfNull(builder);
+        builder.Services.AddSingleton<AnnealingJobs>();
+        builder.Services.AddSingleton<AnnealingGrpcService>();
+    }
+
+    public static void MapEndpoints(WebApplication app)
+    {
+        app.MapAnnealingApi();
+        app.MapGrpcService<AnnealingGrpcService>(AnnealingReflection.Descriptor.Services[0]);
+    }
+}

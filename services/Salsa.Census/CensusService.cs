@@ -1,0 +1,26 @@
+using Salsa.Contracts.Census;
+using Salsa.Grpc;
+using Salsa.Hosting.Host;
+
+namespace Salsa.Census;
+
+/// <summary>US Census 2020 block groups as datasets: import, select, project.</summary>
+public sealed class CensusService : ISalsaService
+{
+    public static string Name => "census";
+
+    public static ServicePorts DefaultPorts { get; } = new(5141, 5142);
+
+    public static void AddServices(WebApplicationBuilder builder)
+    {
+        ArgumentNullException.ThrowIfNull(builder);
+        builder.Services.AddSingleton<CensusCatalog>();
+        builder.Services.AddSingleton<CensusGrpcService>();
+    }
+
+    public static void MapEndpoints(WebApplication app)
+    {
+        app.MapCensusApi();
+        app.MapGrpcService<CensusGrpcService>(CensusReflection.Descriptor.Services[0]);
+    }
+}

@@ -1,0 +1,26 @@
+using Salsa.Contracts.Chem;
+using Salsa.Grpc;
+using Salsa.Hosting.Host;
+
+namespace Salsa.Chem;
+
+/// <summary>Compound sets as datasets: SMILES and ids, and one fingerprint dataset per named type.</summary>
+public sealed class ChemService : ISalsaService
+{
+    public static string Name => "chem";
+
+    public static ServicePorts DefaultPorts { get; } = new(5151, 5152);
+
+    public static void AddServices(WebApplicationBuilder builder)
+    {
+        ArgumentNullException.ThrowIfNull(builder);
+        builder.Services.AddSingleton<CompoundCatalog>();
+        builder.Services.AddSingleton<ChemGrpcService>();
+    }
+
+    public static void MapEndpoints(WebApplication app)
+    {
+        app.MapChemApi();
+        app.MapGrpcService<ChemGrpcService>(ChemReflection.Descriptor.Services[0]);
+    }
+}

@@ -1,0 +1,4 @@
+using Salsa.Chem;
+using Salsa.Hosting.Host;
+
+await SalsaServiceHost.Create<ChemService>(args).RunAsync();

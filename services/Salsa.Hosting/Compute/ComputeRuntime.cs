@@ -1,0 +1,46 @@
+using Microsoft.Extensions.Options;
+using Salsa.Ccr;
+
+namespace Salsa.Hosting.Compute;
+
+/// <summary>
+/// The service's Salsa.Ccr dispatchers: a jobs dispatcher (one thread per concurrent job) whose
+/// bounded queue is the service's backlog — a full queue refuses new jobs rather than growing — and a
+/// compute dispatcher whose threads carry the SPMD ranks of running jobs. Request threads never
+/// compute.
+/// </summary>
+public sealed class ComputeRuntime : IDisposable
+{
+    public ComputeRuntime(IOptions<ServiceLimits> limits)
+    {
+        var options = limits.Value;
+        Limits = options;
+        Jobs = new Dispatcher(new DispatcherOptions { ThreadCount = Math.Max(options.ConcurrentJobs, 1), Name = "Salsa jobs", IdleSpin = TimeSpan.Zero });
+        JobQueue = Jobs.CreateQueue("jobs", new DispatcherQueueOptions { Policy = QueuePolicy.DiscardNewest, MaxDepth = Math.Max(options.JobQueueDepth, 1) });
+        Compute = new Dispatcher(new DispatcherOptions
+        {
+            ThreadCount = Math.Max(options.Ranks, 1) * Math.Max(options.ConcurrentJobs, 1),
+            Name = "Salsa compute",
+            IdleSpin = TimeSpan.FromMicroseconds(20),
+            PinThreads = true,
+        });
+    }
+
+    public ServiceLimits Limits { get; }
+
+    public Dispatcher Jobs { get; }
+
+    /// <summary>Waiting jobs; bounded (discard policy: TryEnqueue refuses when full).</summary>
+    public DispatcherQueue JobQueue { get; }
+
+    /// <summary>Threads for SPMD ranks: pass it in the algorithms' parallelism options.</summary>
+    public Dispatcher Compute { get; }
+
+    public int Ranks => Math.Max(Limits.Ranks, 1);
+
+    public void Dispose()
+    {
+        Jobs.Dispose();
+        Compute.Dispose();
+    }
+}

@@ -1,0 +1,158 @@
+using Google.Protobuf.WellKnownTypes;
+using Salsa.Clustering;
+using Salsa.Hosting.Errors;
+using Salsa.Store;
+using Proto = Salsa.Contracts.Datasets;
+
+namespace Salsa.Hosting.Datasets;
+
+/// <summary>A dataset as REST returns it.</summary>
+public sealed record DatasetView(
+    Guid DatasetId,
+    string Name,
+    string Kind,
+    int Count,
+    int Dimension,
+    int Bits,
+    string? FingerprintType,
+    double TotalWeight,
+    DateTimeOffset Created,
+    string Source,
+    IReadOnlyDictionary<string, string> Metadata);
+
+/// <summary>Points as the algorithms take them: dense or binary.</summary>
+public sealed record VectorInput(DenseVectors? Dense, BinaryVectors? Binary);
+
+/// <summary>Dataset lookups shared by every service, and loading them as algorithm inputs.</summary>
+public sealed class DatasetCatalog(IDataStore store, ServiceLimits limits)
+{
+    public IDataStore Store { get; } = store;
+
+    public ServiceLimits Limits { get; } = limits;
+
+    public async Task<DatasetInfo> GetRequiredAsync(Guid id, CancellationToken cancellationToken = default) =>
+        await Store.GetDatasetAsync(id, cancellationToken).ConfigureAwait(false) ?? throw new NotFoundException($"No dataset {id}.");
+
+    public async Task<(DatasetInfo Info, DatasetContent Content)> ReadRequiredAsync(Guid id, CancellationToken cancellationToken = default)
+    {
+        var info = await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false);
+        var content = await Store.ReadDatasetAsync(id, cancellationToken).ConfigureAwait(false) ?? throw new NotFoundException($"No dataset {id}.");
+        return (info, content);
+    }
+
+    public async Task<DatasetInfo> CreateAsync(DatasetBuilder builder, string source, CancellationToken cancellationToken = default)
+    {
+        var (info, content) = builder.Build(source);
+        return await Store.CreateDatasetAsync(info, content, cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <summary>
+    /// The dataset with this content-derived id (<see cref="DatasetIds"/>), built and stored by
+    /// <paramref name="build"/> only when it is not there yet; two callers racing store it once.
+    /// </summary>
+    public async Task<DatasetInfo> GetOrCreateAsync(Guid id, Func<(DatasetInfo Info, DatasetContent Content)> build, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(build);
+        if (await Store.GetDatasetAsync(id, cancellationToken).ConfigureAwait(false) is { } existing)
+        {
+            return existing;
+        }
+
+        var (info, content) = build();
+        try
+        {
+            return await Store.CreateDatasetAsync(info with { Id = id }, content, cancellationToken).ConfigureAwait(false);
+        }
+        catch (InvalidOperationException)
+        {
+            // Another caller stored the same content first (the store refuses a duplicate id).
+            var stored = await Store.GetDatasetAsync(id, cancellationToken).ConfigureAwait(false);
+            if (stored is null)
+            {
+                throw;
+            }
+
+            return stored;
+        }
+    }
+
+    /// <summary>A dense dataset as the algorithms take it (census point sets are dense too).</summary>
+    public async Task<(DatasetInfo Info, DenseVectors Points)> LoadDenseAsync(Guid id, CancellationToken cancellationToken = default)
+    {
+        var (info, content) = await ReadRequiredAsync(id, cancellationToken).ConfigureAwait(false);
+        if (info.Kind != DatasetKind.Dense || content.Values is null)
+        {
+            throw new ArgumentException($"Dataset {id} is {info.Kind.ToString().ToLowerInvariant()}; this needs a dense dataset.");
+        }
+
+        return (info, new DenseVectors(content.Values, info.Dimension, content.Weights));
+    }
+
+    public async Task<(DatasetInfo Info, BinaryVectors Points)> LoadBinaryAsync(Guid id, CancellationToken cancellationToken = default)
+    {
+        var (info, content) = await ReadRequiredAsync(id, cancellationToken).ConfigureAwait(false);
+        if (info.Kind != DatasetKind.Binary || content.Words is null)
+        {
+            throw new ArgumentException($"Dataset {id} is {info.Kind.ToString().ToLowerInvariant()}; this needs a binary (fingerprint) dataset.");
+        }
+
+        return (info, new BinaryVectors(content.Words, info.Bits, content.Weights));
+    }
+
+    /// <summary>A dataset an algorithm can take: dense or binary vectors.</summary>
+    public static void RequireVectors(DatasetInfo info)
+    {
+        ArgumentNullException.ThrowIfNull(info);
+        if (info.Kind is not (DatasetKind.Dense or DatasetKind.Binary))
+        {
+            throw new ArgumentException($"Dataset {info.Id} is {KindName(info.Kind)}; clustering needs a dense or binary dataset.");
+        }
+    }
+
+    /// <summary>A dense or binary dataset as an algorithm input (exactly one of the two is set).</summary>
+    public async Task<(DatasetInfo Info, VectorInput Input)> LoadVectorsAsync(Guid id, CancellationToken cancellationToken = default)
+    {
+        var (info, content) = await ReadRequiredAsync(id, cancellationToken).ConfigureAwait(false);
+        RequireVectors(info);
+        return (info, info.Kind == DatasetKind.Dense
+            ? new VectorInput(new DenseVectors(content.Values!, info.Dimension, content.Weights), null)
+            : new VectorInput(null, new BinaryVectors(content.Words!, info.Bits, content.Weights)));
+    }
+
+    public static string KindName(DatasetKind kind) => kind.ToString().ToLowerInvariant();
+
+    public static DatasetKind ParseKind(string? kind) => kind?.ToLowerInvariant() switch
+    {
+        "dense" => DatasetKind.Dense,
+        "binary" => DatasetKind.Binary,
+        _ => throw new ArgumentException($"Dataset kind '{kind}' is not 'dense' or 'binary'."),
+    };
+
+    public static DatasetView ToView(DatasetInfo info) => new(
+        info.Id, info.Name, KindName(info.Kind), info.Count, info.Dimension, info.Bits, info.FingerprintType, info.TotalWeight, info.Created, info.Source, info.Metadata);
+
+    public static Proto.DatasetInfo ToProto(DatasetInfo info)
+    {
+        var proto = new Proto.DatasetInfo
+        {
+            DatasetId = info.Id.ToString(),
+            Name = info.Name,
+            Kind = (Proto.DatasetKind)(int)info.Kind,
+            Count = info.Count,
+            Dimension = info.Dimension,
+            Bits = info.Bits,
+            FingerprintType = info.FingerprintType ?? "",
+            TotalWeight = info.TotalWeight,
+            Created = Timestamp.FromDateTimeOffset(info.Created),
+            Source = info.Source,
+        };
+        foreach (var (key, value) in info.Metadata)
+        {
+            proto.Metadata[key] = value;
+        }
+
+        return proto;
+    }
+
+    public static Guid ParseId(string? id) => Jobs.JobViews.ParseId(id, "dataset id");
+}

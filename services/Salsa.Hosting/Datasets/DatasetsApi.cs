@@ -1,0 +1,141 @@
+using System.Globalization;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Http;
+using Microsoft.AspNetCore.Http.HttpResults;
+using Microsoft.AspNetCore.Routing;
+using Salsa.Datasets;
+using Salsa.Hosting.Errors;
+using Salsa.Store;
+
+namespace Salsa.Hosting.Datasets;
+
+/// <summary>An upload in one JSON document (small data; large data goes through gRPC chunks or CSV).</summary>
+public sealed record DatasetUpload(
+    string Name,
+    string Kind,
+    int Dimension,
+    int Bits,
+    string? FingerprintType,
+    double[]? Values,
+    string[]? Fingerprints,
+    double[]? Weights,
+    string[]? Labels,
+    Dictionary<string, string>? Metadata);
+
+/// <summary>REST for datasets: upload (JSON or streamed CSV), list, get, delete.</summary>
+public static class DatasetsApi
+{
+    public static RouteGroupBuilder MapDatasetsApi(this IEndpointRouteBuilder app)
+    {
+        var group = app.MapGroup("/api/datasets").WithTags("Datasets");
+
+        group.MapPost("/", async Task<Created<DatasetView>> (DatasetCatalog catalog, DatasetUpload upload, CancellationToken cancellationToken) =>
+        {
+            var kind = DatasetCatalog.ParseKind(upload.Kind);
+            var builder = new DatasetBuilder(upload.Name, kind, upload.Dimension, upload.Bits, upload.FingerprintType, upload.Metadata, catalog.Limits);
+            var words = kind == DatasetKind.Binary ? ParseFingerprints(upload.Fingerprints ?? [], upload.Bits) : [];
+            builder.Add(upload.Values ?? [], words, upload.Weights ?? [], upload.Labels ?? []);
+            var info = await catalog.CreateAsync(builder, "upload (json)", cancellationToken);
+            return TypedResults.Created($"/api/datasets/{info.Id}", DatasetCatalog.ToView(info));
+        }).WithName("UploadDataset").WithSummary("Uploads a dense (values) or binary (hex fingerprints) dataset as one JSON document.");
+
+        group.MapPost("/csv", async Task<Created<DatasetView>> (DatasetCatalog catalog, HttpRequest request, string name, string kind, int? dimension, int? bits, string? fingerprintType, bool? weights, CancellationToken cancellationToken) =>
+        {
+            var parsedKind = DatasetCatalog.ParseKind(kind);
+            var builder = new DatasetBuilder(name, parsedKind, dimension ?? 0, bits ?? 0, fingerprintType, null, catalog.Limits);
+            await ReadCsvAsync(request.Body, builder, weights == true, cancellationToken);
+            var info = await catalog.CreateAsync(builder, "upload (csv)", cancellationToken);
+            return TypedResults.Created($"/api/datasets/{info.Id}", DatasetCatalog.ToView(info));
+        }).Accepts<string>("text/csv").WithName("UploadDatasetCsv")
+          .WithSummary("Streams a CSV upload: dense rows 'x1,…,xd[,weight]' or binary rows 'hex[,weight]'; a header line is skipped.");
+
+        group.MapGet("/", async (DatasetCatalog catalog, int? limit, CancellationToken cancellationToken) =>
+            TypedResults.Ok((await catalog.Store.ListDatasetsAsync(Math.Clamp(limit ?? 100, 1, 1000), cancellationToken)).Select(DatasetCatalog.ToView).ToList()))
+            .WithName("ListDatasets").WithSummary("Datasets, newest first.");
+
+        group.MapGet("/{id}", async (DatasetCatalog catalog, string id, CancellationToken cancellationToken) =>
+            TypedResults.Ok(DatasetCatalog.ToView(await catalog.GetRequiredAsync(DatasetCatalog.ParseId(id), cancellationToken))))
+            .WithName("GetDataset").WithSummary("A dataset's description.");
+
+        group.MapDelete("/{id}", async (DatasetCatalog catalog, string id, CancellationToken cancellationToken) =>
+        {
+            var guid = DatasetCatalog.ParseId(id);
+            return await catalog.Store.DeleteDatasetAsync(guid, cancellationToken)
+                ? TypedResults.NoContent()
+                : throw new NotFoundException($"No dataset {guid}.");
+        }).WithName("DeleteDataset").WithSummary("Deletes a dataset and its points.");
+
+        return group;
+    }
+
+    private static ulong[] ParseFingerprints(string[] hex, int bits)
+    {
+        var type = new FingerprintType("upload", bits, "hex");
+        var words = new ulong[hex.Length * type.Words];
+        for (var i = 0; i < hex.Length; i++)
+        {
+            CompoundSet.ParseHex(hex[i], type, words.AsSpan(i * type.Words, type.Words), i + 1, "fingerprints");
+        }
+
+        return words;
+    }
+
+    private static async Task ReadCsvAsync(Stream body, DatasetBuilder builder, bool hasWeights, CancellationToken cancellationToken)
+    {
+        using var reader = new StreamReader(body);
+        var values = new List<double>();
+        var words = new List<ulong>();
+        var weights = new List<double>();
+        var type = new FingerprintType("upload", Math.Max(builder.Bits, 1), "hex");
+        var scratch = new ulong[type.Words];
+        var line = 0;
+        while (await reader.ReadLineAsync(cancellationToken) is { } text)
+        {
+            line++;
+            if (text.Length == 0 || (line == 1 && !char.IsDigit(text.TrimStart('-', '+')[0]) && builder.Kind == DatasetKind.Dense))
+            {
+                continue; // blank line or header
+            }
+
+            var fields = text.Split(',');
+            var expected = (builder.Kind == DatasetKind.Dense ? builder.Dimension : 1) + (hasWeights ? 1 : 0);
+            if (fields.Length != expected)
+            {
+                throw new InvalidDataException($"CSV line {line} has {fields.Length} fields, expected {expected}.");
+            }
+
+            if (builder.Kind == DatasetKind.Dense)
+            {
+                for (var j = 0; j < builder.Dimension; j++)
+                {
+                    values.Add(Number(fields[j], line));
+                }
+            }
+            else
+            {
+                CompoundSet.ParseHex(fields[0].Trim(), type, scratch, line, "CSV");
+                words.AddRange(scratch);
+            }
+
+            if (hasWeights)
+            {
+                weights.Add(Number(fields[^1], line));
+            }
+
+            if (values.Count + words.Count >= 64 * 1024)
+            {
+                builder.Add(values, words, weights, []);
+                values.Clear();
+                words.Clear();
+                weights.Clear();
+            }
+        }
+
+        builder.Add(values, words, weights, []);
+    }
+
+    private static double Number(string field, int line) =>
+        double.TryParse(field, NumberStyles.Float, CultureInfo.InvariantCulture, out var value)
+            ? value
+            : throw new InvalidDataException($"CSV line {line}: '{field}' is not a number.");
+}

@@ -1,0 +1,88 @@
+using System.Threading.Channels;
+using Salsa.Ccr;
+using Salsa.Clustering;
+using Salsa.Clustering.Parallel;
+using Salsa.Store;
+
+namespace Salsa.Hosting.Jobs;
+
+/// <summary>What a running job's work gets: cancellation, progress, artifacts, the store and the cores.</summary>
+public sealed class JobContext
+{
+    private readonly LiveJob _job;
+    private readonly List<(Action Complete, Task Pump)> _progress = [];
+
+    internal JobContext(LiveJob job, IDataStore store, Dispatcher compute, int ranks, CancellationToken cancellationToken)
+    {
+        _job = job;
+        Store = store;
+        Compute = compute;
+        Ranks = ranks;
+        CancellationToken = cancellationToken;
+    }
+
+    public Guid JobId => _job.Id;
+
+    public IDataStore Store { get; }
+
+    /// <summary>The dispatcher for the job's SPMD ranks.</summary>
+    public Dispatcher Compute { get; }
+
+    public int Ranks { get; }
+
+    /// <summary>Cancelled when the job is cancelled or the service stops.</summary>
+    public CancellationToken CancellationToken { get; }
+
+    public void Report(JobProgressUpdate update) => _job.Report(update);
+
+    /// <summary>The parallelism a job's algorithm runs with: this service's ranks on its compute dispatcher.</summary>
+    public ParallelismOptions Parallelism => new() { Ranks = Ranks, Dispatcher = Compute };
+
+    /// <summary>
+    /// A channel whose items are mapped to progress events as they are written — for algorithms
+    /// that report through a <see cref="ChannelWriter{T}"/>. Every event written before the work
+    /// returns reaches watchers before the job's final status.
+    /// </summary>
+    public ChannelWriter<T> ProgressWriter<T>(Func<T, JobProgressUpdate> map)
+    {
+        ArgumentNullException.ThrowIfNull(map);
+        var channel = Channel.CreateUnbounded<T>(new UnboundedChannelOptions { SingleReader = true, SingleWriter = false });
+        var pump = Task.Run(async () =>
+        {
+            await foreach (var item in channel.Reader.ReadAllAsync(CancellationToken.None).ConfigureAwait(false))
+            {
+                Report(map(item));
+            }
+        });
+        lock (_progress)
+        {
+            _progress.Add((() => channel.Writer.TryComplete(), pump));
+        }
+
+        return channel.Writer;
+    }
+
+    /// <summary>Progress of a Salsa.Clustering algorithm.</summary>
+    public ChannelWriter<ClusteringProgress> ClusteringProgress() => ProgressWriter<ClusteringProgress>(JobProgressUpdate.From);
+
+    /// <summary>Closes the progress writers and waits until their events are delivered.</summary>
+    internal void EndProgress()
+    {
+        List<Task> pumps;
+        lock (_progress)
+        {
+            foreach (var (complete, _) in _progress)
+            {
+                complete();
+            }
+
+            pumps = [.. _progress.Select(p => p.Pump)];
+            _progress.Clear();
+        }
+
+        Task.WaitAll(pumps);
+    }
+
+    public Task SaveArtifactAsync(string name, string contentType, byte[] data) =>
+        Store.PutArtifactAsync(JobId, new Artifact(name, contentType, data), CancellationToken);
+}

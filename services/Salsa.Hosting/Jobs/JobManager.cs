@@ -1,0 +1,187 @@
+using System.Collections.Concurrent;
+using System.Runtime.CompilerServices;
+using System.Text.Json;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
+using Salsa.Hosting.Compute;
+using Salsa.Hosting.Errors;
+using Salsa.Store;
+
+namespace Salsa.Hosting.Jobs;
+
+/// <summary>The service a job manager works for (its name is the job records' Service).</summary>
+public sealed record ServiceIdentity(string Name);
+
+// Design: jobs accepted by this service process. Accepting = a place in the bounded jobs queue of
+// ComputeRuntime (refused when full: QueueFullException → 429 / RESOURCE_EXHAUSTED), then the record
+// in the store; the job starts only once stored, so a job that runs is always a job that can be
+// found. Live jobs are in `_live` until they finish; finished ones are read from the store. At start
+// every Queued/Running record of this service is marked Interrupted (it belonged to a process that
+// stopped); at stop, running jobs are cancelled and recorded as Interrupted — none vanish.
+public sealed class JobManager(IDataStore store, ComputeRuntime runtime, ServiceIdentity identity, ILogger<JobManager> logger) : IHostedService
+{
+    internal const string StoppedReason = "The service stopped while the job was queued or running.";
+
+    private readonly ConcurrentDictionary<Guid, LiveJob> _live = new();
+
+    internal IDataStore Store { get; } = store;
+
+    internal ComputeRuntime Runtime { get; } = runtime;
+
+    internal ILogger Logger { get; } = logger;
+
+    internal bool Stopping { get; private set; }
+
+    public string Service => identity.Name;
+
+    public async Task StartAsync(CancellationToken cancellationToken)
+    {
+        var count = await Store.MarkInterruptedAsync(Service, StoppedReason, cancellationToken).ConfigureAwait(false);
+        if (count > 0)
+        {
+            JobLog.MarkedInterrupted(Logger, count, Service);
+        }
+    }
+
+    public Task StopAsync(CancellationToken cancellationToken)
+    {
+        Stopping = true;
+        foreach (var job in _live.Values)
+        {
+            job.Cancel();
+        }
+
+        return Task.CompletedTask;
+    }
+
+    /// <summary>Accepts a job or refuses it (queue full). Returns the stored record.</summary>
+    public async Task<JobRecord> SubmitAsync(string kind, object parameters, Guid? datasetId, JobWork work, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(parameters);
+        ArgumentNullException.ThrowIfNull(work);
+        if (Stopping)
+        {
+            throw new QueueFullException("The service is stopping.", Runtime.Limits.RetryAfter);
+        }
+
+        var record = new JobRecord
+        {
+            Id = Guid.NewGuid(),
+            Service = Service,
+            Kind = kind,
+            State = JobState.Queued,
+            Created = DateTimeOffset.UtcNow,
+            DatasetId = datasetId,
+            ParametersJson = JsonSerializer.Serialize(parameters, parameters.GetType(), JobJson.Options),
+        };
+        var live = new LiveJob(record, work, this);
+        _live[record.Id] = live;
+        if (!Runtime.JobQueue.TryEnqueue(live))
+        {
+            _live.TryRemove(record.Id, out _);
+            SalsaHosting.JobsRejected.Add(1);
+            throw new QueueFullException(
+                $"The job queue is full ({Runtime.Limits.JobQueueDepth} waiting); retry after {Runtime.Limits.RetryAfter.TotalSeconds:0.#} s.", Runtime.Limits.RetryAfter);
+        }
+
+        try
+        {
+            await Store.InsertJobAsync(record, cancellationToken).ConfigureAwait(false);
+        }
+        catch (Exception exception)
+        {
+            _live.TryRemove(record.Id, out _);
+            live.Stored.TrySetException(exception);
+            throw;
+        }
+
+        live.Stored.TrySetResult();
+        SalsaHosting.JobsStarted.Add(1);
+        JobLog.Accepted(Logger, record.Id, kind);
+        return record;
+    }
+
+    /// <summary>This service's job, live or stored; null when unknown or another service's.</summary>
+    public async Task<JobRecord?> GetAsync(Guid id, CancellationToken cancellationToken = default)
+    {
+        if (_live.TryGetValue(id, out var live))
+        {
+            return live.Record;
+        }
+
+        var stored = await Store.GetJobAsync(id, cancellationToken).ConfigureAwait(false);
+        return stored is not null && stored.Service == Service ? stored : null;
+    }
+
+    public async Task<JobRecord> GetRequiredAsync(Guid id, CancellationToken cancellationToken = default) =>
+        await GetAsync(id, cancellationToken).ConfigureAwait(false) ?? throw new NotFoundException($"No job {id} on the {Service} service.");
+
+    /// <summary>The result summary of a succeeded job, or a clear error for any other state.</summary>
+    public async Task<(JobRecord Job, string ResultJson)> GetResultAsync(Guid id, CancellationToken cancellationToken = default)
+    {
+        var job = await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false);
+        return job.State switch
+        {
+            JobState.Succeeded => (job, job.ResultJson ?? "{}"),
+            JobState.Queued or JobState.Running => throw new ConflictException($"Job {id} is {job.State.ToString().ToLowerInvariant()}; its result is not ready."),
+            _ => throw new ConflictException($"Job {id} ended {job.State.ToString().ToLowerInvariant()}: {job.Error}"),
+        };
+    }
+
+    /// <summary>The typed result summary of a succeeded job.</summary>
+    public async Task<(JobRecord Job, T Result)> GetResultAsync<T>(Guid id, CancellationToken cancellationToken = default)
+    {
+        var (job, json) = await GetResultAsync(id, cancellationToken).ConfigureAwait(false);
+        return (job, JsonSerializer.Deserialize<T>(json, JobJson.Options) ?? throw new InvalidDataException($"Job {id} has an empty result."));
+    }
+
+    public async Task<JobRecord> CancelAsync(Guid id, CancellationToken cancellationToken = default)
+    {
+        if (_live.TryGetValue(id, out var live))
+        {
+            live.Cancel();
+            return live.Record;
+        }
+
+        return await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false);
+    }
+
+    public async Task<IReadOnlyList<JobRecord>> ListAsync(int limit, CancellationToken cancellationToken = default)
+    {
+        var stored = await Store.ListJobsAsync(Service, Math.Clamp(limit, 1, 1000), cancellationToken).ConfigureAwait(false);
+        return [.. stored.Select(j => _live.TryGetValue(j.Id, out var live) ? live.Record : j)];
+    }
+
+    /// <summary>The job's events until it ends: its state now, progress, and its final state.</summary>
+    public async IAsyncEnumerable<JobEvent> WatchAsync(Guid id, [EnumeratorCancellation] CancellationToken cancellationToken = default)
+    {
+        if (!_live.TryGetValue(id, out var live))
+        {
+            yield return new JobEvent.Status(await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false));
+            yield break;
+        }
+
+        var reader = live.Watch();
+        var ended = false;
+        try
+        {
+            await foreach (var item in reader.ReadAllAsync(cancellationToken).ConfigureAwait(false))
+            {
+                ended = item is JobEvent.Status { Job.State: not (JobState.Queued or JobState.Running) };
+                yield return item;
+            }
+        }
+        finally
+        {
+            live.Unwatch(reader);
+        }
+
+        // A watcher that attached just as the job ended may have missed the final state.
+        if (!ended && await GetAsync(id, CancellationToken.None).ConfigureAwait(false) is { State: not (JobState.Queued or JobState.Running) } final)
+        {
+            yield return new JobEvent.Status(final);
+        }
+    }
+
+    internal void Forget(LiveJob job) => _live.TryRemove(job.Id, out _);
+}

@@ -1,0 +1,111 @@
+using System.Text.Json;
+using System.Text.Json.Nodes;
+using Google.Protobuf.WellKnownTypes;
+using Salsa.Store;
+using Proto = Salsa.Contracts.Common;
+
+namespace Salsa.Hosting.Jobs;
+
+/// <summary>A job as REST returns it.</summary>
+public sealed record JobView(
+    Guid JobId,
+    string Service,
+    string Kind,
+    string State,
+    DateTimeOffset Created,
+    DateTimeOffset? Started,
+    DateTimeOffset? Finished,
+    double QueueMs,
+    double ComputeMs,
+    Guid? DatasetId,
+    string? Error,
+    JobProgressUpdate? Progress,
+    JsonNode? Parameters,
+    JsonNode? Result,
+    IReadOnlyList<ArtifactView> Artifacts);
+
+public sealed record ArtifactView(string Name, string ContentType, long Size, string Url);
+
+/// <summary>Conversions of job records to what the two faces return.</summary>
+public static class JobViews
+{
+    public static string StateName(JobState state) => state.ToString().ToLowerInvariant();
+
+    public static JobView ToView(JobRecord job, IReadOnlyList<(string Name, string ContentType, long Size)> artifacts, string pathBase = "") => new(
+        job.Id,
+        job.Service,
+        job.Kind,
+        StateName(job.State),
+        job.Created,
+        job.Started,
+        job.Finished,
+        job.QueueMilliseconds,
+        job.ComputeMilliseconds,
+        job.DatasetId,
+        job.Error,
+        job.ProgressJson is null ? null : JsonSerializer.Deserialize<JobProgressUpdate>(job.ProgressJson, JobJson.Options),
+        JsonNode.Parse(job.ParametersJson),
+        job.ResultJson is null ? null : JsonNode.Parse(job.ResultJson),
+        [.. artifacts.Select(a => new ArtifactView(a.Name, a.ContentType, a.Size, $"{pathBase}/api/jobs/{job.Id}/artifacts/{a.Name}"))]);
+
+    public static Proto.JobInfo ToProto(JobRecord job, IReadOnlyList<(string Name, string ContentType, long Size)>? artifacts = null)
+    {
+        var info = new Proto.JobInfo
+        {
+            JobId = job.Id.ToString(),
+            Service = job.Service,
+            Kind = job.Kind,
+            State = (Proto.JobState)(int)job.State,
+            Created = Timestamp.FromDateTimeOffset(job.Created),
+            QueueMs = job.QueueMilliseconds,
+            ComputeMs = job.ComputeMilliseconds,
+            DatasetId = job.DatasetId?.ToString() ?? "",
+            Error = job.Error ?? "",
+            ParametersJson = job.ParametersJson,
+            ResultJson = job.ResultJson ?? "",
+        };
+        if (job.Started is { } started)
+        {
+            info.Started = Timestamp.FromDateTimeOffset(started);
+        }
+
+        if (job.Finished is { } finished)
+        {
+            info.Finished = Timestamp.FromDateTimeOffset(finished);
+        }
+
+        if (job.ProgressJson is not null && JsonSerializer.Deserialize<JobProgressUpdate>(job.ProgressJson, JobJson.Options) is { } progress)
+        {
+            info.Progress = ToProto(progress);
+        }
+
+        foreach (var (name, contentType, size) in artifacts ?? [])
+        {
+            info.Artifacts.Add(new Proto.ArtifactInfo { Name = name, ContentType = contentType, Size = size });
+        }
+
+        return info;
+    }
+
+    public static Proto.JobProgress ToProto(JobProgressUpdate update)
+    {
+        var progress = new Proto.JobProgress
+        {
+            Phase = update.Phase,
+            Iteration = update.Iteration,
+            Clusters = update.Clusters,
+            Objective = update.Objective,
+            ElapsedMs = update.ElapsedMilliseconds,
+        };
+        if (update.Temperature is { } t)
+        {
+            progress.Temperature = t;
+        }
+
+        return progress;
+    }
+
+    /// <summary>Parses a job id from a request; a malformed one is a bad request, not a missing job.</summary>
+    public static Guid ParseId(string? id, string what = "job id") =>
+        Guid.TryParse(id, out var guid) ? guid : throw new ArgumentException($"'{id}' is not a valid {what} (a GUID).");
+}

@@ -1,0 +1,83 @@
+using Google.Protobuf;
+using Salsa.Contracts.Common;
+using Salsa.Grpc;
+using Salsa.Hosting.Errors;
+using Salsa.Hosting.Timing;
+using Salsa.Store;
+
+namespace Salsa.Hosting.Jobs;
+
+/// <summary>gRPC face of the jobs: <c>salsa.common.v1.Jobs</c>.</summary>
+public sealed class JobsGrpcService(JobManager jobs, IDataStore store)
+{
+    private const int ChunkSize = 256 * 1024;
+
+    public async Task<JobInfo> Get(JobRef request, ServerCallContext context)
+    {
+        var job = await jobs.GetRequiredAsync(JobViews.ParseId(request.JobId), context.CancellationToken);
+        ServerTiming.AddJob(context.HttpContext, job.QueueMilliseconds, job.ComputeMilliseconds);
+        return JobViews.ToProto(job, await store.ListArtifactsAsync(job.Id, context.CancellationToken));
+    }
+
+    public async Task Watch(JobRef request, IServerStreamWriter<Contracts.Common.JobEvent> responses, ServerCallContext context)
+    {
+        var id = JobViews.ParseId(request.JobId);
+        await foreach (var item in jobs.WatchAsync(id, context.CancellationToken))
+        {
+            var message = item switch
+            {
+                Jobs.JobEvent.Progress p => new Contracts.Common.JobEvent { Progress = JobViews.ToProto(p.Update) },
+                Jobs.JobEvent.Status s => new Contracts.Common.JobEvent { Status = await StatusAsync(s.Job, context) },
+                _ => throw new InvalidOperationException("Unknown job event."),
+            };
+            await responses.WriteAsync(message);
+        }
+    }
+
+    public async Task<JobInfo> Cancel(JobRef request, ServerCallContext context) =>
+        JobViews.ToProto(await jobs.CancelAsync(JobViews.ParseId(request.JobId), context.CancellationToken));
+
+    public async Task<ListJobsResponse> List(ListJobsRequest request, ServerCallContext context)
+    {
+        var response = new ListJobsResponse();
+        foreach (var job in await jobs.ListAsync(request.Limit == 0 ? 100 : request.Limit, context.CancellationToken))
+        {
+            response.Jobs.Add(JobViews.ToProto(job));
+        }
+
+        return response;
+    }
+
+    public async Task DownloadArtifact(DownloadArtifactRequest request, IServerStreamWriter<Chunk> responses, ServerCallContext context)
+    {
+        var job = await jobs.GetRequiredAsync(JobViews.ParseId(request.JobId), context.CancellationToken);
+        var artifact = await store.GetArtifactAsync(job.Id, request.Name, context.CancellationToken)
+            ?? throw new NotFoundException($"Job {job.Id} has no artifact '{request.Name}'.");
+        for (var offset = 0; offset < artifact.Data.Length || offset == 0; offset += ChunkSize)
+        {
+            var chunk = new Chunk { Data = ByteString.CopyFrom(artifact.Data, offset, Math.Min(ChunkSize, artifact.Data.Length - offset)) };
+            if (offset == 0)
+            {
+                chunk.ContentType = artifact.ContentType;
+                chunk.TotalSize = artifact.Data.Length;
+            }
+
+            await responses.WriteAsync(chunk);
+            if (artifact.Data.Length == 0)
+            {
+                break;
+            }
+        }
+    }
+
+    private async Task<JobInfo> StatusAsync(JobRecord job, ServerCallContext context)
+    {
+        var terminal = job.State is not (Store.JobState.Queued or Store.JobState.Running);
+        if (terminal)
+        {
+            ServerTiming.AddJob(context.HttpContext, job.QueueMilliseconds, job.ComputeMilliseconds);
+        }
+
+        return JobViews.ToProto(job, terminal ? await store.ListArtifactsAsync(job.Id, context.CancellationToken) : null);
+    }
+}

@@ -1,0 +1,272 @@
+using System.Diagnostics;
+using System.Text.Json;
+using System.Threading.Channels;
+using Microsoft.Extensions.Logging;
+using Salsa.Ccr;
+using Salsa.Store;
+
+namespace Salsa.Hosting.Jobs;
+
+// Design: a job the service has accepted and not yet finished. Written by two parties: the jobs
+// dispatcher thread that runs it (state changes, progress) and request threads (cancel, watch). The
+// record is immutable and swapped under `_gate`; watchers are channels registered under `_gate`, so
+// a watcher registered before the final status always receives it, and one registered after sees the
+// final record at once. Progress is persisted at most every half second (and at the end), so a fast
+// iteration loop never waits on the store. The cancellation source is never disposed: it has no
+// timer or linked token (nothing unmanaged to free), and a late Cancel() must never throw.
+#pragma warning disable CA1001
+internal sealed class LiveJob : ITask, ICancellableJob
+{
+    private static readonly TimeSpan PersistInterval = TimeSpan.FromMilliseconds(500);
+
+    private readonly JobManager _manager;
+    private readonly JobWork _work;
+    private readonly object _gate = new();
+    private readonly List<Channel<JobEvent>> _watchers = [];
+    private readonly CancellationTokenSource _cancellation = new();
+    private readonly long _accepted = Stopwatch.GetTimestamp();
+    private JobRecord _record;
+    private long _lastPersisted;
+    private bool _finished;
+
+    public LiveJob(JobRecord record, JobWork work, JobManager manager)
+    {
+        _record = record;
+        _work = work;
+        _manager = manager;
+    }
+
+#pragma warning restore CA1001
+    public Guid Id => _record.Id;
+
+    public JobRecord Record
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _record;
+            }
+        }
+    }
+
+    /// <summary>Set once the record is in the store; the job does not start before.</summary>
+    public TaskCompletionSource Stored { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+    public void Execute()
+    {
+        // The job blocks this dispatcher thread until its work and store writes end, so their awaits
+        // must not resume here: no synchronization context while it runs.
+        var dispatcherContext = SynchronizationContext.Current;
+        SynchronizationContext.SetSynchronizationContext(null);
+        try
+        {
+            Run();
+        }
+        finally
+        {
+            SynchronizationContext.SetSynchronizationContext(dispatcherContext);
+        }
+    }
+
+    private void Run()
+    {
+        try
+        {
+            Stored.Task.GetAwaiter().GetResult();
+        }
+        catch (Exception)
+        {
+            return; // never stored: the submitter reported the failure
+        }
+
+        var started = DateTimeOffset.UtcNow;
+        var queueMs = Stopwatch.GetElapsedTime(_accepted).TotalMilliseconds;
+        if (_cancellation.IsCancellationRequested)
+        {
+            Finish(JobState.Cancelled, started, queueMs, 0, null, "Cancelled before it started.");
+            return;
+        }
+
+        Update(r => r with { State = JobState.Running, Started = started, QueueMilliseconds = queueMs }, persist: true);
+        SalsaHosting.JobQueueTime.Record(queueMs);
+        var clock = Stopwatch.GetTimestamp();
+        var context = new JobContext(this, _manager.Store, _manager.Runtime.Compute, _manager.Runtime.Ranks, _cancellation.Token);
+        try
+        {
+            JobOutcome outcome;
+            try
+            {
+                outcome = _work(context).GetAwaiter().GetResult();
+            }
+            finally
+            {
+                context.EndProgress();
+            }
+
+            var computeMs = Stopwatch.GetElapsedTime(clock).TotalMilliseconds;
+            Finish(JobState.Succeeded, started, queueMs, computeMs, JsonSerializer.Serialize(outcome.Result, outcome.Result.GetType(), JobJson.Options), null);
+        }
+        catch (OperationCanceledException) when (_cancellation.IsCancellationRequested)
+        {
+            Finish(_manager.Stopping ? JobState.Interrupted : JobState.Cancelled, started, queueMs, Stopwatch.GetElapsedTime(clock).TotalMilliseconds, null,
+                _manager.Stopping ? JobManager.StoppedReason : "Cancelled.");
+        }
+#pragma warning disable CA1031 // A job's failure is its outcome: recorded, reported, never lost.
+        catch (Exception exception)
+#pragma warning restore CA1031
+        {
+            var validation = Errors.ServiceErrors.Classify(exception) is { Http: System.Net.HttpStatusCode.BadRequest };
+            if (!validation)
+            {
+                JobLog.JobFailed(_manager.Logger, Id, exception);
+            }
+
+            Finish(JobState.Failed, started, queueMs, Stopwatch.GetElapsedTime(clock).TotalMilliseconds, null,
+                validation ? exception.Message : $"The job failed: {exception.GetType().Name}: {exception.Message}");
+        }
+    }
+
+    public void Cancel() => _cancellation.Cancel();
+
+    public void Report(JobProgressUpdate update)
+    {
+        var persist = Stopwatch.GetElapsedTime(Interlocked.Read(ref _lastPersisted)) >= PersistInterval;
+        Broadcast(new JobEvent.Progress(update));
+        if (persist)
+        {
+            Interlocked.Exchange(ref _lastPersisted, Stopwatch.GetTimestamp());
+            Update(r => r with { ProgressJson = JsonSerializer.Serialize(update, JobJson.Options) }, persist: true, broadcast: false);
+        }
+        else
+        {
+            Update(r => r with { ProgressJson = JsonSerializer.Serialize(update, JobJson.Options) }, persist: false, broadcast: false);
+        }
+    }
+
+    /// <summary>A stream of the job's events; ends after the final status.</summary>
+    public ChannelReader<JobEvent> Watch()
+    {
+        var channel = Channel.CreateUnbounded<JobEvent>(new UnboundedChannelOptions { SingleReader = true });
+        lock (_gate)
+        {
+            channel.Writer.TryWrite(new JobEvent.Status(_record));
+            if (_finished)
+            {
+                channel.Writer.TryComplete();
+            }
+            else
+            {
+                _watchers.Add(channel);
+            }
+        }
+
+        return channel.Reader;
+    }
+
+    public void Unwatch(ChannelReader<JobEvent> reader)
+    {
+        lock (_gate)
+        {
+            _watchers.RemoveAll(c => c.Reader == reader);
+        }
+    }
+
+    private void Finish(JobState state, DateTimeOffset started, double queueMs, double computeMs, string? resultJson, string? error)
+    {
+        SalsaHosting.JobComputeTime.Record(computeMs);
+        Update(r => r with
+        {
+            State = state,
+            Started = r.Started ?? started,
+            Finished = DateTimeOffset.UtcNow,
+            QueueMilliseconds = queueMs,
+            ComputeMilliseconds = computeMs,
+            ResultJson = resultJson,
+            Error = error,
+        }, persist: true);
+        List<Channel<JobEvent>> watchers;
+        lock (_gate)
+        {
+            _finished = true;
+            watchers = [.. _watchers];
+            _watchers.Clear();
+        }
+
+        foreach (var watcher in watchers)
+        {
+            watcher.Writer.TryComplete();
+        }
+
+        _manager.Forget(this);
+    }
+
+    private void Update(Func<JobRecord, JobRecord> change, bool persist, bool broadcast = true)
+    {
+        JobRecord next;
+        lock (_gate)
+        {
+            next = _record = change(_record);
+        }
+
+        if (persist)
+        {
+            try
+            {
+                _manager.Store.UpdateJobAsync(next).GetAwaiter().GetResult();
+            }
+#pragma warning disable CA1031 // A store hiccup must not kill the job; the final update retries below.
+            catch (Exception exception)
+#pragma warning restore CA1031
+            {
+                JobLog.PersistFailed(_manager.Logger, Id, exception);
+                if (next.State is not (JobState.Queued or JobState.Running))
+                {
+                    _manager.Store.UpdateJobAsync(next).GetAwaiter().GetResult();
+                }
+            }
+        }
+
+        if (broadcast)
+        {
+            Broadcast(new JobEvent.Status(next));
+        }
+    }
+
+    private void Broadcast(JobEvent item)
+    {
+        lock (_gate)
+        {
+            foreach (var watcher in _watchers)
+            {
+                watcher.Writer.TryWrite(item);
+            }
+        }
+    }
+}
+
+internal interface ICancellableJob
+{
+    void Cancel();
+}
+
+internal static partial class JobLog
+{
+    [LoggerMessage(Level = LogLevel.Error, Message = "Job {JobId} failed")]
+    public static partial void JobFailed(ILogger logger, Guid jobId, Exception exception);
+
+    [LoggerMessage(Level = LogLevel.Warning, Message = "Could not persist job {JobId}")]
+    public static partial void PersistFailed(ILogger logger, Guid jobId, Exception exception);
+
+    [LoggerMessage(Level = LogLevel.Warning, Message = "Marked {Count} jobs of {Service} interrupted: the service had stopped while they were queued or running")]
+    public static partial void MarkedInterrupted(ILogger logger, int count, string service);
+
+    [LoggerMessage(Level = LogLevel.Information, Message = "Job {JobId} ({Kind}) accepted")]
+    public static partial void Accepted(ILogger logger, Guid jobId, string kind);
+}
+
+/// <summary>How job parameters, progress and results are written as JSON (web defaults: camelCase).</summary>
+public static class JobJson
+{
+    public static readonly JsonSerializerOptions Options = new(JsonSerializerDefaults.Web);
+}

@@ -1,0 +1,53 @@
+using Salsa.Hosting.Datasets;
+using Salsa.Store;
+
+namespace Salsa.Hosting.Jobs;
+
+/// <summary>A request to cluster a stored dense or binary dataset into some number of clusters.</summary>
+public interface IVectorClusteringRequest
+{
+    Guid DatasetId { get; }
+
+    /// <summary>The clusters asked for (checked against <see cref="ServiceLimits.MaxClusters"/>).</summary>
+    int RequestedClusters { get; }
+
+    /// <summary>Throws a clear <see cref="ArgumentException"/> when the request does not fit a dataset of <paramref name="points"/> points.</summary>
+    void Validate(int points);
+}
+
+/// <summary>
+/// The application service of a vector-clustering algorithm, shared by its REST and gRPC faces:
+/// a request is checked against its dataset and the limits before it is accepted, then runs as a
+/// job on the compute dispatcher; the per-point assignments become the <c>assignments</c> artifact
+/// and the summary the job's result.
+/// </summary>
+public abstract class VectorClusteringJobs<TRequest, TSummary>(JobManager jobs, DatasetCatalog datasets, ServiceLimits limits)
+    where TRequest : IVectorClusteringRequest
+{
+    /// <summary>The job kind, e.g. <c>annealing</c>.</summary>
+    public abstract string Kind { get; }
+
+    public async Task<JobRecord> StartAsync(TRequest request, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(request);
+        var info = await datasets.GetRequiredAsync(request.DatasetId, cancellationToken).ConfigureAwait(false);
+        DatasetCatalog.RequireVectors(info);
+        limits.CheckClusters(request.RequestedClusters);
+        request.Validate(info.Count);
+        return await jobs.SubmitAsync(Kind, request, info.Id, context => RunAsync(context, request), cancellationToken).ConfigureAwait(false);
+    }
+
+    public Task<(JobRecord Job, TSummary Summary)> GetResultAsync(Guid id, CancellationToken cancellationToken) =>
+        jobs.GetResultAsync<TSummary>(id, cancellationToken);
+
+    /// <summary>Runs the algorithm on the job's ranks; returns per-point assignments and the summary.</summary>
+    protected abstract (int[] Assignments, TSummary Summary) Cluster(TRequest request, DatasetInfo info, VectorInput input, JobContext context);
+
+    private async Task<JobOutcome> RunAsync(JobContext context, TRequest request)
+    {
+        var (info, input) = await datasets.LoadVectorsAsync(request.DatasetId, context.CancellationToken).ConfigureAwait(false);
+        var (assignments, summary) = Cluster(request, info, input, context);
+        await context.SaveArtifactAsync(ArtifactFormats.Assignments, ArtifactFormats.OctetStream, ArtifactFormats.Int32s(assignments)).ConfigureAwait(false);
+        return new JobOutcome(summary!);
+    }
+}

@@ -1,0 +1,117 @@
+using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Diagnostics.HealthChecks;
+using Microsoft.AspNetCore.Hosting;
+using Microsoft.AspNetCore.Http;
+using Microsoft.AspNetCore.Http.Json;
+using Microsoft.AspNetCore.Routing;
+using Microsoft.Extensions.Configuration;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Diagnostics.HealthChecks;
+using Salsa.Contracts.Common;
+using Salsa.Contracts.Datasets;
+using Salsa.Grpc;
+using Salsa.Hosting.Compute;
+using Salsa.Hosting.Datasets;
+using Salsa.Hosting.Errors;
+using Salsa.Hosting.Jobs;
+using Salsa.Hosting.Telemetry;
+using Salsa.Hosting.Timing;
+using Salsa.Store;
+
+namespace Salsa.Hosting;
+
+/// <summary>
+/// What every service sets up the same way (the ServiceDefaults pattern): telemetry, health,
+/// ProblemDetails, OpenAPI with a Swagger UI, gRPC (health, reflection), limits, Server-Timing, the
+/// store, the jobs runtime and the shared Jobs and Datasets APIs.
+/// </summary>
+public static class ServiceDefaults
+{
+    public static WebApplicationBuilder AddServiceDefaults(this WebApplicationBuilder builder, string serviceName)
+    {
+        ArgumentNullException.ThrowIfNull(builder);
+        var services = builder.Services;
+        var limits = builder.Configuration.GetSection(ServiceLimits.Section).Get<ServiceLimits>() ?? new ServiceLimits();
+        services.Configure<ServiceLimits>(builder.Configuration.GetSection(ServiceLimits.Section));
+        services.AddSingleton(sp => sp.GetRequiredService<Microsoft.Extensions.Options.IOptions<ServiceLimits>>().Value);
+        builder.WebHost.ConfigureKestrel(kestrel => kestrel.Limits.MaxRequestBodySize = limits.MaxRequestBytes);
+
+        ServiceTelemetry.Add(services, builder.Logging, serviceName);
+        services.AddProblemDetails();
+        services.AddExceptionHandler<ProblemDetailsExceptionHandler>();
+        services.Configure<RouteHandlerOptions>(o => o.ThrowOnBadRequest = true);
+        services.Configure<JsonOptions>(o => o.SerializerOptions.NumberHandling = System.Text.Json.Serialization.JsonNumberHandling.Strict);
+        services.AddOpenApi();
+        services.AddHealthChecks()
+            .AddCheck("self", () => HealthCheckResult.Healthy(), ["live"])
+            .AddCheck<StoreHealthCheck>("store", tags: ["ready"]);
+
+        services.AddSalsaGrpc(o =>
+        {
+            o.MaxReceiveMessageSize = limits.MaxGrpcMessageBytes;
+            o.ExceptionMapper = ServiceErrors.ToRpcException;
+        });
+        services.AddSingleton<IServerCallObserver, ServerTimingObserver>();
+
+        services.AddDataStore(builder.Configuration);
+        services.AddSingleton(new ServiceIdentity(serviceName));
+        services.AddSingleton<ComputeRuntime>();
+        services.AddSingleton<JobManager>();
+        services.AddHostedService(sp => sp.GetRequiredService<JobManager>());
+        services.AddSingleton<DatasetCatalog>();
+        services.AddSingleton<JobsGrpcService>();
+        services.AddSingleton<DatasetsGrpcService>();
+        return builder;
+    }
+
+    public static WebApplication MapDefaultEndpoints(this WebApplication app)
+    {
+        ArgumentNullException.ThrowIfNull(app);
+        app.UseExceptionHandler();
+        app.UseServerTiming();
+
+        app.MapHealthChecks("/health");
+        app.MapHealthChecks("/alive", new HealthCheckOptions { Predicate = r => r.Tags.Contains("live") });
+        app.MapOpenApi();
+        app.UseSwaggerUI(o =>
+        {
+            o.RoutePrefix = "docs";
+            o.SwaggerEndpoint("/openapi/v1.json", app.Environment.ApplicationName);
+            o.DocumentTitle = app.Environment.ApplicationName;
+        });
+        app.MapGet("/", (ServiceIdentity identity) => TypedResults.Ok(new
+        {
+            service = identity.Name,
+            openApi = "/openapi/v1.json",
+            docs = "/docs",
+            health = "/health",
+            alive = "/alive",
+        })).ExcludeFromDescription();
+
+        app.MapGrpcHealthService();
+        app.MapGrpcReflectionService();
+        app.MapJobsApi();
+        app.MapDatasetsApi();
+        app.MapGrpcService<JobsGrpcService>(JobsReflection.Descriptor.Services[0]);
+        app.MapGrpcService<DatasetsGrpcService>(DatasetsReflection.Descriptor.Services[0]);
+        return app;
+    }
+
+    private sealed class StoreHealthCheck(IDataStore store) : IHealthCheck
+    {
+        public async Task<HealthCheckResult> CheckHealthAsync(HealthCheckContext context, CancellationToken cancellationToken = default)
+        {
+            try
+            {
+                await store.ListDatasetsAsync(1, cancellationToken);
+                return HealthCheckResult.Healthy();
+            }
+#pragma warning disable CA1031 // Any store failure is "unhealthy", reported with its reason.
+            catch (Exception exception)
+#pragma warning restore CA1031
+            {
+                return HealthCheckResult.Unhealthy("The store is unreachable.", exception);
+            }
+        }
+    }
+}

@@ -1,0 +1,97 @@
+using System.Diagnostics;
+using System.Globalization;
+using System.Text;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Http;
+using Salsa.Grpc;
+
+namespace Salsa.Hosting.Timing;
+
+/// <summary>
+/// The service's own time for a response, reported as a <c>Server-Timing</c> header (REST) and a
+/// <c>server-timing</c> trailer (gRPC) so a caller can tell network from work: <c>app</c> is the time
+/// this request spent in the service; a job's <c>queue</c> and <c>compute</c> time are added by the
+/// endpoints that report on a job. Format: <c>queue;dur=1.2, compute;dur=840.5, app;dur=3.1</c> (ms).
+/// </summary>
+public sealed class ServerTimingFeature
+{
+    private readonly List<(string Name, double Milliseconds)> _entries = [];
+
+    public long StartTimestamp { get; } = Stopwatch.GetTimestamp();
+
+    public void Add(string name, double milliseconds)
+    {
+        lock (_entries)
+        {
+            _entries.RemoveAll(e => e.Name == name);
+            _entries.Add((name, milliseconds));
+        }
+    }
+
+    public string Format()
+    {
+        var builder = new StringBuilder();
+        lock (_entries)
+        {
+            foreach (var (name, ms) in _entries)
+            {
+                builder.Append(CultureInfo.InvariantCulture, $"{name};dur={ms:0.###}, ");
+            }
+        }
+
+        builder.Append(CultureInfo.InvariantCulture, $"app;dur={Stopwatch.GetElapsedTime(StartTimestamp).TotalMilliseconds:0.###}");
+        return builder.ToString();
+    }
+}
+
+public static class ServerTiming
+{
+    public const string HeaderName = "Server-Timing";
+    public const string TrailerName = "server-timing";
+
+    /// <summary>Records a job's queue and compute time on the current response.</summary>
+    public static void AddJob(HttpContext context, double queueMilliseconds, double computeMilliseconds)
+    {
+        var feature = context.Features.Get<ServerTimingFeature>();
+        feature?.Add("queue", queueMilliseconds);
+        feature?.Add("compute", computeMilliseconds);
+    }
+
+    /// <summary>Adds the header to every REST response, computed as the response starts.</summary>
+    public static IApplicationBuilder UseServerTiming(this IApplicationBuilder app) =>
+        app.Use(static (context, next) =>
+        {
+            var feature = new ServerTimingFeature();
+            context.Features.Set(feature);
+            if (!IsGrpc(context))
+            {
+                context.Response.OnStarting(static state =>
+                {
+                    var (ctx, f) = ((HttpContext, ServerTimingFeature))state;
+                    ctx.Response.Headers[HeaderName] = f.Format();
+                    return Task.CompletedTask;
+                }, (context, feature));
+            }
+
+            return next(context);
+        });
+
+    internal static bool IsGrpc(HttpContext context) =>
+        context.Request.ContentType?.StartsWith("application/grpc", StringComparison.OrdinalIgnoreCase) == true;
+}
+
+/// <summary>Adds the same figures as a trailer to every gRPC call.</summary>
+internal sealed class ServerTimingObserver : IServerCallObserver
+{
+    public void OnCallStarting(ServerCallContext context)
+    {
+    }
+
+    public void OnCallCompleting(ServerCallContext context, Status status)
+    {
+        if (context.HttpContext.Features.Get<ServerTimingFeature>() is { } feature)
+        {
+            context.ResponseTrailers.Add(ServerTiming.TrailerName, feature.Format());
+        }
+    }
+}

@@ -1,0 +1,30 @@
+using Microsoft.AspNetCore.Http.HttpResults;
+using Salsa.Hosting.Jobs;
+using Salsa.Hosting.Timing;
+
+namespace Salsa.KMeans;
+
+/// <summary>REST: start a k-means job and read its typed result (status, events, cancel and artifacts are under /api/jobs).</summary>
+public static class KMeansApi
+{
+    public static RouteGroupBuilder MapKMeansApi(this IEndpointRouteBuilder app)
+    {
+        var group = app.MapGroup("/api/kmeans").WithTags("KMeans");
+
+        group.MapPost("/jobs", async Task<Accepted<JobView>> (KMeansJobs jobs, KMeansRequest request, CancellationToken cancellationToken) =>
+            JobResponses.Accepted(await jobs.StartAsync(request, cancellationToken)))
+            .WithName("StartKMeans")
+            .WithSummary("Starts weighted k-means (k-means++ seeding, Lloyd iterations, restarts) of a dense or binary dataset; 202 with the job.");
+
+        group.MapGet("/jobs/{id}/result", async Task<Ok<KMeansSummary>> (KMeansJobs jobs, HttpContext http, string id, CancellationToken cancellationToken) =>
+        {
+            var (job, summary) = await jobs.GetResultAsync(JobViews.ParseId(id), cancellationToken);
+            ServerTiming.AddJob(http, job.QueueMilliseconds, job.ComputeMilliseconds);
+            return TypedResults.Ok(summary);
+        })
+            .WithName("GetKMeansResult")
+            .WithSummary("Centres, cluster weights and sizes, inertia and the restarts' inertias of a finished job (409 while it runs).");
+
+        return group;
+    }
+}

@@ -1,0 +1,26 @@
+using Salsa.Contracts.KMeans;
+using Salsa.Grpc;
+using Salsa.Hosting.Host;
+
+namespace Salsa.KMeans;
+
+/// <summary>Weighted k-means of dense or binary datasets, as a service.</summary>
+public sealed class KMeansService : ISalsaService
+{
+    public static string Name => "kmeans";
+
+    public static ServicePorts DefaultPorts { get; } = new(5111, 5112);
+
+    public static void AddServices(WebApplicationBuilder builder)
+    {
+        ArgumentNullException.ThrowIfNull(builder);
+        builder.Services.AddSingleton<KMeansJobs>();
+        builder.Services.AddSingleton<KMeansGrpcService>();
+    }
+
+    public static void MapEndpoints(WebApplication app)
+    {
+        app.MapKMeansApi();
+        app.MapGrpcService<KMeansGrpcService>(KmeansReflection.Descriptor.Services[0]);
+    }
+}

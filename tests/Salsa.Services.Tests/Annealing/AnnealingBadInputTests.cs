@@ -1,0 +1,218 @@
+using System.Net.Http.Json;
+using System.Text;
+using Google.Protobuf;
+using Salsa.Annealing;
+using Salsa.Contracts.Annealing;
+using Salsa.Contracts.Clients;
+using Salsa.Grpc;
+using Salsa.Services.Tests.Support;
+using Salsa.Testing;
+
+namespace Salsa.Services.Tests.Annealing;
+
+/// <summary>A service with small limits, fed bad input on every endpoint.</summary>
+public sealed class BadInputServiceFixture : IAsyncLifetime
+{
+    private readonly TemporaryDirectory _directory = new();
+
+    public ServiceUnderTest<AnnealingService> Service { get; private set; } = null!;
+
+    public Guid Gmm { get; private set; }
+
+    /// <summary>The first 30 gmm points: fewer points than some legal cluster counts.</summary>
+    public Guid Tiny { get; private set; }
+
+    /// <summary>Replaces the <c>$gmm</c> and <c>$tiny</c> placeholders with the dataset ids.</summary>
+    public string Resolve(string text) => text
+        .Replace("$gmm", Gmm.ToString(), StringComparison.Ordinal)
+        .Replace("$tiny", Tiny.ToString(), StringComparison.Ordinal);
+
+    public async ValueTask InitializeAsync()
+    {
+        Service = await ServiceUnderTest.StartAsync<AnnealingService>(TestStore.Sqlite(_directory), new Dictionary<string, string?>
+        {
+            ["Salsa:Limits:MaxRequestBytes"] = "200000",
+            ["Salsa:Limits:MaxGrpcMessageBytes"] = "100000",
+            ["Salsa:Limits:MaxPoints"] = "5000",
+            ["Salsa:Limits:MaxClusters"] = "50",
+        });
+        var csv = Fixtures.GmmCsv();
+        Gmm = (await Service.Rest.UploadCsvAsync("name=gmm&kind=dense&dimension=2&weights=true", csv)).DatasetId;
+        var tiny = string.Join('\n', csv.Split('\n').Take(31)) + "\n";
+        Tiny = (await Service.Rest.UploadCsvAsync("name=tiny&kind=dense&dimension=2&weights=true", tiny)).DatasetId;
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        await Service.DisposeAsync();
+        _directory.Dispose();
+    }
+}
+
+public sealed class AnnealingBadInputTests(BadInputServiceFixture fixture) : IClassFixture<BadInputServiceFixture>
+{
+    private static CancellationToken Token => TestContext.Current.CancellationToken;
+
+    private ServiceUnderTest<AnnealingService> Service => fixture.Service;
+
+    public static TheoryData<string, int, string> BadStarts => new()
+    {
+        { "{\"datasetId\":", 400, "JSON" },
+        { "[1,2]", 400, "JSON" },
+        { "{\"datasetId\":\"not-a-guid\",\"maxClusters\":3}", 400, "Guid" },
+        { "{\"datasetId\":\"$gmm\"}", 400, "maxClusters" },
+        { "{\"datasetId\":\"$gmm\",\"maxClusters\":0}", 400, "Kmax must be between 1" },
+        { "{\"datasetId\":\"$gmm\",\"maxClusters\":-4}", 400, "Kmax must be between 1" },
+        { "{\"datasetId\":\"$tiny\",\"maxClusters\":40}", 400, "Kmax must be between 1" },
+        { "{\"datasetId\":\"$gmm\",\"maxClusters\":51}", 413, "MaxClusters" },
+        { "{\"datasetId\":\"$gmm\",\"maxClusters\":3,\"coolingFactor\":1.5}", 400, "cooling factor" },
+        { "{\"datasetId\":\"$gmm\",\"maxClusters\":3,\"coolingFactor\":\"NaN\"}", 400, "coolingFactor" },
+        { "{\"datasetId\":\"$gmm\",\"maxClusters\":3,\"startTemperature\":-1}", 400, "start temperature" },
+        { "{\"datasetId\":\"00000000-0000-0000-0000-000000000001\",\"maxClusters\":3}", 404, "No dataset" },
+    };
+
+    public static TheoryData<string, string, int, string> BadUploads => new()
+    {
+        { "name=x&kind=dense&dimension=2", "x,y\n1,2\nNaN,3\n", 400, "finite" },
+        { "name=x&kind=dense&dimension=2", "x,y\n1,2\n1,2,3\n", 400, "" },
+        { "name=x&kind=dense&dimension=2", "x,y\n1,Infinity\n", 400, "finite" },
+        { "name=x&kind=dense&dimension=2", "x,y\n", 400, "no points" },
+        { "name=x&kind=dense&dimension=0", "x\n1\n", 400, "dimension" },
+        { "name=x&kind=cubes&dimension=2", "x,y\n1,2\n", 400, "kind" },
+        { "name=x&kind=binary&bits=8", "fp\nzz\n", 400, "hex" },
+        { "name=x&kind=dense&dimension=2&weights=true", "x,y,w\n1,2,-1\n", 400, "weight" },
+    };
+
+    [Theory]
+    [MemberData(nameof(BadStarts))]
+    public async Task StartRest_BadRequest_ClearProblemAndNothingStarted(string body, int status, string mentions)
+    {
+        var before = await JobCountAsync();
+        using var content = new StringContent(fixture.Resolve(body), Encoding.UTF8, "application/json");
+        using var response = await Service.Rest.PostAsync("/api/annealing/jobs", content, Token);
+
+        var detail = await RestCalls.ProblemAsync(response, status);
+        Assert.Contains(mentions, detail, StringComparison.OrdinalIgnoreCase);
+        Assert.Equal(before, await JobCountAsync());
+    }
+
+    [Theory]
+    [MemberData(nameof(BadUploads))]
+    public async Task UploadCsv_BadData_ClearProblemAndNothingStored(string query, string csv, int status, string mentions)
+    {
+        var before = await DatasetCountAsync();
+        using var content = new StringContent(csv, Encoding.UTF8, "text/csv");
+        using var response = await Service.Rest.PostAsync($"/api/datasets/csv?{query}", content, Token);
+
+        var detail = await RestCalls.ProblemAsync(response, status);
+        Assert.Contains(mentions, detail, StringComparison.OrdinalIgnoreCase);
+        Assert.Equal(before, await DatasetCountAsync());
+    }
+
+    [Fact]
+    public async Task Upload_OverRequestLimit_413()
+    {
+        var csv = new StringBuilder("x,y\n");
+        while (csv.Length < 300_000)
+        {
+            csv.Append("1.2345678,2.3456789\n");
+        }
+
+        using var content = new StringContent(csv.ToString(), Encoding.UTF8, "text/csv");
+        using var response = await Service.Rest.PostAsync("/api/datasets/csv?name=big&kind=dense&dimension=2", content, Token);
+        await RestCalls.ProblemAsync(response, 413);
+    }
+
+    [Fact]
+    public async Task Upload_OverPointLimit_413()
+    {
+        var values = new double[2 * 6000];
+        var rpc = await Assert.ThrowsAsync<RpcException>(() =>
+            new DatasetsClient(Service.Grpc).UploadDenseAsync("too-many", 2, values, options: new CallOptions(CancellationToken: Token)));
+        Assert.Equal(StatusCode.ResourceExhausted, rpc.StatusCode);
+        Assert.Contains("MaxPoints", rpc.Status.Detail, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task JsonUpload_DimensionMismatch_400()
+    {
+        using var response = await Service.Rest.PostAsJsonAsync("/api/datasets", new { name = "odd", kind = "dense", dimension = 3, values = new[] { 1.0, 2, 3, 4 } }, Token);
+        Assert.Contains("3", await RestCalls.ProblemAsync(response, 400), StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("/api/jobs/not-a-guid", 400)]
+    [InlineData("/api/jobs/00000000-0000-0000-0000-000000000001", 404)]
+    [InlineData("/api/jobs/00000000-0000-0000-0000-000000000001/events", 404)]
+    [InlineData("/api/jobs/00000000-0000-0000-0000-000000000001/result", 404)]
+    [InlineData("/api/jobs/00000000-0000-0000-0000-000000000001/artifacts/assignments", 404)]
+    [InlineData("/api/annealing/jobs/00000000-0000-0000-0000-000000000001/result", 404)]
+    [InlineData("/api/datasets/00000000-0000-0000-0000-000000000001", 404)]
+    [InlineData("/api/datasets/zzz", 400)]
+    public async Task Get_UnknownOrMalformedId_Problem(string path, int status)
+    {
+        using var response = await Service.Rest.GetAsync(path, Token);
+        await RestCalls.ProblemAsync(response, status);
+    }
+
+    [Fact]
+    public async Task GrpcStart_TruncatedMessage_InvalidArgument()
+    {
+        var whole = new StartAnnealingRequest { DatasetId = fixture.Gmm.ToString(), MaxClusters = 3 }.ToByteArray();
+        var (status, message) = await RawGrpc.CallAsync(Service.Ports.GrpcAddress, "/salsa.annealing.v1.Annealing/Start", whole[..(whole.Length / 2)]);
+        Assert.Equal((int)StatusCode.InvalidArgument, status);
+        Assert.NotEmpty(message);
+    }
+
+    [Theory]
+    [InlineData("", 3, StatusCode.InvalidArgument)]
+    [InlineData("$gmm", 0, StatusCode.InvalidArgument)]
+    [InlineData("$tiny", 40, StatusCode.InvalidArgument)]
+    [InlineData("$gmm", 51, StatusCode.ResourceExhausted)]
+    [InlineData("00000000-0000-0000-0000-000000000001", 3, StatusCode.NotFound)]
+    public async Task GrpcStart_BadRequest_Status(string dataset, int clusters, StatusCode expected)
+    {
+        var request = new StartAnnealingRequest { DatasetId = fixture.Resolve(dataset), MaxClusters = clusters };
+        var rpc = await Assert.ThrowsAsync<RpcException>(async () => await new AnnealingClient(Service.Grpc).StartAsync(request, new CallOptions(CancellationToken: Token)));
+        Assert.Equal(expected, rpc.StatusCode);
+        Assert.NotEmpty(rpc.Status.Detail);
+    }
+
+    [Fact]
+    public async Task GrpcUpload_NaNOrChunkBeforeHeader_InvalidArgumentAndNothingStored()
+    {
+        var before = await DatasetCountAsync();
+        var nan = await Assert.ThrowsAsync<RpcException>(() =>
+            new DatasetsClient(Service.Grpc).UploadDenseAsync("nan", 2, [1, double.NaN], options: new CallOptions(CancellationToken: Token)));
+        Assert.Equal(StatusCode.InvalidArgument, nan.StatusCode);
+
+        using var call = new DatasetsClient(Service.Grpc).Upload(new CallOptions(CancellationToken: Token));
+        await call.RequestStream.WriteAsync(new Contracts.Datasets.UploadRequest { Chunk = new() { Values = { 1, 2 } } }, Token);
+        await call.RequestStream.CompleteAsync();
+        var early = await Assert.ThrowsAsync<RpcException>(() => call.ResponseAsync);
+        Assert.Equal(StatusCode.InvalidArgument, early.StatusCode);
+        Assert.Equal(before, await DatasetCountAsync());
+    }
+
+    [Fact]
+    public async Task GrpcUpload_OversizeMessage_ResourceExhaustedAndServiceKeepsServing()
+    {
+        using var call = new DatasetsClient(Service.Grpc).Upload(new CallOptions(CancellationToken: Token));
+        await call.RequestStream.WriteAsync(new Contracts.Datasets.UploadRequest { Header = new() { Name = "big", Kind = Contracts.Datasets.DatasetKind.Dense, Dimension = 1 } }, Token);
+        var rpc = await Assert.ThrowsAnyAsync<Exception>(async () =>
+        {
+            await call.RequestStream.WriteAsync(new Contracts.Datasets.UploadRequest { Chunk = new() { Values = { new double[20_000] } } }, Token);
+            await call.RequestStream.CompleteAsync();
+            await call.ResponseAsync;
+        });
+        Assert.Equal(StatusCode.ResourceExhausted, Assert.IsType<RpcException>(rpc).StatusCode);
+
+        var job = await new AnnealingClient(Service.Grpc).StartAsync(new() { DatasetId = fixture.Gmm.ToString(), MaxClusters = 2 }, new CallOptions(CancellationToken: Token));
+        var final = await new JobsClient(Service.Grpc).WatchToEndAsync(job.JobId, options: new CallOptions(CancellationToken: Token));
+        Assert.Equal(Contracts.Common.JobState.Succeeded, final.State);
+    }
+
+    private async Task<int> JobCountAsync() => (await Service.GetJsonAsync<List<Salsa.Hosting.Jobs.JobView>>("/api/jobs?limit=1000")).Count;
+
+    private async Task<int> DatasetCountAsync() => (await Service.GetJsonAsync<List<Salsa.Hosting.Datasets.DatasetView>>("/api/datasets?limit=1000")).Count;
+}

@@ -1,0 +1,111 @@
+using System.Net.Http.Json;
+using Salsa.Annealing;
+using Salsa.Contracts.Clients;
+using Salsa.Contracts.Common;
+using Salsa.Grpc;
+using Salsa.Hosting.Jobs;
+using Salsa.Hosting.Timing;
+using Salsa.Services.Tests.Support;
+using Salsa.Testing;
+
+namespace Salsa.Services.Tests.Annealing;
+
+/// <summary>One annealing service (SQLite) shared by the tests of its REST and gRPC faces.</summary>
+public sealed class AnnealingServiceFixture : IAsyncLifetime
+{
+    private readonly TemporaryDirectory _directory = new();
+
+    public ServiceUnderTest<AnnealingService> Service { get; private set; } = null!;
+
+    public async ValueTask InitializeAsync() => Service = await ServiceUnderTest.StartAsync<AnnealingService>(TestStore.Sqlite(_directory));
+
+    public async ValueTask DisposeAsync()
+    {
+        await Service.DisposeAsync();
+        _directory.Dispose();
+    }
+}
+
+public sealed class AnnealingServiceTests(AnnealingServiceFixture fixture) : IClassFixture<AnnealingServiceFixture>
+{
+    private static CancellationToken Token => TestContext.Current.CancellationToken;
+
+    private ServiceUnderTest<AnnealingService> Service => fixture.Service;
+
+    [Fact]
+    public async Task Rest_GmmJob_RecoversCentresAndStreamsProgress()
+    {
+        var dataset = await Service.Rest.UploadCsvAsync("name=gmm&kind=dense&dimension=2&weights=true", Fixtures.GmmCsv());
+        Assert.Equal(2000, dataset.Count);
+
+        var job = await Service.Rest.StartJobAsync("/api/annealing/jobs", new { datasetId = dataset.DatasetId, maxClusters = 5 });
+        Assert.Equal("annealing", job.Service);
+        var events = await Service.Rest.WatchAsync(job.JobId);
+
+        Assert.Contains(events, e => e.Event == "progress" && e.Data.GetProperty("clusters").GetInt32() >= 1);
+        Assert.Equal("succeeded", events[^1].Data.GetProperty("state").GetString());
+        using var response = await Service.Rest.GetAsync($"/api/annealing/jobs/{job.JobId}/result", Token);
+        await RestCalls.EnsureAsync(response);
+        var timing = RestCalls.ParseServerTiming(string.Join(",", response.Headers.GetValues(ServerTiming.HeaderName)));
+        Assert.True(timing["compute"] > 0);
+        Assert.True(timing.ContainsKey("queue") && timing.ContainsKey("app"));
+        var summary = (await response.Content.ReadFromJsonAsync<AnnealingSummary>(RestCalls.Json, Token))!;
+        Assert.Equal(5, summary.Clusters);
+        Assert.Equal(2000, summary.ClusterSizes.Sum());
+        foreach (var centre in Fixtures.Gmm.Centres)
+        {
+            Assert.True(Fixtures.NearestDistance(centre, summary.Centres) < 0.15, $"no centre near ({centre[0]}, {centre[1]})");
+        }
+
+        var assignments = ArtifactFormats.ReadInt32s(await Service.Rest.GetByteArrayAsync($"/api/jobs/{job.JobId}/artifacts/assignments", Token));
+        Assert.Equal(2000, assignments.Length);
+        Assert.Equal(summary.ClusterSizes, Enumerable.Range(0, 5).Select(k => assignments.Count(a => a == k)));
+    }
+
+    [Fact]
+    public async Task Grpc_UploadStartWatchResult_RecoversCentres()
+    {
+        var (values, weights, centres) = Fixtures.Gmm;
+        var dataset = await new DatasetsClient(Service.Grpc).UploadDenseAsync("gmm-grpc", 2, values, weights, options: new CallOptions(CancellationToken: Token));
+        Assert.Equal(2000, dataset.Count);
+
+        var job = await new AnnealingClient(Service.Grpc).StartAsync(new() { DatasetId = dataset.DatasetId, MaxClusters = 5 }, new CallOptions(CancellationToken: Token));
+        var jobs = new JobsClient(Service.Grpc);
+        var progress = 0;
+        var final = await jobs.WatchToEndAsync(job.JobId, e => progress += e.EventCase == Contracts.Common.JobEvent.EventOneofCase.Progress ? 1 : 0, new CallOptions(CancellationToken: Token));
+
+        Assert.Equal(JobState.Succeeded, final.State);
+        Assert.True(progress > 0);
+        Assert.True(final.ComputeMs > 0);
+        using var call = new AnnealingClient(Service.Grpc).GetResultAsync(new JobRef { JobId = job.JobId }, new CallOptions(CancellationToken: Token));
+        var result = await call;
+        foreach (var centre in centres)
+        {
+            Assert.True(Fixtures.NearestDistance(centre, result.Centres) < 0.15);
+        }
+
+        Assert.Contains("compute;dur=", call.GetTrailers().GetValue(ServerTiming.TrailerName), StringComparison.Ordinal);
+        var (data, contentType) = await jobs.DownloadArtifactAsync(job.JobId, ArtifactFormats.Assignments, new CallOptions(CancellationToken: Token));
+        Assert.Equal(ArtifactFormats.OctetStream, contentType);
+        Assert.All(ArtifactFormats.ReadInt32s(data), a => Assert.InRange(a, 0, 4));
+    }
+
+    [Fact]
+    public async Task Cancel_RunningJob_EndsCancelledAndServiceKeepsServing()
+    {
+        var dataset = await Service.Rest.UploadCsvAsync("name=gmm-slow&kind=dense&dimension=2&weights=true", Fixtures.GmmCsv());
+        var job = await Service.Rest.StartJobAsync("/api/annealing/jobs", new { datasetId = dataset.DatasetId, maxClusters = 5, coolingFactor = 0.99999 });
+
+        await Service.Rest.WaitForProgressAsync(job.JobId);
+        using (var cancel = await Service.Rest.PostAsync($"/api/jobs/{job.JobId}/cancel", null, Token))
+        {
+            await RestCalls.EnsureAsync(cancel);
+        }
+
+        Assert.Equal("cancelled", (await Service.Rest.WaitAsync(job.JobId)).State);
+        using var result = await Service.Rest.GetAsync($"/api/jobs/{job.JobId}/result", Token);
+        Assert.Contains("cancelled", await RestCalls.ProblemAsync(result, 409), StringComparison.Ordinal);
+        using var health = await Service.Rest.GetAsync("/health", Token);
+        await RestCalls.EnsureAsync(health);
+    }
+}

@@ -1,0 +1,80 @@
+using System.Net;
+using System.Net.Http.Json;
+using Salsa.Annealing;
+using Salsa.Contracts.Clients;
+using Salsa.Grpc;
+using Salsa.Services.Tests.Support;
+using Salsa.Testing;
+
+namespace Salsa.Services.Tests.Hosting;
+
+/// <summary>
+/// What the shared hosting promises every service, shown on the annealing service: a restart keeps
+/// datasets and results and reports the job it cut off as interrupted (on both stores); a full queue
+/// refuses work with a retry hint instead of growing.
+/// </summary>
+public sealed class JobLifecycleTests(PostgresFixture postgres)
+{
+    private static CancellationToken Token => TestContext.Current.CancellationToken;
+
+    public static TheoryData<string> Stores => ["sqlite", "postgres"];
+
+    [Theory]
+    [MemberData(nameof(Stores))]
+    public async Task Restart_KeepsDatasetsAndResults_ReportsRunningJobInterrupted(string storeName)
+    {
+        using var directory = new TemporaryDirectory();
+        var store = storeName == "sqlite" ? TestStore.Sqlite(directory) : await TestStore.PostgresAsync(postgres);
+        await using var service = await ServiceUnderTest.StartAsync<AnnealingService>(store);
+        var dataset = await service.Rest.UploadCsvAsync("name=gmm&kind=dense&dimension=2&weights=true", Fixtures.GmmCsv());
+        var finished = await service.Rest.StartJobAsync("/api/annealing/jobs", new { datasetId = dataset.DatasetId, maxClusters = 3 });
+        Assert.Equal("succeeded", (await service.Rest.WaitAsync(finished.JobId)).State);
+        var running = await service.Rest.StartJobAsync("/api/annealing/jobs", new { datasetId = dataset.DatasetId, maxClusters = 5, coolingFactor = 0.99999 });
+        await service.Rest.WaitForProgressAsync(running.JobId);
+
+        await service.StopAsync();
+        await service.StartAgainAsync();
+
+        var interrupted = await service.Rest.WaitAsync(running.JobId);
+        Assert.Equal("interrupted", interrupted.State);
+        Assert.Contains("stopped", interrupted.Error, StringComparison.Ordinal);
+        var kept = await service.GetJsonAsync<Salsa.Hosting.Datasets.DatasetView>($"/api/datasets/{dataset.DatasetId}");
+        Assert.Equal(2000, kept.Count);
+        var summary = await service.GetJsonAsync<AnnealingSummary>($"/api/annealing/jobs/{finished.JobId}/result");
+        Assert.Equal(3, summary.Clusters);
+        var assignments = await service.Rest.GetByteArrayAsync($"/api/jobs/{finished.JobId}/artifacts/assignments", Token);
+        Assert.Equal(2000 * sizeof(int), assignments.Length);
+    }
+
+    [Fact]
+    public async Task QueueFull_RefusesWithRetryHint_OnBothFaces()
+    {
+        using var directory = new TemporaryDirectory();
+        await using var service = await ServiceUnderTest.StartAsync<AnnealingService>(TestStore.Sqlite(directory), new Dictionary<string, string?>
+        {
+            ["Salsa:Limits:JobQueueDepth"] = "1",
+            ["Salsa:Limits:ConcurrentJobs"] = "1",
+            ["Salsa:Limits:RetryAfter"] = "00:00:03",
+        });
+        var dataset = await service.Rest.UploadCsvAsync("name=gmm&kind=dense&dimension=2&weights=true", Fixtures.GmmCsv());
+        var slow = new { datasetId = dataset.DatasetId, maxClusters = 5, coolingFactor = 0.99999 };
+        var running = await service.Rest.StartJobAsync("/api/annealing/jobs", slow);
+        await service.Rest.WaitForProgressAsync(running.JobId);
+        var queued = await service.Rest.StartJobAsync("/api/annealing/jobs", slow);
+
+        using var refused = await service.Rest.PostAsJsonAsync("/api/annealing/jobs", slow, Token);
+        Assert.Contains("queue is full", await RestCalls.ProblemAsync(refused, 429), StringComparison.Ordinal);
+        Assert.Equal(TimeSpan.FromSeconds(3), refused.Headers.RetryAfter?.Delta);
+        var rpc = await Assert.ThrowsAsync<RpcException>(async () =>
+            await new AnnealingClient(service.Grpc).StartAsync(new() { DatasetId = dataset.DatasetId.ToString(), MaxClusters = 5 }, new CallOptions(CancellationToken: Token)));
+        Assert.Equal(StatusCode.ResourceExhausted, rpc.StatusCode);
+        Assert.Equal("3000", rpc.Trailers.GetValue("retry-after-ms"));
+
+        foreach (var id in new[] { running.JobId, queued.JobId })
+        {
+            using var cancel = await service.Rest.PostAsync($"/api/jobs/{id}/cancel", null, Token);
+            Assert.Equal(HttpStatusCode.OK, cancel.StatusCode);
+            Assert.Equal("cancelled", (await service.Rest.WaitAsync(id)).State);
+        }
+    }
+}

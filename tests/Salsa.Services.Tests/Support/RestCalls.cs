@@ -1,0 +1,114 @@
+using System.Net.Http.Json;
+using System.Text;
+using System.Text.Json;
+using Salsa.Hosting.Datasets;
+using Salsa.Hosting.Jobs;
+
+namespace Salsa.Services.Tests.Support;
+
+/// <summary>One server-sent event: its type and its data as JSON.</summary>
+public sealed record ServerEvent(string Event, JsonElement Data);
+
+/// <summary>What a REST client of any service does: upload, start, watch (SSE), wait, fetch.</summary>
+public static class RestCalls
+{
+    public static readonly JsonSerializerOptions Json = new(JsonSerializerDefaults.Web);
+
+    private static CancellationToken Token => TestContext.Current.CancellationToken;
+
+    public static async Task<DatasetView> UploadCsvAsync(this HttpClient client, string query, string csv)
+    {
+        using var content = new StringContent(csv, Encoding.UTF8, "text/csv");
+        using var response = await client.PostAsync($"/api/datasets/csv?{query}", content, Token);
+        await EnsureAsync(response);
+        return (await response.Content.ReadFromJsonAsync<DatasetView>(Json, Token))!;
+    }
+
+    public static async Task<JobView> StartJobAsync(this HttpClient client, string path, object body)
+    {
+        using var response = await client.PostAsJsonAsync(path, body, Json, Token);
+        await EnsureAsync(response);
+        Assert.Equal(System.Net.HttpStatusCode.Accepted, response.StatusCode);
+        return (await response.Content.ReadFromJsonAsync<JobView>(Json, Token))!;
+    }
+
+    /// <summary>
+    /// Reads /api/jobs/{id}/events to the end (or until <paramref name="stopWhen"/> says so): the
+    /// events the job sent, in order.
+    /// </summary>
+    public static async Task<List<ServerEvent>> WatchAsync(this HttpClient client, Guid jobId, Func<ServerEvent, bool>? stopWhen = null)
+    {
+        using var request = new HttpRequestMessage(HttpMethod.Get, $"/api/jobs/{jobId}/events");
+        using var response = await client.SendAsync(request, HttpCompletionOption.ResponseHeadersRead, Token);
+        await EnsureAsync(response);
+        Assert.Equal("text/event-stream", response.Content.Headers.ContentType?.MediaType);
+        using var reader = new StreamReader(await response.Content.ReadAsStreamAsync(Token));
+        var events = new List<ServerEvent>();
+        string? type = null;
+        var data = new StringBuilder();
+        while (await reader.ReadLineAsync(Token) is { } line)
+        {
+            if (line.Length == 0)
+            {
+                if (data.Length > 0)
+                {
+                    var item = new ServerEvent(type ?? "message", JsonDocument.Parse(data.ToString()).RootElement.Clone());
+                    events.Add(item);
+                    if (stopWhen?.Invoke(item) == true)
+                    {
+                        break;
+                    }
+                }
+
+                (type, data) = (null, data.Clear());
+            }
+            else if (line.StartsWith("event:", StringComparison.Ordinal))
+            {
+                type = line["event:".Length..].Trim();
+            }
+            else if (line.StartsWith("data:", StringComparison.Ordinal))
+            {
+                data.Append(line["data:".Length..].TrimStart());
+            }
+        }
+
+        return events;
+    }
+
+    /// <summary>Returns once the job has reported progress (so it is running).</summary>
+    public static Task WaitForProgressAsync(this HttpClient client, Guid jobId) =>
+        client.WatchAsync(jobId, e => e.Event == "progress");
+
+    /// <summary>The job's final state (from its event stream).</summary>
+    public static async Task<JobView> WaitAsync(this HttpClient client, Guid jobId)
+    {
+        var events = await client.WatchAsync(jobId);
+        var last = events.Last(e => e.Event == "status");
+        return last.Data.Deserialize<JobView>(Json)!;
+    }
+
+    /// <summary>A response that must be a ProblemDetails with this status; returns its detail.</summary>
+    public static async Task<string> ProblemAsync(HttpResponseMessage response, int status)
+    {
+        var body = await response.Content.ReadAsStringAsync(Token);
+        Assert.True((int)response.StatusCode == status, $"expected {status}, got {(int)response.StatusCode}: {body}");
+        Assert.Equal("application/problem+json", response.Content.Headers.ContentType?.MediaType);
+        using var problem = JsonDocument.Parse(body);
+        Assert.Equal(status, problem.RootElement.GetProperty("status").GetInt32());
+        return problem.RootElement.GetProperty("detail").GetString() ?? "";
+    }
+
+    public static async Task EnsureAsync(HttpResponseMessage response)
+    {
+        if (!response.IsSuccessStatusCode)
+        {
+            Assert.Fail($"{(int)response.StatusCode} {response.ReasonPhrase}: {await response.Content.ReadAsStringAsync(Token)}");
+        }
+    }
+
+    /// <summary>Server-Timing entries as name → milliseconds.</summary>
+    public static Dictionary<string, double> ParseServerTiming(string header) =>
+        header.Split(',', StringSplitOptions.TrimEntries | StringSplitOptions.RemoveEmptyEntries)
+            .Select(part => part.Split(";dur="))
+            .ToDictionary(p => p[0], p => double.Parse(p[1], System.Globalization.CultureInfo.InvariantCulture));
+}
