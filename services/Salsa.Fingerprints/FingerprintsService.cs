@@ -1,0 +1,21 @@
+using Salsa.Hosting.Host;
+
+namespace Salsa.Fingerprints;
+
+/// <summary>Fingerprint clustering as a service: Taylor–Butina, binary deterministic annealing and cluster-pruned top-k Tanimoto search.</summary>
+public sealed class FingerprintsService : ISalsaService
+{
+    public static string Name => "fingerprints";
+
+    public static ServicePorts DefaultPorts { get; } = new(5121, 5122);
+
+    public static void AddServices(WebApplicationBuilder builder)
+    {
+        ArgumentNullException.ThrowIfNull(builder);
+    }
+
+    public static void MapEndpoints(WebApplication app)
+    {
+        ArgumentNullException.ThrowIfNull(app);
+    }
+}

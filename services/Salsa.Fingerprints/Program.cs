@@ -1,0 +1,4 @@
+using Salsa.Fingerprints;
+using Salsa.Hosting.Host;
+
+await SalsaServiceHost.Create<FingerprintsService>(args).RunAsync();

@@ -1,0 +1,21 @@
+using Salsa.Hosting.Host;
+
+namespace Salsa.Mds;
+
+/// <summary>Weighted SMACOF multidimensional scaling as a service, for cluster medoids or samples of up to about 10,000 items.</summary>
+public sealed class MdsService : ISalsaService
+{
+    public static string Name => "mds";
+
+    public static ServicePorts DefaultPorts { get; } = new(5131, 5132);
+
+    public static void AddServices(WebApplicationBuilder builder)
+    {
+        ArgumentNullException.ThrowIfNull(builder);
+    }
+
+    public static void MapEndpoints(WebApplication app)
+    {
+        ArgumentNullException.ThrowIfNull(app);
+    }
+}
