@@ -1,7 +1,13 @@
 using System.Diagnostics;
 using System.Runtime;
 using Salsa.Bench.Experiments;
+using Salsa.Bench.Experiments.Services;
 using Salsa.Bench.Harness;
+
+if (args is ["--serve", ..])
+{
+    return await ServiceProcess.ServeAsync(args);
+}
 
 IExperiment[] experiments =
 [
@@ -15,6 +21,7 @@ IExperiment[] experiments =
     new ParallelOverheadExperiment(),
     new KernelThroughputExperiment(),
     new CensusAnnealingExperiment(),
+    new ServicesExperiment(),
 ];
 
 var quick = args.Contains("--quick");

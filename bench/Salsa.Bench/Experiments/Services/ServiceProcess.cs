@@ -1,0 +1,185 @@
+using System.Diagnostics;
+using System.Net.Sockets;
+using Salsa.Annealing;
+using Salsa.Census;
+using Salsa.Chem;
+using Salsa.Hosting.Host;
+
+namespace Salsa.Bench.Experiments.Services;
+
+/// <summary>
+/// A service in its own process, as deployed: this benchmark's executable started again with
+/// <c>--serve &lt;service&gt;</c>, hosting the real service on loopback ports with the store it is given.
+/// It also runs a raw TCP echo listener, the floor any request-response protocol is measured against.
+/// </summary>
+public sealed class ServiceProcess : IAsyncDisposable
+{
+    private readonly Process _process;
+
+    private ServiceProcess(Process process, ServicePorts ports, int echoPort)
+    {
+        _process = process;
+        Ports = ports;
+        EchoPort = echoPort;
+    }
+
+    public ServicePorts Ports { get; }
+
+    public int EchoPort { get; }
+
+    /// <summary>Starts <paramref name="service"/> (annealing, census or chem) with <paramref name="storeSetting"/> (key=value) and waits until it answers.</summary>
+    public static async Task<ServiceProcess> StartAsync(string service, string storeSetting, CancellationToken cancellationToken)
+    {
+        var ports = new ServicePorts(FreePort(), FreePort());
+        var echoPort = FreePort();
+        var start = new ProcessStartInfo(Environment.ProcessPath!) { UseShellExecute = false, RedirectStandardOutput = true, RedirectStandardError = true };
+        if (!Environment.ProcessPath!.EndsWith("Salsa.Bench", StringComparison.Ordinal))
+        {
+            start.ArgumentList.Add(typeof(ServiceProcess).Assembly.Location); // run through the dotnet host
+        }
+
+        foreach (var argument in new[] { "--serve", service, "--rest", ports.Rest.ToString(), "--grpc", ports.Grpc.ToString(), "--echo", echoPort.ToString(), "--store", storeSetting })
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        var process = Process.Start(start) ?? throw new InvalidOperationException("could not start the service process");
+        _ = process.StandardOutput.ReadToEndAsync(cancellationToken);
+        var stderr = process.StandardError.ReadToEndAsync(cancellationToken);
+        var served = new ServiceProcess(process, ports, echoPort);
+        using var http = new HttpClient { BaseAddress = ports.RestAddress };
+        var deadline = Stopwatch.StartNew();
+        while (true)
+        {
+            if (process.HasExited)
+            {
+                throw new InvalidOperationException($"the {service} service process exited ({process.ExitCode}): {await stderr}");
+            }
+
+            try
+            {
+                using var alive = await http.GetAsync("/alive", cancellationToken);
+                if (alive.IsSuccessStatusCode)
+                {
+                    return served;
+                }
+            }
+            catch (HttpRequestException) when (deadline.Elapsed < TimeSpan.FromSeconds(60))
+            {
+                await Task.Delay(100, cancellationToken);
+            }
+        }
+    }
+
+    /// <summary>The child's side: host the service until stdin closes or the process is killed.</summary>
+    public static async Task<int> ServeAsync(string[] args)
+    {
+        string Arg(string name) => args[Array.IndexOf(args, name) + 1];
+        var ports = new ServicePorts(int.Parse(Arg("--rest")), int.Parse(Arg("--grpc")));
+        var store = Arg("--store").Split('=', 2);
+        var settings = new Dictionary<string, string?>(ServiceHostSettings.PortSettings(ports))
+        {
+            [store[0]] = store[1],
+            ["Logging:LogLevel:Default"] = "Warning",
+        };
+        var host = new ServiceHostSettings { Settings = settings, LoadAppSettings = false };
+        var app = Arg("--serve") switch
+        {
+            "annealing" => SalsaServiceHost.Create<AnnealingService>(host),
+            "census" => SalsaServiceHost.Create<CensusService>(host),
+            "chem" => SalsaServiceHost.Create<ChemService>(host),
+            var other => throw new ArgumentException($"unknown service {other}"),
+        };
+        using var echo = new TcpEcho(int.Parse(Arg("--echo")));
+        await app.RunAsync();
+        return 0;
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        if (!_process.HasExited)
+        {
+            _process.Kill(entireProcessTree: true);
+            await _process.WaitForExitAsync();
+        }
+
+        _process.Dispose();
+    }
+
+    private static int FreePort()
+    {
+        using var listener = new TcpListener(System.Net.IPAddress.Loopback, 0);
+        listener.Start();
+        return ((System.Net.IPEndPoint)listener.LocalEndpoint).Port;
+    }
+}
+
+/// <summary>Echoes fixed-size messages on every accepted connection: the request-response floor of the OS and runtime.</summary>
+internal sealed class TcpEcho : IDisposable
+{
+    public const int MessageBytes = 32;
+
+    private readonly TcpListener _listener;
+
+    public TcpEcho(int port)
+    {
+        _listener = new TcpListener(System.Net.IPAddress.Loopback, port);
+        _listener.Start();
+        _ = AcceptAsync();
+    }
+
+    public void Dispose() => _listener.Dispose();
+
+    private async Task AcceptAsync()
+    {
+        while (true)
+        {
+            Socket socket;
+            try
+            {
+                socket = await _listener.AcceptSocketAsync();
+            }
+            catch (ObjectDisposedException)
+            {
+                return;
+            }
+
+            socket.NoDelay = true;
+            _ = EchoAsync(socket);
+        }
+    }
+
+    private static async Task EchoAsync(Socket socket)
+    {
+        using var _ = socket;
+        var buffer = new byte[MessageBytes];
+        try
+        {
+            while (await ReadExactlyAsync(socket, buffer))
+            {
+                await socket.SendAsync(buffer, SocketFlags.None);
+            }
+        }
+        catch (SocketException)
+        {
+            // the client went away
+        }
+    }
+
+    internal static async ValueTask<bool> ReadExactlyAsync(Socket socket, Memory<byte> buffer)
+    {
+        var read = 0;
+        while (read < buffer.Length)
+        {
+            var n = await socket.ReceiveAsync(buffer[read..], SocketFlags.None);
+            if (n == 0)
+            {
+                return false;
+            }
+
+            read += n;
+        }
+
+        return true;
+    }
+}
