@@ -38,6 +38,28 @@ public sealed class HealthServiceTests
     }
 
     [Fact]
+    public async Task Check_ManyConcurrentCalls_RunTheHealthChecksOncePerCachePeriod()
+    {
+        var runs = 0;
+        await using var server = await GrpcTestServer.StartAsync(services: s =>
+        {
+            s.AddHealthChecks().AddCheck("counted", () =>
+            {
+                Interlocked.Increment(ref runs);
+                return HealthCheckResult.Healthy();
+            });
+            s.Configure<GrpcServerOptions>(o => o.Health.ResultCacheDuration = TimeSpan.FromMinutes(5));
+        });
+        using var channel = server.CreateChannel();
+
+        var responses = await Task.WhenAll(Enumerable.Range(0, 200).Select(_ =>
+            channel.UnaryAsync(Check, new HealthCheckRequest(), new CallOptions(CancellationToken: Token)).ResponseAsync));
+
+        Assert.All(responses, r => Assert.Equal(ServingStatus.Serving, r.Status));
+        Assert.Equal(1, Volatile.Read(ref runs));
+    }
+
+    [Fact]
     public async Task Check_UnknownService_NotFound()
     {
         await using var server = await GrpcTestServer.StartAsync();

@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using Microsoft.Extensions.Diagnostics.HealthChecks;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Options;
@@ -19,7 +20,12 @@ internal sealed class GrpcHealthService(
     IOptions<GrpcServerOptions> options,
     IHostApplicationLifetime lifetime)
 {
+    // Design: the last run of the health checks is an immutable (task, time) pair swapped by
+    // interlocked compare-exchange: callers inside the cache period share it; the first caller
+    // after it starts the next run and the others that race it adopt the winner's. A faulted or
+    // cancelled run is never reused.
     private readonly GrpcHealthOptions _options = options.Value.Health;
+    private CachedReport? _last;
 
     public async Task<HealthCheckResponse> Check(HealthCheckRequest request, ServerCallContext context)
     {
@@ -63,7 +69,48 @@ internal sealed class GrpcHealthService(
             return null;
         }
 
-        var report = await healthChecks.CheckHealthAsync(_options.Predicate, cancellationToken).ConfigureAwait(false);
+        var report = await ReportAsync(cancellationToken).ConfigureAwait(false);
         return report.Status == HealthStatus.Unhealthy ? ServingStatus.NotServing : ServingStatus.Serving;
     }
+
+    private Task<HealthReport> ReportAsync(CancellationToken cancellationToken)
+    {
+        if (_options.ResultCacheDuration <= TimeSpan.Zero)
+        {
+            return healthChecks.CheckHealthAsync(_options.Predicate, cancellationToken);
+        }
+
+        var last = Volatile.Read(ref _last);
+        if (last is not null && !last.Report.Task.IsFaulted && !last.Report.Task.IsCanceled &&
+            Stopwatch.GetElapsedTime(last.Started) < _options.ResultCacheDuration)
+        {
+            return last.Report.Task.WaitAsync(cancellationToken);
+        }
+
+        var mine = new CachedReport(new TaskCompletionSource<HealthReport>(TaskCreationOptions.RunContinuationsAsynchronously), Stopwatch.GetTimestamp());
+        if (Interlocked.CompareExchange(ref _last, mine, last) is var seen && seen != last)
+        {
+            return seen!.Report.Task.WaitAsync(cancellationToken); // another caller started this period's run
+        }
+
+        _ = RunChecksAsync(mine.Report);
+        return mine.Report.Task.WaitAsync(cancellationToken);
+    }
+
+    // The shared run must not die with the caller that happened to start it.
+    private async Task RunChecksAsync(TaskCompletionSource<HealthReport> report)
+    {
+        try
+        {
+            report.SetResult(await healthChecks.CheckHealthAsync(_options.Predicate, lifetime.ApplicationStopping).ConfigureAwait(false));
+        }
+#pragma warning disable CA1031 // The failure is handed to every caller waiting on this run.
+        catch (Exception exception)
+#pragma warning restore CA1031
+        {
+            report.SetException(exception);
+        }
+    }
+
+    private sealed record CachedReport(TaskCompletionSource<HealthReport> Report, long Started);
 }

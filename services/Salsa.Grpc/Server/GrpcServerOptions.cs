@@ -37,4 +37,11 @@ public sealed class GrpcHealthOptions
     /// <see cref="GrpcHealthStatusStore"/> changes are pushed at once.
     /// </summary>
     public TimeSpan WatchPollInterval { get; set; } = TimeSpan.FromSeconds(5);
+
+    /// <summary>
+    /// How long one run of the health checks answers Check and Watch calls. Checks may touch the
+    /// store or other services, so they run at most once per period (one run at a time, shared by
+    /// every caller) instead of once per call; zero runs them on every call.
+    /// </summary>
+    public TimeSpan ResultCacheDuration { get; set; } = TimeSpan.FromSeconds(1);
 }
