@@ -26,4 +26,12 @@ public sealed record ServicePorts(int Rest, int Grpc)
     public Uri RestAddress => new($"http://127.0.0.1:{Rest}");
 
     public Uri GrpcAddress => new($"http://127.0.0.1:{Grpc}");
+
+    /// <summary>A loopback port free right now (the OS's choice), for services started on the fly.</summary>
+    public static int NextFreeLoopbackPort()
+    {
+        using var listener = new System.Net.Sockets.TcpListener(System.Net.IPAddress.Loopback, 0);
+        listener.Start();
+        return ((System.Net.IPEndPoint)listener.LocalEndpoint).Port;
+    }
 }

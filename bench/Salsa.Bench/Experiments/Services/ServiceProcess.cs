@@ -30,8 +30,8 @@ public sealed class ServiceProcess : IAsyncDisposable
     /// <summary>Starts <paramref name="service"/> (annealing, census or chem) with <paramref name="storeSetting"/> (key=value) and waits until it answers.</summary>
     public static async Task<ServiceProcess> StartAsync(string service, string storeSetting, CancellationToken cancellationToken)
     {
-        var ports = new ServicePorts(FreePort(), FreePort());
-        var echoPort = FreePort();
+        var ports = new ServicePorts(ServicePorts.NextFreeLoopbackPort(), ServicePorts.NextFreeLoopbackPort());
+        var echoPort = ServicePorts.NextFreeLoopbackPort();
         var start = new ProcessStartInfo(Environment.ProcessPath!) { UseShellExecute = false, RedirectStandardOutput = true, RedirectStandardError = true };
         if (!Environment.ProcessPath!.EndsWith("Salsa.Bench", StringComparison.Ordinal))
         {
@@ -104,13 +104,6 @@ public sealed class ServiceProcess : IAsyncDisposable
         }
 
         _process.Dispose();
-    }
-
-    private static int FreePort()
-    {
-        using var listener = new TcpListener(System.Net.IPAddress.Loopback, 0);
-        listener.Start();
-        return ((System.Net.IPEndPoint)listener.LocalEndpoint).Port;
     }
 }
 
