@@ -1,3 +1,6 @@
+using Salsa.Annealing;
+using Salsa.Contracts.Fingerprints;
+using Salsa.Grpc;
 using Salsa.Hosting.Host;
 
 namespace Salsa.Fingerprints;
@@ -12,10 +15,16 @@ public sealed class FingerprintsService : ISalsaService
     public static void AddServices(WebApplicationBuilder builder)
     {
         ArgumentNullException.ThrowIfNull(builder);
+        var services = builder.Services;
+        services.AddSingleton<ButinaJobs>();
+        services.AddSingleton<AnnealingJobs>();
+        services.AddSingleton<BinaryAnnealingJobs>();
+        services.AddSingleton<FingerprintsGrpcService>();
     }
 
     public static void MapEndpoints(WebApplication app)
     {
-        ArgumentNullException.ThrowIfNull(app);
+        app.MapFingerprintsApi();
+        app.MapGrpcService<FingerprintsGrpcService>(FingerprintsReflection.Descriptor.Services[0]);
     }
 }
