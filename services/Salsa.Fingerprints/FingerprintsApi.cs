@@ -6,7 +6,7 @@ using Salsa.Store;
 
 namespace Salsa.Fingerprints;
 
-/// <summary>REST: Butina and binary-annealing jobs with their typed results (status, events, cancel and artifacts are under /api/jobs).</summary>
+/// <summary>REST: Butina and binary-annealing jobs with their typed results, and similarity search (status, events, cancel and artifacts are under /api/jobs).</summary>
 public static class FingerprintsApi
 {
     public static RouteGroupBuilder MapFingerprintsApi(this IEndpointRouteBuilder app)
@@ -32,6 +32,11 @@ public static class FingerprintsApi
             Result(http, await jobs.GetResultAsync(JobViews.ParseId(id), cancellationToken)))
             .WithName("GetBinaryAnnealingResult")
             .WithSummary("Centres, cluster weights and sizes, cost and trajectory of a finished binary-annealing job (409 while it runs).");
+
+        group.MapPost("/search", async Task<Ok<FingerprintSearchResult>> (FingerprintSearch search, FingerprintSearchRequest request, CancellationToken cancellationToken) =>
+            TypedResults.Ok(await search.SearchAsync(request, cancellationToken)))
+            .WithName("SearchFingerprints")
+            .WithSummary("The k compounds most similar (Tanimoto) to a query of the dataset's fingerprint type, pruned through a Butina job's clusters when one is given.");
 
         return group;
     }

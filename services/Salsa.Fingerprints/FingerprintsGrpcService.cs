@@ -9,9 +9,8 @@ using AnnealingProto = Salsa.Contracts.Annealing;
 
 namespace Salsa.Fingerprints;
 
-/// <summary>gRPC face: <c>salsa.fingerprints.v1.Fingerprints</c> (Search is still to come; watch, cancel and artifacts through <c>salsa.common.v1.Jobs</c>).</summary>
-[UnimplementedRpc("Search")]
-public sealed class FingerprintsGrpcService(ButinaJobs butina, BinaryAnnealingJobs annealing)
+/// <summary>gRPC face: <c>salsa.fingerprints.v1.Fingerprints</c> (watch, cancel and artifacts through <c>salsa.common.v1.Jobs</c>).</summary>
+public sealed class FingerprintsGrpcService(ButinaJobs butina, BinaryAnnealingJobs annealing, FingerprintSearch search)
 {
     public async Task<JobInfo> StartButina(StartButinaRequest request, ServerCallContext context) =>
         JobViews.ToProto(await butina.StartAsync(ButinaRequest.From(request), context.CancellationToken));
@@ -24,6 +23,9 @@ public sealed class FingerprintsGrpcService(ButinaJobs butina, BinaryAnnealingJo
 
     public async Task<AnnealingProto.AnnealingResult> GetAnnealingResult(JobRef request, ServerCallContext context) =>
         Result(context, await annealing.GetResultAsync(JobViews.ParseId(request.JobId), context.CancellationToken)).ToProto();
+
+    public async Task<SearchResponse> Search(SearchRequest request, ServerCallContext context) =>
+        (await search.SearchAsync(FingerprintSearchRequest.From(request), context.CancellationToken)).ToProto();
 
     private static T Result<T>(ServerCallContext context, (JobRecord Job, T Summary) result)
     {

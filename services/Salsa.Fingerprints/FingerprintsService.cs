@@ -1,3 +1,4 @@
+using Microsoft.Extensions.Options;
 using Salsa.Annealing;
 using Salsa.Contracts.Fingerprints;
 using Salsa.Grpc;
@@ -16,9 +17,14 @@ public sealed class FingerprintsService : ISalsaService
     {
         ArgumentNullException.ThrowIfNull(builder);
         var services = builder.Services;
+        services.Configure<FingerprintsOptions>(builder.Configuration.GetSection(FingerprintsOptions.Section));
+        services.AddSingleton(sp => sp.GetRequiredService<IOptions<FingerprintsOptions>>().Value);
         services.AddSingleton<ButinaJobs>();
         services.AddSingleton<AnnealingJobs>();
         services.AddSingleton<BinaryAnnealingJobs>();
+        services.AddSingleton<SearchDispatcher>();
+        services.AddSingleton<SearchIndexCache>();
+        services.AddSingleton<FingerprintSearch>();
         services.AddSingleton<FingerprintsGrpcService>();
     }
 
