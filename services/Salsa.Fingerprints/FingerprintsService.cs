@@ -1,3 +1,7 @@
+using Microsoft.Extensions.Options;
+using Salsa.Annealing;
+using Salsa.Contracts.Fingerprints;
+using Salsa.Grpc;
 using Salsa.Hosting.Host;
 
 namespace Salsa.Fingerprints;
@@ -12,10 +16,21 @@ public sealed class FingerprintsService : ISalsaService
     public static void AddServices(WebApplicationBuilder builder)
     {
         ArgumentNullException.ThrowIfNull(builder);
+        var services = builder.Services;
+        services.Configure<FingerprintsOptions>(builder.Configuration.GetSection(FingerprintsOptions.Section));
+        services.AddSingleton(sp => sp.GetRequiredService<IOptions<FingerprintsOptions>>().Value);
+        services.AddSingleton<ButinaJobs>();
+        services.AddSingleton<AnnealingJobs>();
+        services.AddSingleton<BinaryAnnealingJobs>();
+        services.AddSingleton<SearchDispatcher>();
+        services.AddSingleton<SearchIndexCache>();
+        services.AddSingleton<FingerprintSearch>();
+        services.AddSingleton<FingerprintsGrpcService>();
     }
 
     public static void MapEndpoints(WebApplication app)
     {
-        ArgumentNullException.ThrowIfNull(app);
+        app.MapFingerprintsApi();
+        app.MapGrpcService<FingerprintsGrpcService>(FingerprintsReflection.Descriptor.Services[0]);
     }
 }

@@ -1,0 +1,26 @@
+using Salsa.Annealing;
+using Salsa.Hosting.Datasets;
+using Salsa.Hosting.Jobs;
+using Salsa.Store;
+
+namespace Salsa.Fingerprints;
+
+/// <summary>
+/// Deterministic annealing of fingerprints: the Annealing service's jobs (same request, algorithm
+/// and result), refusing anything but a binary dataset.
+/// </summary>
+public sealed class BinaryAnnealingJobs(AnnealingJobs annealing, JobManager jobs, DatasetCatalog datasets)
+{
+    public async Task<JobRecord> StartAsync(AnnealingRequest request, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(request);
+        FingerprintDatasets.RequireBinary(await datasets.GetRequiredAsync(request.DatasetId, cancellationToken));
+        return await annealing.StartAsync(request, cancellationToken);
+    }
+
+    public async Task<(JobRecord Job, AnnealingSummary Summary)> GetResultAsync(Guid id, CancellationToken cancellationToken)
+    {
+        await jobs.RequireKindAsync(id, annealing.Kind, cancellationToken);
+        return await annealing.GetResultAsync(id, cancellationToken);
+    }
+}

@@ -1,0 +1,77 @@
+using Salsa.Clustering.Fingerprints;
+using Salsa.Hosting;
+using Salsa.Hosting.Datasets;
+using Salsa.Hosting.Errors;
+using Salsa.Hosting.Jobs;
+using Salsa.Store;
+
+namespace Salsa.Fingerprints;
+
+/// <summary>A Butina job's clusters as a search index takes them.</summary>
+public sealed record ButinaClustering(int[] Assignments, int[] Centroids);
+
+/// <summary>
+/// Taylor–Butina clustering as jobs, shared by the REST and gRPC faces: a request is checked against
+/// its dataset and the limits before it is accepted, then runs on the job's Salsa.Ccr ranks with
+/// progress per phase; per-compound cluster ids become the <c>assignments</c> artifact.
+/// </summary>
+public sealed class ButinaJobs(JobManager jobs, DatasetCatalog datasets, ServiceLimits limits)
+{
+    public const string Kind = "butina";
+
+    public async Task<JobRecord> StartAsync(ButinaRequest request, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(request);
+        var info = await datasets.GetRequiredAsync(request.DatasetId, cancellationToken);
+        FingerprintDatasets.RequireBinary(info);
+        limits.CheckPoints(info.Count, info.Bits);
+        request.Validate();
+        return await jobs.SubmitAsync(Kind, request, info.Id, context => RunAsync(context, request), cancellationToken);
+    }
+
+    public async Task<(JobRecord Job, ButinaSummary Summary)> GetResultAsync(Guid id, CancellationToken cancellationToken)
+    {
+        await jobs.RequireKindAsync(id, Kind, cancellationToken);
+        return await jobs.GetResultAsync<ButinaSummary>(id, cancellationToken);
+    }
+
+    /// <summary>
+    /// A Butina job a search of <paramref name="dataset"/> may prune through: one of this service's
+    /// Butina jobs, on that dataset, succeeded. Reads only the job record.
+    /// </summary>
+    public async Task<JobRecord> RequireSearchableAsync(Guid id, DatasetInfo dataset, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(dataset);
+        var job = await jobs.GetRequiredAsync(id, cancellationToken);
+        if (job.Kind != Kind)
+        {
+            throw new ArgumentException($"Job {id} is not a {Kind} job (its kind is {job.Kind}); a search prunes through the clusters of a {Kind} job.");
+        }
+
+        if (job.DatasetId != dataset.Id)
+        {
+            throw new ArgumentException($"Butina job {id} clustered dataset {job.DatasetId}, not dataset {dataset.Id} that is searched; cluster that dataset first.");
+        }
+
+        return job.State == JobState.Succeeded
+            ? job
+            : throw new ConflictException($"Butina job {id} is {JobViews.StateName(job.State)}; a search can prune through it once it has succeeded.");
+    }
+
+    /// <summary>The clusters of a succeeded Butina job: its assignments artifact and its centroids.</summary>
+    public async Task<ButinaClustering> ReadClusteringAsync(Guid id, CancellationToken cancellationToken)
+    {
+        var (_, summary) = await GetResultAsync(id, cancellationToken);
+        var artifact = await datasets.Store.GetArtifactAsync(id, ArtifactFormats.Assignments, cancellationToken)
+            ?? throw new NotFoundException($"Butina job {id} has no {ArtifactFormats.Assignments} artifact.");
+        return new ButinaClustering(ArtifactFormats.ReadInt32s(artifact.Data), [.. summary.Cluster.Select(c => c.Centroid)]);
+    }
+
+    private async Task<JobOutcome> RunAsync(JobContext context, ButinaRequest request)
+    {
+        var (info, points) = await datasets.LoadBinaryAsync(request.DatasetId, context.CancellationToken);
+        var result = TaylorButina.Run(points, request.ToOptions(context.Parallelism), context.ClusteringProgress(), context.CancellationToken);
+        await context.SaveArtifactAsync(ArtifactFormats.Assignments, ArtifactFormats.OctetStream, ArtifactFormats.Int32s(result.Assignments));
+        return new JobOutcome(ButinaSummary.From(info.Count, result));
+    }
+}

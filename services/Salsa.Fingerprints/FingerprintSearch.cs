@@ -1,0 +1,73 @@
+using System.Globalization;
+using Salsa.Clustering;
+using Salsa.Clustering.Fingerprints;
+using Salsa.Hosting.Datasets;
+using Salsa.Hosting.Errors;
+using Salsa.Store;
+
+namespace Salsa.Fingerprints;
+
+/// <summary>
+/// Exact top-k Tanimoto search, shared by the REST and gRPC faces: the request is checked against the
+/// dataset (binary, same fingerprint type, same length) and the limits, the dataset's index is taken
+/// from the cache or built, and the search runs on the search dispatcher — pruned through a Butina
+/// job's clusters when one is named, otherwise comparing every compound.
+/// </summary>
+public sealed class FingerprintSearch(DatasetCatalog datasets, ButinaJobs butina, SearchIndexCache cache, SearchDispatcher dispatcher, FingerprintsOptions options)
+{
+    public async Task<FingerprintSearchResult> SearchAsync(FingerprintSearchRequest request, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(request);
+        CheckK(request.K);
+        var info = await datasets.GetRequiredAsync(request.DatasetId, cancellationToken);
+        FingerprintDatasets.RequireBinary(info);
+        var query = FingerprintQuery.Parse(request, info);
+        if (request.K > info.Count)
+        {
+            throw new ArgumentException($"k is {request.K}; dataset {info.Id} has only {info.Count} compounds.");
+        }
+
+        if (request.ButinaJobId is { } jobId)
+        {
+            await butina.RequireSearchableAsync(jobId, info, cancellationToken);
+        }
+
+        var set = await cache.GetOrBuildAsync(info.Id, request.ButinaJobId, () => BuildAsync(info, request.ButinaJobId), cancellationToken);
+        var result = await dispatcher.RunAsync(
+            () => request.ButinaJobId is null ? set.Index.SearchBruteForce(query, request.K) : set.Index.Search(query, request.K), cancellationToken);
+        return new FingerprintSearchResult([.. result.Hits.Select(h => new SearchHit(h.Compound, set.LabelOf(h.Compound), h.Similarity))], result.DistancesComputed);
+    }
+
+    private void CheckK(int k)
+    {
+        if (k < 1)
+        {
+            throw new ArgumentException($"k must be at least 1; it is {k}.");
+        }
+
+        if (k > options.MaxSearchK)
+        {
+            throw new LimitExceededException(string.Create(CultureInfo.InvariantCulture,
+                $"k = {k:N0} exceeds this service's limit of {options.MaxSearchK:N0} hits (Salsa:Fingerprints:MaxSearchK)."));
+        }
+    }
+
+    /// <summary>
+    /// The dataset's index: over the Butina job's clusters, or over one cluster holding everything
+    /// (a brute-force search needs no pruning, only the index's packed prints). Shared by every
+    /// caller, so it is not cancelled with the first one.
+    /// </summary>
+    private async Task<SearchableSet> BuildAsync(DatasetInfo info, Guid? butinaJobId)
+    {
+        var (_, content) = await datasets.ReadRequiredAsync(info.Id, CancellationToken.None);
+        var clustering = butinaJobId is { } id ? await butina.ReadClusteringAsync(id, CancellationToken.None) : null;
+        return await dispatcher.RunAsync(() =>
+        {
+            var points = new BinaryVectors(content.Words!, info.Bits, content.Weights);
+            var index = clustering is null
+                ? SimilarityIndex.Build(points, new int[points.Count], [0])
+                : SimilarityIndex.Build(points, clustering.Assignments, clustering.Centroids);
+            return new SearchableSet(index, content.Labels);
+        }, CancellationToken.None);
+    }
+}

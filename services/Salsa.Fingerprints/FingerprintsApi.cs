@@ -1,0 +1,49 @@
+using Microsoft.AspNetCore.Http.HttpResults;
+using Salsa.Annealing;
+using Salsa.Hosting.Jobs;
+using Salsa.Hosting.Timing;
+using Salsa.Store;
+
+namespace Salsa.Fingerprints;
+
+/// <summary>REST: Butina and binary-annealing jobs with their typed results, and similarity search (status, events, cancel and artifacts are under /api/jobs).</summary>
+public static class FingerprintsApi
+{
+    public static RouteGroupBuilder MapFingerprintsApi(this IEndpointRouteBuilder app)
+    {
+        var group = app.MapGroup("/api/fingerprints").WithTags("Fingerprints");
+
+        group.MapPost("/butina/jobs", async Task<Accepted<JobView>> (ButinaJobs jobs, ButinaRequest request, CancellationToken cancellationToken) =>
+            JobResponses.Accepted(await jobs.StartAsync(request, cancellationToken)))
+            .WithName("StartButina")
+            .WithSummary("Starts Taylor–Butina clustering of a binary dataset at a Tanimoto distance cut-off (default 0.35); 202 with the job.");
+
+        group.MapGet("/butina/jobs/{id}/result", async Task<Ok<ButinaSummary>> (ButinaJobs jobs, HttpContext http, string id, CancellationToken cancellationToken) =>
+            Result(http, await jobs.GetResultAsync(JobViews.ParseId(id), cancellationToken)))
+            .WithName("GetButinaResult")
+            .WithSummary("Clusters (centroid, medoid, size, mean similarity to the centroid) and singletons of a finished Butina job (409 while it runs).");
+
+        group.MapPost("/annealing/jobs", async Task<Accepted<JobView>> (BinaryAnnealingJobs jobs, AnnealingRequest request, CancellationToken cancellationToken) =>
+            JobResponses.Accepted(await jobs.StartAsync(request, cancellationToken)))
+            .WithName("StartBinaryAnnealing")
+            .WithSummary("Starts deterministic annealing of a binary dataset (the Annealing service's request); 202 with the job.");
+
+        group.MapGet("/annealing/jobs/{id}/result", async Task<Ok<AnnealingSummary>> (BinaryAnnealingJobs jobs, HttpContext http, string id, CancellationToken cancellationToken) =>
+            Result(http, await jobs.GetResultAsync(JobViews.ParseId(id), cancellationToken)))
+            .WithName("GetBinaryAnnealingResult")
+            .WithSummary("Centres, cluster weights and sizes, cost and trajectory of a finished binary-annealing job (409 while it runs).");
+
+        group.MapPost("/search", async Task<Ok<FingerprintSearchResult>> (FingerprintSearch search, FingerprintSearchRequest request, CancellationToken cancellationToken) =>
+            TypedResults.Ok(await search.SearchAsync(request, cancellationToken)))
+            .WithName("SearchFingerprints")
+            .WithSummary("The k compounds most similar (Tanimoto) to a query of the dataset's fingerprint type, pruned through a Butina job's clusters when one is given.");
+
+        return group;
+    }
+
+    private static Ok<T> Result<T>(HttpContext http, (JobRecord Job, T Summary) result)
+    {
+        ServerTiming.AddJob(http, result.Job.QueueMilliseconds, result.Job.ComputeMilliseconds);
+        return TypedResults.Ok(result.Summary);
+    }
+}

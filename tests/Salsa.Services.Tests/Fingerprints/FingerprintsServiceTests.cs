@@ -1,0 +1,210 @@
+using System.Net.Http.Json;
+using Salsa.Annealing;
+using Salsa.Clustering.Fingerprints;
+using Salsa.Contracts.Clients;
+using Salsa.Contracts.Common;
+using Salsa.Contracts.Fingerprints;
+using Salsa.Datasets;
+using Salsa.Fingerprints;
+using Salsa.Grpc;
+using Salsa.Hosting.Timing;
+using Salsa.Services.Tests.Support;
+using Salsa.Testing;
+
+namespace Salsa.Services.Tests.Fingerprints;
+
+/// <summary>The Chem and Fingerprints services on one SQLite store, with the fixture compounds imported.</summary>
+public sealed class CompoundServicesFixture : IAsyncLifetime
+{
+    private readonly TemporaryDirectory _directory = new();
+
+    public CompoundServices Services { get; private set; } = null!;
+
+    public async ValueTask InitializeAsync() => Services = await CompoundServices.StartAsync(TestStore.Sqlite(_directory));
+
+    public async ValueTask DisposeAsync()
+    {
+        await Services.DisposeAsync();
+        _directory.Dispose();
+    }
+}
+
+public sealed class FingerprintsServiceTests(CompoundServicesFixture fixture) : IClassFixture<CompoundServicesFixture>
+{
+    private static CancellationToken Token => TestContext.Current.CancellationToken;
+
+    private static CallOptions Call => new(CancellationToken: Token);
+
+    private CompoundServices Services => fixture.Services;
+
+    public static TheoryData<string> Types => [FingerprintType.Ecfp4.Name, FingerprintType.Maccs.Name];
+
+    [Fact]
+    public void ChemImport_RecordsFingerprintTypeOnTheBinaryDatasets()
+    {
+        foreach (var type in FingerprintType.Shipped)
+        {
+            var dataset = Services.Datasets[type.Name];
+            Assert.Equal(("binary", 500, type.Bits, type.Name), (dataset.Kind, dataset.Count, dataset.Bits, dataset.FingerprintType));
+        }
+    }
+
+    [Fact]
+    public async Task ButinaRest_FixtureEcfp4_EqualsTaylorButinaRunInProcess()
+    {
+        var expected = TaylorButina.Run(FixtureCompounds.Points(FingerprintType.Ecfp4.Name), new ButinaOptions { Cutoff = 0.6, Parallel = new() { Ranks = 1 } }, cancellationToken: Token);
+
+        var job = await Services.Rest.StartJobAsync("/api/fingerprints/butina/jobs", new { datasetId = Services.Ecfp4, cutoff = 0.6 });
+        Assert.Equal(("fingerprints", "butina"), (job.Service, job.Kind));
+        Assert.Equal("succeeded", (await Services.Rest.WaitAsync(job.JobId)).State);
+        using var response = await Services.Rest.GetAsync($"/api/fingerprints/butina/jobs/{job.JobId}/result", Token);
+        await RestCalls.EnsureAsync(response);
+        var summary = (await response.Content.ReadFromJsonAsync<ButinaSummary>(RestCalls.Json, Token))!;
+
+        Assert.True(expected.Clusters is > 1 and < 500, $"{expected.Clusters} clusters: the cut-off should make real clusters");
+        Assert.Equal((0.6, 500, expected.Clusters), (summary.Cutoff, summary.Points, summary.Clusters));
+        Assert.Equal(expected.Centroids, summary.Cluster.Select(c => c.Centroid));
+        Assert.Equal(expected.Medoids, summary.Cluster.Select(c => c.Medoid));
+        Assert.Equal(expected.ClusterSizes, summary.Cluster.Select(c => c.Size));
+        Assert.Equal(expected.MeanSimilarityToCentroid, summary.Cluster.Select(c => c.MeanSimilarity));
+        Assert.Equal(expected.ClusterSizes.Count(s => s == 1), summary.Singletons);
+        Assert.Equal(expected.Assignments, await FixtureCompounds.AssignmentsAsync(Services.Rest, job.JobId));
+        Assert.True(RestCalls.ParseServerTiming(string.Join(",", response.Headers.GetValues(ServerTiming.HeaderName)))["compute"] > 0);
+    }
+
+    [Fact]
+    public async Task ButinaGrpc_FixtureMaccsDefaultCutoff_EqualsTaylorButinaRunInProcess()
+    {
+        var expected = TaylorButina.Run(FixtureCompounds.Points(FingerprintType.Maccs.Name), new ButinaOptions { Parallel = new() { Ranks = 1 } }, cancellationToken: Token);
+        var client = new FingerprintsClient(Services.Fingerprints.Grpc);
+
+        var job = await client.StartButinaAsync(new StartButinaRequest { DatasetId = Services.Maccs.ToString() }, Call);
+        var final = await new JobsClient(Services.Fingerprints.Grpc).WatchToEndAsync(job.JobId, options: Call);
+        Assert.Equal(JobState.Succeeded, final.State);
+        var result = await client.GetButinaResultAsync(new JobRef { JobId = job.JobId }, Call);
+
+        Assert.Equal((0.35, expected.Clusters), (result.Cutoff, result.Clusters));
+        Assert.Equal(expected.Centroids, result.Cluster.Select(c => c.Centroid));
+        Assert.Equal(expected.Medoids, result.Cluster.Select(c => c.Medoid));
+        Assert.Equal(expected.ClusterSizes, result.Cluster.Select(c => c.Size));
+        var (assignments, _) = await new JobsClient(Services.Fingerprints.Grpc).DownloadArtifactAsync(job.JobId, "assignments", Call);
+        Assert.Equal(expected.Assignments, Salsa.Hosting.Jobs.ArtifactFormats.ReadInt32s(assignments));
+    }
+
+    [Theory]
+    [MemberData(nameof(Types))]
+    public async Task Search_RestAndGrpc_PrunedAndBruteForce_EqualBruteForceTopK(string type)
+    {
+        var dataset = Services.Datasets[type].DatasetId;
+        var butina = await Services.ButinaAsync(dataset, 0.4);
+        var client = new FingerprintsClient(Services.Fingerprints.Grpc);
+        const int K = 12;
+
+        foreach (var query in Queries(type))
+        {
+            var expected = FixtureCompounds.BruteForceTopK(type, query, K);
+            foreach (Guid? job in new Guid?[] { null, butina })
+            {
+                using var response = await Services.Rest.PostAsJsonAsync("/api/fingerprints/search",
+                    new { datasetId = dataset, butinaJobId = job, queryHex = FixtureCompounds.Hex(type, query), fingerprintType = type, k = K }, RestCalls.Json, Token);
+                await RestCalls.EnsureAsync(response);
+                var rest = (await response.Content.ReadFromJsonAsync<FingerprintSearchResult>(RestCalls.Json, Token))!;
+                Assert.Equal(expected, rest.Hits.Select(h => (h.Index, h.Similarity)));
+                Assert.Equal(expected.Select(e => FixtureCompounds.Set.Ids[e.Index]), rest.Hits.Select(h => h.Label));
+
+                var request = new SearchRequest { DatasetId = dataset.ToString(), ButinaJobId = job?.ToString() ?? "", FingerprintType = type, K = K };
+                request.QueryWords.Add(query);
+                var grpc = await client.SearchAsync(request, Call);
+                Assert.Equal(expected, grpc.Hits.Select(h => (h.Index, h.Similarity)));
+                Assert.Equal(rest.DistancesComputed, grpc.DistancesComputed);
+                if (job is null)
+                {
+                    Assert.Equal(500, rest.DistancesComputed);
+                }
+                else
+                {
+                    Assert.InRange(rest.DistancesComputed, 1, 500);
+                }
+            }
+        }
+    }
+
+    [Fact]
+    public async Task QueuedJobs_StreamProgress_WhenTheRunningJobIsCancelled()
+    {
+        var jobs = new JobsClient(Services.Fingerprints.Grpc);
+        var client = new FingerprintsClient(Services.Fingerprints.Grpc);
+        var slow = await Services.Rest.StartJobAsync("/api/fingerprints/annealing/jobs", new { datasetId = Services.Ecfp4, maxClusters = 5, coolingFactor = 0.99999 });
+        await Services.Rest.WaitForProgressAsync(slow.JobId);
+
+        // One concurrent job: these two wait behind the slow one, so their watches see every event.
+        var annealing = await client.StartAnnealingAsync(new Contracts.Annealing.StartAnnealingRequest { DatasetId = Services.Ecfp4.ToString(), MaxClusters = 3 }, Call);
+        var butina = await client.StartButinaAsync(new StartButinaRequest { DatasetId = Services.Ecfp4.ToString(), Cutoff = 0.5 }, Call);
+        using var annealingWatch = jobs.Watch(new JobRef { JobId = annealing.JobId }, Call);
+        using var butinaWatch = jobs.Watch(new JobRef { JobId = butina.JobId }, Call);
+        Assert.Equal(JobState.Queued, (await FirstStatusAsync(annealingWatch)).State);
+        Assert.Equal(JobState.Queued, (await FirstStatusAsync(butinaWatch)).State);
+
+        using (var cancel = await Services.Rest.PostAsync($"/api/jobs/{slow.JobId}/cancel", null, Token))
+        {
+            await RestCalls.EnsureAsync(cancel);
+        }
+
+        Assert.Equal("cancelled", (await Services.Rest.WaitAsync(slow.JobId)).State);
+        var (annealingState, annealingProgress) = await ToEndAsync(annealingWatch);
+        var (butinaState, butinaProgress) = await ToEndAsync(butinaWatch);
+
+        Assert.Equal(JobState.Succeeded, annealingState);
+        Assert.NotEmpty(annealingProgress);
+        Assert.Contains(annealingProgress, p => p.HasTemperature && p.Clusters >= 1);
+        var result = await client.GetAnnealingResultAsync(new JobRef { JobId = annealing.JobId }, Call);
+        Assert.Equal(500, result.ClusterSizes.Sum());
+        var summary = await Services.Fingerprints.GetJsonAsync<AnnealingSummary>($"/api/fingerprints/annealing/jobs/{annealing.JobId}/result");
+        Assert.Equal(("binary", 500, result.Clusters), (summary.Input, summary.Points, summary.Clusters));
+
+        Assert.Equal(JobState.Succeeded, butinaState);
+        Assert.Equal(["neighbours", "clusters", "done"], butinaProgress.Select(p => p.Phase).Distinct());
+        using var health = await Services.Rest.GetAsync("/health", Token);
+        await RestCalls.EnsureAsync(health);
+    }
+
+    /// <summary>Compounds of the set, and one that is in no set: a compound with some bits flipped.</summary>
+    private static IEnumerable<ulong[]> Queries(string type)
+    {
+        yield return FixtureCompounds.Words(type, 0);
+        yield return FixtureCompounds.Words(type, 271);
+        var changed = FixtureCompounds.Words(type, 42);
+        foreach (var bit in new[] { 3, 64, 100, 150 })
+        {
+            changed[bit / 64] ^= 1UL << (bit % 64);
+        }
+
+        yield return changed;
+    }
+
+    private static async Task<JobInfo> FirstStatusAsync(AsyncServerStreamingCall<JobEvent> watch)
+    {
+        Assert.True(await watch.ResponseStream.MoveNext(Token));
+        return watch.ResponseStream.Current.Status;
+    }
+
+    private static async Task<(JobState State, List<JobProgress> Progress)> ToEndAsync(AsyncServerStreamingCall<JobEvent> watch)
+    {
+        var progress = new List<JobProgress>();
+        var state = JobState.Unspecified;
+        while (await watch.ResponseStream.MoveNext(Token))
+        {
+            var item = watch.ResponseStream.Current;
+            if (item.EventCase == JobEvent.EventOneofCase.Progress)
+            {
+                progress.Add(item.Progress);
+            }
+            else
+            {
+                state = item.Status.State;
+            }
+        }
+
+        return (state, progress);
+    }
+}
