@@ -92,7 +92,7 @@ public static class DatasetsApi
         while (await reader.ReadLineAsync(cancellationToken) is { } text)
         {
             line++;
-            if (text.Length == 0 || (line == 1 && !char.IsDigit(text.TrimStart('-', '+')[0]) && builder.Kind == DatasetKind.Dense))
+            if (text.Length == 0 || (line == 1 && IsHeader(text, builder.Kind)))
             {
                 continue; // blank line or header
             }
@@ -132,6 +132,18 @@ public static class DatasetsApi
         }
 
         builder.Add(values, words, weights, []);
+    }
+
+    /// <summary>
+    /// A first line that cannot be data: its first field is not a number (dense; NaN and Infinity
+    /// are numbers, refused later as not finite) or not hex digits (binary).
+    /// </summary>
+    private static bool IsHeader(string text, DatasetKind kind)
+    {
+        var first = text.Split(',')[0].Trim();
+        return kind == DatasetKind.Dense
+            ? !double.TryParse(first, NumberStyles.Float, CultureInfo.InvariantCulture, out _)
+            : first.Length == 0 || !first.All(char.IsAsciiHexDigit);
     }
 
     private static double Number(string field, int line) =>

@@ -74,6 +74,7 @@ public sealed class AnnealingBadInputTests(BadInputServiceFixture fixture) : ICl
     public static TheoryData<string, string, int, string> BadUploads => new()
     {
         { "name=x&kind=dense&dimension=2", "x,y\n1,2\nNaN,3\n", 400, "finite" },
+        { "name=x&kind=dense&dimension=2", "NaN,3\n1,2\n", 400, "finite" },
         { "name=x&kind=dense&dimension=2", "x,y\n1,2\n1,2,3\n", 400, "" },
         { "name=x&kind=dense&dimension=2", "x,y\n1,Infinity\n", 400, "finite" },
         { "name=x&kind=dense&dimension=2", "x,y\n", 400, "no points" },
@@ -94,6 +95,17 @@ public sealed class AnnealingBadInputTests(BadInputServiceFixture fixture) : ICl
         var detail = await RestCalls.ProblemAsync(response, status);
         Assert.Contains(mentions, detail, StringComparison.OrdinalIgnoreCase);
         Assert.Equal(before, await JobCountAsync());
+    }
+
+    [Theory]
+    [InlineData("name=h&kind=binary&bits=8", "fingerprint,weight\n0f,1\nf0,2\n", 2)]
+    [InlineData("name=h&kind=binary&bits=8", "0f,1\nf0,2\n", 2)]
+    [InlineData("name=h&kind=dense&dimension=2", "x,y,weight\n1,2,1\n3,4,2\n5,6,3\n", 3)]
+    [InlineData("name=h&kind=dense&dimension=2", "-1,2,1\n.5,4,2\n", 2)]
+    public async Task UploadCsv_HeaderLineOptional_EveryDataRowKept(string query, string csv, int count)
+    {
+        var dataset = await Service.Rest.UploadCsvAsync(query + "&weights=true", csv);
+        Assert.Equal(count, dataset.Count);
     }
 
     [Theory]
