@@ -155,12 +155,13 @@ public sealed class CensusCatalog(DatasetCatalog datasets, ServiceLimits limits)
 
     private static void Validate(CensusQuery query)
     {
-        if (query.States.FirstOrDefault(s => s is not { Length: 2 } || !s.All(char.IsAsciiDigit)) is { } state)
+        // A null entry (JSON allows one) is as malformed as any other code, not a code to skip.
+        if (query.States.Select(s => s ?? "null").FirstOrDefault(s => s.Length != 2 || !s.All(char.IsAsciiDigit)) is { } state)
         {
             throw new ArgumentException($"State '{state}' is not a two-digit FIPS code (e.g. \"18\" for Indiana).");
         }
 
-        if (query.Counties.FirstOrDefault(c => c is not { Length: 5 } || !c.All(char.IsAsciiDigit)) is { } county)
+        if (query.Counties.Select(c => c ?? "null").FirstOrDefault(c => c.Length != 5 || !c.All(char.IsAsciiDigit)) is { } county)
         {
             throw new ArgumentException($"County '{county}' is not a five-digit county id (state + county FIPS, e.g. \"18097\").");
         }

@@ -1,3 +1,4 @@
+using System.Globalization;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Diagnostics.HealthChecks;
 using Microsoft.AspNetCore.Hosting;
@@ -37,7 +38,7 @@ public static class ServiceDefaults
         builder.WebHost.ConfigureKestrel(kestrel => kestrel.Limits.MaxRequestBodySize = limits.MaxRequestBytes);
 
         ServiceTelemetry.Add(services, builder.Logging, serviceName);
-        services.AddProblemDetails();
+        services.AddProblemDetails(o => o.CustomizeProblemDetails = DescribeBareStatus);
         services.AddExceptionHandler<ProblemDetailsExceptionHandler>();
         services.Configure<RouteHandlerOptions>(o => o.ThrowOnBadRequest = true);
         services.Configure<JsonOptions>(o => o.SerializerOptions.NumberHandling = System.Text.Json.Serialization.JsonNumberHandling.Strict);
@@ -68,6 +69,9 @@ public static class ServiceDefaults
     {
         ArgumentNullException.ThrowIfNull(app);
         app.UseExceptionHandler();
+        // Statuses the framework answers without a body (a JSON body over MaxRequestBytes, a wrong
+        // content type or method, an unknown route) get a ProblemDetails like every other error.
+        app.UseStatusCodePages();
         app.UseServerTiming();
 
         app.MapHealthChecks("/health");
@@ -95,6 +99,16 @@ public static class ServiceDefaults
         app.MapGrpcService<JobsGrpcService>(JobsReflection.Descriptor.Services[0]);
         app.MapGrpcService<DatasetsGrpcService>(DatasetsReflection.Descriptor.Services[0]);
         return app;
+    }
+
+    private static void DescribeBareStatus(ProblemDetailsContext context)
+    {
+        if (context.ProblemDetails is { Status: StatusCodes.Status413PayloadTooLarge, Detail: null })
+        {
+            var limit = context.HttpContext.RequestServices.GetRequiredService<ServiceLimits>().MaxRequestBytes;
+            context.ProblemDetails.Detail = string.Create(CultureInfo.InvariantCulture,
+                $"The request body is larger than this service's limit of {limit:N0} bytes (Salsa:Limits:MaxRequestBytes).");
+        }
     }
 
     private sealed class StoreHealthCheck(IDataStore store) : IHealthCheck

@@ -1,7 +1,7 @@
-using System.Collections.Concurrent;
 using System.Diagnostics;
 using Salsa.Grpc.Tests.Echo;
 using Salsa.Grpc.Tests.Support;
+using Salsa.Testing;
 
 namespace Salsa.Grpc.Tests;
 
@@ -24,8 +24,8 @@ public sealed class TracingTests(EchoServerFixture fixture) : IClassFixture<Echo
             reply = await fixture.Client.UnaryAsync(new EchoRequest { Text = "traceparent" }, new CallOptions(CancellationToken: Token));
         }
 
-        var server = await recorder.WaitForAsync(a => a.TraceId == traceId && a.Kind == ActivityKind.Server);
-        var client = await recorder.WaitForAsync(a => a.TraceId == traceId && a.Kind == ActivityKind.Client);
+        var server = await recorder.WaitForAsync(a => a.TraceId == traceId && a.Kind == ActivityKind.Server, Token);
+        var client = await recorder.WaitForAsync(a => a.TraceId == traceId && a.Kind == ActivityKind.Client, Token);
 
         Assert.Contains(traceId.ToHexString(), reply.Text, StringComparison.Ordinal);
         Assert.Equal("salsa.test.v1.Echo/Unary", server.DisplayName);
@@ -60,56 +60,11 @@ public sealed class TracingTests(EchoServerFixture fixture) : IClassFixture<Echo
                 .ContinueWith(_ => { }, Token, TaskContinuationOptions.None, TaskScheduler.Default);
         }
 
-        var server = await recorder.WaitForAsync(a => a.TraceId == traceId && a.Source.Name == GrpcDiagnostics.ActivitySourceName && a.Kind == ActivityKind.Server);
-        var hosting = await recorder.WaitForAsync(a => a.TraceId == traceId && a.Source.Name == "Microsoft.AspNetCore");
+        var server = await recorder.WaitForAsync(a => a.TraceId == traceId && a.Source.Name == GrpcDiagnostics.ActivitySourceName && a.Kind == ActivityKind.Server, Token);
+        var hosting = await recorder.WaitForAsync(a => a.TraceId == traceId && a.Source.Name == "Microsoft.AspNetCore", Token);
 
         Assert.Equal(hosting.SpanId, server.ParentSpanId);
         Assert.Equal(13, server.GetTagItem("rpc.grpc.status_code"));
         Assert.Equal(ActivityStatusCode.Error, server.Status);
-    }
-
-    /// <summary>Records stopped activities of some sources; global, so matches are filtered by trace id.</summary>
-    private sealed class ActivityRecorder : IDisposable
-    {
-        // Design: activities stop on client and server threads and are queued; the test waits on
-        // a semaphore released once per activity and rescans the queue, so no stop is missed and
-        // nothing blocks a server thread.
-        private readonly ActivityListener _listener;
-        private readonly ConcurrentQueue<Activity> _stopped = new();
-        private readonly SemaphoreSlim _signal = new(0);
-
-        public ActivityRecorder(params string[] sources)
-        {
-            _listener = new ActivityListener
-            {
-                ShouldListenTo = source => sources.Contains(source.Name),
-                Sample = (ref _) => ActivitySamplingResult.AllDataAndRecorded,
-                ActivityStopped = activity =>
-                {
-                    _stopped.Enqueue(activity);
-                    _signal.Release();
-                },
-            };
-            ActivitySource.AddActivityListener(_listener);
-        }
-
-        public async Task<Activity> WaitForAsync(Func<Activity, bool> match)
-        {
-            while (true)
-            {
-                if (_stopped.FirstOrDefault(match) is { } found)
-                {
-                    return found;
-                }
-
-                await _signal.WaitAsync(Token);
-            }
-        }
-
-        public void Dispose()
-        {
-            _listener.Dispose();
-            _signal.Dispose();
-        }
     }
 }

@@ -6,48 +6,11 @@ using Salsa.Contracts.Annealing;
 using Salsa.Contracts.Clients;
 using Salsa.Grpc;
 using Salsa.Services.Tests.Support;
-using Salsa.Testing;
 
 namespace Salsa.Services.Tests.Annealing;
 
-/// <summary>A service with small limits, fed bad input on every endpoint.</summary>
-public sealed class BadInputServiceFixture : IAsyncLifetime
-{
-    private readonly TemporaryDirectory _directory = new();
-
-    public ServiceUnderTest<AnnealingService> Service { get; private set; } = null!;
-
-    public Guid Gmm { get; private set; }
-
-    /// <summary>The first 30 gmm points: fewer points than some legal cluster counts.</summary>
-    public Guid Tiny { get; private set; }
-
-    /// <summary>Replaces the <c>$gmm</c> and <c>$tiny</c> placeholders with the dataset ids.</summary>
-    public string Resolve(string text) => text
-        .Replace("$gmm", Gmm.ToString(), StringComparison.Ordinal)
-        .Replace("$tiny", Tiny.ToString(), StringComparison.Ordinal);
-
-    public async ValueTask InitializeAsync()
-    {
-        Service = await ServiceUnderTest.StartAsync<AnnealingService>(TestStore.Sqlite(_directory), new Dictionary<string, string?>
-        {
-            ["Salsa:Limits:MaxRequestBytes"] = "200000",
-            ["Salsa:Limits:MaxGrpcMessageBytes"] = "100000",
-            ["Salsa:Limits:MaxPoints"] = "5000",
-            ["Salsa:Limits:MaxClusters"] = "50",
-        });
-        var csv = Fixtures.GmmCsv();
-        Gmm = (await Service.Rest.UploadCsvAsync("name=gmm&kind=dense&dimension=2&weights=true", csv)).DatasetId;
-        var tiny = string.Join('\n', csv.Split('\n').Take(31)) + "\n";
-        Tiny = (await Service.Rest.UploadCsvAsync("name=tiny&kind=dense&dimension=2&weights=true", tiny)).DatasetId;
-    }
-
-    public async ValueTask DisposeAsync()
-    {
-        await Service.DisposeAsync();
-        _directory.Dispose();
-    }
-}
+/// <summary>The annealing service with small limits, fed bad input on every endpoint.</summary>
+public sealed class BadInputServiceFixture : BadInputFixture<AnnealingService>;
 
 public sealed class AnnealingBadInputTests(BadInputServiceFixture fixture) : IClassFixture<BadInputServiceFixture>
 {
@@ -224,7 +187,7 @@ public sealed class AnnealingBadInputTests(BadInputServiceFixture fixture) : ICl
         Assert.Equal(Contracts.Common.JobState.Succeeded, final.State);
     }
 
-    private async Task<int> JobCountAsync() => (await Service.GetJsonAsync<List<Salsa.Hosting.Jobs.JobView>>("/api/jobs?limit=1000")).Count;
+    private Task<int> JobCountAsync() => Service.Rest.CountJobsAsync();
 
-    private async Task<int> DatasetCountAsync() => (await Service.GetJsonAsync<List<Salsa.Hosting.Datasets.DatasetView>>("/api/datasets?limit=1000")).Count;
+    private Task<int> DatasetCountAsync() => Service.Rest.CountDatasetsAsync();
 }

@@ -6,25 +6,11 @@ using Salsa.Grpc;
 using Salsa.Hosting.Jobs;
 using Salsa.Hosting.Timing;
 using Salsa.Services.Tests.Support;
-using Salsa.Testing;
 
 namespace Salsa.Services.Tests.Annealing;
 
 /// <summary>One annealing service (SQLite) shared by the tests of its REST and gRPC faces.</summary>
-public sealed class AnnealingServiceFixture : IAsyncLifetime
-{
-    private readonly TemporaryDirectory _directory = new();
-
-    public ServiceUnderTest<AnnealingService> Service { get; private set; } = null!;
-
-    public async ValueTask InitializeAsync() => Service = await ServiceUnderTest.StartAsync<AnnealingService>(TestStore.Sqlite(_directory));
-
-    public async ValueTask DisposeAsync()
-    {
-        await Service.DisposeAsync();
-        _directory.Dispose();
-    }
-}
+public sealed class AnnealingServiceFixture : ServiceFixture<AnnealingService>;
 
 public sealed class AnnealingServiceTests(AnnealingServiceFixture fixture) : IClassFixture<AnnealingServiceFixture>
 {

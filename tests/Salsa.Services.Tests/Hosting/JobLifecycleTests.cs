@@ -17,14 +17,12 @@ public sealed class JobLifecycleTests(PostgresFixture postgres)
 {
     private static CancellationToken Token => TestContext.Current.CancellationToken;
 
-    public static TheoryData<string> Stores => ["sqlite", "postgres"];
-
     [Theory]
-    [MemberData(nameof(Stores))]
+    [MemberData(nameof(TestStore.Names), MemberType = typeof(TestStore))]
     public async Task Restart_KeepsDatasetsAndResults_ReportsRunningJobInterrupted(string storeName)
     {
         using var directory = new TemporaryDirectory();
-        var store = storeName == "sqlite" ? TestStore.Sqlite(directory) : await TestStore.PostgresAsync(postgres);
+        var store = await TestStore.CreateAsync(storeName, directory, postgres);
         await using var service = await ServiceUnderTest.StartAsync<AnnealingService>(store);
         var dataset = await service.Rest.UploadCsvAsync("name=gmm&kind=dense&dimension=2&weights=true", Fixtures.GmmCsv());
         var finished = await service.Rest.StartJobAsync("/api/annealing/jobs", new { datasetId = dataset.DatasetId, maxClusters = 3 });

@@ -32,11 +32,27 @@ public static class RestCalls
         return (await response.Content.ReadFromJsonAsync<JobView>(Json, Token))!;
     }
 
+    /// <summary>Posts <paramref name="json"/> as it is (bad input included) and returns the response.</summary>
+    public static async Task<HttpResponseMessage> PostJsonTextAsync(this HttpClient client, string path, string json)
+    {
+        using var content = new StringContent(json, Encoding.UTF8, "application/json");
+        return await client.PostAsync(path, content, Token);
+    }
+
+    /// <summary>Posts <paramref name="body"/> as JSON; the response must succeed and is read as <typeparamref name="T"/>.</summary>
+    public static async Task<T> PostForAsync<T>(this HttpClient client, string path, object body)
+    {
+        using var response = await client.PostAsJsonAsync(path, body, Json, Token);
+        await EnsureAsync(response);
+        return (await response.Content.ReadFromJsonAsync<T>(Json, Token))!;
+    }
+
     /// <summary>
     /// Reads /api/jobs/{id}/events to the end (or until <paramref name="stopWhen"/> says so): the
-    /// events the job sent, in order.
+    /// events the job sent, in order. <paramref name="subscribed"/> runs once the first event is in,
+    /// when the watch is certain to see everything the job does from then on.
     /// </summary>
-    public static async Task<List<ServerEvent>> WatchAsync(this HttpClient client, Guid jobId, Func<ServerEvent, bool>? stopWhen = null)
+    public static async Task<List<ServerEvent>> WatchAsync(this HttpClient client, Guid jobId, Func<ServerEvent, bool>? stopWhen = null, Func<Task>? subscribed = null)
     {
         using var request = new HttpRequestMessage(HttpMethod.Get, $"/api/jobs/{jobId}/events");
         using var response = await client.SendAsync(request, HttpCompletionOption.ResponseHeadersRead, Token);
@@ -54,6 +70,11 @@ public static class RestCalls
                 {
                     var item = new ServerEvent(type ?? "message", JsonDocument.Parse(data.ToString()).RootElement.Clone());
                     events.Add(item);
+                    if (events.Count == 1 && subscribed is not null)
+                    {
+                        await subscribed();
+                    }
+
                     if (stopWhen?.Invoke(item) == true)
                     {
                         break;
@@ -87,15 +108,16 @@ public static class RestCalls
         return last.Data.Deserialize<JobView>(Json)!;
     }
 
-    /// <summary>A response that must be a ProblemDetails with this status; returns its detail.</summary>
-    public static async Task<string> ProblemAsync(HttpResponseMessage response, int status)
+    /// <summary>A response that must be a ProblemDetails with this status; returns its detail (required unless said otherwise).</summary>
+    public static async Task<string> ProblemAsync(HttpResponseMessage response, int status, bool requireDetail = true)
     {
         var body = await response.Content.ReadAsStringAsync(Token);
         Assert.True((int)response.StatusCode == status, $"expected {status}, got {(int)response.StatusCode}: {body}");
         Assert.Equal("application/problem+json", response.Content.Headers.ContentType?.MediaType);
         using var problem = JsonDocument.Parse(body);
         Assert.Equal(status, problem.RootElement.GetProperty("status").GetInt32());
-        return problem.RootElement.GetProperty("detail").GetString() ?? "";
+        Assert.False(string.IsNullOrWhiteSpace(problem.RootElement.GetProperty("title").GetString()), "the problem has no title");
+        return requireDetail || problem.RootElement.TryGetProperty("detail", out _) ? problem.RootElement.GetProperty("detail").GetString() ?? "" : "";
     }
 
     public static async Task EnsureAsync(HttpResponseMessage response)
@@ -106,9 +128,27 @@ public static class RestCalls
         }
     }
 
+    /// <summary>The names in a service's catalogue listing (census or compound sources), each of which must have a description.</summary>
+    public static async Task<List<string>> CatalogueNamesAsync(this HttpClient client, string path)
+    {
+        var items = (await client.GetFromJsonAsync<List<CatalogueItem>>(path, Json, Token))!;
+        Assert.All(items, item => Assert.False(string.IsNullOrWhiteSpace(item.Description), $"{item.Name} has no description"));
+        return [.. items.Select(item => item.Name)];
+    }
+
+    /// <summary>How many jobs the service lists (up to 1,000).</summary>
+    public static async Task<int> CountJobsAsync(this HttpClient client) =>
+        (await client.GetFromJsonAsync<List<JobView>>("/api/jobs?limit=1000", Json, Token))!.Count;
+
+    /// <summary>How many datasets the store lists (up to 1,000).</summary>
+    public static async Task<int> CountDatasetsAsync(this HttpClient client) =>
+        (await client.GetFromJsonAsync<List<DatasetView>>("/api/datasets?limit=1000", Json, Token))!.Count;
+
     /// <summary>Server-Timing entries as name → milliseconds.</summary>
     public static Dictionary<string, double> ParseServerTiming(string header) =>
         header.Split(',', StringSplitOptions.TrimEntries | StringSplitOptions.RemoveEmptyEntries)
             .Select(part => part.Split(";dur="))
             .ToDictionary(p => p[0], p => double.Parse(p[1], System.Globalization.CultureInfo.InvariantCulture));
+
+    private sealed record CatalogueItem(string Name, string Description);
 }

@@ -15,6 +15,13 @@ public sealed record TestStore(string Name, IReadOnlyDictionary<string, string?>
     public static async Task<TestStore> PostgresAsync(PostgresFixture postgres) =>
         new("postgres", new Dictionary<string, string?> { ["ConnectionStrings:salsa"] = await postgres.NewDatabaseAsync() });
 
+    /// <summary>The stores a store-dependent test runs on, by name.</summary>
+    public static TheoryData<string> Names => ["sqlite", "postgres"];
+
+    /// <summary>The store called <paramref name="name"/> (one of <see cref="Names"/>): a file in <paramref name="directory"/> or a new database.</summary>
+    public static async Task<TestStore> CreateAsync(string name, TemporaryDirectory directory, PostgresFixture postgres) =>
+        name == "sqlite" ? Sqlite(directory) : await PostgresAsync(postgres);
+
     public override string ToString() => Name;
 }
 
@@ -27,12 +34,22 @@ public static class ServiceUnderTest
         ServiceUnderTest<TService>.StartAsync(store, settings);
 }
 
+/// <summary>A running service under test, whatever its type: its ports and a client for each face.</summary>
+public interface IRunningService : IAsyncDisposable
+{
+    ServicePorts Ports { get; }
+
+    HttpClient Rest { get; }
+
+    GrpcChannel Grpc { get; }
+}
+
 /// <summary>
 /// A service as it runs for real: its own web application on two loopback Kestrel endpoints
 /// (HTTP/1.1 REST, h2c gRPC), a real store, real clients. It can be stopped and started again on
 /// the same ports and store, as a restarted process would be.
 /// </summary>
-public sealed class ServiceUnderTest<TService> : IAsyncDisposable
+public sealed class ServiceUnderTest<TService> : IRunningService
     where TService : ISalsaService
 {
     private readonly Dictionary<string, string?> _settings;

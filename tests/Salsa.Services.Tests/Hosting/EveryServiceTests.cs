@@ -1,0 +1,256 @@
+using System.Diagnostics;
+using System.Net;
+using System.Text.Json;
+using Google.Protobuf.Reflection;
+using Salsa.Annealing;
+using Salsa.Census;
+using Salsa.Chem;
+using Salsa.Contracts.Clients;
+using Salsa.Contracts.Common;
+using Salsa.Fingerprints;
+using Salsa.Grpc;
+using Salsa.Grpc.Health.V1;
+using Salsa.Grpc.Reflection.V1Alpha;
+using Salsa.Hosting.Host;
+using Salsa.Hosting.Timing;
+using Salsa.KMeans;
+using Salsa.Mds;
+using Salsa.Render;
+using Salsa.Services.Tests.Support;
+using Salsa.Testing;
+using ServingStatus = Salsa.Grpc.Health.V1.HealthCheckResponse.Types.ServingStatus;
+
+namespace Salsa.Services.Tests.Hosting;
+
+/// <summary>All seven services, running at once on one shared SQLite store, as a deployment runs them.</summary>
+public sealed class EveryServiceFixture : IAsyncLifetime
+{
+    private readonly TemporaryDirectory _directory = new();
+    private readonly Dictionary<string, IRunningService> _services = [];
+
+    public IRunningService this[string name] => _services[name];
+
+    public async ValueTask InitializeAsync()
+    {
+        var store = TestStore.Sqlite(_directory);
+        var started = await Task.WhenAll(
+            StartAsync<AnnealingService>(store),
+            StartAsync<KMeansService>(store),
+            StartAsync<FingerprintsService>(store),
+            StartAsync<MdsService>(store),
+            StartAsync<CensusService>(store),
+            StartAsync<ChemService>(store),
+            StartAsync<RenderService>(store));
+        foreach (var (name, service) in started)
+        {
+            _services[name] = service;
+        }
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        foreach (var service in _services.Values)
+        {
+            await service.DisposeAsync();
+        }
+
+        _directory.Dispose();
+    }
+
+    private static async Task<(string Name, IRunningService Service)> StartAsync<TService>(TestStore store)
+        where TService : ISalsaService =>
+        (TService.Name, await ServiceUnderTest.StartAsync<TService>(store));
+}
+
+/// <summary>
+/// What the shared hosting gives every service, whether or not it maps endpoints of its own:
+/// OpenAPI and its UI, health over HTTP and gRPC, gRPC reflection, Server-Timing on every response,
+/// and the caller's W3C trace continued.
+/// </summary>
+public sealed class EveryServiceTests(EveryServiceFixture fixture) : IClassFixture<EveryServiceFixture>
+{
+    private static readonly string[] SharedRestPaths =
+    [
+        "/api/jobs", "/api/jobs/{id}", "/api/jobs/{id}/events", "/api/jobs/{id}/cancel", "/api/jobs/{id}/result", "/api/jobs/{id}/artifacts/{name}",
+        "/api/datasets", "/api/datasets/csv", "/api/datasets/{id}",
+    ];
+
+    private static readonly string[] SharedGrpcServices =
+        ["salsa.common.v1.Jobs", "salsa.datasets.v1.Datasets", "grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection"];
+
+    /// <summary>The services that map their own endpoints in this branch, and one REST path and the gRPC service of each.</summary>
+    private static readonly Dictionary<string, (string RestPath, string GrpcService)> Own = new()
+    {
+        [AnnealingService.Name] = ("/api/annealing/jobs", "salsa.annealing.v1.Annealing"),
+        [KMeansService.Name] = ("/api/kmeans/jobs", "salsa.kmeans.v1.KMeans"),
+        [CensusService.Name] = ("/api/census/queries", "salsa.census.v1.Census"),
+        [ChemService.Name] = ("/api/chem/imports", "salsa.chem.v1.Chem"),
+    };
+
+    private static CancellationToken Token => TestContext.Current.CancellationToken;
+
+    public static TheoryData<string> Services =>
+    [
+        AnnealingService.Name, KMeansService.Name, FingerprintsService.Name, MdsService.Name, CensusService.Name, ChemService.Name, RenderService.Name,
+    ];
+
+    [Theory]
+    [MemberData(nameof(Services))]
+    public async Task OpenApi_ValidJson_ListsSharedJobAndDatasetPaths(string name)
+    {
+        using var document = JsonDocument.Parse(await fixture[name].Rest.GetStringAsync("/openapi/v1.json", Token));
+
+        var root = document.RootElement;
+        Assert.StartsWith("3.", root.GetProperty("openapi").GetString(), StringComparison.Ordinal);
+        var paths = root.GetProperty("paths").EnumerateObject().Select(p => p.Name.TrimEnd('/')).ToHashSet(StringComparer.Ordinal);
+        foreach (var path in SharedRestPaths.Concat(Own.TryGetValue(name, out var own) ? [own.RestPath] : []))
+        {
+            Assert.True(paths.Contains(path), $"{name}: {path} is not in the OpenAPI document ({string.Join(", ", paths)})");
+        }
+    }
+
+    [Theory]
+    [MemberData(nameof(Services))]
+    public async Task Docs_SwaggerUi_AnswersWithThePage(string name)
+    {
+        using var response = await fixture[name].Rest.GetAsync("/docs", Token);
+        var body = await response.Content.ReadAsStringAsync(Token);
+
+        Assert.Equal(HttpStatusCode.OK, response.StatusCode);
+        Assert.Equal("text/html", response.Content.Headers.ContentType?.MediaType);
+        Assert.Contains("swagger-ui", body, StringComparison.OrdinalIgnoreCase);
+        Assert.Contains("/openapi/v1.json", await fixture[name].Rest.GetStringAsync("/docs/index.js", Token), StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [MemberData(nameof(Services))]
+    public async Task BareErrors_UnknownRouteOrWrongMethod_ProblemDetailsButGrpcStatusOnGrpc(string name)
+    {
+        using var unknown = await fixture[name].Rest.GetAsync("/no/such/route", Token);
+        using var method = await fixture[name].Rest.PutAsync("/api/jobs", null, Token);
+
+        await RestCalls.ProblemAsync(unknown, 404, requireDetail: false);
+        await RestCalls.ProblemAsync(method, 405, requireDetail: false);
+        // The gRPC endpoint keeps the gRPC protocol's own answer for an unknown method.
+        var (status, _) = await RawGrpc.CallAsync(fixture[name].Ports.GrpcAddress, "/no.such.v1.Service/Call", []);
+        Assert.Equal((int)StatusCode.Unimplemented, status);
+    }
+
+    [Theory]
+    [MemberData(nameof(Services))]
+    public async Task HealthAndAlive_Rest_200(string name)
+    {
+        foreach (var path in new[] { "/health", "/alive" })
+        {
+            using var response = await fixture[name].Rest.GetAsync(path, Token);
+            Assert.Equal(HttpStatusCode.OK, response.StatusCode);
+            Assert.Equal("Healthy", await response.Content.ReadAsStringAsync(Token));
+        }
+    }
+
+    [Theory]
+    [MemberData(nameof(Services))]
+    public async Task GrpcHealthCheck_ServerAndSharedServices_Serving(string name)
+    {
+        var check = new Method<HealthCheckRequest, HealthCheckResponse>(HealthReflection.Descriptor.Services[0], "Check");
+        string[] services = ["", "salsa.common.v1.Jobs", "salsa.datasets.v1.Datasets", .. Own.TryGetValue(name, out var own) ? [own.GrpcService] : Array.Empty<string>()];
+
+        foreach (var service in services)
+        {
+            var response = await fixture[name].Grpc.UnaryAsync(check, new HealthCheckRequest { Service = service }, GrpcCalls.Options);
+            Assert.True(response.Status == ServingStatus.Serving, $"{name}: '{service}' is {response.Status}");
+        }
+    }
+
+    [Theory]
+    [MemberData(nameof(Services))]
+    public async Task GrpcReflection_ListsSharedServices_AndDescribesJobsWithItsImports(string name)
+    {
+        var info = new Method<ServerReflectionRequest, ServerReflectionResponse>(ReflectionV1AlphaReflection.Descriptor.Services[0], "ServerReflectionInfo");
+        using var call = fixture[name].Grpc.DuplexStreaming(info, GrpcCalls.Options);
+        await call.RequestStream.WriteAsync(new ServerReflectionRequest { ListServices = "" }, Token);
+        await call.RequestStream.WriteAsync(new ServerReflectionRequest { FileContainingSymbol = "salsa.common.v1.Jobs" }, Token);
+        await call.RequestStream.CompleteAsync();
+        var responses = await call.ResponseStream.ReadAllAsync(Token).ToListAsync(Token);
+
+        var listed = responses[0].ListServicesResponse.Service.Select(s => s.Name).ToList();
+        foreach (var service in SharedGrpcServices.Concat(Own.TryGetValue(name, out var own) ? [own.GrpcService] : []))
+        {
+            Assert.True(listed.Contains(service), $"{name}: reflection does not list {service} ({string.Join(", ", listed)})");
+        }
+
+        var files = responses[1].FileDescriptorResponse.FileDescriptorProto.Select(FileDescriptorProto.Parser.ParseFrom).ToList();
+        Assert.Equal("salsa.common.v1", files[0].Package);
+        Assert.Contains(files[0].Service, s => s.Name == "Jobs" && s.Method.Any(m => m.Name == "Watch" && m.ServerStreaming));
+        Assert.Contains(files, f => f.Name == "google/protobuf/timestamp.proto");
+    }
+
+    [Theory]
+    [MemberData(nameof(Services))]
+    public async Task ServerTiming_EveryResponse_RestHeaderAndGrpcTrailer(string name)
+    {
+        var service = fixture[name];
+        var unknown = Guid.NewGuid();
+        string[] paths = ["/", "/health", "/alive", "/openapi/v1.json", "/docs/index.html", "/api/jobs", "/api/datasets", $"/api/jobs/{unknown}", "/api/datasets/zzz", "/no/such/route"];
+        foreach (var path in paths)
+        {
+            using var response = await service.Rest.GetAsync(path, Token);
+            AssertAppTiming(name, path, response);
+        }
+
+        using (var bad = await service.Rest.PostJsonTextAsync("/api/datasets", "{"))
+        {
+            AssertAppTiming(name, "POST /api/datasets", bad);
+        }
+
+        var jobs = new JobsClient(service.Grpc);
+        using (var list = jobs.ListAsync(new ListJobsRequest(), GrpcCalls.Options))
+        {
+            await list;
+            Assert.Contains("app;dur=", list.GetTrailers().GetValue(ServerTiming.TrailerName), StringComparison.Ordinal);
+        }
+
+        var missing = await Assert.ThrowsAsync<RpcException>(async () => await jobs.GetAsync(new JobRef { JobId = unknown.ToString() }, GrpcCalls.Options));
+        Assert.Equal(StatusCode.NotFound, missing.StatusCode);
+        Assert.Contains("app;dur=", missing.Trailers.GetValue(ServerTiming.TrailerName), StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [MemberData(nameof(Services))]
+    public async Task TraceParent_RestAndGrpc_ServerSpansContinueTheCallersTrace(string name)
+    {
+        using var recorder = new ActivityRecorder("Microsoft.AspNetCore", GrpcDiagnostics.ActivitySourceName);
+        // No propagator on the caller's handler: the traceparent the test writes is the one sent.
+        using var handler = new SocketsHttpHandler { ActivityHeadersPropagator = null };
+
+        var (restTrace, restParent) = (ActivityTraceId.CreateRandom(), ActivitySpanId.CreateRandom());
+        using (var client = new HttpClient(handler, disposeHandler: false) { BaseAddress = fixture[name].Ports.RestAddress })
+        using (var request = new HttpRequestMessage(HttpMethod.Get, "/api/datasets"))
+        {
+            request.Headers.Add("traceparent", $"00-{restTrace}-{restParent}-01");
+            using var response = await client.SendAsync(request, Token);
+            Assert.Equal(HttpStatusCode.OK, response.StatusCode);
+        }
+
+        var rest = await recorder.WaitForAsync(a => a.TraceId == restTrace && a.Kind == ActivityKind.Server, Token);
+        Assert.Equal(restParent, rest.ParentSpanId);
+
+        var (grpcTrace, grpcParent) = (ActivityTraceId.CreateRandom(), ActivitySpanId.CreateRandom());
+        using (var channel = GrpcChannel.ForAddress(fixture[name].Ports.GrpcAddress, new GrpcChannelOptions { HttpHandler = handler }))
+        {
+            var headers = new Metadata().Add("traceparent", $"00-{grpcTrace}-{grpcParent}-01");
+            await new JobsClient(channel).ListAsync(new ListJobsRequest(), new CallOptions(headers, CancellationToken: Token));
+        }
+
+        var hosting = await recorder.WaitForAsync(a => a.TraceId == grpcTrace && a.Source.Name == "Microsoft.AspNetCore", Token);
+        var call = await recorder.WaitForAsync(a => a.TraceId == grpcTrace && a.Source.Name == GrpcDiagnostics.ActivitySourceName && a.Kind == ActivityKind.Server, Token);
+        Assert.Equal(grpcParent, hosting.ParentSpanId);
+        Assert.Equal("salsa.common.v1.Jobs/List", call.DisplayName);
+    }
+
+    private static void AssertAppTiming(string service, string request, HttpResponseMessage response)
+    {
+        Assert.True(response.Headers.TryGetValues(ServerTiming.HeaderName, out var values), $"{service}: {request} ({(int)response.StatusCode}) has no Server-Timing header");
+        Assert.True(RestCalls.ParseServerTiming(string.Join(",", values)).ContainsKey("app"), $"{service}: {request} Server-Timing has no app entry");
+    }
+}
