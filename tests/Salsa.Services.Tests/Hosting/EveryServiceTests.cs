@@ -85,6 +85,7 @@ public sealed class EveryServiceTests(EveryServiceFixture fixture) : IClassFixtu
         [KMeansService.Name] = ("/api/kmeans/jobs", "salsa.kmeans.v1.KMeans"),
         [CensusService.Name] = ("/api/census/queries", "salsa.census.v1.Census"),
         [ChemService.Name] = ("/api/chem/imports", "salsa.chem.v1.Chem"),
+        [FingerprintsService.Name] = ("/api/fingerprints/search", "salsa.fingerprints.v1.Fingerprints"),
     };
 
     private static CancellationToken Token => TestContext.Current.CancellationToken;
