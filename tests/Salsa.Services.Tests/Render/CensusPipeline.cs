@@ -89,14 +89,48 @@ public sealed class CensusPipeline : IAsyncDisposable
     }
 }
 
-/// <summary>The census pipeline on SQLite, shared by the render tests of one collection.</summary>
+/// <summary>
+/// The census pipeline on SQLite, shared by the render tests of one collection, and what the bad
+/// requests name: points without a projection, a clustering of them, and a cancelled clustering.
+/// </summary>
 public sealed class CensusPipelineFixture : IAsyncLifetime
 {
     private readonly TemporaryDirectory _directory = new();
 
     public CensusPipeline Pipeline { get; private set; } = null!;
 
-    public async ValueTask InitializeAsync() => Pipeline = await CensusPipeline.StartAsync(TestStore.Sqlite(_directory));
+    /// <summary>Dense 2-D points uploaded as they are: no projection in their metadata.</summary>
+    public Guid Plain { get; private set; }
+
+    /// <summary>A succeeded annealing job on <see cref="Plain"/>.</summary>
+    public Guid PlainClustering { get; private set; }
+
+    /// <summary>An annealing job on the census points, cancelled while it ran.</summary>
+    public Guid Cancelled { get; private set; }
+
+    public async ValueTask InitializeAsync()
+    {
+        Pipeline = await CensusPipeline.StartAsync(TestStore.Sqlite(_directory));
+        var annealing = Pipeline.Annealing.Rest;
+        Plain = (await Pipeline.Render.Rest.UploadCsvAsync("name=plain&kind=dense&dimension=2&weights=true", string.Join('\n', Fixtures.GmmCsv().Split('\n').Take(31)) + "\n")).DatasetId;
+        PlainClustering = (await annealing.StartJobAsync("/api/annealing/jobs", new { datasetId = Plain, maxClusters = 2 })).JobId;
+        Assert.Equal("succeeded", (await annealing.WaitAsync(PlainClustering)).State);
+        Cancelled = (await annealing.StartJobAsync("/api/annealing/jobs", new { datasetId = Pipeline.Points.DatasetId, maxClusters = 5, coolingFactor = 0.99999 })).JobId;
+        await annealing.WaitForProgressAsync(Cancelled);
+        using var cancel = await annealing.PostAsync($"/api/jobs/{Cancelled}/cancel", null, TestContext.Current.CancellationToken);
+        await RestCalls.EnsureAsync(cancel);
+        Assert.Equal("cancelled", (await annealing.WaitAsync(Cancelled)).State);
+    }
+
+    /// <summary>Replaces the placeholders of a request body with the ids they name.</summary>
+    public string Resolve(string text) => text
+        .Replace("$points", Pipeline.Points.DatasetId.ToString(), StringComparison.Ordinal)
+        .Replace("$import", Pipeline.Import.DatasetId.ToString(), StringComparison.Ordinal)
+        .Replace("$clustering", Pipeline.Clustering.JobId.ToString(), StringComparison.Ordinal)
+        .Replace("$embedding", Pipeline.Embedding.JobId.ToString(), StringComparison.Ordinal)
+        .Replace("$plainClustering", PlainClustering.ToString(), StringComparison.Ordinal)
+        .Replace("$plain", Plain.ToString(), StringComparison.Ordinal)
+        .Replace("$cancelled", Cancelled.ToString(), StringComparison.Ordinal);
 
     public async ValueTask DisposeAsync()
     {
