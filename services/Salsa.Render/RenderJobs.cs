@@ -163,15 +163,10 @@ public sealed class RenderJobs(JobManager jobs, DatasetCatalog datasets, StoredJ
             ShowCounties = request.Counties,
         };
 
-        token.ThrowIfCancellationRequested();
-        Report(context, "svg", 1, data.ClusterCount, clock);
-        await context.SaveArtifactAsync(MapSvg, Svg, Encoding.UTF8.GetBytes(CensusMapRenderer.RenderSvg(data, options))).ConfigureAwait(false);
-        token.ThrowIfCancellationRequested();
-        Report(context, "png", 2, data.ClusterCount, clock);
-        await context.SaveArtifactAsync(MapPng, Png, CensusMapRenderer.RenderPng(data, options)).ConfigureAwait(false);
-        token.ThrowIfCancellationRequested();
-        Report(context, "geojson", 3, data.ClusterCount, clock);
-        await context.SaveArtifactAsync(ClustersGeoJson, GeoJson, Encoding.UTF8.GetBytes(ClusterGeoJson.Write(data))).ConfigureAwait(false);
+        await SaveFiguresAsync(context, clock, data.ClusterCount,
+            (MapSvg, Svg, () => Encoding.UTF8.GetBytes(CensusMapRenderer.RenderSvg(data, options))),
+            (MapPng, Png, () => CensusMapRenderer.RenderPng(data, options)),
+            (ClustersGeoJson, GeoJson, () => Encoding.UTF8.GetBytes(ClusterGeoJson.Write(data)))).ConfigureAwait(false);
         return new JobOutcome(new CensusMapSummary(clustering.Id, clustering.Service, data.Count, data.ClusterCount, data.TotalPopulation,
             [.. data.ClusterPopulations], [.. data.ClusterPointCounts], options.Width, options.Height, clock.Elapsed.TotalMilliseconds));
     }
@@ -202,15 +197,21 @@ public sealed class RenderJobs(JobManager jobs, DatasetCatalog datasets, StoredJ
             Title = request.Title ?? string.Create(CultureInfo.InvariantCulture, $"MDS embedding of {result.Items:N0} items (normalised stress {result.NormalisedStress:0.####})"),
         };
 
-        token.ThrowIfCancellationRequested();
-        Report(context, "svg", 1, data.ClusterCount, clock);
-        await context.SaveArtifactAsync(ScatterSvg, Svg, Encoding.UTF8.GetBytes(ScatterRenderer.RenderSvg(data, options))).ConfigureAwait(false);
-        token.ThrowIfCancellationRequested();
-        Report(context, "png", 2, data.ClusterCount, clock);
-        await context.SaveArtifactAsync(ScatterPng, Png, ScatterRenderer.RenderPng(data, options)).ConfigureAwait(false);
+        await SaveFiguresAsync(context, clock, data.ClusterCount,
+            (ScatterSvg, Svg, () => Encoding.UTF8.GetBytes(ScatterRenderer.RenderSvg(data, options))),
+            (ScatterPng, Png, () => ScatterRenderer.RenderPng(data, options))).ConfigureAwait(false);
         return new JobOutcome(new ScatterSummary(embedding.Id, result.Items, result.Dimensions, data.ClusterCount, options.Width, options.Height, clock.Elapsed.TotalMilliseconds));
     }
 
-    private static void Report(JobContext context, string phase, int step, int clusters, Stopwatch clock) =>
-        context.Report(new JobProgressUpdate(phase, step, null, clusters, 0, clock.Elapsed.TotalMilliseconds));
+    /// <summary>Draws and stores each file in turn, with a progress event (phase = the file) before each; cancellation is honoured between files.</summary>
+    private static async Task SaveFiguresAsync(JobContext context, Stopwatch clock, int clusters, params (string Name, string ContentType, Func<byte[]> Draw)[] files)
+    {
+        for (var step = 0; step < files.Length; step++)
+        {
+            context.CancellationToken.ThrowIfCancellationRequested();
+            var (name, contentType, draw) = files[step];
+            context.Report(new JobProgressUpdate(name, step + 1, null, clusters, 0, clock.Elapsed.TotalMilliseconds));
+            await context.SaveArtifactAsync(name, contentType, draw()).ConfigureAwait(false);
+        }
+    }
 }
