@@ -3,6 +3,7 @@ using Salsa.Annealing;
 using Salsa.Census;
 using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Jobs;
+using Salsa.KMeans;
 using Salsa.Mds;
 using Salsa.Render;
 using Salsa.Services.Tests.Support;
@@ -12,22 +13,27 @@ namespace Salsa.Services.Tests.Render;
 
 /// <summary>
 /// The census workflow over services that share one store: the census service imports
-/// indiana-1000 and queries it into projected points, the annealing service clusters them, the
-/// MDS service embeds some of them, and the render service draws what they made.
+/// indiana-1000 and queries it into projected points, the annealing and k-means services cluster
+/// them, the MDS service embeds some of them, and the render service draws what they made.
 /// </summary>
 public sealed class CensusPipeline : IAsyncDisposable
 {
+    /// <summary>The annealing job's clusters.</summary>
     public const int Clusters = 4;
+
+    public const int KMeansClusters = 3;
 
     /// <summary>The points the MDS job embeds: every 25th block group.</summary>
     public static readonly int[] EmbeddedItems = [.. Enumerable.Range(0, 40).Select(i => i * 25)];
 
-    private CensusPipeline(ServiceUnderTest<CensusService> census, ServiceUnderTest<AnnealingService> annealing, ServiceUnderTest<MdsService> mds, ServiceUnderTest<RenderService> render) =>
-        (Census, Annealing, Mds, Render) = (census, annealing, mds, render);
+    private CensusPipeline(ServiceUnderTest<CensusService> census, ServiceUnderTest<AnnealingService> annealing, ServiceUnderTest<KMeansService> kmeans, ServiceUnderTest<MdsService> mds, ServiceUnderTest<RenderService> render) =>
+        (Census, Annealing, KMeans, Mds, Render) = (census, annealing, kmeans, mds, render);
 
     public ServiceUnderTest<CensusService> Census { get; }
 
     public ServiceUnderTest<AnnealingService> Annealing { get; }
+
+    public ServiceUnderTest<KMeansService> KMeans { get; }
 
     public ServiceUnderTest<MdsService> Mds { get; }
 
@@ -44,6 +50,9 @@ public sealed class CensusPipeline : IAsyncDisposable
 
     public int[] Assignments { get; private set; } = [];
 
+    /// <summary>A succeeded k-means job on <see cref="Points"/>.</summary>
+    public JobView KMeansClustering { get; private set; } = null!;
+
     /// <summary>A succeeded 2-D MDS job of <see cref="EmbeddedItems"/>.</summary>
     public JobView Embedding { get; private set; } = null!;
 
@@ -52,6 +61,7 @@ public sealed class CensusPipeline : IAsyncDisposable
         var pipeline = new CensusPipeline(
             await ServiceUnderTest.StartAsync<CensusService>(store),
             await ServiceUnderTest.StartAsync<AnnealingService>(store),
+            await ServiceUnderTest.StartAsync<KMeansService>(store),
             await ServiceUnderTest.StartAsync<MdsService>(store),
             await ServiceUnderTest.StartAsync<RenderService>(store));
         await pipeline.RunAsync();
@@ -62,6 +72,7 @@ public sealed class CensusPipeline : IAsyncDisposable
     {
         await Render.DisposeAsync();
         await Mds.DisposeAsync();
+        await KMeans.DisposeAsync();
         await Annealing.DisposeAsync();
         await Census.DisposeAsync();
     }
@@ -73,11 +84,12 @@ public sealed class CensusPipeline : IAsyncDisposable
         Import = await PostAsync<DatasetView>(Census.Rest, "/api/census/imports", new { source = "indiana-1000" });
         Points = await PostAsync<DatasetView>(Census.Rest, "/api/census/queries", new { datasetId = Import.DatasetId });
         Clustering = await Annealing.Rest.StartJobAsync("/api/annealing/jobs", new { datasetId = Points.DatasetId, maxClusters = Clusters });
+        KMeansClustering = await KMeans.Rest.StartJobAsync("/api/kmeans/jobs", new { datasetId = Points.DatasetId, clusters = KMeansClusters });
         Embedding = await Mds.Rest.StartJobAsync("/api/mds/jobs", new { datasetId = Points.DatasetId, dimensions = 2, items = EmbeddedItems });
         Clustering = await Annealing.Rest.WaitAsync(Clustering.JobId);
+        KMeansClustering = await KMeans.Rest.WaitAsync(KMeansClustering.JobId);
         Embedding = await Mds.Rest.WaitAsync(Embedding.JobId);
-        Assert.Equal("succeeded", Clustering.State);
-        Assert.Equal("succeeded", Embedding.State);
+        Assert.Equal(["succeeded", "succeeded", "succeeded"], new[] { Clustering.State, KMeansClustering.State, Embedding.State });
         Assignments = ArtifactFormats.ReadInt32s(await Annealing.Rest.GetByteArrayAsync($"/api/jobs/{Clustering.JobId}/artifacts/assignments", Token));
     }
 

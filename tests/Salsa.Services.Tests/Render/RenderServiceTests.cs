@@ -98,6 +98,27 @@ public sealed class RenderServiceTests(CensusPipelineFixture fixture, PostgresFi
     }
 
     [Fact]
+    public async Task CensusMapRest_KMeansClustering_OneFeaturePerClusterSummingToThePopulation()
+    {
+        var render = Pipeline.Render.Rest;
+
+        var job = await render.StartJobAsync("/api/render/census-map", new
+        {
+            pointsDatasetId = Pipeline.Points.DatasetId,
+            clusteringJobId = Pipeline.KMeansClustering.JobId,
+            clusteringService = "kmeans",
+            counties = false,
+        });
+        var final = await render.WaitAsync(job.JobId);
+
+        Assert.True(final.State == "succeeded", final.Error);
+        var features = Figures.Features(JsonDocument.Parse(await render.GetByteArrayAsync($"/api/jobs/{job.JobId}/artifacts/{RenderJobs.ClustersGeoJson}", Token)));
+        Assert.Equal(CensusPipeline.KMeansClusters, features.Count);
+        Assert.Equal(Pipeline.Points.TotalWeight, features.Sum(f => f.GetProperty("properties").GetProperty("population").GetDouble()), 6);
+        Assert.Equal("kmeans", (await Pipeline.Render.GetJsonAsync<CensusMapSummary>($"/api/jobs/{job.JobId}/result")).ClusteringService);
+    }
+
+    [Fact]
     public async Task ScatterRest_MdsOfCensusPoints_ColouredByTheirClusters()
     {
         var clusters = CensusPipeline.EmbeddedItems.Select(i => Pipeline.Assignments[i]).ToArray();
