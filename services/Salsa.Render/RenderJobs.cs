@@ -154,10 +154,11 @@ public sealed class RenderJobs(JobManager jobs, DatasetCatalog datasets, StoredJ
         }
 
         var data = new ClusteredPoints(positions, points.Weights, assignments, new PlanarCentres(projection, result.Centres));
-        var options = new CensusMapOptions
+        var defaults = new CensusMapOptions();
+        var options = defaults with
         {
-            Width = request.Width ?? new CensusMapOptions().Width,
-            Height = request.Height ?? new CensusMapOptions().Height,
+            Width = request.Width ?? defaults.Width,
+            Height = request.Height ?? defaults.Height,
             Title = request.Title,
             Note = $"{info.Name}; {clustering.Service} job {clustering.Id}",
             ShowCounties = request.Counties,
