@@ -132,14 +132,10 @@ public sealed class CensusCatalog(DatasetCatalog datasets, ServiceLimits limits)
             Dimension = 2,
             Created = DateTimeOffset.UtcNow,
             Source = $"census query of {census.Id}",
-            Metadata = new Dictionary<string, string>
+            Metadata = new Dictionary<string, string>(projection.ToMetadata())
             {
                 ["census_dataset"] = census.Id.ToString(),
                 ["selection"] = Describe(query),
-                ["projection"] = "equirectangular",
-                ["units"] = "km",
-                ["origin_latitude"] = projection.OriginLatitude.ToString("R", CultureInfo.InvariantCulture),
-                ["origin_longitude"] = projection.OriginLongitude.ToString("R", CultureInfo.InvariantCulture),
             },
         };
         return (info, new DatasetContent { Values = values, Weights = [.. rows.Select(r => (double)r.Population)], Labels = [.. rows.Select(r => r.GeoId)] });

@@ -1,3 +1,5 @@
+using System.Globalization;
+
 namespace Salsa.Datasets;
 
 /// <summary>
@@ -9,6 +11,17 @@ public sealed class EquirectangularProjection
 {
     /// <summary>Mean Earth radius in km.</summary>
     public const double EarthRadiusKm = 6371.0088;
+
+    /// <summary>The metadata keys of a point set projected with this projection (what the census service writes, the render service reads).</summary>
+    public const string OriginLatitudeKey = "origin_latitude";
+
+    public const string OriginLongitudeKey = "origin_longitude";
+
+    public const string ProjectionKey = "projection";
+
+    public const string UnitsKey = "units";
+
+    public const string Name = "equirectangular";
 
     private readonly double _cosLat0;
 
@@ -63,5 +76,33 @@ public sealed class EquirectangularProjection
         var lat = OriginLatitude + double.RadiansToDegrees(y / EarthRadiusKm);
         var lon = OriginLongitude + double.RadiansToDegrees(x / (EarthRadiusKm * _cosLat0));
         return (lat, lon);
+    }
+
+    /// <summary>What a dataset's metadata records about its projection: the name, the units and the origin (round-trip precision).</summary>
+    public IReadOnlyDictionary<string, string> ToMetadata() => new Dictionary<string, string>
+    {
+        [ProjectionKey] = Name,
+        [UnitsKey] = "km",
+        [OriginLatitudeKey] = OriginLatitude.ToString("R", CultureInfo.InvariantCulture),
+        [OriginLongitudeKey] = OriginLongitude.ToString("R", CultureInfo.InvariantCulture),
+    };
+
+    /// <summary>
+    /// The projection a dataset's metadata records (<see cref="ToMetadata"/>); null when it records
+    /// none, another projection, or an origin that is not a valid latitude/longitude.
+    /// </summary>
+    public static EquirectangularProjection? FromMetadata(IReadOnlyDictionary<string, string> metadata)
+    {
+        ArgumentNullException.ThrowIfNull(metadata);
+        if ((metadata.TryGetValue(ProjectionKey, out var name) && name != Name)
+            || !metadata.TryGetValue(OriginLatitudeKey, out var latitude) || !metadata.TryGetValue(OriginLongitudeKey, out var longitude)
+            || !double.TryParse(latitude, NumberStyles.Float, CultureInfo.InvariantCulture, out var lat)
+            || !double.TryParse(longitude, NumberStyles.Float, CultureInfo.InvariantCulture, out var lon)
+            || !double.IsFinite(lat) || lat is <= -90 or >= 90 || !double.IsFinite(lon) || lon is < -180 or > 180)
+        {
+            return null;
+        }
+
+        return new EquirectangularProjection(lat, lon);
     }
 }

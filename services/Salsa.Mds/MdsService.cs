@@ -1,3 +1,5 @@
+using Salsa.Contracts.Mds;
+using Salsa.Grpc;
 using Salsa.Hosting.Host;
 
 namespace Salsa.Mds;
@@ -12,10 +14,13 @@ public sealed class MdsService : ISalsaService
     public static void AddServices(WebApplicationBuilder builder)
     {
         ArgumentNullException.ThrowIfNull(builder);
+        builder.Services.AddSingleton<MdsJobs>();
+        builder.Services.AddSingleton<MdsGrpcService>();
     }
 
     public static void MapEndpoints(WebApplication app)
     {
-        ArgumentNullException.ThrowIfNull(app);
+        app.MapMdsApi();
+        app.MapGrpcService<MdsGrpcService>(MdsReflection.Descriptor.Services[0]);
     }
 }

@@ -1,3 +1,5 @@
+using Salsa.Contracts.Render;
+using Salsa.Grpc;
 using Salsa.Hosting.Host;
 
 namespace Salsa.Render;
@@ -12,10 +14,14 @@ public sealed class RenderService : ISalsaService
     public static void AddServices(WebApplicationBuilder builder)
     {
         ArgumentNullException.ThrowIfNull(builder);
+        builder.Services.AddSingleton<StoredJobs>();
+        builder.Services.AddSingleton<RenderJobs>();
+        builder.Services.AddSingleton<RenderGrpcService>();
     }
 
     public static void MapEndpoints(WebApplication app)
     {
-        ArgumentNullException.ThrowIfNull(app);
+        app.MapRenderApi();
+        app.MapGrpcService<RenderGrpcService>(RenderReflection.Descriptor.Services[0]);
     }
 }

@@ -49,4 +49,49 @@ public sealed class EquirectangularProjectionTests
     {
         Assert.Throws<ArgumentOutOfRangeException>(() => new EquirectangularProjection(90, 0));
     }
+
+    [Fact]
+    public void FromMetadata_OfToMetadata_IsTheSameProjection()
+    {
+        var projection = new EquirectangularProjection(39.912345678901234, -86.312345678901234);
+
+        var read = EquirectangularProjection.FromMetadata(projection.ToMetadata());
+
+        Assert.NotNull(read);
+        Assert.Equal(projection.OriginLatitude, read.OriginLatitude);
+        Assert.Equal(projection.OriginLongitude, read.OriginLongitude);
+    }
+
+    [Theory]
+    [InlineData(null, "-86.3")]
+    [InlineData("39.9", null)]
+    [InlineData("north", "-86.3")]
+    [InlineData("95", "-86.3")]
+    [InlineData("NaN", "-86.3")]
+    public void FromMetadata_MissingOrInvalidOrigin_IsNull(string? latitude, string? longitude)
+    {
+        var metadata = new Dictionary<string, string>();
+        if (latitude is not null)
+        {
+            metadata[EquirectangularProjection.OriginLatitudeKey] = latitude;
+        }
+
+        if (longitude is not null)
+        {
+            metadata[EquirectangularProjection.OriginLongitudeKey] = longitude;
+        }
+
+        Assert.Null(EquirectangularProjection.FromMetadata(metadata));
+    }
+
+    [Fact]
+    public void FromMetadata_AnotherProjection_IsNull()
+    {
+        var metadata = new Dictionary<string, string>(new EquirectangularProjection(39.9, -86.3).ToMetadata())
+        {
+            [EquirectangularProjection.ProjectionKey] = "mercator",
+        };
+
+        Assert.Null(EquirectangularProjection.FromMetadata(metadata));
+    }
 }

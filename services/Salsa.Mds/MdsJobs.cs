@@ -1,0 +1,82 @@
+using Salsa.Clustering;
+using Salsa.Clustering.Mds;
+using Salsa.Hosting;
+using Salsa.Hosting.Datasets;
+using Salsa.Hosting.Jobs;
+using Salsa.Store;
+
+namespace Salsa.Mds;
+
+/// <summary>
+/// SMACOF embeddings as jobs, shared by the REST and gRPC faces: a request is checked against its
+/// dataset and the limits before it is accepted, then runs on the job's Salsa.Ccr ranks with a
+/// progress event per Guttman transform; the coordinates become the <c>coordinates</c> artifact.
+/// </summary>
+public sealed class MdsJobs(JobManager jobs, DatasetCatalog datasets, ServiceLimits limits)
+{
+    public const string Kind = "mds";
+
+    /// <summary>The artifact holding the coordinates: float64 little-endian, row-major, items × dimensions.</summary>
+    public const string CoordinatesArtifact = "coordinates";
+
+    public async Task<JobRecord> StartAsync(EmbeddingRequest request, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(request);
+        var info = await datasets.GetRequiredAsync(request.DatasetId, cancellationToken).ConfigureAwait(false);
+        request.Validate(info, limits);
+        return await jobs.SubmitAsync(Kind, request, info.Id, context => RunAsync(context, request), cancellationToken).ConfigureAwait(false);
+    }
+
+    public Task<(JobRecord Job, EmbeddingSummary Summary)> GetResultAsync(Guid id, CancellationToken cancellationToken) =>
+        jobs.GetResultAsync<EmbeddingSummary>(id, cancellationToken);
+
+    private async Task<JobOutcome> RunAsync(JobContext context, EmbeddingRequest request)
+    {
+        var (info, input) = await datasets.LoadVectorsAsync(request.DatasetId, context.CancellationToken).ConfigureAwait(false);
+        var items = request.ItemIndices(info.Count);
+        var dissimilarities = input.Dense is { } dense
+            ? Dissimilarities.FromEuclidean(Subset(dense, items))
+            : Dissimilarities.FromTanimoto(Subset(input.Binary!, items));
+        var options = request.ToOptions(context.Parallelism, Math.Min(limits.MaxEmbeddingItems, SmacofOptions.LargestSupportedItems));
+        var weights = request.ItemWeights is { Count: > 0 } given ? [.. given] : (double[]?)null;
+        var result = Smacof.Run(dissimilarities, options, weights, context.ClusteringProgress(), context.CancellationToken);
+        await context.SaveArtifactAsync(CoordinatesArtifact, ArtifactFormats.OctetStream, ArtifactFormats.Doubles(result.Coordinates)).ConfigureAwait(false);
+        return new JobOutcome(EmbeddingSummary.From(DatasetCatalog.KindName(info.Kind), dissimilarities.Source, items, result));
+    }
+
+    private static DenseVectors Subset(DenseVectors points, int[] items) =>
+        IsEveryPointInOrder(items, points.Count) ? points : new DenseVectors(Rows(points.Values, points.Dimension, items), points.Dimension);
+
+    private static BinaryVectors Subset(BinaryVectors prints, int[] items) =>
+        IsEveryPointInOrder(items, prints.Count) ? prints : new BinaryVectors(Rows(prints.Packed, prints.Words, items), prints.Bits);
+
+    /// <summary>The chosen rows of a row-major array, in the order chosen.</summary>
+    private static T[] Rows<T>(T[] source, int width, int[] items)
+    {
+        var rows = new T[items.Length * width];
+        for (var i = 0; i < items.Length; i++)
+        {
+            source.AsSpan(items[i] * width, width).CopyTo(rows.AsSpan(i * width, width));
+        }
+
+        return rows;
+    }
+
+    private static bool IsEveryPointInOrder(int[] items, int count)
+    {
+        if (items.Length != count)
+        {
+            return false;
+        }
+
+        for (var i = 0; i < items.Length; i++)
+        {
+            if (items[i] != i)
+            {
+                return false;
+            }
+        }
+
+        return true;
+    }
+}

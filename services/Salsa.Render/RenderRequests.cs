@@ -1,0 +1,119 @@
+using Salsa.Hosting.Datasets;
+using Salsa.Hosting.Errors;
+using Salsa.Hosting.Jobs;
+
+namespace Salsa.Render;
+
+/// <summary>What every figure request may set: the canvas size in PNG pixels (null: the figure's default) and the title.</summary>
+public abstract record FigureRequest
+{
+    public const int MinWidth = 200;
+    public const int MinHeight = 150;
+
+    /// <summary>The longest side of an image (a 4096 × 4096 PNG is drawn in 64 MiB).</summary>
+    public const int MaxSide = 4096;
+
+    public const int MaxTitleLength = 200;
+
+    public int? Width { get; init; }
+
+    public int? Height { get; init; }
+
+    /// <summary>Null gives the figure's own title.</summary>
+    public string? Title { get; init; }
+
+    /// <summary>Throws an <see cref="ArgumentException"/> for a size or title no figure can take, a <see cref="LimitExceededException"/> beyond <see cref="MaxSide"/>.</summary>
+    public void Validate()
+    {
+        CheckSide("width", Width, MinWidth);
+        CheckSide("height", Height, MinHeight);
+        if (Title is { Length: > MaxTitleLength })
+        {
+            throw new ArgumentException($"The title has {Title.Length} characters; at most {MaxTitleLength} fit on a figure.");
+        }
+    }
+
+    /// <summary>A proto3 int32 or string has no "unset": 0 and "" leave the choice to the figure.</summary>
+    protected static int? Given(int value) => value == 0 ? null : value;
+
+    protected static string? Given(string value) => value.Length == 0 ? null : value;
+
+    private static void CheckSide(string name, int? value, int min)
+    {
+        if (value is not { } v)
+        {
+            return;
+        }
+
+        if (v > MaxSide)
+        {
+            throw new LimitExceededException($"A {name} of {v} units exceeds the render service's limit of {MaxSide} per side.");
+        }
+
+        if (v < min)
+        {
+            throw new ArgumentException($"The {name} must be between {min} and {MaxSide} units; it is {v}.");
+        }
+    }
+}
+
+/// <summary>
+/// A map of a clustering of census points: the points of a census query and a succeeded annealing
+/// or k-means job on them. Width and height default to 1400 × 900; the title to "<c>k</c> population clusters".
+/// </summary>
+public sealed record CensusMapRequest : FigureRequest
+{
+    /// <summary>The dense dataset a census query produced (its metadata records the projection origin).</summary>
+    public required Guid PointsDatasetId { get; init; }
+
+    /// <summary>A succeeded annealing or k-means job on those points.</summary>
+    public required Guid ClusteringJobId { get; init; }
+
+    /// <summary>"annealing" or "kmeans" when the caller wants it checked; the job record says which it is.</summary>
+    public string? ClusteringService { get; init; }
+
+    /// <summary>County outlines: true shows them, false hides them, null shows them when the view is under 1,500 km across.</summary>
+    public bool? Counties { get; init; }
+
+    public static CensusMapRequest From(Contracts.Render.RenderCensusMapRequest request)
+    {
+        ArgumentNullException.ThrowIfNull(request);
+        return new CensusMapRequest
+        {
+            PointsDatasetId = DatasetCatalog.ParseId(request.PointsDatasetId),
+            ClusteringJobId = JobViews.ParseId(request.ClusteringJobId, "clustering job id"),
+            ClusteringService = Given(request.ClusteringService),
+            Width = Given(request.Width),
+            Height = Given(request.Height),
+            Title = Given(request.Title),
+            // proto3 bool has no "unset": false leaves the choice to the map.
+            Counties = request.Counties ? true : null,
+        };
+    }
+}
+
+/// <summary>
+/// A scatter plot of a succeeded MDS job's coordinates (the first two dimensions), optionally
+/// coloured by cluster. Width and height default to 900 × 760; the title names the items and the stress.
+/// </summary>
+public sealed record ScatterRequest : FigureRequest
+{
+    /// <summary>A succeeded job of the mds service.</summary>
+    public required Guid EmbeddingJobId { get; init; }
+
+    /// <summary>The cluster of each embedded item, in the embedding's order (0 or more); one colour when null or empty.</summary>
+    public IReadOnlyList<int>? Clusters { get; init; }
+
+    public static ScatterRequest From(Contracts.Render.RenderScatterRequest request)
+    {
+        ArgumentNullException.ThrowIfNull(request);
+        return new ScatterRequest
+        {
+            EmbeddingJobId = JobViews.ParseId(request.EmbeddingJobId, "embedding job id"),
+            Clusters = [.. request.Clusters],
+            Width = Given(request.Width),
+            Height = Given(request.Height),
+            Title = Given(request.Title),
+        };
+    }
+}
