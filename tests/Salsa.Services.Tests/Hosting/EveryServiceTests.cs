@@ -86,6 +86,8 @@ public sealed class EveryServiceTests(EveryServiceFixture fixture) : IClassFixtu
         [CensusService.Name] = ("/api/census/queries", "salsa.census.v1.Census"),
         [ChemService.Name] = ("/api/chem/imports", "salsa.chem.v1.Chem"),
         [FingerprintsService.Name] = ("/api/fingerprints/search", "salsa.fingerprints.v1.Fingerprints"),
+        [MdsService.Name] = ("/api/mds/jobs", "salsa.mds.v1.Mds"),
+        [RenderService.Name] = ("/api/render/census-map", "salsa.render.v1.Render"),
     };
 
     private static CancellationToken Token => TestContext.Current.CancellationToken;
