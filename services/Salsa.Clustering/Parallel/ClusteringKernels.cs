@@ -21,8 +21,10 @@ internal static class ClusteringKernels
     {
         var kp = centres.Kp;
         var d = kernel.Dimension;
-        Span<double> a = stackalloc double[kp];
-        var mass = partial[..kp];
+        // Only the centres in use, padded to the vector width; the lanes beyond K have log mass −∞
+        // and would add exact zeros, so the result is the same bits at a cost proportional to K.
+        Span<double> a = stackalloc double[CentreSet.Pad(centres.K)];
+        var mass = partial[..a.Length];
         var numerators = partial.Slice(kp, d * kp);
         ref var logZSum = ref partial[kp * (d + 1)];
         ref var hardSum = ref partial[kp * (d + 1) + 1];
@@ -55,7 +57,7 @@ internal static class ClusteringKernels
         var kp = centres.Kp;
         var k = centres.K;
         var d = kernel.Dimension;
-        Span<double> distance = stackalloc double[kp];
+        Span<double> distance = stackalloc double[CentreSet.Pad(k)];
         var numerators = partial.Slice(kp, d * kp);
         for (var i = start; i < end; i++)
         {

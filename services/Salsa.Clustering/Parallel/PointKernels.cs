@@ -10,6 +10,11 @@ namespace Salsa.Clustering.Parallel;
 /// several centres at once. Implemented as structs and used through generic parameters, so each
 /// algorithm is compiled once per representation with no virtual calls in the inner loops.
 /// </summary>
+/// <remarks>
+/// Centre-indexed spans cover the first <c>span.Length</c> centres (a multiple of the vector width,
+/// at most <c>kp</c>); <c>kp</c> is the row stride of the transposed layouts. Passing only the
+/// centres in use keeps a step's cost proportional to K, not to the capacity Kmax.
+/// </remarks>
 internal interface IPointKernel
 {
     int Count { get; }
@@ -89,12 +94,12 @@ internal readonly struct DenseKernel(DenseVectors points) : IPointKernel
     public void SquaredDistances(int point, double[] centresT, double[] centreNorms, int kp, Span<double> distances)
     {
         var x = _values.AsSpan(point * _dimension, _dimension);
-        var d = MemoryMarshal.Cast<double, Vector<double>>(distances[..kp]);
+        var d = MemoryMarshal.Cast<double, Vector<double>>(distances);
         d.Clear();
         for (var j = 0; j < x.Length; j++)
         {
             var xj = new Vector<double>(x[j]);
-            var c = MemoryMarshal.Cast<double, Vector<double>>(centresT.AsSpan(j * kp, kp));
+            var c = MemoryMarshal.Cast<double, Vector<double>>(centresT.AsSpan(j * kp, distances.Length));
             for (var v = 0; v < d.Length; v++)
             {
                 var diff = xj - c[v];
@@ -107,12 +112,12 @@ internal readonly struct DenseKernel(DenseVectors points) : IPointKernel
     public void Dots(int point, double[] vectorsT, int kp, Span<double> dots)
     {
         var x = _values.AsSpan(point * _dimension, _dimension);
-        var d = MemoryMarshal.Cast<double, Vector<double>>(dots[..kp]);
+        var d = MemoryMarshal.Cast<double, Vector<double>>(dots);
         d.Clear();
         for (var j = 0; j < x.Length; j++)
         {
             var xj = new Vector<double>(x[j]);
-            var c = MemoryMarshal.Cast<double, Vector<double>>(vectorsT.AsSpan(j * kp, kp));
+            var c = MemoryMarshal.Cast<double, Vector<double>>(vectorsT.AsSpan(j * kp, dots.Length));
             for (var v = 0; v < d.Length; v++)
             {
                 d[v] += xj * c[v];
@@ -124,11 +129,11 @@ internal readonly struct DenseKernel(DenseVectors points) : IPointKernel
     public void Accumulate(int point, ReadOnlySpan<double> coefficients, Span<double> accumulatorT, int kp)
     {
         var x = _values.AsSpan(point * _dimension, _dimension);
-        var coef = MemoryMarshal.Cast<double, Vector<double>>(coefficients[..kp]);
+        var coef = MemoryMarshal.Cast<double, Vector<double>>(coefficients);
         for (var j = 0; j < x.Length; j++)
         {
             var xj = new Vector<double>(x[j]);
-            var acc = MemoryMarshal.Cast<double, Vector<double>>(accumulatorT.Slice(j * kp, kp));
+            var acc = MemoryMarshal.Cast<double, Vector<double>>(accumulatorT.Slice(j * kp, coefficients.Length));
             for (var v = 0; v < acc.Length; v++)
             {
                 acc[v] += xj * coef[v];
@@ -172,8 +177,8 @@ internal readonly struct BinaryKernel(BinaryVectors points) : IPointKernel
     public void SquaredDistances(int point, double[] centresT, double[] centreNorms, int kp, Span<double> distances)
     {
         Dots(point, centresT, kp, distances);
-        var d = MemoryMarshal.Cast<double, Vector<double>>(distances[..kp]);
-        var norms = MemoryMarshal.Cast<double, Vector<double>>(centreNorms.AsSpan(0, kp));
+        var d = MemoryMarshal.Cast<double, Vector<double>>(distances);
+        var norms = MemoryMarshal.Cast<double, Vector<double>>(centreNorms.AsSpan(0, distances.Length));
         var popcount = new Vector<double>(_offsets[point + 1] - _offsets[point]);
         var two = new Vector<double>(2.0);
         for (var v = 0; v < d.Length; v++)
@@ -186,12 +191,12 @@ internal readonly struct BinaryKernel(BinaryVectors points) : IPointKernel
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void Dots(int point, double[] vectorsT, int kp, Span<double> dots)
     {
-        var d = MemoryMarshal.Cast<double, Vector<double>>(dots[..kp]);
+        var d = MemoryMarshal.Cast<double, Vector<double>>(dots);
         d.Clear();
         var bits = _bits.AsSpan(_offsets[point], _offsets[point + 1] - _offsets[point]);
         foreach (var bit in bits)
         {
-            var row = MemoryMarshal.Cast<double, Vector<double>>(vectorsT.AsSpan(bit * kp, kp));
+            var row = MemoryMarshal.Cast<double, Vector<double>>(vectorsT.AsSpan(bit * kp, dots.Length));
             for (var v = 0; v < d.Length; v++)
             {
                 d[v] += row[v];
@@ -202,11 +207,11 @@ internal readonly struct BinaryKernel(BinaryVectors points) : IPointKernel
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void Accumulate(int point, ReadOnlySpan<double> coefficients, Span<double> accumulatorT, int kp)
     {
-        var coef = MemoryMarshal.Cast<double, Vector<double>>(coefficients[..kp]);
+        var coef = MemoryMarshal.Cast<double, Vector<double>>(coefficients);
         var bits = _bits.AsSpan(_offsets[point], _offsets[point + 1] - _offsets[point]);
         foreach (var bit in bits)
         {
-            var acc = MemoryMarshal.Cast<double, Vector<double>>(accumulatorT.Slice(bit * kp, kp));
+            var acc = MemoryMarshal.Cast<double, Vector<double>>(accumulatorT.Slice(bit * kp, coefficients.Length));
             for (var v = 0; v < acc.Length; v++)
             {
                 acc[v] += coef[v];
