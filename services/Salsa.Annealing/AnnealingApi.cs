@@ -17,11 +17,7 @@ public static class AnnealingApi
             .WithSummary("Starts deterministic-annealing clustering of a dense or binary dataset; 202 with the job (watch it at /api/jobs/{id}/events).");
 
         group.MapGet("/jobs/{id}/result", async Task<Ok<AnnealingSummary>> (AnnealingJobs jobs, HttpContext http, string id, CancellationToken cancellationToken) =>
-        {
-            var (job, summary) = await jobs.GetResultAsync(JobViews.ParseId(id), cancellationToken);
-            ServerTiming.AddJob(http, job.QueueMilliseconds, job.ComputeMilliseconds);
-            return TypedResults.Ok(summary);
-        })
+            TypedResults.Ok(ServerTiming.Reported(http, await jobs.GetResultAsync(JobViews.ParseId(id), cancellationToken))))
             .WithName("GetAnnealingResult")
             .WithSummary("Centres, cluster weights and sizes, cost and the temperature trajectory of a finished job (409 while it runs).");
 

@@ -11,10 +11,6 @@ public sealed class AnnealingGrpcService(AnnealingJobs jobs)
     public async Task<JobInfo> Start(Contracts.Annealing.StartAnnealingRequest request, ServerCallContext context) =>
         JobViews.ToProto(await jobs.StartAsync(AnnealingRequest.From(request), context.CancellationToken));
 
-    public async Task<Contracts.Annealing.AnnealingResult> GetResult(JobRef request, ServerCallContext context)
-    {
-        var (job, summary) = await jobs.GetResultAsync(JobViews.ParseId(request.JobId), context.CancellationToken);
-        ServerTiming.AddJob(context.HttpContext, job.QueueMilliseconds, job.ComputeMilliseconds);
-        return summary.ToProto();
-    }
+    public async Task<Contracts.Annealing.AnnealingResult> GetResult(JobRef request, ServerCallContext context) =>
+        ServerTiming.Reported(context.HttpContext, await jobs.GetResultAsync(JobViews.ParseId(request.JobId), context.CancellationToken)).ToProto();
 }

@@ -2,7 +2,6 @@ using Microsoft.AspNetCore.Http.HttpResults;
 using Salsa.Annealing;
 using Salsa.Hosting.Jobs;
 using Salsa.Hosting.Timing;
-using Salsa.Store;
 
 namespace Salsa.Fingerprints;
 
@@ -19,7 +18,7 @@ public static class FingerprintsApi
             .WithSummary("Starts Taylor–Butina clustering of a binary dataset at a Tanimoto distance cut-off (default 0.35); 202 with the job.");
 
         group.MapGet("/butina/jobs/{id}/result", async Task<Ok<ButinaSummary>> (ButinaJobs jobs, HttpContext http, string id, CancellationToken cancellationToken) =>
-            Result(http, await jobs.GetResultAsync(JobViews.ParseId(id), cancellationToken)))
+            TypedResults.Ok(ServerTiming.Reported(http, await jobs.GetResultAsync(JobViews.ParseId(id), cancellationToken))))
             .WithName("GetButinaResult")
             .WithSummary("Clusters (centroid, medoid, size, mean similarity to the centroid) and singletons of a finished Butina job (409 while it runs).");
 
@@ -29,7 +28,7 @@ public static class FingerprintsApi
             .WithSummary("Starts deterministic annealing of a binary dataset (the Annealing service's request); 202 with the job.");
 
         group.MapGet("/annealing/jobs/{id}/result", async Task<Ok<AnnealingSummary>> (BinaryAnnealingJobs jobs, HttpContext http, string id, CancellationToken cancellationToken) =>
-            Result(http, await jobs.GetResultAsync(JobViews.ParseId(id), cancellationToken)))
+            TypedResults.Ok(ServerTiming.Reported(http, await jobs.GetResultAsync(JobViews.ParseId(id), cancellationToken))))
             .WithName("GetBinaryAnnealingResult")
             .WithSummary("Centres, cluster weights and sizes, cost and trajectory of a finished binary-annealing job (409 while it runs).");
 
@@ -39,11 +38,5 @@ public static class FingerprintsApi
             .WithSummary("The k compounds most similar (Tanimoto) to a query of the dataset's fingerprint type, pruned through a Butina job's clusters when one is given.");
 
         return group;
-    }
-
-    private static Ok<T> Result<T>(HttpContext http, (JobRecord Job, T Summary) result)
-    {
-        ServerTiming.AddJob(http, result.Job.QueueMilliseconds, result.Job.ComputeMilliseconds);
-        return TypedResults.Ok(result.Summary);
     }
 }

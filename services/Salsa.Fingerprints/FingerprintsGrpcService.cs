@@ -4,7 +4,6 @@ using Salsa.Contracts.Fingerprints;
 using Salsa.Grpc;
 using Salsa.Hosting.Jobs;
 using Salsa.Hosting.Timing;
-using Salsa.Store;
 using AnnealingProto = Salsa.Contracts.Annealing;
 
 namespace Salsa.Fingerprints;
@@ -16,20 +15,14 @@ public sealed class FingerprintsGrpcService(ButinaJobs butina, BinaryAnnealingJo
         JobViews.ToProto(await butina.StartAsync(ButinaRequest.From(request), context.CancellationToken));
 
     public async Task<ButinaResult> GetButinaResult(JobRef request, ServerCallContext context) =>
-        Result(context, await butina.GetResultAsync(JobViews.ParseId(request.JobId), context.CancellationToken)).ToProto();
+        ServerTiming.Reported(context.HttpContext, await butina.GetResultAsync(JobViews.ParseId(request.JobId), context.CancellationToken)).ToProto();
 
     public async Task<JobInfo> StartAnnealing(AnnealingProto.StartAnnealingRequest request, ServerCallContext context) =>
         JobViews.ToProto(await annealing.StartAsync(AnnealingRequest.From(request), context.CancellationToken));
 
     public async Task<AnnealingProto.AnnealingResult> GetAnnealingResult(JobRef request, ServerCallContext context) =>
-        Result(context, await annealing.GetResultAsync(JobViews.ParseId(request.JobId), context.CancellationToken)).ToProto();
+        ServerTiming.Reported(context.HttpContext, await annealing.GetResultAsync(JobViews.ParseId(request.JobId), context.CancellationToken)).ToProto();
 
     public async Task<SearchResponse> Search(SearchRequest request, ServerCallContext context) =>
         (await search.SearchAsync(FingerprintSearchRequest.From(request), context.CancellationToken)).ToProto();
-
-    private static T Result<T>(ServerCallContext context, (JobRecord Job, T Summary) result)
-    {
-        ServerTiming.AddJob(context.HttpContext, result.Job.QueueMilliseconds, result.Job.ComputeMilliseconds);
-        return result.Summary;
-    }
 }

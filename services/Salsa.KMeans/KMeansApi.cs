@@ -17,11 +17,7 @@ public static class KMeansApi
             .WithSummary("Starts weighted k-means (k-means++ seeding, Lloyd iterations, restarts) of a dense or binary dataset; 202 with the job.");
 
         group.MapGet("/jobs/{id}/result", async Task<Ok<KMeansSummary>> (KMeansJobs jobs, HttpContext http, string id, CancellationToken cancellationToken) =>
-        {
-            var (job, summary) = await jobs.GetResultAsync(JobViews.ParseId(id), cancellationToken);
-            ServerTiming.AddJob(http, job.QueueMilliseconds, job.ComputeMilliseconds);
-            return TypedResults.Ok(summary);
-        })
+            TypedResults.Ok(ServerTiming.Reported(http, await jobs.GetResultAsync(JobViews.ParseId(id), cancellationToken))))
             .WithName("GetKMeansResult")
             .WithSummary("Centres, cluster weights and sizes, inertia and the restarts' inertias of a finished job (409 while it runs).");
 

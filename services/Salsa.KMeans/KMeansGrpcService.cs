@@ -11,10 +11,6 @@ public sealed class KMeansGrpcService(KMeansJobs jobs)
     public async Task<JobInfo> Start(Contracts.KMeans.StartKMeansRequest request, ServerCallContext context) =>
         JobViews.ToProto(await jobs.StartAsync(KMeansRequest.From(request), context.CancellationToken));
 
-    public async Task<Contracts.KMeans.KMeansResult> GetResult(JobRef request, ServerCallContext context)
-    {
-        var (job, summary) = await jobs.GetResultAsync(JobViews.ParseId(request.JobId), context.CancellationToken);
-        ServerTiming.AddJob(context.HttpContext, job.QueueMilliseconds, job.ComputeMilliseconds);
-        return summary.ToProto();
-    }
+    public async Task<Contracts.KMeans.KMeansResult> GetResult(JobRef request, ServerCallContext context) =>
+        ServerTiming.Reported(context.HttpContext, await jobs.GetResultAsync(JobViews.ParseId(request.JobId), context.CancellationToken)).ToProto();
 }

@@ -17,11 +17,7 @@ public static class MdsApi
             .WithSummary("Starts a weighted SMACOF embedding in 2 or 3 dimensions of a dense (Euclidean) or binary (Tanimoto) dataset, or of some of its points; 202 with the job (watch it at /api/jobs/{id}/events).");
 
         group.MapGet("/jobs/{id}/result", async Task<Ok<EmbeddingSummary>> (MdsJobs jobs, HttpContext http, string id, CancellationToken cancellationToken) =>
-        {
-            var (job, summary) = await jobs.GetResultAsync(JobViews.ParseId(id), cancellationToken);
-            ServerTiming.AddJob(http, job.QueueMilliseconds, job.ComputeMilliseconds);
-            return TypedResults.Ok(summary);
-        })
+            TypedResults.Ok(ServerTiming.Reported(http, await jobs.GetResultAsync(JobViews.ParseId(id), cancellationToken))))
             .WithName("GetEmbeddingResult")
             .WithSummary("Coordinates, the embedded items' dataset indices, normalised stress and its trajectory of a finished job (409 while it runs).");
 

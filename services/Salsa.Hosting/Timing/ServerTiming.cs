@@ -49,6 +49,16 @@ public static class ServerTiming
     public const string HeaderName = "Server-Timing";
     public const string TrailerName = "server-timing";
 
+    /// <summary>
+    /// A finished job's result, with its queue and compute time recorded on the response: what every
+    /// typed GetResult returns (REST wraps it in 200, gRPC returns it; the trailer carries the timing).
+    /// </summary>
+    public static T Reported<T>(HttpContext context, (Salsa.Store.JobRecord Job, T Result) found)
+    {
+        AddJob(context, found.Job.QueueMilliseconds, found.Job.ComputeMilliseconds);
+        return found.Result;
+    }
+
     /// <summary>Records a job's queue and compute time on the current response.</summary>
     public static void AddJob(HttpContext context, double queueMilliseconds, double computeMilliseconds)
     {

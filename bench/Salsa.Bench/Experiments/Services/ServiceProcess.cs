@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Net.Sockets;
+using Microsoft.Extensions.Hosting;
 using Salsa.Annealing;
 using Salsa.Census;
 using Salsa.Chem;
@@ -14,6 +15,8 @@ namespace Salsa.Bench.Experiments.Services;
 /// </summary>
 public sealed class ServiceProcess : IAsyncDisposable
 {
+    private const string ReadyLine = "salsa-service-ready";
+
     private readonly Process _process;
 
     private ServiceProcess(Process process, ServicePorts ports, int echoPort)
@@ -44,31 +47,21 @@ public sealed class ServiceProcess : IAsyncDisposable
         }
 
         var process = Process.Start(start) ?? throw new InvalidOperationException("could not start the service process");
-        _ = process.StandardOutput.ReadToEndAsync(cancellationToken);
         var stderr = process.StandardError.ReadToEndAsync(cancellationToken);
         var served = new ServiceProcess(process, ports, echoPort);
-        using var http = new HttpClient { BaseAddress = ports.RestAddress };
-        var deadline = Stopwatch.StartNew();
-        while (true)
-        {
-            if (process.HasExited)
-            {
-                throw new InvalidOperationException($"the {service} service process exited ({process.ExitCode}): {await stderr}");
-            }
 
-            try
+        // The child prints ReadyLine once its endpoints listen; no polling.
+        while (await process.StandardOutput.ReadLineAsync(cancellationToken) is { } line)
+        {
+            if (line == ReadyLine)
             {
-                using var alive = await http.GetAsync("/alive", cancellationToken);
-                if (alive.IsSuccessStatusCode)
-                {
-                    return served;
-                }
-            }
-            catch (HttpRequestException) when (deadline.Elapsed < TimeSpan.FromSeconds(60))
-            {
-                await Task.Delay(100, cancellationToken);
+                _ = process.StandardOutput.ReadToEndAsync(cancellationToken);
+                return served;
             }
         }
+
+        await process.WaitForExitAsync(cancellationToken);
+        throw new InvalidOperationException($"the {service} service process exited ({process.ExitCode}): {await stderr}");
     }
 
     /// <summary>The child's side: host the service until stdin closes or the process is killed.</summary>
@@ -91,7 +84,9 @@ public sealed class ServiceProcess : IAsyncDisposable
             var other => throw new ArgumentException($"unknown service {other}"),
         };
         using var echo = new TcpEcho(int.Parse(Arg("--echo")));
-        await app.RunAsync();
+        await app.StartAsync();
+        Console.WriteLine(ReadyLine);
+        await app.WaitForShutdownAsync();
         return 0;
     }
 
