@@ -162,6 +162,12 @@ public sealed class RunLifecycleTests
         Assert.Contains("timed out", cluster.Error, StringComparison.Ordinal);
         Assert.Equal(2, final.Hops.Count(h => h.Step == "cluster" && h.Operation == "Start"));
         Assert.Equal(2, final.Hops.Count(h => h.Step == "cluster" && h.Operation == "Jobs.Cancel"));
+
+        // Both jobs the service accepted were cancelled there: none is left computing.
+        var annealing = await gateway.App.Services.GetRequiredService<Services.ServiceDirectory>().ChannelAsync("annealing", token);
+        var jobs = await new JobsClient(annealing).ListAsync(new Salsa.Contracts.Common.ListJobsRequest { Limit = 10 }, new CallOptions(CancellationToken: token));
+        Assert.Equal(2, jobs.Jobs.Count);
+        Assert.All(jobs.Jobs, j => Assert.Equal(Salsa.Contracts.Common.JobState.Cancelled, j.State));
     }
 
     [Fact]

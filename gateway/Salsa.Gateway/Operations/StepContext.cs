@@ -86,8 +86,20 @@ public sealed class StepContext(StepDefinition step, IReadOnlyDictionary<string,
         ArgumentNullException.ThrowIfNull(start);
         ArgumentNullException.ThrowIfNull(request);
         var channel = await Services.ChannelAsync(service, CancellationToken).ConfigureAwait(false);
-        var job = await Hops.CallAsync(Step.Id, service, operation, request, (IMessage _, CallOptions o) => start(channel, o), CancellationToken).ConfigureAwait(false);
+        CancellationToken.ThrowIfCancellationRequested();
+
+        // The start call is not cut short by the step's cancellation: a job the service accepted
+        // must be known by id so it can be cancelled, never left running unseen. It is brief (the
+        // job is queued, not run) and has its own limit.
+        using var startLimit = new CancellationTokenSource(TimeSpan.FromSeconds(30));
+        var job = await Hops.CallAsync(Step.Id, service, operation, request, (IMessage _, CallOptions o) => start(channel, o), startLimit.Token).ConfigureAwait(false);
         var jobs = new JobsClient(channel);
+        if (CancellationToken.IsCancellationRequested)
+        {
+            await CancelJobAsync(service, jobs, job.JobId).ConfigureAwait(false);
+            CancellationToken.ThrowIfCancellationRequested();
+        }
+
         var clock = Stopwatch.GetTimestamp();
         var began = DateTimeOffset.UtcNow;
         JobInfo final;
