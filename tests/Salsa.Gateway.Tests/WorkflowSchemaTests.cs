@@ -119,6 +119,7 @@ public sealed partial class WorkflowSchemaTests
     [InlineData("states: [\"18\"]", "states: \"18\"", "$.steps.query.parameters.states: \"18\" is not of type array")]
     [InlineData("boundingBox: [37.5, -88.1, 41.8, -84.8]", "boundingBox: [north, south]", "$.steps.query.parameters.boundingBox[0]: \"north\" is not of type number")]
     [InlineData("timeout: 90s", "timeout: soon", "$.steps.cluster.timeout: \"soon\" matches no alternative")]
+    [InlineData("timeout: 90s", "timeout: \u0663s", "$.steps.cluster.timeout: \"\\u0663s\" matches no alternative")]
     [InlineData("timeout: 90s", "timeout: 0s", "$.steps.cluster.timeout: \"0s\" matches no alternative")]
     [InlineData("timeout: 300", "timeout: 0", "$.steps.map.timeout: 0 matches no alternative")]
     [InlineData("timeout: 300", "timeout: -5", "$.steps.map.timeout: -5 matches no alternative")]

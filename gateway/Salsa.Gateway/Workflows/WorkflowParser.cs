@@ -488,14 +488,21 @@ public sealed partial class WorkflowParser(OperationCatalog catalog)
         }
 
         var amount = double.Parse(match.Groups[1].Value, CultureInfo.InvariantCulture);
-        return match.Groups[2].Value switch
+        try
         {
-            "ms" => TimeSpan.FromMilliseconds(amount),
-            "" or "s" => TimeSpan.FromSeconds(amount),
-            "m" => TimeSpan.FromMinutes(amount),
-            "h" => TimeSpan.FromHours(amount),
-            _ => null,
-        };
+            return match.Groups[2].Value switch
+            {
+                "ms" => TimeSpan.FromMilliseconds(amount),
+                "" or "s" => TimeSpan.FromSeconds(amount),
+                "m" => TimeSpan.FromMinutes(amount),
+                "h" => TimeSpan.FromHours(amount),
+                _ => null,
+            };
+        }
+        catch (OverflowException)
+        {
+            return null; // beyond TimeSpan: an error at its line, not a failed request
+        }
     }
 
     private static TimeSpan? Duration(YamlNode node, string what, List<WorkflowError> errors)
@@ -650,7 +657,8 @@ public sealed partial class WorkflowParser(OperationCatalog catalog)
     [GeneratedRegex(ReferencePatternText)]
     private static partial Regex ReferencePattern();
 
-    [GeneratedRegex(@"^(\d+(?:\.\d+)?)\s*(ms|s|m|h|)$")]
+    // [0-9], not \d: \d takes any script's digits, which double.Parse then refuses.
+    [GeneratedRegex(@"^([0-9]+(?:\.[0-9]+)?)\s*(ms|s|m|h|)$")]
     private static partial Regex DurationPattern();
 
     [GeneratedRegex(@"^[-+]?[0-9]+$")]

@@ -84,6 +84,7 @@ public static class WorkflowSchema
                 ["duration"] = new JsonObject
                 {
                     ["description"] = "A positive duration: 500ms, 30s, 15m, 2h, or a number of seconds.",
+                    ["$comment"] = "The gateway also refuses a duration beyond .NET's TimeSpan (about 29,000 years).",
                     ["anyOf"] = new JsonArray(
                         new JsonObject { ["type"] = "string", ["pattern"] = DurationPattern },
                         new JsonObject { ["type"] = "number", ["exclusiveMinimum"] = 0 }),
