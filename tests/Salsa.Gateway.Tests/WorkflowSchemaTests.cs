@@ -10,8 +10,10 @@ using YamlDotNet.RepresentationModel;
 namespace Salsa.Gateway.Tests;
 
 /// <summary>
-/// <c>workflows/workflow.schema.json</c> is what the catalog generates, and the schema agrees with the parser: it accepts the shipped workflows
+/// <c>workflows/workflow.schema.json</c> and the operations reference of <c>docs/workflows.md</c> are
+/// what the catalog generates, and the schema agrees with the parser: it accepts the shipped workflows
 /// and what the parser accepts, and rejects what the parser rejects for reasons a schema can state.
+/// The examples of <c>docs/workflows.md</c> validate, or fail, as the page says.
 /// </summary>
 public sealed partial class WorkflowSchemaTests
 {
@@ -60,6 +62,43 @@ public sealed partial class WorkflowSchemaTests
         var committed = File.ReadAllText(Path.Combine(s_root, WorkflowSchema.CommittedPath)).ReplaceLineEndings("\n");
         Assert.True(committed == output.ToString(),
             $"{WorkflowSchema.CommittedPath} differs from the catalog's schema; regenerate it: dotnet run --project gateway/Salsa.Gateway -- schema > {WorkflowSchema.CommittedPath}");
+    }
+
+    [Fact]
+    public void DocsOperationsReference_IsWhatTheOperationsCommandPrints()
+    {
+        using var output = new StringWriter(CultureInfo.InvariantCulture);
+        Assert.Equal(0, SchemaCommand.Operations(["--markdown"], output, TextWriter.Null));
+        var generated = output.ToString();
+
+        var docs = Docs();
+        var begin = docs.IndexOf(OperationReference.BeginMarker, StringComparison.Ordinal);
+        var end = docs.IndexOf(OperationReference.EndMarker, StringComparison.Ordinal);
+        Assert.True(begin >= 0 && end > begin, "docs/workflows.md has no generated operations reference between its markers.");
+        Assert.True(docs[begin..(end + OperationReference.EndMarker.Length + 1)] == generated,
+            "The operations reference of docs/workflows.md differs from the catalog's; replace it with the output of: dotnet run --project gateway/Salsa.Gateway -- operations --markdown");
+        Assert.All(s_catalog.Specifications, o =>
+        {
+            Assert.Contains($"### {o.Key}\n", generated, StringComparison.Ordinal);
+            Assert.All(o.Parameters, p => Assert.Contains($"| `{p.Name}` |", generated, StringComparison.Ordinal));
+        });
+    }
+
+    [Fact]
+    public void DocsExamples_ValidateOrFail_AsTheDocsSay()
+    {
+        var blocks = CodeBlocks(Docs()).ToList();
+        var example = blocks.Single(b => b.Language == "yaml" && b.Text.Contains("name: indiana-two-ways", StringComparison.Ordinal)).Text;
+        var broken = blocks.Single(b => b.Language == "yaml" && b.Text.StartsWith("name: broken", StringComparison.Ordinal)).Text;
+        var reported = blocks.Single(b => b.Language == "text" && b.Text.StartsWith("broken.yaml is not a valid workflow:", StringComparison.Ordinal)).Text;
+
+        var workflow = s_parser.Parse(example, "indiana-two-ways.yaml");
+        Assert.Equal(["import", "query", "annealing", "kmeans", "annealing-map", "kmeans-map"], workflow.Order.Select(s => s.Id));
+        Assert.Equal(["annealing-map", "kmeans", "query"], workflow.Step("kmeans-map").DependsOn.Order(StringComparer.Ordinal));
+        Assert.Empty(s_schema.Errors(Json(example)));
+
+        var invalid = Assert.Throws<WorkflowValidationException>(() => s_parser.Parse(broken, "broken.yaml"));
+        Assert.Equal(reported.TrimEnd('\n'), invalid.Message);
     }
 
     [Fact]
@@ -173,6 +212,11 @@ public sealed partial class WorkflowSchemaTests
         Assert.Contains("of the type the input takes", comment, StringComparison.Ordinal);
     }
 
+    private static string Docs() => File.ReadAllText(Path.Combine(s_root, "docs", "workflows.md")).ReplaceLineEndings("\n");
+
+    private static IEnumerable<(string Language, string Text)> CodeBlocks(string markdown) =>
+        CodeBlockPattern().Matches(markdown).Select(m => (m.Groups[1].Value, m.Groups[2].Value));
+
     /// <summary>YAML → JSON as editors read it (YAML 1.2 core schema: plain null, booleans, integers, floats).</summary>
     private static JsonNode? Json(string yaml)
     {
@@ -210,6 +254,9 @@ public sealed partial class WorkflowSchemaTests
 
         throw new DirectoryNotFoundException($"No Salsa.Services.sln above {AppContext.BaseDirectory}.");
     }
+
+    [GeneratedRegex("^```([a-z]*)\n(.*?)^```$", RegexOptions.Multiline | RegexOptions.Singleline)]
+    private static partial Regex CodeBlockPattern();
 
     [GeneratedRegex("^[-+]?[0-9]+$")]
     private static partial Regex IntegerPattern();
