@@ -7,6 +7,15 @@ using Spectre.Console;
 
 // Server:  dotnet run --project gateway/Salsa.Gateway                       → http://127.0.0.1:5080/ (UI, REST), gRPC 5081
 // CLI:     dotnet run --project gateway/Salsa.Gateway -- run workflows/census-indiana.yaml [--set step.parameter=value]… [--out out] [--store .salsa/salsa.db]
+//          dotnet run --project gateway/Salsa.Gateway -- schema                  → the workflow format's JSON Schema (workflows/workflow.schema.json)
+//          dotnet run --project gateway/Salsa.Gateway -- operations [--markdown] → the operations a step can name (docs/workflows.md's reference)
+if (args is ["schema" or "operations", ..])
+{
+    // UTF-8 whatever the locale: the output is a committed file.
+    await using var stdout = new StreamWriter(Console.OpenStandardOutput(), new System.Text.UTF8Encoding(false));
+    return args[0] == "schema" ? SchemaCommand.Schema(args[1..], stdout, Console.Error) : SchemaCommand.Operations(args[1..], stdout, Console.Error);
+}
+
 if (args is ["run", ..])
 {
     if (args.Length < 2 || args[1].StartsWith("--", StringComparison.Ordinal))

@@ -172,6 +172,13 @@ public sealed class WorkflowValidationTests
     }
 
     [Fact]
+    public void DurationsBeyondTimeSpanOrInOtherDigits_AreErrorsAtTheirLine_NotFailedRequests()
+    {
+        Assert.Equal(17, Single(Valid.Replace("timeout: 90s", "timeout: 99999999999999999h", StringComparison.Ordinal), "not a positive duration").Line);
+        Assert.Equal(17, Single(Valid.Replace("timeout: 90s", "timeout: \u0663s", StringComparison.Ordinal), "not a positive duration").Line);
+    }
+
+    [Fact]
     public void ArtifactsMustBeFilesTheOperationProduces()
     {
         Single(Valid.Replace("    timeout: 90s", "    artifacts: [map.svg]\n    timeout: 90s", StringComparison.Ordinal), "produces no file 'map.svg'");

@@ -16,8 +16,12 @@ namespace Salsa.Gateway.Workflows;
 /// </summary>
 public sealed partial class WorkflowParser(OperationCatalog catalog)
 {
-    private static readonly string[] s_topKeys = ["name", "description", "steps"];
-    private static readonly string[] s_stepKeys = ["service", "operation", "inputs", "parameters", "after", "timeout", "retry", "artifacts"];
+    // The keys, names and references the parser accepts; WorkflowSchema builds the JSON Schema from the same ones.
+    internal static readonly string[] TopKeys = ["name", "description", "steps"];
+    internal static readonly string[] StepKeys = ["service", "operation", "inputs", "parameters", "after", "timeout", "retry", "artifacts"];
+    internal static readonly string[] RetryKeys = ["attempts", "backoff"];
+    internal const string IdPatternText = "^[a-z][a-z0-9-]*$";
+    internal const string ReferencePatternText = @"^([a-z][a-z0-9-]*)\.([a-zA-Z][a-zA-Z0-9]*)$";
 
     /// <summary>Parses and validates, or throws <see cref="WorkflowValidationException"/> listing every error.</summary>
     /// <param name="yaml">The workflow's text.</param>
@@ -62,7 +66,7 @@ public sealed partial class WorkflowParser(OperationCatalog catalog)
 
                     break;
                 case not null:
-                    errors.Add(At(keyNode, $"unknown key '{key}' (a workflow has {string.Join(", ", s_topKeys)})"));
+                    errors.Add(At(keyNode, $"unknown key '{key}' (a workflow has {string.Join(", ", TopKeys)})"));
                     break;
             }
         }
@@ -202,7 +206,7 @@ public sealed partial class WorkflowParser(OperationCatalog catalog)
                     retry = Retry(value, id, errors);
                     break;
                 case { } key:
-                    errors.Add(At(keyNode, $"step '{id}' has an unknown key '{key}' (a step has {string.Join(", ", s_stepKeys)})"));
+                    errors.Add(At(keyNode, $"step '{id}' has an unknown key '{key}' (a step has {string.Join(", ", StepKeys)})"));
                     break;
             }
         }
@@ -484,14 +488,21 @@ public sealed partial class WorkflowParser(OperationCatalog catalog)
         }
 
         var amount = double.Parse(match.Groups[1].Value, CultureInfo.InvariantCulture);
-        return match.Groups[2].Value switch
+        try
         {
-            "ms" => TimeSpan.FromMilliseconds(amount),
-            "" or "s" => TimeSpan.FromSeconds(amount),
-            "m" => TimeSpan.FromMinutes(amount),
-            "h" => TimeSpan.FromHours(amount),
-            _ => null,
-        };
+            return match.Groups[2].Value switch
+            {
+                "ms" => TimeSpan.FromMilliseconds(amount),
+                "" or "s" => TimeSpan.FromSeconds(amount),
+                "m" => TimeSpan.FromMinutes(amount),
+                "h" => TimeSpan.FromHours(amount),
+                _ => null,
+            };
+        }
+        catch (OverflowException)
+        {
+            return null; // beyond TimeSpan: an error at its line, not a failed request
+        }
     }
 
     private static TimeSpan? Duration(YamlNode node, string what, List<WorkflowError> errors)
@@ -541,7 +552,7 @@ public sealed partial class WorkflowParser(OperationCatalog catalog)
                     backoff = Duration(value, $"{id}.retry.backoff", errors) ?? backoff;
                     break;
                 case { } key:
-                    errors.Add(At(keyNode, $"{id}.retry has an unknown key '{key}' (attempts, backoff)"));
+                    errors.Add(At(keyNode, $"{id}.retry has an unknown key '{key}' ({string.Join(", ", RetryKeys)})"));
                     break;
             }
         }
@@ -640,13 +651,14 @@ public sealed partial class WorkflowParser(OperationCatalog catalog)
         }
     }
 
-    [GeneratedRegex("^[a-z][a-z0-9-]*$")]
+    [GeneratedRegex(IdPatternText)]
     private static partial Regex IdPattern();
 
-    [GeneratedRegex(@"^([a-z][a-z0-9-]*)\.([a-zA-Z][a-zA-Z0-9]*)$")]
+    [GeneratedRegex(ReferencePatternText)]
     private static partial Regex ReferencePattern();
 
-    [GeneratedRegex(@"^(\d+(?:\.\d+)?)\s*(ms|s|m|h|)$")]
+    // [0-9], not \d: \d takes any script's digits, which double.Parse then refuses.
+    [GeneratedRegex(@"^([0-9]+(?:\.[0-9]+)?)\s*(ms|s|m|h|)$")]
     private static partial Regex DurationPattern();
 
     [GeneratedRegex(@"^[-+]?[0-9]+$")]
