@@ -292,7 +292,10 @@ async function loadRun(current) {
     }
   } catch (error) {
     if (current.closed) return;
-    replace(current.el.header, h('h1', {}, 'Run not available'), h('p', { class: 'error' }, error.status === 404 ? `No run ${current.id}.` : error.message));
+    replace($('#view'), h('section', { class: 'card run-header' },
+      h('h1', {}, 'Run not available'),
+      h('p', { class: 'error' }, error.status === 404 ? `The gateway has no run ${current.id}.` : error.message),
+      h('p', {}, h('a', { href: '#/' }, 'back'), ' · ', h('button', { type: 'button', class: 'link', onclick: () => openRun(current.id) }, 'retry'))));
   }
 }
 
