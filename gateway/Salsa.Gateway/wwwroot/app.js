@@ -199,16 +199,24 @@ function renderRuns(runs) {
 }
 
 let runsTimer = 0;
-async function refreshRuns() {
+let runsLoading = null;
+
+/** Reloads the runs list now (one request at a time) and again every few seconds. */
+function refreshRuns() {
   clearTimeout(runsTimer);
-  try {
-    const runs = await api('/api/runs?limit=50');
-    renderRuns(Array.isArray(runs) ? runs : runs?.runs ?? []);
-  } catch (error) {
-    replace($('#runs'), h('p', { class: 'error' }, `Runs: ${error.message}`));
-  } finally {
-    runsTimer = setTimeout(refreshRuns, RUNS_REFRESH_MS);
-  }
+  runsLoading ??= (async () => {
+    try {
+      const runs = await api('/api/runs?limit=50');
+      renderRuns(Array.isArray(runs) ? runs : runs?.runs ?? []);
+    } catch (error) {
+      replace($('#runs'), h('p', { class: 'error' }, `Runs: ${error.message}`));
+    } finally {
+      runsLoading = null;
+      clearTimeout(runsTimer);
+      runsTimer = setTimeout(refreshRuns, RUNS_REFRESH_MS);
+    }
+  })();
+  return runsLoading;
 }
 
 // ---------------------------------------------------------------------------------------------
