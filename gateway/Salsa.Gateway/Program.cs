@@ -1,51 +1,72 @@
-using Salsa.Annealing;
-using Salsa.Census;
-using Salsa.Gateway.Embedded;
-using Salsa.Gateway.Runs;
+using System.Text.Json.Nodes;
+using Salsa.Gateway;
+using Salsa.Gateway.Cli;
+using Salsa.Gateway.Services;
+using Salsa.Hosting.Host;
 using Spectre.Console;
 
-// dotnet run -c Release --project gateway/Salsa.Gateway -- run census-indiana [--kmax 20] [--out out]
-if (args is not ["run", var workflow, ..] || workflow is not ("census-indiana" or "census-us"))
+// Server:  dotnet run --project gateway/Salsa.Gateway                       → http://127.0.0.1:5080/ (UI, REST), gRPC 5081
+// CLI:     dotnet run --project gateway/Salsa.Gateway -- run workflows/census-indiana.yaml [--set step.parameter=value]… [--out out] [--store .salsa/salsa.db]
+if (args is ["run", ..])
 {
-    Console.Error.WriteLine("usage: Salsa.Gateway run census-indiana|census-us [--kmax N] [--out DIR]");
-    return 2;
+    if (args.Length < 2 || args[1].StartsWith("--", StringComparison.Ordinal))
+    {
+        Console.Error.WriteLine("usage: Salsa.Gateway run <workflow.yaml | workflow name> [--set step.parameter=value]… [--out DIR] [--store SQLITE_PATH]");
+        return 2;
+    }
+
+    var parameters = new Dictionary<string, JsonNode?>(StringComparer.Ordinal);
+    var settings = new Dictionary<string, string?>(StringComparer.Ordinal);
+    var output = "out";
+    for (var i = 2; i < args.Length; i++)
+    {
+        switch (args[i])
+        {
+            case "--set" when i + 1 < args.Length && args[i + 1].IndexOf('=', StringComparison.Ordinal) is var eq and > 0:
+                var value = args[++i][(eq + 1)..];
+                parameters[args[i][..eq]] = ParseValue(value);
+                break;
+            case "--out" when i + 1 < args.Length:
+                output = args[++i];
+                break;
+            case "--store" when i + 1 < args.Length:
+                settings["Store:SqlitePath"] = args[++i];
+                break;
+            default:
+                Console.Error.WriteLine($"Unknown or incomplete option '{args[i]}'.");
+                return 2;
+        }
+    }
+
+    using var cancellation = new CancellationTokenSource();
+    Console.CancelKeyPress += (_, e) =>
+    {
+        e.Cancel = true;
+        cancellation.Cancel();
+    };
+    return await RunCommand.RunAsync(new RunCommand.Options(args[1], parameters, output, settings), AnsiConsole.Console, cancellation.Token);
 }
 
-string? Option(string name) => Array.IndexOf(args, name) is var i and >= 0 && i + 1 < args.Length ? args[i + 1] : null;
-var options = new CensusClusteringOptions(
-    workflow == "census-us" ? "us" : "indiana",
-    int.TryParse(Option("--kmax"), out var kmax) ? kmax : workflow == "census-us" ? 100 : 20,
-    Option("--out") ?? "out");
-
-using var cancellation = new CancellationTokenSource();
-Console.CancelKeyPress += (_, e) => { e.Cancel = true; cancellation.Cancel(); };
-
-// Embedded default: the services run in this process on loopback ports over one SQLite store.
-var settings = new Dictionary<string, string?>
+var app = SalsaServiceHost.Create<GatewayService>(args);
+await app.StartAsync();
+if (app.Configuration.GetValue("Gateway:WarmStart", true))
 {
-    ["Store:SqlitePath"] = Option("--store") ?? Path.Combine(".salsa", "salsa.db"),
-    ["Logging:LogLevel:Default"] = "Warning",
-};
-await using var services = new EmbeddedServices(settings);
-await services.StartAsync<CensusService>(cancellation.Token);
-await services.StartAsync<AnnealingService>(cancellation.Token);
-AnsiConsole.MarkupLine($"[bold]{workflow}[/]: census [grey]{services.Ports("census").GrpcAddress}[/], annealing [grey]{services.Ports("annealing").GrpcAddress}[/] (embedded)");
-
-var outcome = await CensusClusteringRun.RunAsync(services, options, AnsiConsole.Console, cancellation.Token);
-
-if (Console.IsOutputRedirected)
-{
-    AnsiConsole.Profile.Width = 160; // a log file, not a terminal: keep the hop table on one line per hop
+    // The embedded services start now rather than at the first run's first call.
+    await app.Services.GetRequiredService<ServiceDirectory>().StartAllAsync(app.Lifetime.ApplicationStopping);
 }
 
-var table = new Table().AddColumns("service", "operation", "latency ms", "server ms", "queue ms", "compute ms", "network ms", "req B", "resp B", "outcome");
-foreach (var hop in outcome.Hops)
-{
-    static string Ms(double? value) => value is { } v ? v.ToString("0.0", System.Globalization.CultureInfo.InvariantCulture) : "–";
-    table.AddRow(hop.Service, hop.Operation, Ms(hop.LatencyMs), Ms(hop.ServerMs), Ms(hop.QueueMs), Ms(hop.ComputeMs), Ms(hop.NetworkMs),
-        hop.RequestBytes.ToString(System.Globalization.CultureInfo.InvariantCulture), hop.ResponseBytes.ToString(System.Globalization.CultureInfo.InvariantCulture), hop.Outcome);
-}
-
-AnsiConsole.Write(table);
-AnsiConsole.MarkupLineInterpolated($"run [bold]{outcome.RunId}[/] → {outcome.Directory}");
+await app.WaitForShutdownAsync();
 return 0;
+
+// --set values are JSON when they parse (10, true, [1,2]), else strings (us, indiana).
+static JsonNode? ParseValue(string text)
+{
+    try
+    {
+        return JsonNode.Parse(text);
+    }
+    catch (System.Text.Json.JsonException)
+    {
+        return JsonValue.Create(text);
+    }
+}

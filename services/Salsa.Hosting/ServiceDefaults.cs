@@ -83,14 +83,11 @@ public static class ServiceDefaults
             o.SwaggerEndpoint("/openapi/v1.json", app.Environment.ApplicationName);
             o.DocumentTitle = app.Environment.ApplicationName;
         });
-        app.MapGet("/", (ServiceIdentity identity) => TypedResults.Ok(new
+        // A service's root describes it — unless the service serves a web UI there (the gateway).
+        if (!app.Environment.WebRootFileProvider.GetFileInfo("index.html").Exists)
         {
-            service = identity.Name,
-            openApi = "/openapi/v1.json",
-            docs = "/docs",
-            health = "/health",
-            alive = "/alive",
-        })).ExcludeFromDescription();
+            MapDescription(app);
+        }
 
         app.MapGrpcHealthService();
         app.MapGrpcReflectionService();
@@ -100,6 +97,16 @@ public static class ServiceDefaults
         app.MapGrpcService<DatasetsGrpcService>(DatasetsReflection.Descriptor.Services[0]);
         return app;
     }
+
+    private static void MapDescription(WebApplication app) =>
+        app.MapGet("/", (ServiceIdentity identity) => TypedResults.Ok(new
+        {
+            service = identity.Name,
+            openApi = "/openapi/v1.json",
+            docs = "/docs",
+            health = "/health",
+            alive = "/alive",
+        })).ExcludeFromDescription();
 
     private static void DescribeBareStatus(ProblemDetailsContext context)
     {

@@ -8,9 +8,11 @@ namespace Salsa.Gateway.Hops;
 /// <summary>
 /// One gateway → service call: the client-observed latency, the service's own time from its
 /// <c>server-timing</c> trailer (time in the service, and a job's queue and compute time when the
-/// call reports on a job), the rest (network + serialisation), and the bytes each way.
+/// call reports on a job), the rest (network + serialisation), the bytes each way, the retries the
+/// call needed (refusals with a retry hint) and how it ended.
 /// </summary>
 public sealed record Hop(
+    string Step,
     string Service,
     string Operation,
     DateTimeOffset Start,
@@ -27,10 +29,18 @@ public sealed record Hop(
     public double? NetworkMs => ServerMs is { } server ? Math.Max(0, LatencyMs - server) : null;
 }
 
-/// <summary>Records every hop of a run; thread-safe (steps may run concurrently).</summary>
-public sealed class HopRecorder
+/// <summary>
+/// Records the hops of one run; thread-safe (steps run concurrently). <see cref="Recorded"/> is
+/// raised for each hop as it is recorded (live views, persistence).
+/// </summary>
+public sealed class HopRecorder(IEnumerable<Hop>? earlier = null)
 {
-    private readonly List<Hop> _hops = [];
+    /// <summary>Refusals (RESOURCE_EXHAUSTED, UNAVAILABLE) a call waits out before it fails.</summary>
+    public const int MaxCallRetries = 5;
+
+    private readonly List<Hop> _hops = [.. earlier ?? []];
+
+    public event Action<Hop>? Recorded;
 
     public IReadOnlyList<Hop> Hops
     {
@@ -43,8 +53,12 @@ public sealed class HopRecorder
         }
     }
 
-    /// <summary>Makes a unary call and records it as a hop.</summary>
-    public async Task<TResponse> CallAsync<TRequest, TResponse>(string service, string operation, TRequest request,
+    /// <summary>
+    /// Makes a unary call and records it as one hop. A refusal with a retry hint (the service's job
+    /// queue is full) or an unavailable service is retried after the hint (or a short backoff) up
+    /// to <see cref="MaxCallRetries"/> times; the hop's latency then spans every attempt.
+    /// </summary>
+    public async Task<TResponse> CallAsync<TRequest, TResponse>(string step, string service, string operation, TRequest request,
         Func<TRequest, CallOptions, AsyncUnaryCall<TResponse>> call, CancellationToken cancellationToken)
         where TRequest : IMessage
         where TResponse : IMessage
@@ -52,35 +66,54 @@ public sealed class HopRecorder
         ArgumentNullException.ThrowIfNull(call);
         var start = DateTimeOffset.UtcNow;
         var clock = Stopwatch.GetTimestamp();
-        using var pending = call(request, new CallOptions(CancellationToken: cancellationToken));
-        try
+        for (var retries = 0; ; retries++)
         {
-            var response = await pending.ResponseAsync.ConfigureAwait(false);
-            Add(service, operation, start, clock, request.CalculateSize(), response.CalculateSize(), pending.GetTrailers(), "ok");
-            return response;
-        }
-        catch (RpcException exception)
-        {
-            Add(service, operation, start, clock, request.CalculateSize(), 0, exception.Trailers, exception.StatusCode.ToString());
-            throw;
+            using var pending = call(request, new CallOptions(CancellationToken: cancellationToken));
+            try
+            {
+                var response = await pending.ResponseAsync.ConfigureAwait(false);
+                Add(step, service, operation, start, clock, request.CalculateSize(), response.CalculateSize(), pending.GetTrailers(), retries, "ok");
+                return response;
+            }
+            catch (RpcException exception) when (retries < MaxCallRetries && RetryDelay(exception) is { } delay && !cancellationToken.IsCancellationRequested)
+            {
+                await Task.Delay(delay, cancellationToken).ConfigureAwait(false);
+            }
+            catch (RpcException exception)
+            {
+                Add(step, service, operation, start, clock, request.CalculateSize(), 0, exception.Trailers, retries, exception.StatusCode.ToString());
+                throw;
+            }
         }
     }
 
-    /// <summary>Records a hop measured by the caller (e.g. a server stream).</summary>
+    /// <summary>How long to wait before calling again, or null when the failure is not worth a retry.</summary>
+    internal static TimeSpan? RetryDelay(RpcException exception) => exception.StatusCode switch
+    {
+        StatusCode.ResourceExhausted => long.TryParse(exception.Trailers.GetValue("retry-after-ms"), NumberStyles.None, CultureInfo.InvariantCulture, out var ms)
+            ? TimeSpan.FromMilliseconds(Math.Clamp(ms, 10, 30_000))
+            : TimeSpan.FromSeconds(1),
+        StatusCode.Unavailable => TimeSpan.FromMilliseconds(500),
+        _ => null,
+    };
+
+    /// <summary>Records a hop measured by the caller (a server stream, a download).</summary>
     public void Add(Hop hop)
     {
         lock (_hops)
         {
             _hops.Add(hop);
         }
+
+        Recorded?.Invoke(hop);
     }
 
-    private void Add(string service, string operation, DateTimeOffset start, long clock, long requestBytes, long responseBytes, Metadata? trailers, string outcome)
+    private void Add(string step, string service, string operation, DateTimeOffset start, long clock, long requestBytes, long responseBytes, Metadata? trailers, int retries, string outcome)
     {
         var latency = Stopwatch.GetElapsedTime(clock).TotalMilliseconds;
         var timing = ParseServerTiming(trailers?.GetValue("server-timing"));
-        Add(new Hop(service, operation, start, latency, timing.GetValueOrDefault("app"), Get(timing, "queue"), Get(timing, "compute"),
-            requestBytes, responseBytes, 0, outcome));
+        Add(new Hop(step, service, operation, start, latency, timing.GetValueOrDefault("app"), Get(timing, "queue"), Get(timing, "compute"),
+            requestBytes, responseBytes, retries, outcome));
     }
 
     private static double? Get(Dictionary<string, double> timing, string name) => timing.TryGetValue(name, out var v) ? v : null;

@@ -98,3 +98,20 @@ public sealed class RenderClient(GrpcChannel channel) : GrpcClientBase(channel, 
 
     public AsyncUnaryCall<JobInfo> StartScatterAsync(RenderScatterRequest request, CallOptions options = default) => Unary<RenderScatterRequest, JobInfo>("StartScatter", request, options);
 }
+
+/// <summary><c>salsa.gateway.v1.Gateway</c>: runs of workflows.</summary>
+public sealed class GatewayClient(GrpcChannel channel) : GrpcClientBase(channel, Gateway.GatewayReflection.Descriptor.Services[0])
+{
+    public AsyncUnaryCall<Gateway.Run> StartRunAsync(Gateway.StartRunRequest request, CallOptions options = default) => Unary<Gateway.StartRunRequest, Gateway.Run>("StartRun", request, options);
+
+    public AsyncUnaryCall<Gateway.Run> GetRunAsync(Gateway.RunRef request, CallOptions options = default) => Unary<Gateway.RunRef, Gateway.Run>("GetRun", request, options);
+
+    public AsyncUnaryCall<Gateway.ListRunsResponse> ListRunsAsync(Gateway.ListRunsRequest request, CallOptions options = default) => Unary<Gateway.ListRunsRequest, Gateway.ListRunsResponse>("ListRuns", request, options);
+
+    public AsyncServerStreamingCall<Gateway.RunEvent> WatchRun(Gateway.RunRef request, CallOptions options = default) => ServerStreaming<Gateway.RunRef, Gateway.RunEvent>("WatchRun", request, options);
+
+    public AsyncUnaryCall<Gateway.Run> CancelRunAsync(Gateway.RunRef request, CallOptions options = default) => Unary<Gateway.RunRef, Gateway.Run>("CancelRun", request, options);
+
+    public AsyncServerStreamingCall<Gateway.ArtifactChunk> DownloadArtifact(Gateway.DownloadRunArtifactRequest request, CallOptions options = default) =>
+        ServerStreaming<Gateway.DownloadRunArtifactRequest, Gateway.ArtifactChunk>("DownloadArtifact", request, options);
+}

@@ -1,0 +1,115 @@
+using System.Net.ServerSentEvents;
+using System.Runtime.CompilerServices;
+using System.Text.Json.Nodes;
+using Salsa.Gateway.Operations;
+using Salsa.Gateway.Runs;
+using Salsa.Gateway.Services;
+using Salsa.Gateway.Workflows;
+using Salsa.Hosting.Errors;
+
+namespace Salsa.Gateway.Api;
+
+/// <summary>A workflow as listed: its steps and their dependencies (or the errors that keep it from loading).</summary>
+public sealed record WorkflowView(string Name, string Description, string File, IReadOnlyList<WorkflowStepView> Steps, IReadOnlyList<WorkflowError> Errors, string? Yaml)
+{
+    public static WorkflowView Of(WorkflowEntry entry, bool withYaml)
+    {
+        ArgumentNullException.ThrowIfNull(entry);
+        var definition = entry.Definition;
+        return new(entry.Name, definition?.Description ?? "", Path.GetFileName(entry.File),
+            definition is null ? [] : StepsOf(definition), entry.Errors, withYaml ? System.IO.File.ReadAllText(entry.File) : null);
+    }
+
+    public static IReadOnlyList<WorkflowStepView> StepsOf(WorkflowDefinition definition) =>
+        [.. definition.Steps.Select(s => new WorkflowStepView(s.Id, s.Service, s.Operation, s.DependsOn, s.Artifacts))];
+}
+
+public sealed record WorkflowStepView(string Id, string Service, string Operation, IReadOnlyList<string> DependsOn, IReadOnlyList<string> Artifacts);
+
+/// <summary>A workflow to check: YAML and optional parameter overrides.</summary>
+public sealed record ValidateRequest(string? Yaml, Dictionary<string, JsonNode?>? Parameters);
+
+/// <summary>REST: workflows, operations, services, and runs (start, list, get, events, cancel, artifacts).</summary>
+public static class GatewayApi
+{
+    public static IEndpointRouteBuilder MapGatewayApi(this IEndpointRouteBuilder app)
+    {
+        var workflows = app.MapGroup("/api/workflows").WithTags("Workflows");
+        workflows.MapGet("/", (WorkflowLibrary library) => TypedResults.Ok(library.List().Select(w => WorkflowView.Of(w, false)).ToList()))
+            .WithName("ListWorkflows").WithSummary("The workflows of the gateway's workflows folder, with their steps (or why one does not load).");
+        workflows.MapGet("/{name}", (WorkflowLibrary library, string name) =>
+            library.List().FirstOrDefault(w => w.Name == name) is { } entry
+                ? WorkflowView.Of(entry, true)
+                : throw new NotFoundException($"No workflow '{name}' (known: {string.Join(", ", library.List().Select(w => w.Name))})."))
+            .WithName("GetWorkflow").WithSummary("One workflow with its YAML.");
+        workflows.MapPost("/validate", (WorkflowLibrary library, ValidateRequest request) =>
+        {
+            var definition = library.Parse(request.Yaml ?? throw new ArgumentException("Give the workflow's YAML (yaml)."), "inline", null, request.Parameters);
+            return TypedResults.Ok(new { valid = true, name = definition.Name, steps = WorkflowView.StepsOf(definition), order = definition.Order.Select(s => s.Id) });
+        }).WithName("ValidateWorkflow").WithSummary("Checks a workflow: 200 with its steps, or 400 whose errors list every problem with its line and column.");
+
+        app.MapGet("/api/operations", (OperationCatalog catalog) => TypedResults.Ok(catalog.Specifications.Select(o => new
+        {
+            o.Service,
+            operation = o.Name,
+            o.Summary,
+            inputs = o.Inputs,
+            parameters = o.Parameters.Select(p => new { p.Name, kind = p.Kind.ToString(), p.Description, p.Required, p.Default, p.Minimum, p.Maximum, p.Allowed }),
+            outputs = o.Outputs,
+            artifacts = o.Artifacts,
+        }))).WithTags("Workflows").WithName("ListOperations").WithSummary("Every operation a step can name: inputs, parameters, outputs, files.");
+
+        app.MapGet("/api/services", (ServiceDirectory directory) => TypedResults.Ok(ServiceDirectory.Known.Order(StringComparer.Ordinal).Select(name =>
+        {
+            var endpoint = directory.Endpoints.FirstOrDefault(e => e.Name == name);
+            var remote = directory.RemoteAddress(name);
+            return new { name, mode = remote is null ? "embedded" : "remote", grpc = endpoint?.GrpcAddress ?? remote, rest = endpoint?.RestAddress, started = endpoint is not null };
+        }))).WithTags("Workflows").WithName("ListServices").WithSummary("The services the gateway calls: remote (configured) or embedded, and where.");
+
+        var runs = app.MapGroup("/api/runs").WithTags("Runs");
+        runs.MapPost("/", async (RunManager manager, RunRequest request, CancellationToken cancellationToken) =>
+        {
+            var run = await manager.SubmitAsync(request, cancellationToken);
+            return TypedResults.Accepted($"/api/runs/{run.Id}", run);
+        }).WithName("StartRun").WithSummary("Starts a run of a workflow (by name or inline YAML, with parameter overrides): 202 with the run.");
+        runs.MapGet("/", async (RunManager manager, int? limit, CancellationToken cancellationToken) =>
+            TypedResults.Ok((await manager.ListAsync(limit ?? 50, cancellationToken)).Select(RunSummary.Of).ToList()))
+            .WithName("ListRuns").WithSummary("Runs, newest first.");
+        runs.MapGet("/{id}", async (RunManager manager, string id, CancellationToken cancellationToken) =>
+            TypedResults.Ok(await manager.GetRequiredAsync(ParseId(id), cancellationToken)))
+            .WithName("GetRun").WithSummary("A run: state, steps (progress, outputs), hops and artifacts.");
+        runs.MapGet("/{id}/events", async (RunManager manager, string id, CancellationToken cancellationToken) =>
+        {
+            var runId = ParseId(id);
+            await manager.GetRequiredAsync(runId, cancellationToken); // an unknown id is a 404, not an empty stream
+            return TypedResults.ServerSentEvents(Events(manager, runId, cancellationToken));
+        }).WithName("WatchRun").WithSummary("Server-sent events until the run ends: run, step, progress and hop.");
+        runs.MapPost("/{id}/cancel", async (RunManager manager, string id, CancellationToken cancellationToken) =>
+            TypedResults.Ok(await manager.CancelAsync(ParseId(id), cancellationToken)))
+            .WithName("CancelRun").WithSummary("Cancels a queued or running run (its service jobs are cancelled too); no effect on a finished one.");
+        runs.MapGet("/{id}/artifacts/{name}", async (RunManager manager, string id, string name, CancellationToken cancellationToken) =>
+        {
+            var artifact = await manager.GetArtifactAsync(ParseId(id), name, cancellationToken);
+            return TypedResults.File(artifact.Data, artifact.ContentType);
+        }).WithName("GetRunArtifact").WithSummary("A file the run kept: map.svg, map.png, clusters.geojson, scatter.svg…");
+        return app;
+    }
+
+    public static Guid ParseId(string id) =>
+        Guid.TryParse(id, out var guid) ? guid : throw new ArgumentException($"'{id}' is not a run id (a GUID).");
+
+    private static async IAsyncEnumerable<SseItem<object>> Events(RunManager manager, Guid id, [EnumeratorCancellation] CancellationToken cancellationToken)
+    {
+        await foreach (var item in manager.WatchAsync(id, cancellationToken))
+        {
+            yield return item switch
+            {
+                RunEvent.RunChanged r => new SseItem<object>(r.View, "run"),
+                RunEvent.StepChanged s => new SseItem<object>(s.View, "step"),
+                RunEvent.ProgressReported p => new SseItem<object>(new { step = p.StepId, progress = p.Update }, "progress"),
+                RunEvent.HopRecorded h => new SseItem<object>(h.Hop, "hop"),
+                _ => throw new InvalidOperationException("Unknown run event."),
+            };
+        }
+    }
+}

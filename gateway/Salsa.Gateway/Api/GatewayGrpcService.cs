@@ -1,0 +1,211 @@
+using System.Text.Json;
+using System.Text.Json.Nodes;
+using Google.Protobuf;
+using Google.Protobuf.WellKnownTypes;
+using Salsa.Contracts.Gateway;
+using Salsa.Gateway.Runs;
+using Salsa.Grpc;
+using Proto = Salsa.Contracts.Gateway;
+
+namespace Salsa.Gateway.Api;
+
+/// <summary>gRPC face of the runs API (<c>salsa.gateway.v1.Gateway</c>), over the same <see cref="RunManager"/> as REST.</summary>
+public sealed class GatewayGrpcService(RunManager runs)
+{
+    private const int ChunkSize = 256 * 1024;
+
+    public async Task<Run> StartRun(StartRunRequest request, ServerCallContext context)
+    {
+        var parameters = request.Parameters.ToDictionary(p => p.Key, p => ParseJson(p.Key, p.Value), StringComparer.Ordinal);
+        var view = await runs.SubmitAsync(new RunRequest
+        {
+            Workflow = NullIfEmpty(request.Workflow),
+            Yaml = NullIfEmpty(request.Yaml),
+            Parameters = parameters,
+        }, context.CancellationToken);
+        return ToProto(view);
+    }
+
+    public async Task<Run> GetRun(RunRef request, ServerCallContext context) =>
+        ToProto(await runs.GetRequiredAsync(GatewayApi.ParseId(request.RunId), context.CancellationToken));
+
+    public async Task<ListRunsResponse> ListRuns(ListRunsRequest request, ServerCallContext context)
+    {
+        var response = new ListRunsResponse();
+        foreach (var run in await runs.ListAsync(request.Limit == 0 ? 50 : request.Limit, context.CancellationToken))
+        {
+            var proto = ToProto(run);
+            proto.Hops.Clear();
+            response.Runs.Add(proto);
+        }
+
+        return response;
+    }
+
+    public async Task WatchRun(RunRef request, IServerStreamWriter<Proto.RunEvent> responses, ServerCallContext context)
+    {
+        var id = GatewayApi.ParseId(request.RunId);
+        await runs.GetRequiredAsync(id, context.CancellationToken);
+        await foreach (var item in runs.WatchAsync(id, context.CancellationToken))
+        {
+            await responses.WriteAsync(item switch
+            {
+                Runs.RunEvent.RunChanged r => new Proto.RunEvent { Run = ToProto(r.View) },
+                Runs.RunEvent.StepChanged s => new Proto.RunEvent { Step = ToProto(s.View) },
+                Runs.RunEvent.ProgressReported p => new Proto.RunEvent { Progress = new StepProgressEvent { Step = p.StepId, Progress = ToProto(p.Update) } },
+                Runs.RunEvent.HopRecorded h => new Proto.RunEvent { Hop = ToProto(h.Hop) },
+                _ => throw new InvalidOperationException("Unknown run event."),
+            });
+        }
+    }
+
+    public async Task<Run> CancelRun(RunRef request, ServerCallContext context) =>
+        ToProto(await runs.CancelAsync(GatewayApi.ParseId(request.RunId), context.CancellationToken));
+
+    public async Task DownloadArtifact(DownloadRunArtifactRequest request, IServerStreamWriter<ArtifactChunk> responses, ServerCallContext context)
+    {
+        var artifact = await runs.GetArtifactAsync(GatewayApi.ParseId(request.RunId), request.Name, context.CancellationToken);
+        for (var offset = 0; offset == 0 || offset < artifact.Data.Length; offset += ChunkSize)
+        {
+            var chunk = new ArtifactChunk { Data = ByteString.CopyFrom(artifact.Data, offset, Math.Min(ChunkSize, artifact.Data.Length - offset)) };
+            if (offset == 0)
+            {
+                chunk.ContentType = artifact.ContentType;
+                chunk.TotalSize = artifact.Data.Length;
+            }
+
+            await responses.WriteAsync(chunk);
+            if (artifact.Data.Length == 0)
+            {
+                break;
+            }
+        }
+    }
+
+    private static JsonNode? ParseJson(string key, string value)
+    {
+        try
+        {
+            return JsonNode.Parse(value);
+        }
+        catch (JsonException exception)
+        {
+            throw new ArgumentException($"Parameter override '{key}' is not JSON ({exception.Message}); write numbers as 10, strings as \"us\".", exception);
+        }
+    }
+
+    private static string? NullIfEmpty(string value) => value.Length == 0 ? null : value;
+
+    private static string Lower<T>(T value)
+        where T : struct, System.Enum => JsonSerializer.Serialize(value, RunManager.Json).Trim('"');
+
+    public static Run ToProto(RunView view)
+    {
+        ArgumentNullException.ThrowIfNull(view);
+        var run = new Run
+        {
+            RunId = view.Id.ToString(),
+            Workflow = view.Workflow,
+            State = Lower(view.State),
+            Created = Timestamp.FromDateTimeOffset(view.Created),
+            Error = view.Error ?? "",
+            TraceId = view.TraceId ?? "",
+            Resumes = view.Resumes,
+        };
+        if (view.Started is { } started)
+        {
+            run.Started = Timestamp.FromDateTimeOffset(started);
+        }
+
+        if (view.Finished is { } finished)
+        {
+            run.Finished = Timestamp.FromDateTimeOffset(finished);
+        }
+
+        run.Steps.AddRange(view.Steps.Select(ToProto));
+        run.Hops.AddRange(view.Hops.Select(ToProto));
+        run.Artifacts.AddRange(view.Artifacts.Select(a => new RunArtifact { Name = a.Name, ContentType = a.ContentType, Size = a.Size, Step = a.Step }));
+        return run;
+    }
+
+    private static Step ToProto(StepView view)
+    {
+        var step = new Step
+        {
+            Id = view.Id,
+            Service = view.Service,
+            Operation = view.Operation,
+            State = Lower(view.State),
+            Attempts = view.Attempts,
+            DurationMs = view.DurationMs ?? 0,
+            Error = view.Error ?? "",
+            OutputsJson = view.Outputs?.ToJsonString() ?? "",
+            Reused = view.Reused,
+        };
+        step.DependsOn.AddRange(view.DependsOn);
+        if (view.Started is { } started)
+        {
+            step.Started = Timestamp.FromDateTimeOffset(started);
+        }
+
+        if (view.Finished is { } finished)
+        {
+            step.Finished = Timestamp.FromDateTimeOffset(finished);
+        }
+
+        if (view.Progress is { } progress)
+        {
+            step.Progress = ToProto(progress);
+        }
+
+        return step;
+    }
+
+    private static Proto.StepProgress ToProto(Operations.StepProgress p)
+    {
+        var progress = new Proto.StepProgress { Phase = p.Phase, Iteration = p.Iteration, Clusters = p.Clusters, Objective = p.Objective, ElapsedMs = p.ElapsedMs };
+        if (p.Temperature is { } t)
+        {
+            progress.Temperature = t;
+        }
+
+        return progress;
+    }
+
+    private static Proto.Hop ToProto(Hops.Hop h)
+    {
+        var hop = new Proto.Hop
+        {
+            Step = h.Step,
+            Service = h.Service,
+            Operation = h.Operation,
+            Start = Timestamp.FromDateTimeOffset(h.Start),
+            LatencyMs = h.LatencyMs,
+            RequestBytes = h.RequestBytes,
+            ResponseBytes = h.ResponseBytes,
+            Retries = h.Retries,
+            Outcome = h.Outcome,
+        };
+        if (h.ServerMs is { } server)
+        {
+            hop.ServerMs = server;
+        }
+
+        if (h.QueueMs is { } queue)
+        {
+            hop.QueueMs = queue;
+        }
+
+        if (h.ComputeMs is { } compute)
+        {
+            hop.ComputeMs = compute;
+        }
+
+        if (h.NetworkMs is { } network)
+        {
+            hop.NetworkMs = network;
+        }
+
+        return hop;
+    }
+}

@@ -1,0 +1,174 @@
+using System.Globalization;
+using System.Text.Json;
+using System.Text.Json.Nodes;
+using Salsa.Gateway.Runs;
+using Salsa.Gateway.Workflows;
+using Salsa.Hosting.Host;
+using Spectre.Console;
+
+namespace Salsa.Gateway.Cli;
+
+/// <summary>
+/// <c>run &lt;workflow.yaml | name&gt;</c>: runs one workflow in this process — the gateway with its
+/// embedded services (or remote ones when addressed) — with a live progress bar per step, prints the
+/// hop table and writes <c>out/&lt;run-id&gt;/</c>: <c>result.json</c> and every file the run kept.
+/// </summary>
+public static class RunCommand
+{
+    private static readonly JsonSerializerOptions s_indented = new(RunManager.Json) { WriteIndented = true };
+
+    public sealed record Options(string Workflow, IReadOnlyDictionary<string, JsonNode?> Parameters, string OutputRoot, IReadOnlyDictionary<string, string?> Settings);
+
+    public static async Task<int> RunAsync(Options options, IAnsiConsole console, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        ArgumentNullException.ThrowIfNull(console);
+
+        // The gateway itself, on free loopback ports so it never collides with a server on 5080:
+        // the run can be watched in a browser while it goes.
+        var ports = new ServicePorts(ServicePorts.NextFreeLoopbackPort(), ServicePorts.NextFreeLoopbackPort());
+        var settings = new Dictionary<string, string?>(ServiceHostSettings.PortSettings(ports))
+        {
+            ["Logging:LogLevel:Default"] = "Warning",
+        };
+        foreach (var (key, value) in options.Settings)
+        {
+            settings[key] = value;
+        }
+
+        await using var app = SalsaServiceHost.Create<GatewayService>(new ServiceHostSettings { Settings = settings });
+        await app.StartAsync(cancellationToken);
+        var runs = app.Services.GetRequiredService<RunManager>();
+        var library = app.Services.GetRequiredService<WorkflowLibrary>();
+
+        WorkflowDefinition workflow;
+        try
+        {
+            workflow = File.Exists(options.Workflow) || options.Workflow.EndsWith(".yaml", StringComparison.Ordinal) || options.Workflow.EndsWith(".yml", StringComparison.Ordinal)
+                ? library.LoadFile(options.Workflow, options.Parameters)
+                : library.Load(options.Workflow, options.Parameters);
+        }
+        catch (Exception exception) when (exception is WorkflowValidationException or FileNotFoundException or Salsa.Hosting.Errors.NotFoundException)
+        {
+            console.MarkupLineInterpolated($"[red]{exception.Message}[/]");
+            await app.StopAsync(CancellationToken.None);
+            return 2;
+        }
+
+        var run = await runs.SubmitAsync(workflow, options.Parameters, cancellationToken);
+        console.MarkupLineInterpolated($"[bold]{workflow.Name}[/] run [bold]{run.Id}[/]  [grey]({string.Join(" → ", workflow.Order.Select(s => s.Id))}; watch at {ports.RestAddress}#/runs/{run.Id})[/]");
+        using var cancelOnInterrupt = cancellationToken.Register(() => _ = runs.CancelAsync(run.Id, CancellationToken.None));
+
+        await console.Progress()
+            .AutoClear(false)
+            .Columns(new TaskDescriptionColumn { Alignment = Justify.Left }, new ProgressBarColumn(), new PercentageColumn(), new ElapsedTimeColumn(), new SpinnerColumn())
+            .StartAsync(async progress =>
+            {
+                var bars = workflow.Steps.ToDictionary(s => s.Id, s =>
+                {
+                    var task = progress.AddTask(Describe(s.Id, s.Service, s.Operation), autoStart: false, maxValue: 1);
+                    task.IsIndeterminate = true;
+                    return task;
+                });
+                await foreach (var item in runs.WatchAsync(run.Id, CancellationToken.None))
+                {
+                    switch (item)
+                    {
+                        case RunEvent.StepChanged { View: var step }:
+                            Show(bars[step.Id], step);
+                            break;
+                        case RunEvent.ProgressReported { StepId: var id, Update: var p }:
+                            var bar = bars[id];
+                            var max = workflow.Step(id).Parameters.GetValueOrDefault("maxClusters")?.GetValue<long>() ?? 0;
+                            if (max > 0)
+                            {
+                                bar.IsIndeterminate = false;
+                                bar.MaxValue = max;
+                                bar.Value = Math.Min(p.Clusters, max);
+                            }
+
+                            bar.Description = Describe(id, workflow.Step(id).Service, workflow.Step(id).Operation) + string.Create(CultureInfo.InvariantCulture,
+                                $"  [grey]{(p.Temperature is { } t ? $"T={t:G4}  " : "")}K={p.Clusters}  F={p.Objective:G6}  it={p.Iteration}[/]");
+                            break;
+                        case RunEvent.RunChanged { View: var view }:
+                            foreach (var step in view.Steps)
+                            {
+                                Show(bars[step.Id], step);
+                            }
+
+                            break;
+                    }
+                }
+            });
+
+        var final = await runs.WaitAsync(run.Id, CancellationToken.None);
+        var directory = Path.GetFullPath(Path.Combine(options.OutputRoot, final.Id.ToString()));
+        Directory.CreateDirectory(directory);
+        await File.WriteAllTextAsync(Path.Combine(directory, "result.json"), JsonSerializer.Serialize(final, s_indented), CancellationToken.None);
+        foreach (var artifact in final.Artifacts)
+        {
+            var file = await runs.GetArtifactAsync(final.Id, artifact.Name, CancellationToken.None);
+            await File.WriteAllBytesAsync(Path.Combine(directory, artifact.Name), file.Data, CancellationToken.None);
+        }
+
+        if (Console.IsOutputRedirected)
+        {
+            console.Profile.Width = 180; // a log file, not a terminal: one line per hop
+        }
+
+        console.Write(HopTable(final));
+        var colour = final.State == RunState.Succeeded ? "green" : "red";
+        console.MarkupLineInterpolated($"[{colour}]{final.State.ToString().ToLowerInvariant()}[/] {final.Error} → [bold]{directory}[/]");
+        console.MarkupLineInterpolated($"[grey]{string.Join(", ", final.Artifacts.Select(a => a.Name).Prepend("result.json"))}[/]");
+        await app.StopAsync(CancellationToken.None);
+        return final.State == RunState.Succeeded ? 0 : 1;
+    }
+
+    private static string Describe(string id, string service, string operation) => $"{Markup.Escape(id),-10} [grey]{service}.{operation}[/]";
+
+    private static void Show(ProgressTask bar, StepView step)
+    {
+        switch (step.State)
+        {
+            case StepState.Running when !bar.IsStarted:
+                bar.StartTask();
+                break;
+            case StepState.Succeeded or StepState.Failed or StepState.Cancelled or StepState.Skipped:
+                if (!bar.IsStarted)
+                {
+                    bar.StartTask();
+                }
+
+                bar.IsIndeterminate = false;
+                bar.Value = bar.MaxValue;
+                var mark = step.State switch { StepState.Succeeded => "[green]✓[/]", StepState.Skipped => "[grey]–[/]", _ => "[red]✗[/]" };
+                bar.Description = $"{mark} {Describe(step.Id, step.Service, step.Operation)}{(step.Reused ? " [grey](kept)[/]" : "")}";
+                bar.StopTask();
+                break;
+        }
+    }
+
+    /// <summary>The run's hops: latency, the service's own time, the rest, bytes, retries, outcome.</summary>
+    public static Table HopTable(RunView run)
+    {
+        ArgumentNullException.ThrowIfNull(run);
+        static string Ms(double? value) => value is { } v ? v.ToString("0.0", CultureInfo.InvariantCulture) : "–";
+        static string N(long value) => value.ToString("N0", CultureInfo.InvariantCulture);
+        var table = new Table().Border(TableBorder.Simple)
+            .AddColumns("step", "service", "operation", "start ms", "latency ms", "server ms", "queue ms", "compute ms", "network ms", "req B", "resp B", "retries", "outcome");
+        foreach (var column in table.Columns.Skip(3).Take(9))
+        {
+            column.RightAligned();
+        }
+
+        var origin = run.Started ?? run.Created;
+        foreach (var hop in run.Hops.OrderBy(h => h.Start))
+        {
+            table.AddRow(hop.Step, hop.Service, hop.Operation, Ms((hop.Start - origin).TotalMilliseconds), Ms(hop.LatencyMs), Ms(hop.ServerMs), Ms(hop.QueueMs), Ms(hop.ComputeMs),
+                Ms(hop.NetworkMs), N(hop.RequestBytes), N(hop.ResponseBytes), hop.Retries.ToString(CultureInfo.InvariantCulture),
+                hop.Outcome is "ok" or "succeeded" ? hop.Outcome : $"[red]{Markup.Escape(hop.Outcome)}[/]");
+        }
+
+        return table;
+    }
+}

@@ -1,0 +1,61 @@
+using Salsa.Gateway.Api;
+using Salsa.Gateway.Operations;
+using Salsa.Gateway.Runs;
+using Salsa.Gateway.Services;
+using Salsa.Gateway.Workflows;
+using Salsa.Grpc;
+using Salsa.Hosting.Host;
+
+namespace Salsa.Gateway;
+
+/// <summary>
+/// The workflow gateway as a service: the runs API (REST, SSE, gRPC), the web UI, the run store, and
+/// the services it composes — remote when addressed, embedded otherwise.
+/// </summary>
+public sealed class GatewayService : ISalsaService
+{
+    /// <summary>The gateway's ActivitySource: one trace per run, a span per step.</summary>
+    public const string ActivitySourceName = "gateway";
+
+    public static string Name => "gateway";
+
+    public static ServicePorts DefaultPorts { get; } = new(5080, 5081);
+
+    public static void AddServices(WebApplicationBuilder builder)
+    {
+        ArgumentNullException.ThrowIfNull(builder);
+        var services = builder.Services;
+        services.AddSingleton<OperationCatalog>();
+        services.AddSingleton<WorkflowParser>();
+        services.AddSingleton<WorkflowLibrary>();
+        services.AddSingleton<ServiceDirectory>();
+        services.Configure<RunLimits>(builder.Configuration.GetSection(RunLimits.Section));
+        services.AddSingleton<RunManager>();
+        services.AddHostedService(sp => sp.GetRequiredService<RunManager>());
+        services.AddSingleton<GatewayGrpcService>();
+
+        // A workflow that does not validate: a 400 whose `errors` list every problem with its line.
+        services.PostConfigure<ProblemDetailsOptions>(o =>
+        {
+            var inner = o.CustomizeProblemDetails;
+            o.CustomizeProblemDetails = context =>
+            {
+                inner?.Invoke(context);
+                if (context.Exception is WorkflowValidationException invalid)
+                {
+                    context.ProblemDetails.Title = "The workflow is not valid";
+                    context.ProblemDetails.Extensions["errors"] = invalid.Errors;
+                }
+            };
+        });
+    }
+
+    public static void MapEndpoints(WebApplication app)
+    {
+        ArgumentNullException.ThrowIfNull(app);
+        app.UseDefaultFiles();
+        app.UseStaticFiles();
+        app.MapGatewayApi();
+        app.MapGrpcService<GatewayGrpcService>(Salsa.Contracts.Gateway.GatewayReflection.Descriptor.Services[0]);
+    }
+}

@@ -1,0 +1,159 @@
+using System.Diagnostics;
+using System.Text.Json;
+using System.Text.Json.Nodes;
+using Google.Protobuf;
+using Salsa.Contracts.Clients;
+using Salsa.Contracts.Common;
+using Salsa.Gateway.Hops;
+using Salsa.Gateway.Services;
+using Salsa.Gateway.Workflows;
+using Salsa.Grpc;
+
+namespace Salsa.Gateway.Operations;
+
+/// <summary>Progress of a step, as its service job reports it.</summary>
+public sealed record StepProgress(string Phase, int Iteration, double? Temperature, int Clusters, double Objective, double ElapsedMs)
+{
+    public static StepProgress From(JobProgress p) =>
+        new(p.Phase, p.Iteration, p.HasTemperature ? p.Temperature : null, p.Clusters, p.Objective, p.ElapsedMs);
+}
+
+/// <summary>
+/// What an operation gets while it runs: its step, resolved inputs and parameters, the services,
+/// and helpers that make every service call a recorded hop.
+/// </summary>
+public sealed class StepContext(StepDefinition step, IReadOnlyDictionary<string, JsonNode?> inputs, ServiceDirectory services,
+    HopRecorder hops, Action<StepProgress> progress, CancellationToken cancellationToken)
+{
+    public StepDefinition Step { get; } = step;
+
+    public ServiceDirectory Services { get; } = services;
+
+    public HopRecorder Hops { get; } = hops;
+
+    /// <summary>Cancelled when the run is cancelled, the step's attempt times out or the gateway stops.</summary>
+    public CancellationToken CancellationToken { get; } = cancellationToken;
+
+    public void Report(StepProgress update) => progress(update);
+
+    public bool HasInput(string name) => inputs.TryGetValue(name, out var value) && value is not null;
+
+    public JsonNode Input(string name) =>
+        inputs.TryGetValue(name, out var value) && value is not null ? value : throw new InvalidOperationException($"Step '{Step.Id}' has no input '{name}'.");
+
+    public string InputString(string name) => Input(name).GetValue<string>();
+
+    public JobAddress InputJob(string name) => JobAddress.FromJson(Input(name));
+
+    public bool HasParameter(string name) => Step.Parameters.TryGetValue(name, out var value) && value is not null;
+
+    public T Parameter<T>(string name) =>
+        Step.Parameters.TryGetValue(name, out var value) && value is not null ? Convert<T>(value) : throw new InvalidOperationException($"Step '{Step.Id}' has no parameter '{name}'.");
+
+    public T? Optional<T>(string name)
+        where T : struct =>
+        Step.Parameters.TryGetValue(name, out var value) && value is not null ? Convert<T>(value) : null;
+
+    // Values come from YAML (long, double), from defaults (int, double) and from JSON (elements): read any as T.
+    private static T Convert<T>(JsonNode value) =>
+        value is JsonValue v && v.TryGetValue<T>(out var direct) ? direct : value.Deserialize<T>() ?? throw new InvalidOperationException($"{value.ToJsonString()} is not a {typeof(T).Name}.");
+
+    public string? OptionalString(string name) =>
+        Step.Parameters.TryGetValue(name, out var value) && value is not null ? value.GetValue<string>() : null;
+
+    public IEnumerable<string> Strings(string name) =>
+        Step.Parameters.TryGetValue(name, out var value) && value is JsonArray list ? list.Select(x => x!.GetValue<string>()) : [];
+
+    /// <summary>A unary call to <paramref name="service"/>, recorded as a hop of this step.</summary>
+    public async Task<TResponse> CallAsync<TRequest, TResponse>(string service, string operation, TRequest request,
+        Func<GrpcChannel, TRequest, CallOptions, AsyncUnaryCall<TResponse>> call)
+        where TRequest : IMessage
+        where TResponse : IMessage
+    {
+        ArgumentNullException.ThrowIfNull(call);
+        var channel = await Services.ChannelAsync(service, CancellationToken).ConfigureAwait(false);
+        return await Hops.CallAsync(Step.Id, service, operation, request, (r, o) => call(channel, r, o), CancellationToken).ConfigureAwait(false);
+    }
+
+    /// <summary>
+    /// Runs a job on <paramref name="service"/>: the start call, then the watch stream (its progress
+    /// becomes the step's; the hop carries the job's queue and compute time). The job is cancelled
+    /// on the service if this step is cancelled or times out, so no work is left running. Returns
+    /// the job once it succeeded; any other end is an exception with the service's reason.
+    /// </summary>
+    public async Task<JobAddress> RunJobAsync(string service, string operation, Func<GrpcChannel, CallOptions, AsyncUnaryCall<JobInfo>> start, IMessage request)
+    {
+        ArgumentNullException.ThrowIfNull(start);
+        ArgumentNullException.ThrowIfNull(request);
+        var channel = await Services.ChannelAsync(service, CancellationToken).ConfigureAwait(false);
+        var job = await Hops.CallAsync(Step.Id, service, operation, request, (IMessage _, CallOptions o) => start(channel, o), CancellationToken).ConfigureAwait(false);
+        var jobs = new JobsClient(channel);
+        var clock = Stopwatch.GetTimestamp();
+        var began = DateTimeOffset.UtcNow;
+        JobInfo final;
+        long bytes = 0;
+        try
+        {
+            final = await jobs.WatchToEndAsync(job.JobId, e =>
+            {
+                bytes += e.CalculateSize();
+                if (e.Progress is { } p)
+                {
+                    Report(StepProgress.From(p));
+                }
+            }, new CallOptions(CancellationToken: CancellationToken)).ConfigureAwait(false);
+        }
+        catch (Exception exception) when (CancellationToken.IsCancellationRequested && exception is OperationCanceledException or RpcException)
+        {
+            Hops.Add(new Hop(Step.Id, service, "Jobs.Watch", began, Stopwatch.GetElapsedTime(clock).TotalMilliseconds, null, null, null, 0, bytes, 0, "cancelled"));
+            await CancelJobAsync(service, jobs, job.JobId).ConfigureAwait(false);
+            throw;
+        }
+
+        Hops.Add(new Hop(Step.Id, service, "Jobs.Watch", began, Stopwatch.GetElapsedTime(clock).TotalMilliseconds,
+            final.QueueMs + final.ComputeMs, final.QueueMs, final.ComputeMs, new JobRef { JobId = job.JobId }.CalculateSize(), bytes, 0,
+            final.State.ToString().ToLowerInvariant()));
+        return final.State == JobState.Succeeded
+            ? new JobAddress(service, job.JobId)
+            : throw new StepFailedException($"The {service} job {job.JobId} ended {final.State.ToString().ToLowerInvariant()}: {final.Error}");
+    }
+
+    private async Task CancelJobAsync(string service, JobsClient jobs, string jobId)
+    {
+        using var grace = new CancellationTokenSource(TimeSpan.FromSeconds(5));
+        try
+        {
+            await Hops.CallAsync(Step.Id, service, "Jobs.Cancel", new JobRef { JobId = jobId }, jobs.CancelAsync, grace.Token).ConfigureAwait(false);
+        }
+        catch (Exception exception) when (exception is RpcException or OperationCanceledException)
+        {
+            // Best effort: the hop records the failure; the job's service marks it at its own stop.
+        }
+    }
+
+    /// <summary>Downloads a file of a job (streamed in chunks), recorded as a hop.</summary>
+    public async Task<(byte[] Data, string ContentType)> DownloadAsync(JobAddress job, string name)
+    {
+        ArgumentNullException.ThrowIfNull(job);
+        var channel = await Services.ChannelAsync(job.Service, CancellationToken).ConfigureAwait(false);
+        var clock = Stopwatch.GetTimestamp();
+        var began = DateTimeOffset.UtcNow;
+        var request = new DownloadArtifactRequest { JobId = job.JobId, Name = name };
+        try
+        {
+            var (data, contentType) = await new JobsClient(channel).DownloadArtifactAsync(job.JobId, name, new CallOptions(CancellationToken: CancellationToken)).ConfigureAwait(false);
+            Hops.Add(new Hop(Step.Id, job.Service, "Jobs.DownloadArtifact", began, Stopwatch.GetElapsedTime(clock).TotalMilliseconds, null, null, null,
+                request.CalculateSize(), data.Length, 0, "ok"));
+            return (data, contentType);
+        }
+        catch (RpcException exception)
+        {
+            Hops.Add(new Hop(Step.Id, job.Service, "Jobs.DownloadArtifact", began, Stopwatch.GetElapsedTime(clock).TotalMilliseconds, null, null, null,
+                request.CalculateSize(), 0, 0, exception.StatusCode.ToString()));
+            throw;
+        }
+    }
+}
+
+/// <summary>A step that ended without its outputs, for a reason the service gave.</summary>
+public sealed class StepFailedException(string message) : Exception(message);

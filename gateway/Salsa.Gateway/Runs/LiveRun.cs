@@ -1,0 +1,164 @@
+using System.Threading.Channels;
+using Salsa.Gateway.Hops;
+using Salsa.Gateway.Operations;
+using Salsa.Gateway.Workflows;
+
+namespace Salsa.Gateway.Runs;
+
+/// <summary>
+/// A run this gateway process is executing: its state (behind one lock), its hops, and the
+/// watchers of its events. Snapshots (<see cref="View"/>) are immutable records.
+/// </summary>
+internal sealed class LiveRun
+{
+    private readonly Lock _gate = new();
+    private readonly Dictionary<string, StepView> _steps;
+    private readonly List<RunArtifactView> _artifacts;
+    private readonly List<Channel<RunEvent>> _watchers = [];
+    private RunView _run;
+
+    public LiveRun(RunView run, WorkflowDefinition workflow, RunRequestRecord request)
+    {
+        _run = run;
+        Workflow = workflow;
+        Request = request;
+        _steps = run.Steps.ToDictionary(s => s.Id, StringComparer.Ordinal);
+        _artifacts = [.. run.Artifacts];
+        Hops = new HopRecorder(run.Hops);
+        Hops.Recorded += hop => Publish(new RunEvent.HopRecorded(hop));
+    }
+
+    public Guid Id => _run.Id;
+
+    public WorkflowDefinition Workflow { get; }
+
+    public RunRequestRecord Request { get; }
+
+    public HopRecorder Hops { get; }
+
+    /// <summary>Cancelled by a user's cancel or the gateway's stop.</summary>
+    public CancellationTokenSource Cancellation { get; } = new();
+
+    /// <summary>Set when the gateway stops: the run is left to be resumed, not recorded as cancelled.</summary>
+    public bool Stopping { get; set; }
+
+    public TaskCompletionSource Completion { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+    public RunView View()
+    {
+        lock (_gate)
+        {
+            return _run with
+            {
+                Steps = [.. Workflow.Steps.Select(s => _steps[s.Id])],
+                Hops = Hops.Hops,
+                Artifacts = [.. _artifacts],
+            };
+        }
+    }
+
+    public StepView Step(string id)
+    {
+        lock (_gate)
+        {
+            return _steps[id];
+        }
+    }
+
+    public void Update(Func<RunView, RunView> change)
+    {
+        lock (_gate)
+        {
+            _run = change(_run);
+        }
+
+        Publish(new RunEvent.RunChanged(View()));
+    }
+
+    public StepView UpdateStep(string id, Func<StepView, StepView> change)
+    {
+        StepView step;
+        lock (_gate)
+        {
+            step = _steps[id] = change(_steps[id]);
+        }
+
+        Publish(new RunEvent.StepChanged(step));
+        return step;
+    }
+
+    public void Report(string id, StepProgress progress)
+    {
+        lock (_gate)
+        {
+            _steps[id] = _steps[id] with { Progress = progress };
+        }
+
+        Publish(new RunEvent.ProgressReported(id, progress));
+    }
+
+    public void AddArtifact(RunArtifactView artifact)
+    {
+        lock (_gate)
+        {
+            _artifacts.RemoveAll(a => a.Name == artifact.Name);
+            _artifacts.Add(artifact);
+        }
+    }
+
+    /// <summary>A stream of this run's events, starting with its state now; completed when the run ends.</summary>
+    public ChannelReader<RunEvent> Watch()
+    {
+        var channel = Channel.CreateUnbounded<RunEvent>(new UnboundedChannelOptions { SingleReader = true });
+        lock (_gate)
+        {
+            channel.Writer.TryWrite(new RunEvent.RunChanged(View()));
+            if (Completion.Task.IsCompleted)
+            {
+                channel.Writer.TryComplete();
+            }
+            else
+            {
+                _watchers.Add(channel);
+            }
+        }
+
+        return channel.Reader;
+    }
+
+    public void Unwatch(ChannelReader<RunEvent> reader)
+    {
+        lock (_gate)
+        {
+            _watchers.RemoveAll(w => w.Reader == reader);
+        }
+    }
+
+    /// <summary>Publishes the final state and closes every watcher's stream.</summary>
+    public void Complete()
+    {
+        lock (_gate)
+        {
+            var final = new RunEvent.RunChanged(View());
+            foreach (var watcher in _watchers)
+            {
+                watcher.Writer.TryWrite(final);
+                watcher.Writer.TryComplete();
+            }
+
+            _watchers.Clear();
+            Completion.TrySetResult();
+        }
+    }
+
+    private void Publish(RunEvent item)
+    {
+        lock (_gate)
+        {
+            foreach (var watcher in _watchers)
+            {
+                watcher.Writer.TryWrite(item);
+            }
+        }
+    }
+}

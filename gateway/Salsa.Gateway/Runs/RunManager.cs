@@ -1,0 +1,392 @@
+using System.Collections.Concurrent;
+using System.Diagnostics;
+using System.Runtime.CompilerServices;
+using System.Text.Json;
+using System.Text.Json.Nodes;
+using Salsa.Gateway.Operations;
+using Salsa.Gateway.Workflows;
+using Salsa.Hosting.Errors;
+using Salsa.Store;
+
+namespace Salsa.Gateway.Runs;
+
+/// <summary>The gateway's run limits, from <c>Gateway:Runs</c>.</summary>
+public sealed class RunLimits
+{
+    public const string Section = "Gateway:Runs";
+
+    /// <summary>Runs executing at once (their steps mostly wait on services).</summary>
+    public int Concurrent { get; set; } = 4;
+
+    /// <summary>Runs accepted but waiting; beyond this a start is refused with 429 / RESOURCE_EXHAUSTED.</summary>
+    public int QueueDepth { get; set; } = 64;
+
+    public TimeSpan RetryAfter { get; set; } = TimeSpan.FromSeconds(5);
+
+    /// <summary>Resume runs that were in flight when the gateway stopped (else they are marked interrupted).</summary>
+    public bool ResumeInterrupted { get; set; } = true;
+}
+
+/// <summary>What to run: a workflow by name or inline YAML, with parameter overrides (<c>step.parameter</c>).</summary>
+public sealed record RunRequest
+{
+    public string? Workflow { get; init; }
+
+    public string? Yaml { get; init; }
+
+    public Dictionary<string, JsonNode?>? Parameters { get; init; }
+}
+
+// Design: a run is accepted (validated, a place in the bounded queue, stored Queued) before the
+// caller hears its id, so every run that exists can be found. Runs live in `_live` while they
+// execute and are stored at each step's change; finished runs are read from the store. Runs are
+// JobRecords of service "gateway" in the shared store (SQLite or PostgreSQL): kind = workflow name,
+// parameters = the request (YAML and overrides), result = the run view (steps, outputs, hops,
+// artifacts), artifacts = the files the steps kept. At start, runs a previous process left Queued or
+// Running are resumed — steps that had succeeded keep their outputs, the others run again — or,
+// when resuming is off or impossible, marked Interrupted with the reason. None vanish.
+public sealed class RunManager(IDataStore store, WorkflowLibrary library, OperationCatalog catalog, Services.ServiceDirectory services,
+    Microsoft.Extensions.Options.IOptions<RunLimits> options, ILoggerFactory loggers) : IHostedService, IDisposable
+{
+    /// <summary>The records' service: not the gateway's own name, whose job manager marks its jobs interrupted at start.</summary>
+    public const string Service = "gateway.runs";
+
+    internal static readonly JsonSerializerOptions Json = new(JsonSerializerDefaults.Web);
+
+    private readonly ConcurrentDictionary<Guid, LiveRun> _live = new();
+    private readonly RunLimits _limits = options.Value;
+    private readonly SemaphoreSlim _slots = new(options.Value.Concurrent, options.Value.Concurrent);
+    private readonly WorkflowRunner _runner = new(catalog, services, store, loggers.CreateLogger<WorkflowRunner>());
+    private readonly ILogger _logger = loggers.CreateLogger<RunManager>();
+    private int _waiting;
+    private volatile bool _stopping;
+
+    public async Task StartAsync(CancellationToken cancellationToken)
+    {
+        var stale = (await store.ListJobsAsync(Service, 10_000, cancellationToken).ConfigureAwait(false))
+            .Where(r => r.State is JobState.Queued or JobState.Running)
+            .OrderBy(r => r.Created)
+            .ToList();
+        foreach (var record in stale)
+        {
+            await RecoverAsync(record, cancellationToken).ConfigureAwait(false);
+        }
+    }
+
+    public async Task StopAsync(CancellationToken cancellationToken)
+    {
+        _stopping = true;
+        foreach (var run in _live.Values)
+        {
+            run.Stopping = true;
+            await run.Cancellation.CancelAsync().ConfigureAwait(false);
+        }
+
+        // Each run records where it stopped before the process goes.
+        await Task.WhenAll(_live.Values.Select(r => r.Completion.Task)).WaitAsync(cancellationToken).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
+    }
+
+    /// <summary>Validates and accepts a run; it starts as soon as a slot is free.</summary>
+    public async Task<RunView> SubmitAsync(RunRequest request, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(request);
+        var parameters = request.Parameters ?? [];
+        WorkflowDefinition workflow = (request.Workflow, request.Yaml) switch
+        {
+            (null or "", null or "") => throw new ArgumentException("Name a workflow (workflow) or give one inline (yaml)."),
+            ({ Length: > 0 }, { Length: > 0 }) => throw new ArgumentException("Give a workflow name or inline YAML, not both."),
+            ({ Length: > 0 } name, _) => library.Load(name, parameters),
+            (_, { } yaml) => library.Parse(yaml, "inline", null, parameters),
+            _ => throw new ArgumentException("Name a workflow (workflow) or give one inline (yaml)."),
+        };
+        return await SubmitAsync(workflow, parameters, cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <summary>Accepts a parsed workflow (e.g. a file the CLI read).</summary>
+    public async Task<RunView> SubmitAsync(WorkflowDefinition workflow, IReadOnlyDictionary<string, JsonNode?> parameters, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(workflow);
+        if (_stopping)
+        {
+            throw new QueueFullException("The gateway is stopping.", _limits.RetryAfter);
+        }
+
+        if (Interlocked.Increment(ref _waiting) > _limits.QueueDepth + _limits.Concurrent)
+        {
+            Interlocked.Decrement(ref _waiting);
+            throw new QueueFullException($"The gateway has {_limits.QueueDepth} runs waiting; retry after {_limits.RetryAfter.TotalSeconds:0.#} s.", _limits.RetryAfter);
+        }
+
+        var view = new RunView
+        {
+            Id = Guid.NewGuid(),
+            Workflow = workflow.Name,
+            State = RunState.Queued,
+            Created = DateTimeOffset.UtcNow,
+            Steps = [.. workflow.Steps.Select(s => new StepView { Id = s.Id, Service = s.Service, Operation = s.Operation, DependsOn = s.DependsOn })],
+        };
+        var record = new RunRequestRecord(workflow.Name, workflow.Yaml, workflow.File, parameters);
+        var run = new LiveRun(view, workflow, record);
+        try
+        {
+            await store.InsertJobAsync(ToRecord(run), cancellationToken).ConfigureAwait(false);
+        }
+        catch
+        {
+            Interlocked.Decrement(ref _waiting);
+            throw;
+        }
+
+        _live[run.Id] = run;
+        _ = ExecuteAsync(run);
+        return run.View();
+    }
+
+    public async Task<RunView?> GetAsync(Guid id, CancellationToken cancellationToken = default)
+    {
+        if (_live.TryGetValue(id, out var live))
+        {
+            return live.View();
+        }
+
+        var record = await store.GetJobAsync(id, cancellationToken).ConfigureAwait(false);
+        return record is { Service: Service } ? FromRecord(record) : null;
+    }
+
+    public async Task<RunView> GetRequiredAsync(Guid id, CancellationToken cancellationToken = default) =>
+        await GetAsync(id, cancellationToken).ConfigureAwait(false) ?? throw new NotFoundException($"No run {id}.");
+
+    public async Task<IReadOnlyList<RunView>> ListAsync(int limit, CancellationToken cancellationToken = default)
+    {
+        var stored = await store.ListJobsAsync(Service, Math.Clamp(limit, 1, 1000), cancellationToken).ConfigureAwait(false);
+        return [.. stored.Select(r => _live.TryGetValue(r.Id, out var live) ? live.View() : FromRecord(r))];
+    }
+
+    public async Task<RunView> CancelAsync(Guid id, CancellationToken cancellationToken = default)
+    {
+        if (_live.TryGetValue(id, out var live))
+        {
+            await live.Cancellation.CancelAsync().ConfigureAwait(false);
+            return live.View();
+        }
+
+        return await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <summary>The run's events until it ends (just its state when it has ended).</summary>
+    public async IAsyncEnumerable<RunEvent> WatchAsync(Guid id, [EnumeratorCancellation] CancellationToken cancellationToken = default)
+    {
+        if (!_live.TryGetValue(id, out var live))
+        {
+            yield return new RunEvent.RunChanged(await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false));
+            yield break;
+        }
+
+        var reader = live.Watch();
+        try
+        {
+            await foreach (var item in reader.ReadAllAsync(cancellationToken).ConfigureAwait(false))
+            {
+                yield return item;
+            }
+        }
+        finally
+        {
+            live.Unwatch(reader);
+        }
+    }
+
+    /// <summary>Waits until the run has ended and returns it.</summary>
+    public async Task<RunView> WaitAsync(Guid id, CancellationToken cancellationToken = default)
+    {
+        if (_live.TryGetValue(id, out var live))
+        {
+            await live.Completion.Task.WaitAsync(cancellationToken).ConfigureAwait(false);
+        }
+
+        return await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false);
+    }
+
+    public async Task<Artifact> GetArtifactAsync(Guid id, string name, CancellationToken cancellationToken = default)
+    {
+        await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false);
+        return await store.GetArtifactAsync(id, name, cancellationToken).ConfigureAwait(false)
+            ?? throw new NotFoundException($"Run {id} has no artifact '{name}'.");
+    }
+
+    private async Task ExecuteAsync(LiveRun run)
+    {
+        await Task.Yield();
+        var persist = Persister(run);
+        try
+        {
+            try
+            {
+                await _slots.WaitAsync(run.Cancellation.Token).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException)
+            {
+                await EndAsync(run, persist, run.Stopping ? RunState.Queued : RunState.Cancelled, run.Stopping ? null : "Cancelled while queued.").ConfigureAwait(false);
+                return;
+            }
+
+            try
+            {
+                // One trace per run: a new root, whatever the caller's context, carried into every service.
+                var previous = Activity.Current;
+                Activity.Current = null;
+                using var activity = WorkflowRunner.Activities.StartActivity($"run {run.Workflow.Name}", ActivityKind.Internal);
+                Activity.Current = activity;
+                activity?.SetTag("salsa.run", run.Id.ToString());
+                activity?.SetTag("salsa.workflow", run.Workflow.Name);
+                run.Update(v => v with { State = RunState.Running, Started = v.Started ?? DateTimeOffset.UtcNow, TraceId = activity?.TraceId.ToString() ?? v.TraceId });
+                await persist().ConfigureAwait(false);
+                var failure = await _runner.RunAsync(run, persist).ConfigureAwait(false);
+                var state = run.Stopping ? RunState.Running
+                    : run.Cancellation.IsCancellationRequested ? RunState.Cancelled
+                    : failure is null ? RunState.Succeeded
+                    : RunState.Failed;
+                activity?.SetStatus(state == RunState.Succeeded ? ActivityStatusCode.Ok : ActivityStatusCode.Error, failure);
+                Activity.Current = previous;
+                await EndAsync(run, persist, state, state is RunState.Failed or RunState.Cancelled ? failure : null).ConfigureAwait(false);
+            }
+            finally
+            {
+                _slots.Release();
+            }
+        }
+#pragma warning disable CA1031 // A run never takes the process down: an unexpected fault is the run's failure, recorded.
+        catch (Exception exception)
+#pragma warning restore CA1031
+        {
+            await EndAsync(run, persist, RunState.Failed, $"The gateway failed running this workflow: {exception.Message}").ConfigureAwait(false);
+        }
+    }
+
+    private async Task EndAsync(LiveRun run, Func<Task> persist, RunState state, string? error)
+    {
+        var ended = state is not (RunState.Queued or RunState.Running);
+        run.Update(v => v with { State = state, Error = error, Finished = ended ? DateTimeOffset.UtcNow : null });
+        try
+        {
+            await persist().ConfigureAwait(false);
+        }
+        finally
+        {
+            Interlocked.Decrement(ref _waiting);
+            _live.TryRemove(run.Id, out _);
+            run.Complete();
+            RunLog.Ended(_logger, run.Id, run.Workflow.Name, state);
+        }
+    }
+
+    /// <summary>Stores the run's current view; writes are serialised so the last one stored is the newest.</summary>
+    private Func<Task> Persister(LiveRun run)
+    {
+        var gate = new SemaphoreSlim(1, 1);
+        return async () =>
+        {
+            await gate.WaitAsync(CancellationToken.None).ConfigureAwait(false);
+            try
+            {
+                await store.UpdateJobAsync(ToRecord(run), CancellationToken.None).ConfigureAwait(false);
+            }
+            finally
+            {
+                gate.Release();
+            }
+        };
+    }
+
+    private async Task RecoverAsync(JobRecord record, CancellationToken cancellationToken)
+    {
+        var view = FromRecord(record);
+        string reason;
+        try
+        {
+            var request = JsonSerializer.Deserialize<RunRequestRecord>(record.ParametersJson, Json) ?? throw new InvalidDataException("The run has no request.");
+            var workflow = library.Parse(request.Yaml, request.File ?? "inline", request.File, request.Parameters);
+            if (_limits.ResumeInterrupted)
+            {
+                var kept = view.Steps.Count(s => s.State == StepState.Succeeded);
+                var resumed = view with
+                {
+                    State = RunState.Queued,
+                    Resumes = view.Resumes + 1,
+                    Steps = [.. workflow.Steps.Select(s => view.Steps.FirstOrDefault(v => v.Id == s.Id) is { State: StepState.Succeeded } done
+                        ? done with { Reused = true }
+                        : new StepView { Id = s.Id, Service = s.Service, Operation = s.Operation, DependsOn = s.DependsOn })],
+                };
+                var run = new LiveRun(resumed, workflow, request);
+                Interlocked.Increment(ref _waiting);
+                _live[run.Id] = run;
+                await store.UpdateJobAsync(ToRecord(run), cancellationToken).ConfigureAwait(false);
+                RunLog.Resumed(_logger, run.Id, workflow.Name, kept);
+                _ = ExecuteAsync(run);
+                return;
+            }
+
+            reason = "The gateway stopped while the run was in flight (resuming is off: Gateway:Runs:ResumeInterrupted).";
+        }
+        catch (Exception exception) when (exception is WorkflowValidationException or JsonException or InvalidDataException)
+        {
+            reason = $"The gateway stopped while the run was in flight, and it cannot be resumed: {exception.Message}";
+        }
+
+        var done = view.Steps.Where(s => s.State == StepState.Succeeded).Select(s => s.Id).ToList();
+        reason += done.Count > 0 ? $" Steps that had finished: {string.Join(", ", done)}." : " No step had finished.";
+        var interrupted = view with { State = RunState.Interrupted, Finished = DateTimeOffset.UtcNow, Error = reason };
+        await store.UpdateJobAsync(ToRecord(interrupted, record.ParametersJson), cancellationToken).ConfigureAwait(false);
+        RunLog.MarkedInterrupted(_logger, record.Id, reason);
+    }
+
+    public void Dispose() => _slots.Dispose();
+
+    private static JobRecord ToRecord(LiveRun run) => ToRecord(run.View(), JsonSerializer.Serialize(run.Request, Json));
+
+    private static JobRecord ToRecord(RunView view, string parametersJson) => new()
+    {
+        Id = view.Id,
+        Service = Service,
+        Kind = view.Workflow,
+        State = view.State switch
+        {
+            RunState.Queued => JobState.Queued,
+            RunState.Running => JobState.Running,
+            RunState.Succeeded => JobState.Succeeded,
+            RunState.Failed => JobState.Failed,
+            RunState.Cancelled => JobState.Cancelled,
+            _ => JobState.Interrupted,
+        },
+        Created = view.Created,
+        Started = view.Started,
+        Finished = view.Finished,
+        QueueMilliseconds = view.Started is { } s ? (s - view.Created).TotalMilliseconds : 0,
+        ComputeMilliseconds = view.Started is { } b ? ((view.Finished ?? DateTimeOffset.UtcNow) - b).TotalMilliseconds : 0,
+        ParametersJson = parametersJson,
+        ResultJson = JsonSerializer.Serialize(view, Json),
+        Error = view.Error,
+    };
+
+    private static RunView FromRecord(JobRecord record)
+    {
+        var view = record.ResultJson is { } json ? JsonSerializer.Deserialize<RunView>(json, Json) : null;
+        return (view ?? new RunView { Id = record.Id, Workflow = record.Kind }) with
+        {
+            Id = record.Id,
+            Created = record.Created,
+            Started = record.Started,
+            Finished = record.Finished,
+            Error = record.Error,
+            State = record.State switch
+            {
+                JobState.Queued => RunState.Queued,
+                JobState.Running => RunState.Running,
+                JobState.Succeeded => RunState.Succeeded,
+                JobState.Failed => RunState.Failed,
+                JobState.Cancelled => RunState.Cancelled,
+                _ => RunState.Interrupted,
+            },
+        };
+    }
+}

@@ -1,0 +1,136 @@
+using System.Text.Json.Nodes;
+using System.Text.Json.Serialization;
+using Salsa.Gateway.Hops;
+using Salsa.Gateway.Operations;
+
+namespace Salsa.Gateway.Runs;
+
+/// <summary>Life of a run (the same states as a service job).</summary>
+[JsonConverter(typeof(JsonStringEnumConverter<RunState>))]
+public enum RunState
+{
+    [JsonStringEnumMemberName("queued")]
+    Queued,
+    [JsonStringEnumMemberName("running")]
+    Running,
+    [JsonStringEnumMemberName("succeeded")]
+    Succeeded,
+    [JsonStringEnumMemberName("failed")]
+    Failed,
+    [JsonStringEnumMemberName("cancelled")]
+    Cancelled,
+
+    /// <summary>The gateway stopped while the run was in flight and the run could not be resumed.</summary>
+    [JsonStringEnumMemberName("interrupted")]
+    Interrupted,
+}
+
+[JsonConverter(typeof(JsonStringEnumConverter<StepState>))]
+public enum StepState
+{
+    [JsonStringEnumMemberName("pending")]
+    Pending,
+    [JsonStringEnumMemberName("running")]
+    Running,
+    [JsonStringEnumMemberName("succeeded")]
+    Succeeded,
+    [JsonStringEnumMemberName("failed")]
+    Failed,
+    [JsonStringEnumMemberName("cancelled")]
+    Cancelled,
+
+    /// <summary>Not run: a step it depends on did not succeed.</summary>
+    [JsonStringEnumMemberName("skipped")]
+    Skipped,
+}
+
+/// <summary>A step of a run, as the API shows it.</summary>
+public sealed record StepView
+{
+    public required string Id { get; init; }
+
+    public required string Service { get; init; }
+
+    public required string Operation { get; init; }
+
+    public IReadOnlyList<string> DependsOn { get; init; } = [];
+
+    public StepState State { get; init; }
+
+    public int Attempts { get; init; }
+
+    public DateTimeOffset? Started { get; init; }
+
+    public DateTimeOffset? Finished { get; init; }
+
+    public double? DurationMs { get; init; }
+
+    public string? Error { get; init; }
+
+    public StepProgress? Progress { get; init; }
+
+    public JsonObject? Outputs { get; init; }
+
+    /// <summary>True when the step's outputs were kept from before a gateway restart (the run was resumed).</summary>
+    public bool Reused { get; init; }
+}
+
+/// <summary>A file a run kept (from a step's service job).</summary>
+public sealed record RunArtifactView(string Name, string ContentType, long Size, string Step);
+
+/// <summary>A run, as the API returns it and the store keeps it.</summary>
+public sealed record RunView
+{
+    public required Guid Id { get; init; }
+
+    public required string Workflow { get; init; }
+
+    public RunState State { get; init; }
+
+    public DateTimeOffset Created { get; init; }
+
+    public DateTimeOffset? Started { get; init; }
+
+    public DateTimeOffset? Finished { get; init; }
+
+    public string? Error { get; init; }
+
+    /// <summary>The W3C trace id of the run's trace (gateway and every service).</summary>
+    public string? TraceId { get; init; }
+
+    /// <summary>How often the run was resumed after a gateway restart.</summary>
+    public int Resumes { get; init; }
+
+    public IReadOnlyList<StepView> Steps { get; init; } = [];
+
+    public IReadOnlyList<Hop> Hops { get; init; } = [];
+
+    public IReadOnlyList<RunArtifactView> Artifacts { get; init; } = [];
+}
+
+/// <summary>A run in a list: no hops, no outputs.</summary>
+public sealed record RunSummary(Guid Id, string Workflow, RunState State, DateTimeOffset Created, DateTimeOffset? Started, DateTimeOffset? Finished,
+    string? Error, int Steps, int StepsSucceeded, int Hops, string? TraceId)
+{
+    public static RunSummary Of(RunView run)
+    {
+        ArgumentNullException.ThrowIfNull(run);
+        return new(run.Id, run.Workflow, run.State, run.Created, run.Started, run.Finished, run.Error, run.Steps.Count,
+            run.Steps.Count(s => s.State == StepState.Succeeded), run.Hops.Count, run.TraceId);
+    }
+}
+
+/// <summary>What the run's event stream carries.</summary>
+public abstract record RunEvent
+{
+    public sealed record RunChanged(RunView View) : RunEvent;
+
+    public sealed record StepChanged(StepView View) : RunEvent;
+
+    public sealed record ProgressReported(string StepId, StepProgress Update) : RunEvent;
+
+    public sealed record HopRecorded(Hop Hop) : RunEvent;
+}
+
+/// <summary>What a run was asked to run: kept with it so a restarted gateway can resume it.</summary>
+public sealed record RunRequestRecord(string Workflow, string Yaml, string? File, IReadOnlyDictionary<string, JsonNode?> Parameters);

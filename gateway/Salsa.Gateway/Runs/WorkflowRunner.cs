@@ -1,0 +1,202 @@
+using System.Diagnostics;
+using System.Text.Json.Nodes;
+using Salsa.Gateway.Operations;
+using Salsa.Gateway.Services;
+using Salsa.Gateway.Workflows;
+using Salsa.Grpc;
+using Salsa.Store;
+
+namespace Salsa.Gateway.Runs;
+
+/// <summary>
+/// Executes a run's DAG: every step starts as soon as the steps it depends on have succeeded, so
+/// independent steps run concurrently. A step attempt is bounded by its timeout and retried by its
+/// policy; a step that fails for good stops new steps from starting (running ones finish) and the
+/// steps after it are skipped. Each step is an Activity under the run's, so one trace spans the
+/// gateway and every service it calls.
+/// </summary>
+internal sealed class WorkflowRunner(OperationCatalog catalog, ServiceDirectory services, IDataStore store, ILogger<WorkflowRunner> logger)
+{
+    public static readonly ActivitySource Activities = new(GatewayService.ActivitySourceName);
+
+    /// <summary>Runs the steps not yet succeeded; returns the failure that ended the run, or null.</summary>
+    public async Task<string?> RunAsync(LiveRun run, Func<Task> persist)
+    {
+        var token = run.Cancellation.Token;
+        var running = new Dictionary<Task<string?>, StepDefinition>();
+        string? failure = null;
+        while (true)
+        {
+            if (failure is null && !token.IsCancellationRequested)
+            {
+                foreach (var step in run.Workflow.Order)
+                {
+                    var state = run.Step(step.Id).State;
+                    if (state != StepState.Pending || running.ContainsValue(step))
+                    {
+                        continue;
+                    }
+
+                    var upstream = step.DependsOn.Select(d => run.Step(d).State).ToList();
+                    if (upstream.All(s => s == StepState.Succeeded))
+                    {
+                        running.Add(RunStepAsync(run, step, persist), step);
+                    }
+                }
+            }
+
+            if (running.Count == 0)
+            {
+                break;
+            }
+
+            var done = await Task.WhenAny(running.Keys).ConfigureAwait(false);
+            running.Remove(done);
+            failure ??= await done.ConfigureAwait(false);
+        }
+
+        // Whatever did not run: skipped behind a failure, or cancelled with the run.
+        foreach (var step in run.Workflow.Steps.Where(s => run.Step(s.Id).State == StepState.Pending))
+        {
+            run.UpdateStep(step.Id, s => s with { State = token.IsCancellationRequested ? StepState.Cancelled : StepState.Skipped });
+        }
+
+        return failure;
+    }
+
+    /// <summary>One step, with its attempts; returns a failure message or null when it succeeded.</summary>
+    private async Task<string?> RunStepAsync(LiveRun run, StepDefinition step, Func<Task> persist)
+    {
+        await Task.Yield();
+        var spec = catalog.Find(step.Service, step.Operation) ?? throw new InvalidOperationException($"No operation {step.Service}.{step.Operation}.");
+        var inputs = step.Inputs.ToDictionary(i => i.Key, i => run.Step(i.Value.Step).Outputs?[i.Value.Output]?.DeepClone(), StringComparer.Ordinal);
+        var clock = Stopwatch.GetTimestamp();
+        run.UpdateStep(step.Id, s => s with { State = StepState.Running, Started = DateTimeOffset.UtcNow, Error = null, Attempts = 0 });
+        await persist().ConfigureAwait(false);
+        using var activity = Activities.StartActivity($"step {step.Id}");
+        activity?.SetTag("salsa.step", step.Id);
+        activity?.SetTag("salsa.operation", spec.Key);
+
+        for (var attempt = 1; ; attempt++)
+        {
+            run.UpdateStep(step.Id, s => s with { Attempts = attempt });
+            using var timeout = CancellationTokenSource.CreateLinkedTokenSource(run.Cancellation.Token);
+            if (step.Timeout is { } limit)
+            {
+                timeout.CancelAfter(limit);
+            }
+
+            string error;
+            bool retryable;
+            try
+            {
+                var context = new StepContext(step, inputs, services, run.Hops, p => run.Report(step.Id, p), timeout.Token);
+                var outcome = await spec.Execute(context).ConfigureAwait(false);
+                await KeepArtifactsAsync(run, step, context, outcome).ConfigureAwait(false);
+                var outputs = new JsonObject(outcome.Outputs.Select(o => KeyValuePair.Create(o.Key, o.Value)));
+                run.UpdateStep(step.Id, s => s with
+                {
+                    State = StepState.Succeeded,
+                    Finished = DateTimeOffset.UtcNow,
+                    DurationMs = Stopwatch.GetElapsedTime(clock).TotalMilliseconds,
+                    Outputs = outputs,
+                });
+                await persist().ConfigureAwait(false);
+                return null;
+            }
+            catch (Exception exception) when (run.Cancellation.IsCancellationRequested && exception is OperationCanceledException or RpcException)
+            {
+                run.UpdateStep(step.Id, s => s with
+                {
+                    State = run.Stopping ? StepState.Pending : StepState.Cancelled,
+                    Finished = run.Stopping ? null : DateTimeOffset.UtcNow,
+                    DurationMs = Stopwatch.GetElapsedTime(clock).TotalMilliseconds,
+                    Error = run.Stopping ? "The gateway stopped during this step; it runs again when the run resumes." : "Cancelled with the run.",
+                });
+                activity?.SetStatus(ActivityStatusCode.Error, "cancelled");
+                return run.Stopping ? "The gateway stopped." : "Cancelled.";
+            }
+            catch (Exception exception) when (timeout.IsCancellationRequested && exception is OperationCanceledException or RpcException)
+            {
+                error = $"attempt {attempt} timed out after {step.Timeout}";
+                retryable = true;
+            }
+            catch (RpcException exception)
+            {
+                error = $"{exception.StatusCode}: {exception.Status.Detail}";
+                retryable = exception.StatusCode is StatusCode.Unavailable or StatusCode.ResourceExhausted or StatusCode.Internal or StatusCode.Unknown
+                    or StatusCode.DeadlineExceeded or StatusCode.Aborted;
+            }
+            catch (Exception exception) when (exception is StepFailedException or HttpRequestException or IOException or InvalidDataException)
+            {
+                error = exception.Message;
+                retryable = true;
+            }
+#pragma warning disable CA1031 // Whatever else an operation throws fails its step (not the run's bookkeeping, nor the gateway).
+            catch (Exception exception)
+#pragma warning restore CA1031
+            {
+                error = $"{exception.GetType().Name}: {exception.Message}";
+                retryable = false;
+            }
+
+            RunLog.StepAttemptFailed(logger, run.Id, step.Id, attempt, error);
+            if (!retryable || attempt >= step.Retry.Attempts)
+            {
+                var message = $"step '{step.Id}' ({spec.Key}) failed{(attempt > 1 ? $" after {attempt} attempts" : "")}: {error}";
+                run.UpdateStep(step.Id, s => s with
+                {
+                    State = StepState.Failed,
+                    Finished = DateTimeOffset.UtcNow,
+                    DurationMs = Stopwatch.GetElapsedTime(clock).TotalMilliseconds,
+                    Error = error,
+                });
+                activity?.SetStatus(ActivityStatusCode.Error, error);
+                await persist().ConfigureAwait(false);
+                return message;
+            }
+
+            run.UpdateStep(step.Id, s => s with { Error = $"{error}; retrying" });
+            try
+            {
+                await Task.Delay(step.Retry.DelayBefore(attempt + 1), run.Cancellation.Token).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException)
+            {
+                // The next attempt sees the cancellation and records it.
+            }
+        }
+    }
+
+    /// <summary>Downloads the files the step keeps from its service job into the run's artifacts.</summary>
+    private async Task KeepArtifactsAsync(LiveRun run, StepDefinition step, StepContext context, StepOutcome outcome)
+    {
+        if (step.Artifacts.Count == 0)
+        {
+            return;
+        }
+
+        var job = outcome.Job ?? throw new InvalidOperationException($"Step '{step.Id}' keeps files but its operation ran no job.");
+        foreach (var name in step.Artifacts)
+        {
+            var (data, contentType) = await context.DownloadAsync(job, name).ConfigureAwait(false);
+            await store.PutArtifactAsync(run.Id, new Artifact(name, contentType, data), context.CancellationToken).ConfigureAwait(false);
+            run.AddArtifact(new RunArtifactView(name, contentType, data.Length, step.Id));
+        }
+    }
+}
+
+internal static partial class RunLog
+{
+    [LoggerMessage(Level = LogLevel.Warning, Message = "Run {RunId}: step {Step} attempt {Attempt} failed: {Error}")]
+    public static partial void StepAttemptFailed(ILogger logger, Guid runId, string step, int attempt, string error);
+
+    [LoggerMessage(Level = LogLevel.Information, Message = "Run {RunId} ({Workflow}) ended {State}")]
+    public static partial void Ended(ILogger logger, Guid runId, string workflow, RunState state);
+
+    [LoggerMessage(Level = LogLevel.Information, Message = "Run {RunId} ({Workflow}) resumed after a gateway restart; {Kept} steps kept")]
+    public static partial void Resumed(ILogger logger, Guid runId, string workflow, int kept);
+
+    [LoggerMessage(Level = LogLevel.Warning, Message = "Run {RunId} marked interrupted: {Reason}")]
+    public static partial void MarkedInterrupted(ILogger logger, Guid runId, string reason);
+}

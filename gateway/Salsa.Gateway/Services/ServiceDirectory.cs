@@ -1,0 +1,134 @@
+using System.Collections.Concurrent;
+using Salsa.Annealing;
+using Salsa.Census;
+using Salsa.Chem;
+using Salsa.Fingerprints;
+using Salsa.Grpc;
+using Salsa.Hosting.Host;
+using Salsa.KMeans;
+using Salsa.Mds;
+using Salsa.Render;
+using Salsa.Store;
+
+namespace Salsa.Gateway.Services;
+
+/// <summary>Where a service is reached, and whether this process hosts it.</summary>
+public sealed record ServiceEndpoint(string Name, Uri GrpcAddress, Uri? RestAddress, bool Embedded);
+
+/// <summary>
+/// The services the gateway calls. A service whose gRPC address is configured
+/// (<c>Gateway:Services:&lt;name&gt;</c>, e.g. <c>http://annealing:5102</c> in compose) is called there;
+/// any other is the embedded default: hosted in this process on free loopback ports, on the same
+/// host code as when it runs alone and over the gateway's store, started when first needed. Either
+/// way every hop is a real gRPC call.
+/// </summary>
+public sealed class ServiceDirectory(IConfiguration configuration, StoreOptions store, ILogger<ServiceDirectory> logger) : IAsyncDisposable
+{
+    public const string Section = "Gateway:Services";
+
+    private static readonly Dictionary<string, Func<ServiceHostSettings, WebApplication>> s_embeddable = new(StringComparer.Ordinal)
+    {
+        [CensusService.Name] = SalsaServiceHost.Create<CensusService>,
+        [ChemService.Name] = SalsaServiceHost.Create<ChemService>,
+        [AnnealingService.Name] = SalsaServiceHost.Create<AnnealingService>,
+        [KMeansService.Name] = SalsaServiceHost.Create<KMeansService>,
+        [FingerprintsService.Name] = SalsaServiceHost.Create<FingerprintsService>,
+        [MdsService.Name] = SalsaServiceHost.Create<MdsService>,
+        [RenderService.Name] = SalsaServiceHost.Create<RenderService>,
+    };
+
+    private readonly ConcurrentDictionary<string, Lazy<Task<(ServiceEndpoint Endpoint, GrpcChannel Channel)>>> _services = new(StringComparer.Ordinal);
+    private readonly ConcurrentBag<WebApplication> _hosted = [];
+    private bool _disposed;
+
+    /// <summary>The services the gateway knows.</summary>
+    public static IReadOnlyCollection<string> Known => s_embeddable.Keys;
+
+    /// <summary>The services reached so far (embedded ones appear once started).</summary>
+    public IReadOnlyList<ServiceEndpoint> Endpoints =>
+        [.. _services.Values.Where(l => l.IsValueCreated && l.Value.IsCompletedSuccessfully).Select(l => l.Value.Result.Endpoint).OrderBy(e => e.Name, StringComparer.Ordinal)];
+
+    /// <summary>The configured remote address of a service, or null for the embedded default.</summary>
+    public Uri? RemoteAddress(string service) =>
+        configuration[$"{Section}:{service}"] is { Length: > 0 } address ? new Uri(address) : null;
+
+    /// <summary>The channel to a service, starting it in this process first when it is embedded.</summary>
+    public async Task<GrpcChannel> ChannelAsync(string service, CancellationToken cancellationToken)
+    {
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        if (!s_embeddable.ContainsKey(service))
+        {
+            throw new ArgumentException($"Unknown service '{service}' (known: {string.Join(", ", Known)}).", nameof(service));
+        }
+
+        var lazy = _services.GetOrAdd(service, name => new Lazy<Task<(ServiceEndpoint, GrpcChannel)>>(() => ConnectAsync(name)));
+        var connected = await lazy.Value.WaitAsync(cancellationToken).ConfigureAwait(false);
+        return connected.Channel;
+    }
+
+    /// <summary>Starts (or connects to) every known service now — the server mode's warm start.</summary>
+    public Task StartAllAsync(CancellationToken cancellationToken) =>
+        Task.WhenAll(Known.Select(s => ChannelAsync(s, cancellationToken)));
+
+    private async Task<(ServiceEndpoint, GrpcChannel)> ConnectAsync(string service)
+    {
+        if (RemoteAddress(service) is { } remote)
+        {
+            GatewayLog.RemoteService(logger, service, remote);
+            return (new ServiceEndpoint(service, remote, null, Embedded: false), GrpcChannel.ForAddress(remote));
+        }
+
+        var ports = new ServicePorts(ServicePorts.NextFreeLoopbackPort(), ServicePorts.NextFreeLoopbackPort());
+        var settings = new Dictionary<string, string?>(ServiceHostSettings.PortSettings(ports))
+        {
+            [DataStoreServiceCollectionExtensions.SqlitePathKey] = store.SqlitePath,
+            [$"ConnectionStrings:{DataStoreServiceCollectionExtensions.ConnectionStringName}"] = store.ConnectionString,
+            ["Logging:LogLevel:Default"] = configuration["Gateway:EmbeddedLogLevel"] ?? "Warning",
+        };
+
+        // The gateway's own limits (Salsa:Limits:…) apply to the services it hosts.
+        foreach (var (key, value) in configuration.GetSection("Salsa").AsEnumerable())
+        {
+            settings[key] = value;
+        }
+
+        var app = s_embeddable[service](new ServiceHostSettings { Settings = settings, LoadAppSettings = false });
+        await app.StartAsync(CancellationToken.None).ConfigureAwait(false);
+        _hosted.Add(app);
+        GatewayLog.EmbeddedService(logger, service, ports.GrpcAddress);
+        return (new ServiceEndpoint(service, ports.GrpcAddress, ports.RestAddress, Embedded: true), GrpcChannel.ForAddress(ports.GrpcAddress));
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        if (_disposed)
+        {
+            return;
+        }
+
+        _disposed = true;
+        foreach (var lazy in _services.Values.Where(l => l.IsValueCreated))
+        {
+            await ((Task)lazy.Value).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
+            if (lazy.Value.IsCompletedSuccessfully)
+            {
+                lazy.Value.Result.Channel.Dispose();
+            }
+        }
+
+        foreach (var app in _hosted)
+        {
+            await app.StopAsync().ConfigureAwait(false);
+            await app.DisposeAsync().ConfigureAwait(false);
+        }
+    }
+}
+
+internal static partial class GatewayLog
+{
+    [LoggerMessage(Level = LogLevel.Information, Message = "The {Service} service is embedded, gRPC on {Address}")]
+    public static partial void EmbeddedService(ILogger logger, string service, Uri address);
+
+    [LoggerMessage(Level = LogLevel.Information, Message = "The {Service} service is remote, at {Address}")]
+    public static partial void RemoteService(ILogger logger, string service, Uri address);
+}
