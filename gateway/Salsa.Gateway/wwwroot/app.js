@@ -148,7 +148,9 @@ function renderWorkflows(workflows) {
         button.textContent = 'Start';
       }
     });
-    return h('div', { class: 'workflow', dataset: { workflow: workflow.name } },
+    const errors = workflow.errors ?? [];
+    if (errors.length) button.disabled = true;
+    return h('div', { class: `workflow${errors.length ? ' invalid' : ''}`, dataset: { workflow: workflow.name } },
       h('div', { class: 'workflow-head' },
         h('span', { class: 'workflow-name' }, workflow.name),
         button),
@@ -157,6 +159,9 @@ function renderWorkflows(workflows) {
       h('div', { class: 'workflow-parameters' },
         kmax ? h('label', {}, 'Kmax', kmax) : null,
         h('details', {}, h('summary', {}, 'parameters'), extra)),
+      errors.length
+        ? h('ul', { class: 'workflow-errors' }, errors.map((e) => h('li', {}, e.line ? `line ${e.line}${e.column ? `:${e.column}` : ''}: ` : '', e.message ?? String(e))))
+        : null,
       message);
   }));
 }
@@ -498,12 +503,18 @@ function renderHeader(current) {
     run.error ? h('div', { class: 'alert' }, h('strong', {}, 'Error: '), String(run.error)) : null);
 }
 
-function outputsSummary(outputs) {
-  if (!outputs || typeof outputs !== 'object') return '';
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A step's scalar outputs as short key/value chips (ids cut to their first 8 characters). */
+function outputChips(outputs) {
+  if (!outputs || typeof outputs !== 'object') return [];
   return Object.entries(outputs)
-    .filter(([, value]) => value === null || typeof value !== 'object')
-    .map(([key, value]) => `${key} ${typeof value === 'number' ? format.number(value) : value}`)
-    .join(' · ');
+    .filter(([, value]) => value !== null && typeof value !== 'object')
+    .map(([key, value]) => {
+      const text = typeof value === 'number' ? format.compact(value) : String(value);
+      const short = GUID.test(text) ? `${text.slice(0, 8)}…` : text.length > 24 ? `${text.slice(0, 23)}…` : text;
+      return h('span', { class: 'chip', title: `${key}: ${value}` }, h('span', { class: 'chip-key' }, key), ' ', short);
+    });
 }
 
 function renderSteps(current) {
@@ -512,9 +523,9 @@ function renderSteps(current) {
     replace(current.el.steps, h('p', { class: 'muted' }, 'No steps.'));
     return;
   }
-  replace(current.el.steps, h('table', { class: 'steps-table' },
+  replace(current.el.steps, h('div', { class: 'table-wrap' }, h('table', { class: 'steps-table' },
     h('thead', {}, h('tr', {},
-      h('th', {}, 'step'), h('th', {}, 'state'), h('th', { class: 'num' }, 'attempts'), h('th', { class: 'num' }, 'duration'), h('th', {}, 'outputs'))),
+      h('th', {}, 'step'), h('th', {}, 'state'), h('th', { class: 'num', title: 'attempts' }, 'tries'), h('th', { class: 'num' }, 'duration'), h('th', {}, 'outputs'))),
     h('tbody', {}, steps.map((step) => h('tr', { class: `step-${step.state}`, dataset: { step: step.id } },
       h('td', {},
         h('div', { class: 'step-id' }, step.id),
@@ -523,18 +534,20 @@ function renderSteps(current) {
       h('td', { class: 'num' }, step.attempts ?? '–'),
       h('td', { class: 'num' }, format.ms(step.durationMs ?? format.between(step.started, step.finished, step.state === 'running'))),
       h('td', { class: 'outputs' },
-        outputsSummary(step.outputs),
-        step.error ? h('div', { class: 'error' }, String(step.error)) : null))))));
+        outputChips(step.outputs),
+        step.error ? h('div', { class: 'error' }, String(step.error)) : null)))))));
 }
 
 function renderLive(current) {
   const run = current.run;
   const steps = run?.steps ?? [];
-  const running = steps.find((st) => st.state === 'running' && st.progress)
+  const seen = (st) => current.history.get(st.id)?.length ?? 0;
+  const reporting = steps.filter((st) => st.progress || seen(st) > 0);
+  // The step the reader picked; else the running one; else the one that said the most (the clustering).
+  const step = reporting.find((st) => st.id === current.liveStep)
+    ?? reporting.find((st) => st.state === 'running')
+    ?? [...reporting].sort((a, b) => seen(b) - seen(a))[0]
     ?? steps.find((st) => st.state === 'running');
-  const recent = current.lastProgressStep && steps.find((st) => st.id === current.lastProgressStep);
-  const withProgress = [...steps].reverse().find((st) => st.progress || current.history.get(st.id)?.length);
-  const step = running ?? recent ?? withProgress;
   if (!step) {
     replace(current.el.live, h('p', { class: 'muted' }, run && ACTIVE.has(run.state) ? 'Waiting for a step to report progress…' : 'No step reported progress.'));
     return;
@@ -542,12 +555,22 @@ function renderLive(current) {
   const history = current.history.get(step.id) ?? [];
   const progress = step.progress ?? history[history.length - 1] ?? {};
   const gauge = (label, value, title) => h('div', { class: 'gauge', title: title ?? '' }, h('div', { class: 'gauge-label' }, label), h('div', { class: 'gauge-value' }, value));
-  const objectiveLabel = /anneal/i.test(progress.phase ?? '') || /anneal/i.test(step.service ?? '') ? 'free energy' : 'objective';
+  const objectiveLabel = /anneal/i.test(progress.phase ?? '') ? 'free energy' : 'objective';
   const known = new Set(['phase', 'iteration', 'temperature', 'clusters', 'objective', 'elapsedMs']);
   const others = Object.entries(progress).filter(([key, value]) => !known.has(key) && (typeof value === 'number' || typeof value === 'string'));
   const objectiveChart = h('div', { class: 'chart-box' });
   const clustersChart = h('div', { class: 'chart-box' });
+  const tabs = reporting.length > 1
+    ? h('div', { class: 'tabs', role: 'tablist' }, reporting.map((st) => h('button', {
+      type: 'button', role: 'tab', class: `tab${st.id === step.id ? ' active' : ''}`, 'aria-selected': st.id === step.id ? 'true' : 'false',
+      onclick: () => {
+        current.liveStep = st.id;
+        renderLive(current);
+      },
+    }, st.id)))
+    : null;
   replace(current.el.live,
+    tabs,
     h('div', { class: 'live-step' },
       h('span', { class: 'step-id' }, step.id),
       h('span', { class: 'muted' }, ` ${step.service}.${step.operation}`),
@@ -641,16 +664,22 @@ function route() {
   }
 }
 
+// The charts and the waterfall are drawn to their container's width: redraw when it changes
+// (a window resize, a scrollbar appearing).
 let resizeTimer = 0;
-window.addEventListener('resize', () => {
+let drawnWidth = 0;
+new ResizeObserver(([entry]) => {
+  const width = Math.round(entry.contentRect.width);
+  if (width === drawnWidth) return;
+  drawnWidth = width;
   clearTimeout(resizeTimer);
   resizeTimer = setTimeout(() => {
     if (view?.run) {
-      view.signatures = {};
-      render(view);
+      renderLive(view);
+      renderWaterfall(view.el.waterfall, view.run);
     }
-  }, 150);
-});
+  }, 100);
+}).observe($('#view'));
 window.addEventListener('hashchange', route);
 
 loadWorkflows();
