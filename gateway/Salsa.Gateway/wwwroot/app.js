@@ -290,6 +290,7 @@ async function loadRun(current) {
     const run = await api(runUrl(current.id));
     if (current.closed) return;
     current.run = run;
+    for (const step of run.steps ?? []) recordProgress(current, step.id, step.progress);
     render(current);
     if (ACTIVE.has(run.state)) {
       follow(current);
@@ -558,6 +559,7 @@ function renderLive(current) {
   const objectiveLabel = /anneal/i.test(progress.phase ?? '') ? 'free energy' : 'objective';
   const known = new Set(['phase', 'iteration', 'temperature', 'clusters', 'objective', 'elapsedMs']);
   const others = Object.entries(progress).filter(([key, value]) => !known.has(key) && (typeof value === 'number' || typeof value === 'string'));
+  const charted = history.length > 1 || ACTIVE.has(step.state);
   const objectiveChart = h('div', { class: 'chart-box' });
   const clustersChart = h('div', { class: 'chart-box' });
   const tabs = reporting.length > 1
@@ -583,12 +585,12 @@ function renderLive(current) {
       gauge(objectiveLabel, format.compact(progress.objective), typeof progress.objective === 'number' ? String(progress.objective) : ''),
       gauge('elapsed', format.ms(progress.elapsedMs)),
       others.map(([key, value]) => gauge(key, typeof value === 'number' ? format.compact(value) : value))),
-    h('div', { class: 'charts' }, objectiveChart, clustersChart),
-    history.length <= 1 && !ACTIVE.has(step.state) && !ACTIVE.has(run.state)
-      ? h('p', { class: 'muted small' }, 'The charts fill while a run is watched live; a finished run keeps only its last progress.')
-      : null);
-  renderLineChart(objectiveChart, { title: objectiveLabel, values: history.map((p) => p.objective), kind: 'objective' });
-  renderLineChart(clustersChart, { title: 'clusters', values: history.map((p) => p.clusters), stepped: true, kind: 'clusters' });
+    charted ? h('div', { class: 'charts' }, objectiveChart, clustersChart) : null,
+    charted ? null : h('p', { class: 'muted small' }, 'The charts draw the progress events of a run watched live; a finished run keeps only its last progress.'));
+  if (charted) {
+    renderLineChart(objectiveChart, { title: objectiveLabel, values: history.map((p) => p.objective), kind: 'objective' });
+    renderLineChart(clustersChart, { title: 'clusters', values: history.map((p) => p.clusters), stepped: true, kind: 'clusters' });
+  }
 }
 
 function renderResult(current) {

@@ -97,7 +97,7 @@ export function renderWaterfall(container, run) {
   const plot = right - left;
   const height = top + rows.length * rowHeight + 8;
   const x = (msValue) => left + (msValue / span) * plot;
-  const maxLabel = Math.floor(labelWidth / (fontSize * 0.58));
+  const maxLabel = Math.floor((labelWidth - 4) / (fontSize * 0.62)); // monospace: about 0.6 em a character
   const clip = (text) => (text.length > maxLabel ? `${text.slice(0, maxLabel - 1)}…` : text);
 
   const step = format.niceStep(span, Math.max(2, Math.floor(plot / 90)));
@@ -129,10 +129,14 @@ export function renderWaterfall(container, run) {
       if (sw >= 0.25) row.append(s('rect', { class: `seg seg-${segment.key}`, x: sx, y: barY, width: sw, height: barHeight }));
       sx += sw;
     }
+    // The latency after the bar; inside its end when the bar reaches the right edge.
     const valueX = x0 + w + 4;
-    const fits = valueX + 80 < width;
+    const outside = valueX + 80 < width;
+    const inside = !outside && w > 90;
     row.append(s('text', {
-      class: 'value', x: fits ? valueX : x0 - 4, y: y + rowHeight / 2, 'dominant-baseline': 'central', 'text-anchor': fits ? 'start' : 'end',
+      class: `value${inside ? ' inside' : ''}`,
+      x: outside ? valueX : inside ? x0 + w - 4 : x0 - 4,
+      y: y + rowHeight / 2, 'dominant-baseline': 'central', 'text-anchor': outside ? 'start' : 'end',
     }, format.ms(hop.latencyMs), hop.retries > 0 ? s('tspan', { class: 'retries' }, ` ↻${hop.retries}`) : null));
     body.append(row);
   });
