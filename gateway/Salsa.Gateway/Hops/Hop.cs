@@ -87,12 +87,15 @@ public sealed class HopRecorder(IEnumerable<Hop>? earlier = null)
         }
     }
 
-    /// <summary>How long to wait before calling again, or null when the failure is not worth a retry.</summary>
+    /// <summary>
+    /// How long to wait before calling again, or null when the failure is not worth a retry: a full
+    /// job queue says when to come back (RESOURCE_EXHAUSTED with <c>retry-after-ms</c>); a limit
+    /// exceeded (RESOURCE_EXHAUSTED without it) will be exceeded again.
+    /// </summary>
     internal static TimeSpan? RetryDelay(RpcException exception) => exception.StatusCode switch
     {
-        StatusCode.ResourceExhausted => long.TryParse(exception.Trailers.GetValue("retry-after-ms"), NumberStyles.None, CultureInfo.InvariantCulture, out var ms)
-            ? TimeSpan.FromMilliseconds(Math.Clamp(ms, 10, 30_000))
-            : TimeSpan.FromSeconds(1),
+        StatusCode.ResourceExhausted when long.TryParse(exception.Trailers.GetValue("retry-after-ms"), NumberStyles.None, CultureInfo.InvariantCulture, out var ms)
+            => TimeSpan.FromMilliseconds(Math.Clamp(ms, 10, 30_000)),
         StatusCode.Unavailable => TimeSpan.FromMilliseconds(500),
         _ => null,
     };

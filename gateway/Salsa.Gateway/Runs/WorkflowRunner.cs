@@ -124,8 +124,9 @@ internal sealed class WorkflowRunner(OperationCatalog catalog, ServiceDirectory 
             catch (RpcException exception)
             {
                 error = $"{exception.StatusCode}: {exception.Status.Detail}";
-                retryable = exception.StatusCode is StatusCode.Unavailable or StatusCode.ResourceExhausted or StatusCode.Internal or StatusCode.Unknown
-                    or StatusCode.DeadlineExceeded or StatusCode.Aborted;
+                // Worth another attempt: a service away or overloaded, a fault on its side. Not: bad input, a limit, a missing id.
+                retryable = exception.StatusCode is StatusCode.Unavailable or StatusCode.Internal or StatusCode.Unknown or StatusCode.DeadlineExceeded or StatusCode.Aborted
+                    || Hops.HopRecorder.RetryDelay(exception) is not null;
             }
             catch (Exception exception) when (exception is StepFailedException or HttpRequestException or IOException or InvalidDataException)
             {

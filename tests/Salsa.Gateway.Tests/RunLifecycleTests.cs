@@ -1,0 +1,271 @@
+using System.Net;
+using System.Net.Http.Json;
+using System.Text.Json;
+using Microsoft.Extensions.DependencyInjection;
+using Salsa.Census;
+using Salsa.Contracts.Clients;
+using Salsa.Contracts.Gateway;
+using Salsa.Gateway.Runs;
+using Salsa.Grpc;
+using Salsa.Hosting.Host;
+using Salsa.KMeans;
+using Salsa.Testing;
+
+namespace Salsa.Gateway.Tests;
+
+/// <summary>Runs survive restarts, can be cancelled, fail clearly, retry, and reach remote services when addressed.</summary>
+public sealed class RunLifecycleTests
+{
+    private const string Small = """
+        name: small
+        steps:
+          import:
+            service: census
+            operation: import
+            parameters: { source: indiana-1000 }
+          query:
+            service: census
+            operation: query
+            inputs: { dataset: import.dataset }
+          cluster:
+            service: kmeans
+            operation: cluster
+            inputs: { dataset: query.dataset }
+            parameters: { clusters: 5, seed: 7 }
+            artifacts: [assignments]
+        """;
+
+    [Fact]
+    public async Task GatewayRestartMidRun_ResumesTheRun_KeepingTheStepsThatHadFinished()
+    {
+        var token = TestContext.Current.CancellationToken;
+        using var directory = new TemporaryDirectory();
+        var store = directory.Combine("salsa.db");
+        Guid id;
+        await using (var first = await GatewayServer.StartAsync(store, cancellationToken: token))
+        {
+            id = await first.StartRunAsync(new { workflow = "census-indiana" }, token);
+            await first.EventsAsync(id, (e, d) => e == "progress" && d.GetProperty("step").GetString() == "cluster", token);
+            await first.StopAsync(); // mid-annealing
+        }
+
+        await using var second = await GatewayServer.StartAsync(store, cancellationToken: token);
+        var final = await second.Runs.WaitAsync(id, token);
+
+        Assert.True(final.State == RunState.Succeeded, final.Error);
+        Assert.Equal(1, final.Resumes);
+        Assert.True(final.Steps.Single(s => s.Id == "import").Reused);
+        Assert.True(final.Steps.Single(s => s.Id == "query").Reused);
+        Assert.False(final.Steps.Single(s => s.Id == "cluster").Reused);
+        // The hops of both gateway processes are kept: the first annealing start, cut short, and the second.
+        Assert.Equal(2, final.Hops.Count(h => h.Step == "cluster" && h.Operation == "Start"));
+        Assert.Single(final.Hops, h => h.Step == "import");
+        Assert.Equal(3, final.Artifacts.Count);
+        Assert.Contains(await second.Runs.ListAsync(10, token), r => r.Id == id && r.State == RunState.Succeeded);
+    }
+
+    [Fact]
+    public async Task GatewayRestartWithResumingOff_MarksTheRunInterruptedWithTheReason()
+    {
+        var token = TestContext.Current.CancellationToken;
+        using var directory = new TemporaryDirectory();
+        var store = directory.Combine("salsa.db");
+        var noResume = new Dictionary<string, string?> { ["Gateway:Runs:ResumeInterrupted"] = "false" };
+        Guid id;
+        await using (var first = await GatewayServer.StartAsync(store, noResume, token))
+        {
+            id = await first.StartRunAsync(new { workflow = "census-indiana" }, token);
+            await first.EventsAsync(id, (e, d) => e == "progress" && d.GetProperty("step").GetString() == "cluster", token);
+            await first.StopAsync();
+        }
+
+        await using var second = await GatewayServer.StartAsync(store, noResume, token);
+        var run = await second.GetRunAsync(id, token);
+
+        Assert.Equal("interrupted", run.GetProperty("state").GetString());
+        var error = run.GetProperty("error").GetString()!;
+        Assert.Contains("gateway stopped while the run was in flight", error, StringComparison.Ordinal);
+        Assert.Contains("Steps that had finished: import, query", error, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Cancel_StopsTheRunAndTheServiceJob()
+    {
+        var token = TestContext.Current.CancellationToken;
+        using var directory = new TemporaryDirectory();
+        await using var gateway = await GatewayServer.StartAsync(directory.Combine("salsa.db"), cancellationToken: token);
+        var id = await gateway.StartRunAsync(new { workflow = "census-us" }, token);
+        await gateway.EventsAsync(id, (e, d) => e == "progress" && d.GetProperty("step").GetString() == "cluster", token);
+
+        using var cancel = await gateway.Http.PostAsync($"/api/runs/{id}/cancel", null, token);
+        Assert.Equal(HttpStatusCode.OK, cancel.StatusCode);
+        var final = await gateway.Runs.WaitAsync(id, token);
+
+        Assert.Equal(RunState.Cancelled, final.State);
+        Assert.Equal(StepState.Cancelled, final.Steps.Single(s => s.Id == "cluster").State);
+        Assert.Equal(StepState.Cancelled, final.Steps.Single(s => s.Id == "map").State);
+        Assert.Contains(final.Hops, h => h.Step == "cluster" && h.Operation == "Jobs.Cancel" && h.Outcome == "ok");
+
+        // On the annealing service, the job is cancelled too: no work is left running.
+        var annealing = await gateway.App.Services.GetRequiredService<Services.ServiceDirectory>().ChannelAsync("annealing", token);
+        var jobs = await new JobsClient(annealing).ListAsync(new Salsa.Contracts.Common.ListJobsRequest { Limit = 1 }, new CallOptions(CancellationToken: token));
+        var job = jobs.Jobs.Single();
+        for (var i = 0; i < 100 && job.State == Salsa.Contracts.Common.JobState.Running; i++)
+        {
+            await Task.Delay(100, token);
+            job = await new JobsClient(annealing).GetAsync(new Salsa.Contracts.Common.JobRef { JobId = job.JobId }, new CallOptions(CancellationToken: token));
+        }
+
+        Assert.Equal(Salsa.Contracts.Common.JobState.Cancelled, job.State);
+    }
+
+    [Fact]
+    public async Task FailingStep_FailsTheRun_SkipsItsDependents_AndIsNotRetriedWhenTheInputIsWrong()
+    {
+        var token = TestContext.Current.CancellationToken;
+        using var directory = new TemporaryDirectory();
+        await using var gateway = await GatewayServer.StartAsync(directory.Combine("salsa.db"), cancellationToken: token);
+        var yaml = Small.Replace("clusters: 5, seed: 7 }", "clusters: 5000 }\n    retry: { attempts: 3, backoff: 100ms }", StringComparison.Ordinal)
+            + "\n  again:\n    service: kmeans\n    operation: cluster\n    inputs: { dataset: query.dataset }\n    parameters: { clusters: 3 }\n    after: [cluster]\n";
+
+        var id = await gateway.StartRunAsync(new { yaml }, token);
+        var final = await gateway.Runs.WaitAsync(id, token);
+
+        Assert.Equal(RunState.Failed, final.State);
+        var cluster = final.Steps.Single(s => s.Id == "cluster");
+        Assert.Equal(StepState.Failed, cluster.State);
+        Assert.Equal(1, cluster.Attempts); // over the service's limit: a retry cannot help
+        Assert.Contains("ResourceExhausted", cluster.Error, StringComparison.Ordinal);
+        Assert.Contains("Salsa:Limits:MaxClusters", cluster.Error, StringComparison.Ordinal);
+        Assert.Single(final.Hops, h => h.Step == "cluster" && h.Retries == 0);
+        Assert.Contains("step 'cluster' (kmeans.cluster) failed", final.Error, StringComparison.Ordinal);
+        Assert.Equal(StepState.Skipped, final.Steps.Single(s => s.Id == "again").State);
+        Assert.Equal(StepState.Succeeded, final.Steps.Single(s => s.Id == "query").State);
+    }
+
+    [Fact]
+    public async Task StepTimeout_IsRetriedByItsPolicy_ThenFailsTheRun()
+    {
+        var token = TestContext.Current.CancellationToken;
+        using var directory = new TemporaryDirectory();
+        await using var gateway = await GatewayServer.StartAsync(directory.Combine("salsa.db"), cancellationToken: token);
+        var yaml = Small.Replace("source: indiana-1000", "source: indiana", StringComparison.Ordinal)
+            .Replace("    service: kmeans\n    operation: cluster\n    inputs: { dataset: query.dataset }\n    parameters: { clusters: 5, seed: 7 }",
+                "    service: annealing\n    operation: cluster\n    inputs: { dataset: query.dataset }\n    parameters: { maxClusters: 50 }\n    timeout: 300ms\n    retry: { attempts: 2, backoff: 50ms }", StringComparison.Ordinal);
+
+        var id = await gateway.StartRunAsync(new { yaml }, token);
+        var final = await gateway.Runs.WaitAsync(id, token);
+
+        var cluster = final.Steps.Single(s => s.Id == "cluster");
+        Assert.Equal(RunState.Failed, final.State);
+        Assert.Equal(2, cluster.Attempts);
+        Assert.Contains("timed out", cluster.Error, StringComparison.Ordinal);
+        Assert.Equal(2, final.Hops.Count(h => h.Step == "cluster" && h.Operation == "Start"));
+        Assert.Equal(2, final.Hops.Count(h => h.Step == "cluster" && h.Operation == "Jobs.Cancel"));
+    }
+
+    [Fact]
+    public async Task BadRequests_GetClearErrors_AndChangeNothing()
+    {
+        var token = TestContext.Current.CancellationToken;
+        using var directory = new TemporaryDirectory();
+        await using var gateway = await GatewayServer.StartAsync(directory.Combine("salsa.db"), cancellationToken: token);
+        var http = gateway.Http;
+
+        using var invalid = await http.PostAsJsonAsync("/api/runs", new { yaml = Small.Replace("service: kmeans", "service: kmeanz", StringComparison.Ordinal) }, token);
+        Assert.Equal(HttpStatusCode.BadRequest, invalid.StatusCode);
+        Assert.Equal("application/problem+json", invalid.Content.Headers.ContentType?.MediaType);
+        var problem = JsonDocument.Parse(await invalid.Content.ReadAsStringAsync(token)).RootElement;
+        var error = problem.GetProperty("errors").EnumerateArray().Single();
+        Assert.Equal(12, error.GetProperty("line").GetInt32());
+        Assert.Contains("unknown service 'kmeanz'", error.GetProperty("message").GetString(), StringComparison.Ordinal);
+
+        using var unknown = await http.PostAsJsonAsync("/api/runs", new { workflow = "census-mars" }, token);
+        Assert.Equal(HttpStatusCode.NotFound, unknown.StatusCode);
+        Assert.Contains("census-indiana", await unknown.Content.ReadAsStringAsync(token), StringComparison.Ordinal);
+        using var empty = await http.PostAsJsonAsync("/api/runs", new { }, token);
+        Assert.Equal(HttpStatusCode.BadRequest, empty.StatusCode);
+        using var both = await http.PostAsJsonAsync("/api/runs", new { workflow = "census-indiana", yaml = Small }, token);
+        Assert.Equal(HttpStatusCode.BadRequest, both.StatusCode);
+        using var malformed = await http.PostAsync("/api/runs", new StringContent("{\"workflow\": ", System.Text.Encoding.UTF8, "application/json"), token);
+        Assert.Equal(HttpStatusCode.BadRequest, malformed.StatusCode);
+        using var badOverride = await http.PostAsJsonAsync("/api/runs", new { workflow = "census-indiana", parameters = new Dictionary<string, object> { ["cluster.maxClusters"] = "many" } }, token);
+        Assert.Equal(HttpStatusCode.BadRequest, badOverride.StatusCode);
+
+        Assert.Equal(HttpStatusCode.NotFound, (await http.GetAsync($"/api/runs/{Guid.NewGuid()}", token)).StatusCode);
+        Assert.Equal(HttpStatusCode.BadRequest, (await http.GetAsync("/api/runs/not-a-guid", token)).StatusCode);
+        Assert.Equal(HttpStatusCode.NotFound, (await http.GetAsync($"/api/runs/{Guid.NewGuid()}/events", token)).StatusCode);
+        Assert.Equal(HttpStatusCode.NotFound, (await http.PostAsync($"/api/runs/{Guid.NewGuid()}/cancel", null, token)).StatusCode);
+
+        using var valid = await http.PostAsJsonAsync("/api/workflows/validate", new { yaml = Small }, token);
+        Assert.Equal(HttpStatusCode.OK, valid.StatusCode);
+        using var notValid = await http.PostAsJsonAsync("/api/workflows/validate", new { yaml = "name: x\nsteps:\n  a: [" }, token);
+        Assert.Equal(HttpStatusCode.BadRequest, notValid.StatusCode);
+
+        // Over gRPC: INVALID_ARGUMENT naming the line, NOT_FOUND for an unknown run.
+        var client = new GatewayClient(gateway.Grpc);
+        var rpc = await Assert.ThrowsAsync<RpcException>(async () => await client.StartRunAsync(new StartRunRequest { Yaml = Small.Replace("clusters: 5", "clusters: -5", StringComparison.Ordinal) }, new CallOptions(CancellationToken: token)));
+        Assert.Equal(StatusCode.InvalidArgument, rpc.StatusCode);
+        Assert.Contains("inline:15:", rpc.Status.Detail, StringComparison.Ordinal);
+        var missing = await Assert.ThrowsAsync<RpcException>(async () => await client.GetRunAsync(new RunRef { RunId = Guid.NewGuid().ToString() }, new CallOptions(CancellationToken: token)));
+        Assert.Equal(StatusCode.NotFound, missing.StatusCode);
+
+        // Nothing was accepted.
+        Assert.Empty(await gateway.Runs.ListAsync(10, token));
+    }
+
+    [Fact]
+    public async Task AddressedServices_AreCalledRemotely_OthersStayEmbedded()
+    {
+        var token = TestContext.Current.CancellationToken;
+        using var directory = new TemporaryDirectory();
+        var store = directory.Combine("salsa.db");
+        await using var census = await StartStandalone<CensusService>(store, token);
+        await using var kmeans = await StartStandalone<KMeansService>(store, token);
+        await using var gateway = await GatewayServer.StartAsync(store, new Dictionary<string, string?>
+        {
+            ["Gateway:Services:census"] = census.Ports.GrpcAddress.ToString(),
+            ["Gateway:Services:kmeans"] = kmeans.Ports.GrpcAddress.ToString(),
+        }, token);
+
+        var id = await gateway.StartRunAsync(new { yaml = Small }, token);
+        var final = await gateway.Runs.WaitAsync(id, token);
+
+        Assert.True(final.State == RunState.Succeeded, final.Error);
+        Assert.Equal(["assignments"], final.Artifacts.Select(a => a.Name));
+        var services = JsonDocument.Parse(await gateway.Http.GetStringAsync("/api/services", token)).RootElement.EnumerateArray()
+            .ToDictionary(s => s.GetProperty("name").GetString()!, s => s);
+        Assert.Equal("remote", services["census"].GetProperty("mode").GetString());
+        Assert.Equal(census.Ports.GrpcAddress.ToString(), services["census"].GetProperty("grpc").GetString());
+        Assert.Equal("embedded", services["annealing"].GetProperty("mode").GetString());
+        Assert.False(services["annealing"].GetProperty("started").GetBoolean()); // not needed by this run: never started
+
+        // The standalone services did the work: their own job list has the k-means job.
+        var jobs = await new JobsClient(kmeans.Channel).ListAsync(new Salsa.Contracts.Common.ListJobsRequest { Limit = 5 }, new CallOptions(CancellationToken: token));
+        Assert.Single(jobs.Jobs);
+    }
+
+    private static async Task<Standalone> StartStandalone<TService>(string store, CancellationToken token)
+        where TService : ISalsaService
+    {
+        var ports = new ServicePorts(ServicePorts.NextFreeLoopbackPort(), ServicePorts.NextFreeLoopbackPort());
+        var settings = new Dictionary<string, string?>(ServiceHostSettings.PortSettings(ports)) { ["Store:SqlitePath"] = store, ["Logging:LogLevel:Default"] = "Warning" };
+        var app = SalsaServiceHost.Create<TService>(new ServiceHostSettings { Settings = settings, LoadAppSettings = false });
+        await app.StartAsync(token);
+        return new Standalone(app, ports);
+    }
+
+    private sealed class Standalone(Microsoft.AspNetCore.Builder.WebApplication app, ServicePorts ports) : IAsyncDisposable
+    {
+        public ServicePorts Ports { get; } = ports;
+
+        public GrpcChannel Channel { get; } = GrpcChannel.ForAddress(ports.GrpcAddress);
+
+        public async ValueTask DisposeAsync()
+        {
+            Channel.Dispose();
+            await app.StopAsync(CancellationToken.None);
+            await app.DisposeAsync();
+        }
+    }
+}

@@ -1,0 +1,182 @@
+using System.Diagnostics;
+using System.Globalization;
+using System.Text.Json;
+using Salsa.Contracts.Clients;
+using Salsa.Contracts.Gateway;
+using Salsa.Datasets;
+using Salsa.Grpc;
+using Salsa.Testing;
+
+namespace Salsa.Gateway.Tests;
+
+/// <summary>
+/// The three shipped workflows end to end on the embedded default: a real gateway server, every
+/// service in-process on its own loopback ports, real gRPC hops, a real SQLite store.
+/// </summary>
+public sealed class WorkflowRunTests
+{
+    [Fact]
+    public async Task CensusIndiana_OverRestAndSse_ClustersMapsAndTracesEveryHopInOneTrace()
+    {
+        var token = TestContext.Current.CancellationToken;
+        using var directory = new TemporaryDirectory();
+        using var spans = new ActivityRecorder(GatewayService.ActivitySourceName, GrpcDiagnostics.ActivitySourceName);
+        await using var gateway = await GatewayServer.StartAsync(directory.Combine("salsa.db"), cancellationToken: token);
+
+        var id = await gateway.StartRunAsync(new { workflow = "census-indiana" }, token);
+        var events = await gateway.EventsAsync(id, cancellationToken: token);
+
+        // The stream: the run first, live progress of the annealing, hops as they happen, the run last.
+        Assert.Equal("run", events[0].Event);
+        var final = events[^1];
+        Assert.Equal("run", final.Event);
+        Assert.Equal("succeeded", final.Data.GetProperty("state").GetString());
+        var progress = events.Where(e => e.Event == "progress" && e.Data.GetProperty("step").GetString() == "cluster").Select(e => e.Data.GetProperty("progress")).ToList();
+        Assert.True(progress.Count >= 3, $"{progress.Count} progress events");
+        Assert.Contains(progress, p => p.GetProperty("temperature").ValueKind == JsonValueKind.Number && p.GetProperty("clusters").GetInt32() > 1);
+        Assert.Equal(final.Data.GetProperty("hops").GetArrayLength(), events.Count(e => e.Event == "hop"));
+
+        var run = await gateway.GetRunAsync(id, token);
+        Assert.All(run.GetProperty("steps").EnumerateArray(), s => Assert.Equal("succeeded", s.GetProperty("state").GetString()));
+
+        // The clusters: 20, holding every populated block group and all their population.
+        var populated = CensusBlockGroups.ReadFile(CensusBlockGroups.IndianaPath).Where(b => b.Population > 0).ToList();
+        var table = Step(run, "cluster").GetProperty("outputs").GetProperty("table").EnumerateArray().ToList();
+        Assert.Equal(20, table.Count);
+        Assert.Equal(populated.Count, table.Sum(r => r.GetProperty("size").GetInt32()));
+        Assert.Equal(populated.Sum(b => (double)b.Population), table.Sum(r => r.GetProperty("weight").GetDouble()), 1.0);
+
+        // The files: an SVG and a PNG map, GeoJSON of the clusters with their population.
+        Assert.Equal(["map.svg", "map.png", "clusters.geojson"], run.GetProperty("artifacts").EnumerateArray().Select(a => a.GetProperty("name").GetString()));
+        var svg = await gateway.Http.GetStringAsync($"/api/runs/{id}/artifacts/map.svg", token);
+        Assert.Contains("<svg", svg, StringComparison.Ordinal);
+        var png = await gateway.Http.GetByteArrayAsync($"/api/runs/{id}/artifacts/map.png", token);
+        Assert.Equal([0x89, (byte)'P', (byte)'N', (byte)'G'], png[..4]);
+        using var geojson = JsonDocument.Parse(await gateway.Http.GetStringAsync($"/api/runs/{id}/artifacts/clusters.geojson", token));
+        Assert.Equal("FeatureCollection", geojson.RootElement.GetProperty("type").GetString());
+        Assert.True(geojson.RootElement.GetProperty("features").GetArrayLength() >= 20);
+
+        // Every hop: which step and call, the client's latency, the service's own time where it reports it.
+        var hops = run.GetProperty("hops").EnumerateArray().ToList();
+        Assert.Equal(
+            ["import:Import", "query:Query", "cluster:Start", "cluster:Jobs.Watch", "cluster:GetResult", "map:StartCensusMap", "map:Jobs.Watch",
+             "map:Jobs.DownloadArtifact", "map:Jobs.DownloadArtifact", "map:Jobs.DownloadArtifact"],
+            hops.Select(h => $"{h.GetProperty("step").GetString()}:{h.GetProperty("operation").GetString()}"));
+        foreach (var hop in hops.Where(h => h.GetProperty("operation").GetString() is "Import" or "Query" or "Start" or "GetResult" or "StartCensusMap"))
+        {
+            var latency = hop.GetProperty("latencyMs").GetDouble();
+            var server = hop.GetProperty("serverMs").GetDouble();
+            Assert.True(server > 0 && server <= latency, string.Create(CultureInfo.InvariantCulture, $"{hop}: server {server} of {latency} ms"));
+            Assert.Equal(latency - server, hop.GetProperty("networkMs").GetDouble(), 1e-6);
+            Assert.True(hop.GetProperty("requestBytes").GetInt64() > 0 && hop.GetProperty("responseBytes").GetInt64() > 0);
+        }
+
+        var watch = hops.First(h => h.GetProperty("operation").GetString() == "Jobs.Watch");
+        Assert.True(watch.GetProperty("computeMs").GetDouble() > 0);
+
+        // One trace: the run's root span, and the services' server spans under the same trace id.
+        var traceId = run.GetProperty("traceId").GetString();
+        Assert.Matches("^[0-9a-f]{32}$", traceId);
+        var root = await spans.WaitForAsync(a => a.OperationName == "run census-indiana" && a.TraceId.ToString() == traceId, token);
+        Assert.Null(root.Parent);
+        Assert.Equal(default, root.ParentSpanId);
+        foreach (var service in new[] { "census", "annealing", "render" })
+        {
+            var server = await spans.WaitForAsync(a => a.Kind == ActivityKind.Server && a.TraceId.ToString() == traceId
+                && a.OperationName.Contains($"salsa.{service}.v1", StringComparison.Ordinal), token);
+            Assert.Equal(traceId, server.TraceId.ToString());
+        }
+    }
+
+    [Fact]
+    public async Task CensusUs_OverGrpc_ClustersTheNationalSet()
+    {
+        var token = TestContext.Current.CancellationToken;
+        using var directory = new TemporaryDirectory();
+        await using var gateway = await GatewayServer.StartAsync(directory.Combine("salsa.db"), cancellationToken: token);
+        var client = new GatewayClient(gateway.Grpc);
+
+        // The national workflow as shipped but for Kmax (100 takes ~16 minutes here; the test uses 4).
+        var started = await client.StartRunAsync(new StartRunRequest { Workflow = "census-us", Parameters = { ["cluster.maxClusters"] = "4" } }, new CallOptions(CancellationToken: token));
+        Assert.Equal("census-us", started.Workflow);
+        Run? final = null;
+        var kinds = new HashSet<RunEvent.EventOneofCase>();
+        using (var watch = client.WatchRun(new RunRef { RunId = started.RunId }, new CallOptions(CancellationToken: token)))
+        {
+            while (await watch.ResponseStream.MoveNext(token))
+            {
+                kinds.Add(watch.ResponseStream.Current.EventCase);
+                if (watch.ResponseStream.Current.Run is { State: not ("queued" or "running") } run)
+                {
+                    final = run;
+                }
+            }
+        }
+
+        Assert.NotNull(final);
+        Assert.True(final.State == "succeeded", final.Error);
+        Assert.Superset(new HashSet<RunEvent.EventOneofCase> { RunEvent.EventOneofCase.Run, RunEvent.EventOneofCase.Step, RunEvent.EventOneofCase.Progress, RunEvent.EventOneofCase.Hop }, kinds);
+        var fetched = await client.GetRunAsync(new RunRef { RunId = started.RunId }, new CallOptions(CancellationToken: token));
+        var query = JsonDocument.Parse(fetched.Steps.Single(s => s.Id == "query").OutputsJson).RootElement;
+        Assert.True(query.GetProperty("count").GetInt32() > 230_000, query.ToString());
+        var cluster = JsonDocument.Parse(fetched.Steps.Single(s => s.Id == "cluster").OutputsJson).RootElement;
+        Assert.Equal(4, cluster.GetProperty("clusters").GetInt32());
+        Assert.Equal(query.GetProperty("count").GetInt32(), cluster.GetProperty("table").EnumerateArray().Sum(r => r.GetProperty("size").GetInt32()));
+        Assert.Equal(fetched.Hops.Count, fetched.Hops.Count(h => h.Outcome is "ok" or "succeeded"));
+
+        // The map's PNG over gRPC, in chunks.
+        var bytes = new List<byte>();
+        using (var download = client.DownloadArtifact(new DownloadRunArtifactRequest { RunId = started.RunId, Name = "map.png" }, new CallOptions(CancellationToken: token)))
+        {
+            while (await download.ResponseStream.MoveNext(token))
+            {
+                bytes.AddRange(download.ResponseStream.Current.Data);
+            }
+        }
+
+        Assert.Equal(fetched.Artifacts.Single(a => a.Name == "map.png").Size, bytes.Count);
+        Assert.Equal(0x89, bytes[0]);
+    }
+
+    [Fact]
+    public async Task Chem40k_RunsBothClusteringsConcurrently_EmbedsMedoids_PlotsAndSearches()
+    {
+        var token = TestContext.Current.CancellationToken;
+        using var directory = new TemporaryDirectory();
+        await using var gateway = await GatewayServer.StartAsync(directory.Combine("salsa.db"), cancellationToken: token);
+
+        var id = await gateway.StartRunAsync(new
+        {
+            workflow = "chem-40k",
+            parameters = new Dictionary<string, object> { ["annealing.maxClusters"] = 4, ["butina.medoids"] = 300 },
+        }, token);
+        var final = await gateway.Runs.WaitAsync(id, token);
+        Assert.True(final.State == Runs.RunState.Succeeded, final.Error);
+
+        // Binary DA and Butina both depend only on the fingerprints: they were in flight together.
+        var annealing = final.Steps.Single(s => s.Id == "annealing");
+        var butina = final.Steps.Single(s => s.Id == "butina");
+        Assert.True(annealing.Started < butina.Finished && butina.Started < annealing.Finished,
+            $"annealing {annealing.Started:O}–{annealing.Finished:O}, butina {butina.Started:O}–{butina.Finished:O}");
+
+        var medoids = butina.Outputs!["medoids"]!.AsArray();
+        Assert.Equal(300, medoids.Count);
+        Assert.Equal(300, final.Steps.Single(s => s.Id == "embed").Outputs!["items"]!.GetValue<int>());
+        Assert.Equal(["scatter.svg", "scatter.png"], final.Artifacts.Select(a => a.Name));
+        Assert.All(final.Artifacts, a => Assert.True(a.Size > 1000, $"{a.Name}: {a.Size} bytes"));
+
+        // The search: 10 hits, most similar first, fewer distances than a scan of all 40,000.
+        var search = final.Steps.Single(s => s.Id == "search").Outputs!;
+        var hits = search["table"]!.AsArray().Select(h => h!["similarity"]!.GetValue<double>()).ToList();
+        Assert.Equal(10, hits.Count);
+        Assert.Equal(hits.OrderByDescending(x => x), hits);
+        Assert.True(hits[0] is > 0.3 and <= 1, $"best similarity {hits[0]}");
+        Assert.True(search["distancesComputed"]!.GetValue<long>() < 40_000);
+
+        // The scatter step joined the two branches: the embedding's items, coloured by the DA's assignments.
+        Assert.Contains(final.Hops, h => h.Step == "scatter" && h.Service == "fingerprints" && h.Operation == "Jobs.DownloadArtifact" && h.ResponseBytes == 40_000 * sizeof(int));
+    }
+
+    private static JsonElement Step(JsonElement run, string id) =>
+        run.GetProperty("steps").EnumerateArray().Single(s => s.GetProperty("id").GetString() == id);
+}
