@@ -62,8 +62,17 @@ public sealed class ServiceDirectory(IConfiguration configuration, StoreOptions 
         }
 
         var lazy = _services.GetOrAdd(service, name => new Lazy<Task<(ServiceEndpoint, GrpcChannel)>>(() => ConnectAsync(name)));
-        var connected = await lazy.Value.WaitAsync(cancellationToken).ConfigureAwait(false);
-        return connected.Channel;
+        try
+        {
+            var connected = await lazy.Value.WaitAsync(cancellationToken).ConfigureAwait(false);
+            return connected.Channel;
+        }
+        catch (Exception) when (lazy.Value.IsFaulted)
+        {
+            // A start that failed (e.g. a port taken between choosing and binding it) is tried afresh by the next call.
+            _services.TryRemove(KeyValuePair.Create(service, lazy));
+            throw;
+        }
     }
 
     /// <summary>Starts (or connects to) every known service now — the server mode's warm start.</summary>
@@ -78,7 +87,29 @@ public sealed class ServiceDirectory(IConfiguration configuration, StoreOptions 
             return (new ServiceEndpoint(service, remote, null, Embedded: false), GrpcChannel.ForAddress(remote));
         }
 
-        var ports = new ServicePorts(ServicePorts.NextFreeLoopbackPort(), ServicePorts.NextFreeLoopbackPort());
+        for (var attempt = 1; ; attempt++)
+        {
+            var ports = new ServicePorts(ServicePorts.NextFreeLoopbackPort(), ServicePorts.NextFreeLoopbackPort());
+            var app = s_embeddable[service](new ServiceHostSettings { Settings = EmbeddedSettings(ports), LoadAppSettings = false });
+            try
+            {
+                await app.StartAsync(CancellationToken.None).ConfigureAwait(false);
+            }
+            catch (IOException) when (attempt < 3)
+            {
+                // The free port was taken before Kestrel bound it: choose again.
+                await app.DisposeAsync().ConfigureAwait(false);
+                continue;
+            }
+
+            _hosted.Add(app);
+            GatewayLog.EmbeddedService(logger, service, ports.GrpcAddress);
+            return (new ServiceEndpoint(service, ports.GrpcAddress, ports.RestAddress, Embedded: true), GrpcChannel.ForAddress(ports.GrpcAddress));
+        }
+    }
+
+    private Dictionary<string, string?> EmbeddedSettings(ServicePorts ports)
+    {
         var settings = new Dictionary<string, string?>(ServiceHostSettings.PortSettings(ports))
         {
             [DataStoreServiceCollectionExtensions.SqlitePathKey] = store.SqlitePath,
@@ -92,11 +123,7 @@ public sealed class ServiceDirectory(IConfiguration configuration, StoreOptions 
             settings[key] = value;
         }
 
-        var app = s_embeddable[service](new ServiceHostSettings { Settings = settings, LoadAppSettings = false });
-        await app.StartAsync(CancellationToken.None).ConfigureAwait(false);
-        _hosted.Add(app);
-        GatewayLog.EmbeddedService(logger, service, ports.GrpcAddress);
-        return (new ServiceEndpoint(service, ports.GrpcAddress, ports.RestAddress, Embedded: true), GrpcChannel.ForAddress(ports.GrpcAddress));
+        return settings;
     }
 
     public async ValueTask DisposeAsync()
