@@ -1,0 +1,689 @@
+// The gateway's web console: workflows to start, the runs, and one run live — its steps, the
+// running step's progress from the event stream, the result image, the cluster tables and the hop
+// waterfall. Talks to nothing but the gateway's REST API (docs/gateway.md).
+
+import { h, replace } from './dom.js';
+import * as format from './format.js';
+import { renderLineChart } from './chart.js';
+import { renderWaterfall } from './waterfall.js';
+
+const ACTIVE = new Set(['queued', 'running']);
+const RUNS_REFRESH_MS = 3000;
+const POLL_MS = 2000;
+const HISTORY_LIMIT = 2000;
+const TABLE_ROW_LIMIT = 500;
+const RESULT_IMAGES = ['map.svg', 'scatter.svg', 'map.png', 'scatter.png'];
+
+const $ = (selector) => document.querySelector(selector);
+const runUrl = (id) => `/api/runs/${encodeURIComponent(id)}`;
+const artifactUrl = (id, name) => `${runUrl(id)}/artifacts/${encodeURIComponent(name)}`;
+
+// ---------------------------------------------------------------------------------------------
+// REST
+
+class ApiError extends Error {
+  constructor(status, message, problem) {
+    super(message);
+    this.status = status;
+    this.problem = problem;
+  }
+}
+
+async function api(path, { method = 'GET', body } = {}) {
+  let response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers: body === undefined ? { Accept: 'application/json' } : { Accept: 'application/json', 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      cache: 'no-store',
+    });
+  } catch (error) {
+    connection(false, error.message);
+    throw new ApiError(0, `the gateway is unreachable (${error.message})`);
+  }
+  connection(true);
+  if (!response.ok) {
+    let problem = null;
+    try {
+      problem = await response.json();
+    } catch {
+      // not a ProblemDetails body
+    }
+    const errors = Array.isArray(problem?.errors)
+      ? problem.errors.map((e) => (e.line ? `line ${e.line}:${e.column ?? ''} ${e.message}` : e.message ?? String(e))).join('; ')
+      : problem?.errors && typeof problem.errors === 'object'
+        ? Object.entries(problem.errors).map(([k, v]) => `${k}: ${[].concat(v).join(', ')}`).join('; ')
+        : '';
+    const detail = [problem?.title, problem?.detail, errors].filter(Boolean).join(' — ');
+    throw new ApiError(response.status, `${response.status} ${detail || response.statusText}`, problem);
+  }
+  return response.status === 204 ? null : response.json();
+}
+
+function connection(ok, message) {
+  const element = $('#connection');
+  element.className = `connection ${ok ? 'ok' : 'down'}`;
+  element.textContent = ok ? 'connected' : 'gateway unreachable';
+  element.title = ok ? 'the gateway answers' : message ?? '';
+}
+
+// ---------------------------------------------------------------------------------------------
+// Workflows
+
+/** The DAG as text, one level per arrow: import → query → {butina, search} → scatter. */
+export function dagText(steps) {
+  const byId = new Map(steps.map((step) => [step.id, step]));
+  const level = new Map();
+  const depth = (step, seen = new Set()) => {
+    if (level.has(step.id)) return level.get(step.id);
+    if (seen.has(step.id)) return 0;
+    seen.add(step.id);
+    const deps = (step.dependsOn ?? []).map((d) => byId.get(d)).filter(Boolean);
+    const value = deps.length ? 1 + Math.max(...deps.map((d) => depth(d, seen))) : 0;
+    level.set(step.id, value);
+    return value;
+  };
+  steps.forEach((step) => depth(step));
+  const levels = [];
+  for (const step of steps) (levels[level.get(step.id)] ??= []).push(step.id);
+  return levels.filter(Boolean).map((ids) => (ids.length === 1 ? ids[0] : `{${ids.join(', ')}}`)).join(' → ');
+}
+
+/** "cluster.maxClusters=10, map.width=800" → { "cluster.maxClusters": 10, "map.width": 800 }. */
+function parseParameters(text) {
+  const parameters = {};
+  for (const part of text.split(/[,;\n]/)) {
+    const trimmed = part.trim();
+    if (!trimmed) continue;
+    const match = /^([\w.-]+)\s*[=:]\s*(.*)$/.exec(trimmed);
+    if (!match) throw new Error(`"${trimmed}" is not name=value`);
+    const raw = match[2].trim();
+    parameters[match[1]] = raw === 'true' ? true : raw === 'false' ? false : raw !== '' && Number.isFinite(Number(raw)) ? Number(raw) : raw;
+  }
+  return parameters;
+}
+
+function renderWorkflows(workflows) {
+  const container = $('#workflows');
+  if (workflows.length === 0) {
+    replace(container, h('p', { class: 'muted' }, 'No workflows in workflows/.'));
+    return;
+  }
+  replace(container, workflows.map((workflow) => {
+    const hasCluster = (workflow.steps ?? []).some((step) => step.id === 'cluster');
+    const kmax = hasCluster ? h('input', { class: 'kmax', type: 'number', min: 1, max: 1000, step: 1, placeholder: 'default', 'aria-label': 'Kmax (cluster.maxClusters)' }) : null;
+    const extra = h('input', { class: 'parameters', type: 'text', placeholder: 'step.parameter=value, …', spellcheck: 'false', 'aria-label': 'parameters' });
+    const message = h('div', { class: 'form-message' });
+    const button = h('button', { class: 'start', type: 'button' }, 'Start');
+    button.addEventListener('click', async () => {
+      message.textContent = '';
+      message.className = 'form-message';
+      let parameters;
+      try {
+        parameters = parseParameters(extra.value);
+        if (kmax && kmax.value !== '') {
+          const value = Number(kmax.value);
+          if (!Number.isInteger(value) || value < 1) throw new Error('Kmax must be a whole number ≥ 1');
+          parameters['cluster.maxClusters'] = value;
+        }
+      } catch (error) {
+        message.textContent = error.message;
+        message.className = 'form-message error';
+        return;
+      }
+      button.disabled = true;
+      button.textContent = 'Starting…';
+      try {
+        const body = { workflow: workflow.name };
+        if (Object.keys(parameters).length) body.parameters = parameters;
+        const run = await api('/api/runs', { method: 'POST', body });
+        refreshRuns();
+        location.hash = `#/runs/${run.id}`;
+      } catch (error) {
+        message.textContent = error.message;
+        message.className = 'form-message error';
+      } finally {
+        button.disabled = false;
+        button.textContent = 'Start';
+      }
+    });
+    const errors = workflow.errors ?? [];
+    if (errors.length) button.disabled = true;
+    return h('div', { class: `workflow${errors.length ? ' invalid' : ''}`, dataset: { workflow: workflow.name } },
+      h('div', { class: 'workflow-head' },
+        h('span', { class: 'workflow-name' }, workflow.name),
+        button),
+      workflow.description ? h('p', { class: 'workflow-description' }, workflow.description) : null,
+      h('code', { class: 'dag', title: (workflow.steps ?? []).map((st) => `${st.id}: ${st.service}.${st.operation}`).join('\n') }, dagText(workflow.steps ?? [])),
+      h('div', { class: 'workflow-parameters' },
+        kmax ? h('label', {}, 'Kmax', kmax) : null,
+        h('details', {}, h('summary', {}, 'parameters'), extra)),
+      errors.length
+        ? h('ul', { class: 'workflow-errors' }, errors.map((e) => h('li', {}, e.line ? `line ${e.line}${e.column ? `:${e.column}` : ''}: ` : '', e.message ?? String(e))))
+        : null,
+      message);
+  }));
+}
+
+async function loadWorkflows() {
+  try {
+    renderWorkflows(await api('/api/workflows'));
+  } catch (error) {
+    replace($('#workflows'), h('p', { class: 'error' }, `Workflows: ${error.message}`), h('button', { type: 'button', class: 'link', onclick: loadWorkflows }, 'retry'));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Runs
+
+const badge = (state, attributes = {}) => h('span', { ...attributes, class: `badge state-${state ?? 'unknown'}` }, state ?? '?');
+
+function renderRuns(runs) {
+  $('#runs-count').textContent = runs.length ? `(${runs.length})` : '';
+  const container = $('#runs');
+  if (runs.length === 0) {
+    replace(container, h('p', { class: 'muted' }, 'No runs yet. Start a workflow above.'));
+    return;
+  }
+  const selected = currentRunId();
+  replace(container, h('table', { class: 'runs-table' },
+    h('thead', {}, h('tr', {}, h('th', {}, 'state'), h('th', {}, 'workflow'), h('th', {}, 'created'), h('th', { class: 'num' }, 'duration'))),
+    h('tbody', {}, runs.map((run) => h('tr', {
+      class: run.id === selected ? 'selected' : '',
+      dataset: { run: run.id },
+      tabindex: 0,
+      title: `run ${run.id}`,
+      onclick: () => { location.hash = `#/runs/${run.id}`; },
+      onkeydown: (event) => { if (event.key === 'Enter') location.hash = `#/runs/${run.id}`; },
+    },
+    h('td', {}, badge(run.state)),
+    h('td', {}, h('a', { href: `#/runs/${run.id}` }, run.workflow ?? '(yaml)')),
+    h('td', { title: run.created ?? '' }, format.time(run.created)),
+    h('td', { class: 'num' }, format.ms(format.between(run.started, run.finished, run.state === 'running'))))))));
+}
+
+let runsTimer = 0;
+let runsLoading = null;
+
+/** Reloads the runs list now (one request at a time) and again every few seconds. */
+function refreshRuns() {
+  clearTimeout(runsTimer);
+  runsLoading ??= (async () => {
+    try {
+      const runs = await api('/api/runs?limit=50');
+      renderRuns(Array.isArray(runs) ? runs : runs?.runs ?? []);
+    } catch (error) {
+      replace($('#runs'), h('p', { class: 'error' }, `Runs: ${error.message}`));
+    } finally {
+      runsLoading = null;
+      clearTimeout(runsTimer);
+      runsTimer = setTimeout(refreshRuns, RUNS_REFRESH_MS);
+    }
+  })();
+  return runsLoading;
+}
+
+// ---------------------------------------------------------------------------------------------
+// One run
+
+/** The run on screen: its latest state, its event stream and the progress seen on it. */
+let view = null;
+
+function currentRunId() {
+  const match = /^#\/runs\/([^/?#]+)/.exec(location.hash);
+  return match ? decodeURIComponent(match[1]) : null;
+}
+
+function closeView() {
+  if (!view) return;
+  view.closed = true;
+  view.source?.close();
+  clearInterval(view.clock);
+  clearTimeout(view.poll);
+  view = null;
+}
+
+function section(id, title, extraClass = '') {
+  const body = h('div', { class: 'card-body' });
+  const card = h('section', { class: `card ${extraClass}`.trim(), id }, h('h2', {}, title), body);
+  return { card, body };
+}
+
+function openRun(id) {
+  closeView();
+  const header = h('section', { class: 'card run-header' });
+  const steps = section('steps', 'Steps');
+  const live = section('live', 'Progress');
+  const result = section('result', 'Result');
+  const clusters = section('clusters', 'Clusters');
+  const waterfallBody = h('div', { id: 'waterfall' });
+  const waterfall = h('section', { class: 'card', id: 'waterfall-card' },
+    h('h2', {}, 'Hops ', h('span', { class: 'muted' }, 'gateway → service calls: latency split into queue, compute, other server time and network')),
+    waterfallBody);
+  replace($('#view'),
+    header,
+    h('div', { class: 'grid-2' }, steps.card, live.card),
+    result.card,
+    clusters.card,
+    waterfall);
+  view = {
+    id,
+    run: null,
+    history: new Map(),
+    stream: 'connecting',
+    errors: 0,
+    signatures: {},
+    el: { header, steps: steps.body, live: live.body, result: result.body, resultCard: result.card, clusters: clusters.body, clustersCard: clusters.card, waterfall: waterfallBody },
+  };
+  replace(header, h('p', { class: 'muted' }, `loading run ${id}…`));
+  highlightRun(id);
+  loadRun(view);
+}
+
+function highlightRun(id) {
+  for (const row of document.querySelectorAll('#runs tr[data-run]')) row.classList.toggle('selected', row.dataset.run === id);
+}
+
+async function loadRun(current) {
+  try {
+    const run = await api(runUrl(current.id));
+    if (current.closed) return;
+    current.run = run;
+    for (const step of run.steps ?? []) recordProgress(current, step.id, step.progress);
+    render(current);
+    if (ACTIVE.has(run.state)) {
+      follow(current);
+      current.clock = setInterval(() => {
+        if (current.run && ACTIVE.has(current.run.state)) {
+          renderHeader(current);
+          renderSteps(current);
+        }
+      }, 1000);
+    } else {
+      current.stream = 'ended';
+      renderHeader(current);
+    }
+  } catch (error) {
+    if (current.closed) return;
+    replace($('#view'), h('section', { class: 'card run-header' },
+      h('h1', {}, 'Run not available'),
+      h('p', { class: 'error' }, error.status === 404 ? `The gateway has no run ${current.id}.` : error.message),
+      h('p', {}, h('a', { href: '#/' }, 'back'), ' · ', h('button', { type: 'button', class: 'link', onclick: () => openRun(current.id) }, 'retry'))));
+  }
+}
+
+/** Follows the run's server-sent events until its final `run` event; polls when the stream cannot be had. */
+function follow(current) {
+  const source = new EventSource(`${runUrl(current.id)}/events`);
+  current.source = source;
+  const on = (name, handler) => source.addEventListener(name, (event) => {
+    if (current.closed) return;
+    current.errors = 0;
+    if (current.stream !== 'live') {
+      current.stream = 'live';
+      renderHeader(current);
+    }
+    let data;
+    try {
+      data = JSON.parse(event.data);
+    } catch {
+      return;
+    }
+    handler(data);
+  });
+
+  on('run', (run) => applyRun(current, run));
+  on('step', (step) => applyStep(current, step));
+  on('progress', ({ step, progress }) => applyProgress(current, step, progress));
+  on('hop', (hop) => applyHop(current, hop));
+  // A gateway that sends unnamed events: tell them apart by shape.
+  on('message', (data) => {
+    if (Array.isArray(data.steps)) applyRun(current, data);
+    else if (data.progress && data.step && !data.state) applyProgress(current, data.step, data.progress);
+    else if ('latencyMs' in data) applyHop(current, data);
+    else if (data.id && data.state) applyStep(current, data);
+  });
+
+  source.addEventListener('error', () => {
+    if (current.closed) return;
+    if (current.run && !ACTIVE.has(current.run.state)) {
+      source.close();
+      return;
+    }
+    current.errors += 1;
+    // The browser reconnects by itself (and the gateway resends the whole run first); after
+    // repeated failures, or once the browser gives up, poll the run instead.
+    if (source.readyState === EventSource.CLOSED || current.errors > 5) {
+      source.close();
+      current.stream = 'polling';
+      renderHeader(current);
+      poll(current);
+    } else {
+      current.stream = 'reconnecting';
+      renderHeader(current);
+    }
+  });
+}
+
+async function poll(current) {
+  if (current.closed) return;
+  try {
+    applyRun(current, await api(runUrl(current.id)));
+  } catch {
+    // the gateway may be restarting; keep trying
+  }
+  if (!current.closed && current.run && ACTIVE.has(current.run.state)) current.poll = setTimeout(() => poll(current), POLL_MS);
+}
+
+function applyRun(current, run) {
+  if (run.id && run.id !== current.id) return;
+  current.run = run;
+  for (const step of run.steps ?? []) recordProgress(current, step.id, step.progress);
+  if (!ACTIVE.has(run.state)) {
+    current.source?.close();
+    current.stream = 'ended';
+    clearInterval(current.clock);
+    current.signatures = {};
+    refreshRuns();
+  }
+  render(current);
+}
+
+function applyStep(current, step) {
+  const run = current.run;
+  if (!run) return;
+  const steps = run.steps ?? (run.steps = []);
+  const index = steps.findIndex((st) => st.id === step.id);
+  if (index >= 0) steps[index] = { ...steps[index], ...step };
+  else steps.push(step);
+  recordProgress(current, step.id, step.progress);
+  renderSteps(current);
+  renderLive(current);
+  renderClusters(current);
+}
+
+function applyProgress(current, stepId, progress) {
+  const step = current.run?.steps?.find((st) => st.id === stepId);
+  if (step) step.progress = progress;
+  recordProgress(current, stepId, progress);
+  current.lastProgressStep = stepId;
+  schedule(current, 'live', () => renderLive(current));
+}
+
+function hopKey(hop) {
+  return `${hop.step}|${hop.service}|${hop.operation}|${hop.start}`;
+}
+
+function applyHop(current, hop) {
+  const run = current.run;
+  if (!run) return;
+  const hops = run.hops ?? (run.hops = []);
+  if (!hops.some((existing) => hopKey(existing) === hopKey(hop))) hops.push(hop);
+  schedule(current, 'waterfall', () => renderWaterfall(current.el.waterfall, current.run));
+}
+
+function recordProgress(current, stepId, progress) {
+  if (!stepId || !progress) return;
+  let history = current.history.get(stepId);
+  if (!history) current.history.set(stepId, (history = []));
+  const last = history[history.length - 1];
+  if (last && last.iteration === progress.iteration && last.elapsedMs === progress.elapsedMs && last.objective === progress.objective) return;
+  history.push(progress);
+  if (history.length > HISTORY_LIMIT) {
+    // keep the first, thin the rest: the chart's shape survives a long run
+    current.history.set(stepId, history.filter((_, i) => i === 0 || i % 2 === 1));
+  }
+}
+
+/** One render per animation frame per part, however many events arrive. */
+function schedule(current, part, draw) {
+  current.pending ??= new Map();
+  if (current.pending.has(part)) return;
+  current.pending.set(part, requestAnimationFrame(() => {
+    current.pending.delete(part);
+    if (!current.closed) draw();
+  }));
+}
+
+function render(current) {
+  renderHeader(current);
+  renderSteps(current);
+  renderLive(current);
+  renderResult(current);
+  renderClusters(current);
+  renderWaterfall(current.el.waterfall, current.run);
+}
+
+const STREAM_TEXT = {
+  connecting: 'connecting to events…',
+  live: 'live',
+  reconnecting: 'reconnecting…',
+  polling: 'events unavailable: polling',
+  ended: 'run ended',
+};
+
+function renderHeader(current) {
+  const run = current.run;
+  if (!run) return;
+  const active = ACTIVE.has(run.state);
+  const field = (label, value, attributes = {}) => h('div', { class: 'field' }, h('dt', {}, label), h('dd', attributes, value));
+  const cancel = active
+    ? h('button', {
+      type: 'button', class: 'secondary cancel',
+      onclick: async (event) => {
+        event.target.disabled = true;
+        try {
+          applyRun(current, await api(`${runUrl(run.id)}/cancel`, { method: 'POST' }));
+        } catch (error) {
+          alert(`Cancel failed: ${error.message}`);
+          event.target.disabled = false;
+        }
+      },
+    }, 'Cancel')
+    : null;
+  let state = current.el.header.querySelector('#run-state');
+  if (!state) state = h('span', { id: 'run-state' });
+  state.className = `badge large state-${run.state}`;
+  state.textContent = run.state;
+  replace(current.el.header,
+    h('div', { class: 'run-title' },
+      h('h1', {}, run.workflow ?? 'workflow'),
+      state,
+      h('span', { class: `stream stream-${current.stream}` }, STREAM_TEXT[current.stream] ?? current.stream),
+      h('span', { class: 'spacer' }),
+      cancel),
+    h('dl', { class: 'meta' },
+      field('run', run.id, { class: 'mono' }),
+      field('created', format.time(run.created), { title: run.created ?? '' }),
+      field('started', format.time(run.started), { title: run.started ?? '' }),
+      field('finished', format.time(run.finished), { title: run.finished ?? '' }),
+      field('duration', format.ms(format.between(run.started, run.finished, run.state === 'running'))),
+      field('trace', run.traceId ?? '–', { class: 'mono' }),
+      run.resumes ? field('resumes', String(run.resumes)) : null),
+    run.error ? h('div', { class: 'alert' }, h('strong', {}, 'Error: '), String(run.error)) : null);
+}
+
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A step's scalar outputs as short key/value chips (ids cut to their first 8 characters). */
+function outputChips(outputs) {
+  if (!outputs || typeof outputs !== 'object') return [];
+  return Object.entries(outputs)
+    .filter(([, value]) => value !== null && typeof value !== 'object')
+    .map(([key, value]) => {
+      const text = typeof value === 'number' ? format.compact(value) : String(value);
+      const short = GUID.test(text) ? `${text.slice(0, 8)}…` : text.length > 24 ? `${text.slice(0, 23)}…` : text;
+      return h('span', { class: 'chip', title: `${key}: ${value}` }, h('span', { class: 'chip-key' }, key), ' ', short);
+    });
+}
+
+function renderSteps(current) {
+  const steps = current.run?.steps ?? [];
+  if (steps.length === 0) {
+    replace(current.el.steps, h('p', { class: 'muted' }, 'No steps.'));
+    return;
+  }
+  replace(current.el.steps, h('div', { class: 'table-wrap' }, h('table', { class: 'steps-table' },
+    h('thead', {}, h('tr', {},
+      h('th', {}, 'step'), h('th', {}, 'state'), h('th', { class: 'num', title: 'attempts' }, 'tries'), h('th', { class: 'num' }, 'duration'), h('th', {}, 'outputs'))),
+    h('tbody', {}, steps.map((step) => h('tr', { class: `step-${step.state}`, dataset: { step: step.id } },
+      h('td', {},
+        h('div', { class: 'step-id' }, step.id),
+        h('div', { class: 'step-op muted' }, `${step.service}.${step.operation}`, step.dependsOn?.length ? ` ← ${step.dependsOn.join(', ')}` : '')),
+      h('td', {}, badge(step.state)),
+      h('td', { class: 'num' }, step.attempts ?? '–'),
+      h('td', { class: 'num' }, format.ms(step.durationMs ?? format.between(step.started, step.finished, step.state === 'running'))),
+      h('td', { class: 'outputs' },
+        outputChips(step.outputs),
+        step.error ? h('div', { class: 'error' }, String(step.error)) : null)))))));
+}
+
+function renderLive(current) {
+  const run = current.run;
+  const steps = run?.steps ?? [];
+  const seen = (st) => current.history.get(st.id)?.length ?? 0;
+  const reporting = steps.filter((st) => st.progress || seen(st) > 0);
+  // The step the reader picked; else the running one; else the one that said the most (the clustering).
+  const step = reporting.find((st) => st.id === current.liveStep)
+    ?? reporting.find((st) => st.state === 'running')
+    ?? [...reporting].sort((a, b) => seen(b) - seen(a))[0]
+    ?? steps.find((st) => st.state === 'running');
+  if (!step) {
+    replace(current.el.live, h('p', { class: 'muted' }, run && ACTIVE.has(run.state) ? 'Waiting for a step to report progress…' : 'No step reported progress.'));
+    return;
+  }
+  const history = current.history.get(step.id) ?? [];
+  const progress = step.progress ?? history[history.length - 1] ?? {};
+  const gauge = (label, value, title) => h('div', { class: 'gauge', title: title ?? '' }, h('div', { class: 'gauge-label' }, label), h('div', { class: 'gauge-value' }, value));
+  const objectiveLabel = /anneal/i.test(progress.phase ?? '') ? 'free energy' : 'objective';
+  const known = new Set(['phase', 'iteration', 'temperature', 'clusters', 'objective', 'elapsedMs']);
+  const others = Object.entries(progress).filter(([key, value]) => !known.has(key) && (typeof value === 'number' || typeof value === 'string'));
+  const charted = history.length > 1 || ACTIVE.has(step.state);
+  const objectiveChart = h('div', { class: 'chart-box' });
+  const clustersChart = h('div', { class: 'chart-box' });
+  const tabs = reporting.length > 1
+    ? h('div', { class: 'tabs', role: 'tablist' }, reporting.map((st) => h('button', {
+      type: 'button', role: 'tab', class: `tab${st.id === step.id ? ' active' : ''}`, 'aria-selected': st.id === step.id ? 'true' : 'false',
+      onclick: () => {
+        current.liveStep = st.id;
+        renderLive(current);
+      },
+    }, st.id)))
+    : null;
+  replace(current.el.live,
+    tabs,
+    h('div', { class: 'live-step' },
+      h('span', { class: 'step-id' }, step.id),
+      h('span', { class: 'muted' }, ` ${step.service}.${step.operation}`),
+      progress.phase ? h('span', { class: 'phase' }, progress.phase) : null,
+      badge(step.state)),
+    h('div', { class: 'gauges' },
+      gauge('iteration', format.number(progress.iteration)),
+      gauge('temperature', format.compact(progress.temperature), String(progress.temperature ?? '')),
+      gauge('clusters', format.number(progress.clusters)),
+      gauge(objectiveLabel, format.compact(progress.objective), typeof progress.objective === 'number' ? String(progress.objective) : ''),
+      gauge('elapsed', format.ms(progress.elapsedMs)),
+      others.map(([key, value]) => gauge(key, typeof value === 'number' ? format.compact(value) : value))),
+    charted ? h('div', { class: 'charts' }, objectiveChart, clustersChart) : null,
+    charted ? null : h('p', { class: 'muted small' }, 'The charts draw the progress events of a run watched live; a finished run keeps only its last progress.'));
+  if (charted) {
+    renderLineChart(objectiveChart, { title: objectiveLabel, values: history.map((p) => p.objective), kind: 'objective' });
+    renderLineChart(clustersChart, { title: 'clusters', values: history.map((p) => p.clusters), stepped: true, kind: 'clusters' });
+  }
+}
+
+function renderResult(current) {
+  const run = current.run;
+  const artifacts = run?.artifacts ?? [];
+  const signature = `${run?.state}|${artifacts.map((a) => `${a.name}:${a.size}`).join(',')}`;
+  if (current.signatures.result === signature) return;
+  current.signatures.result = signature;
+  const image = RESULT_IMAGES.map((name) => artifacts.find((a) => a.name === name)).find(Boolean)
+    ?? artifacts.find((a) => /^image\//.test(a.contentType ?? ''));
+  const figure = image
+    ? h('figure', { class: 'result-figure' },
+      h('a', { href: artifactUrl(run.id, image.name), target: '_blank', rel: 'noopener' },
+        h('img', { src: artifactUrl(run.id, image.name), alt: `${image.name} of run ${run.id}`, decoding: 'async' })),
+      h('figcaption', { class: 'muted' }, `${image.name} · ${format.bytes(image.size)}`))
+    : h('div', { class: 'result-empty muted' }, ACTIVE.has(run?.state) ? 'The result appears when the run has it.' : 'This run kept no image.');
+  const list = artifacts.length
+    ? h('ul', { class: 'artifacts' }, artifacts.map((a) => h('li', {},
+      h('a', { href: artifactUrl(run.id, a.name), target: '_blank', rel: 'noopener' }, a.name),
+      h('span', { class: 'muted' }, ` ${a.contentType ?? ''}`),
+      h('span', { class: 'size' }, format.bytes(a.size)),
+      a.step ? h('span', { class: 'muted' }, ` · ${a.step}`) : null)))
+    : h('p', { class: 'muted' }, 'No artifacts yet.');
+  replace(current.el.result, h('div', { class: 'result' }, figure, h('div', { class: 'artifacts-box' }, h('h3', {}, 'Artifacts'), list)));
+}
+
+function renderClusters(current) {
+  const steps = (current.run?.steps ?? []).filter((st) => Array.isArray(st.outputs?.table) && st.outputs.table.length > 0);
+  const signature = steps.map((st) => `${st.id}:${st.state}:${st.outputs.table.length}`).join(',');
+  if (current.signatures.clusters === signature) return;
+  current.signatures.clusters = signature;
+  current.el.clustersCard.querySelector('h2').textContent = steps.length > 1 || steps.some((st) => st.id !== 'cluster') ? 'Tables' : 'Clusters';
+  if (steps.length === 0) {
+    replace(current.el.clusters, h('p', { class: 'muted' }, ACTIVE.has(current.run?.state) ? 'Tables appear as steps finish.' : 'No step produced a table.'));
+    return;
+  }
+  replace(current.el.clusters, h('div', { class: 'tables' }, steps.map((step) => tableOf(step))));
+}
+
+function tableOf(step) {
+  const rows = step.outputs.table;
+  const columns = [];
+  for (const row of rows) for (const key of Object.keys(row)) if (!columns.includes(key)) columns.push(key);
+  const numeric = new Set(columns.filter((c) => rows.every((r) => r[c] === null || r[c] === undefined || typeof r[c] === 'number')));
+  const shown = rows.slice(0, TABLE_ROW_LIMIT);
+  const cell = (value) => (value !== null && typeof value === 'object' ? JSON.stringify(value) : typeof value === 'number' ? format.number(value) : value ?? '–');
+  return h('div', { class: 'table-box', dataset: { step: step.id } },
+    h('h3', {}, step.id, h('span', { class: 'muted' }, ` · ${rows.length} row${rows.length === 1 ? '' : 's'}`)),
+    h('div', { class: 'scroll' }, h('table', { class: 'data-table' },
+      h('thead', {}, h('tr', {}, columns.map((c) => h('th', { class: numeric.has(c) ? 'num' : '' }, c)))),
+      h('tbody', {}, shown.map((row) => h('tr', {}, columns.map((c) => h('td', { class: numeric.has(c) ? 'num' : '', title: typeof row[c] === 'number' ? String(row[c]) : '' }, cell(row[c])))))))),
+    rows.length > shown.length ? h('p', { class: 'muted small' }, `first ${shown.length} of ${rows.length} rows`) : null);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Home and routing
+
+function home() {
+  closeView();
+  highlightRun(null);
+  replace($('#view'), h('section', { class: 'card welcome' },
+    h('h1', {}, 'Workflow gateway'),
+    h('p', {}, 'Start a workflow on the left, or open a run to follow its steps, its progress, its result and every hop the gateway made to the services.'),
+    h('p', { class: 'muted' }, 'REST: ', h('a', { href: '/api/workflows' }, '/api/workflows'), ' · ', h('a', { href: '/api/runs' }, '/api/runs'), ' · ', h('a', { href: '/docs' }, 'API docs'))));
+}
+
+function route() {
+  const id = currentRunId();
+  if (id) {
+    if (view?.id !== id) openRun(id);
+  } else {
+    home();
+  }
+}
+
+// The charts and the waterfall are drawn to their container's width: redraw when it changes
+// (a window resize, a scrollbar appearing).
+let resizeTimer = 0;
+let drawnWidth = 0;
+new ResizeObserver(([entry]) => {
+  const width = Math.round(entry.contentRect.width);
+  if (width === drawnWidth) return;
+  drawnWidth = width;
+  clearTimeout(resizeTimer);
+  resizeTimer = setTimeout(() => {
+    if (view?.run) {
+      renderLive(view);
+      renderWaterfall(view.el.waterfall, view.run);
+    }
+  }, 100);
+}).observe($('#view'));
+window.addEventListener('hashchange', route);
+
+loadWorkflows();
+refreshRuns();
+route();

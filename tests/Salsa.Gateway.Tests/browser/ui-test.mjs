@@ -1,0 +1,123 @@
+// The gateway's web UI in a real browser (Debian's Chromium through playwright-core): opens the
+// console, starts a workflow with its Start button, follows the run it navigates to until the run
+// ends, then checks what a person would look at — the state, the result image, the hop waterfall and
+// the cluster table — saves a full-page screenshot and prints one JSON summary.
+// Usage: node ui-test.mjs <gateway url> <workflow> <timeout seconds> <screenshot.png> [kmax]
+// Exits 0 when every check passed, 1 when one failed, 2 on bad arguments.
+import { chromium } from 'playwright-core';
+
+const [url, workflow, timeoutArg, screenshot, kmax] = process.argv.slice(2);
+const timeoutSeconds = Number(timeoutArg);
+if (!url || !workflow || !(timeoutSeconds > 0) || !screenshot) {
+  console.error('usage: node ui-test.mjs <gateway url> <workflow> <timeout seconds> <screenshot.png> [kmax]');
+  process.exit(2);
+}
+
+const FINAL = ['succeeded', 'failed', 'cancelled', 'interrupted'];
+const started = Date.now();
+const summary = { ok: false, url, workflow, kmax: kmax ? Number(kmax) : null, runId: null, state: null, failures: [], pageErrors: [], consoleErrors: [], failedRequests: [] };
+const fail = (message) => summary.failures.push(message);
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+  headless: true,
+  chromiumSandbox: false,
+  args: ['--headless', '--no-sandbox'],
+});
+try {
+  const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, deviceScaleFactor: 1 });
+  page.on('pageerror', (error) => summary.pageErrors.push(String(error)));
+  page.on('console', (message) => { if (message.type() === 'error') summary.consoleErrors.push(message.text()); });
+  page.on('response', (response) => {
+    if (response.status() >= 400) summary.failedRequests.push(`${response.status()} ${response.request().method()} ${response.url()}`);
+  });
+
+  try {
+    await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 30_000 });
+    const card = page.locator(`#workflows [data-workflow="${workflow}"]`);
+    await card.locator('button.start').waitFor({ state: 'visible', timeout: 30_000 });
+    summary.workflows = await page.locator('#workflows [data-workflow]').evaluateAll((nodes) => nodes.map((n) => n.dataset.workflow));
+    summary.dag = await card.locator('.dag').textContent().catch(() => null);
+    if (kmax) await card.locator('input.kmax').fill(String(kmax));
+
+    await card.locator('button.start').click();
+    await page.waitForFunction(() => /^#\/runs\/[^/]+/.test(location.hash), null, { timeout: 30_000 });
+    summary.runId = decodeURIComponent((await page.evaluate(() => location.hash)).replace(/^#\/runs\//, ''));
+    await page.locator('#run-state').waitFor({ timeout: 30_000 });
+
+    // While it runs: the live progress the event stream brings (the chart's event count).
+    let progressEvents = 0;
+    let sawRunning = false;
+    const deadline = started + timeoutSeconds * 1000;
+    for (;;) {
+      const state = (await page.locator('#run-state').textContent())?.trim();
+      summary.state = state;
+      if (state === 'running') sawRunning = true;
+      const counted = await page.locator('#live svg.chart text.tick').evaluateAll((nodes) =>
+        Math.max(0, ...nodes.map((n) => Number(/^(\d+) progress events$/.exec(n.textContent)?.[1] ?? 0))));
+      progressEvents = Math.max(progressEvents, counted);
+      if (FINAL.includes(state)) break;
+      if (Date.now() > deadline) {
+        fail(`the run did not end within ${timeoutSeconds} s (state ${state})`);
+        break;
+      }
+      await page.waitForTimeout(250);
+    }
+    summary.sawRunning = sawRunning;
+    summary.progressEvents = progressEvents;
+    summary.runSeconds = Math.round((Date.now() - started) / 100) / 10;
+    if (summary.state !== 'succeeded') {
+      fail(`#run-state reads "${summary.state}", not "succeeded"`);
+      summary.runError = await page.locator('.run-header .alert').textContent().catch(() => null);
+    }
+
+    if (summary.state === 'succeeded') {
+      // The result image: in the page and decoded.
+      const image = page.locator('#result img');
+      try {
+        await image.waitFor({ timeout: 15_000 });
+        await page.waitForFunction(() => {
+          const img = document.querySelector('#result img');
+          return img && img.complete;
+        }, null, { timeout: 30_000 });
+        summary.image = await image.evaluate((img) => ({ src: img.getAttribute('src'), naturalWidth: img.naturalWidth, naturalHeight: img.naturalHeight }));
+        if (!(summary.image.naturalWidth > 0)) fail(`the result image ${summary.image.src} did not load (naturalWidth 0)`);
+      } catch (error) {
+        fail(`no result image: ${error.message.split('\n')[0]}`);
+      }
+
+      // The run as the API has it, to check the page against.
+      const run = await page.evaluate(async (id) => (await fetch(`/api/runs/${encodeURIComponent(id)}`)).json(), summary.runId);
+      summary.api = { hops: run.hops?.length ?? 0, artifacts: (run.artifacts ?? []).map((a) => a.name), tables: (run.steps ?? []).filter((st) => Array.isArray(st.outputs?.table)).map((st) => st.id) };
+
+      summary.hops = await page.locator('#waterfall svg rect.hop').count();
+      if (summary.hops < 4) fail(`the waterfall shows ${summary.hops} hops (fewer than 4)`);
+      if (summary.hops !== summary.api.hops) fail(`the waterfall shows ${summary.hops} hops, the run has ${summary.api.hops}`);
+      summary.clusterRows = await page.locator('#clusters table tbody tr').count();
+      if (summary.clusterRows < 1) fail('the cluster table has no rows');
+      summary.tables = await page.locator('#clusters .table-box').evaluateAll((nodes) => nodes.map((n) => n.dataset.step));
+      summary.artifactLinks = await page.locator('#result .artifacts a').count();
+      if (summary.artifactLinks !== summary.api.artifacts.length) fail(`${summary.artifactLinks} artifact links for ${summary.api.artifacts.length} artifacts`);
+      summary.runsListed = await page.locator(`#runs tr[data-run="${summary.runId}"]`).count();
+      if (summary.runsListed !== 1) fail('the run is not in the runs list');
+    }
+  } catch (error) {
+    fail(error.message.split('\n')[0]);
+  }
+
+  if (summary.pageErrors.length) fail(`uncaught errors in the page: ${summary.pageErrors.join('; ')}`);
+  try {
+    await page.waitForTimeout(300); // let the last frame paint
+    await page.screenshot({ path: screenshot, fullPage: true });
+    summary.screenshot = screenshot;
+  } catch (error) {
+    fail(`screenshot: ${error.message.split('\n')[0]}`);
+  }
+} finally {
+  await browser.close();
+}
+
+summary.ok = summary.failures.length === 0;
+summary.elapsedSeconds = Math.round((Date.now() - started) / 100) / 10;
+console.log(JSON.stringify(summary, null, 2));
+process.exit(summary.ok ? 0 : 1);
