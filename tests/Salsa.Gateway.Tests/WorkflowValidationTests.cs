@@ -185,6 +185,15 @@ public sealed class WorkflowValidationTests
     }
 
     [Fact]
+    public void TwoStepsKeepingAFileOfTheSameName_IsAnError()
+    {
+        var yaml = Valid.Replace("    timeout: 90s", "    artifacts: [assignments]\n    timeout: 90s", StringComparison.Ordinal)
+            + "\n  again:\n    service: kmeans\n    operation: cluster\n    inputs: { dataset: query.dataset }\n    parameters: { clusters: 3 }\n    artifacts: [assignments]\n";
+        var error = Single(yaml, "keeps 'assignments', as step 'cluster' does");
+        Assert.Equal(20, error.Line);
+    }
+
+    [Fact]
     public void EveryErrorIsReported_NotJustTheFirst()
     {
         var yaml = Valid.Replace("service: kmeans", "service: nope", StringComparison.Ordinal).Replace("source: indiana-1000", "source: 7", StringComparison.Ordinal);

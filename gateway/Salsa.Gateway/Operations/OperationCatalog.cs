@@ -389,7 +389,7 @@ public sealed class OperationCatalog
             Service = service,
             Name = name,
             Summary = summary,
-            Inputs = [new("dataset", inputType, true, "weighted points")],
+            Inputs = [new("dataset", inputType, true, inputType == T.Points ? "weighted points" : "binary fingerprints")],
             Parameters =
             [
                 new("maxClusters", ParameterKind.Integer, "Kmax: clusters split until this many") { Required = true, Minimum = 1 },

@@ -122,8 +122,11 @@ public sealed class StepContext(StepDefinition step, IReadOnlyDictionary<string,
             throw;
         }
 
-        Hops.Add(new Hop(Step.Id, service, "Jobs.Watch", began, Stopwatch.GetElapsedTime(clock).TotalMilliseconds,
-            final.QueueMs + final.ComputeMs, final.QueueMs, final.ComputeMs, new JobRef { JobId = job.JobId }.CalculateSize(), bytes, 0,
+        // The job's time in the service (queue + compute) began at the start call, a little before
+        // this watch: as the hop's server time it is capped at the watch's own latency.
+        var watched = Stopwatch.GetElapsedTime(clock).TotalMilliseconds;
+        Hops.Add(new Hop(Step.Id, service, "Jobs.Watch", began, watched,
+            Math.Min(final.QueueMs + final.ComputeMs, watched), final.QueueMs, final.ComputeMs, new JobRef { JobId = job.JobId }.CalculateSize(), bytes, 0,
             final.State.ToString().ToLowerInvariant()));
         return final.State == JobState.Succeeded
             ? new JobAddress(service, job.JobId)

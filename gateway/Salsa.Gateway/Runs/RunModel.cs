@@ -39,7 +39,7 @@ public enum StepState
     [JsonStringEnumMemberName("cancelled")]
     Cancelled,
 
-    /// <summary>Not run: a step it depends on did not succeed.</summary>
+    /// <summary>Not run: a step failed first (after a failure no new step starts), or one it depends on did not succeed.</summary>
     [JsonStringEnumMemberName("skipped")]
     Skipped,
 }

@@ -121,6 +121,19 @@ public sealed partial class WorkflowParser(OperationCatalog catalog)
         }
 
         CheckWiring(steps, specs, wiring, errors);
+        var keptBy = new Dictionary<string, string>(StringComparer.Ordinal);
+        foreach (var step in steps)
+        {
+            foreach (var artifact in step.Artifacts)
+            {
+                if (!keptBy.TryAdd(artifact, step.Id))
+                {
+                    errors.Add(new WorkflowError(step.Position.Line, step.Position.Column,
+                        $"step '{step.Id}' keeps '{artifact}', as step '{keptBy[artifact]}' does: a run keeps one file of each name"));
+                }
+            }
+        }
+
         var order = errors.Count == 0 ? Order(steps, errors) : [];
         if (errors.Count > 0)
         {
