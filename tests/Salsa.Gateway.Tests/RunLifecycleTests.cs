@@ -107,15 +107,7 @@ public sealed class RunLifecycleTests
         Assert.Contains(final.Hops, h => h.Step == "cluster" && h.Operation == "Jobs.Cancel" && h.Outcome == "ok");
 
         // On the annealing service, the job is cancelled too: no work is left running.
-        var annealing = await gateway.App.Services.GetRequiredService<Services.ServiceDirectory>().ChannelAsync("annealing", token);
-        var jobs = await new JobsClient(annealing).ListAsync(new Salsa.Contracts.Common.ListJobsRequest { Limit = 1 }, new CallOptions(CancellationToken: token));
-        var job = jobs.Jobs.Single();
-        for (var i = 0; i < 100 && job.State == Salsa.Contracts.Common.JobState.Running; i++)
-        {
-            await Task.Delay(100, token);
-            job = await new JobsClient(annealing).GetAsync(new Salsa.Contracts.Common.JobRef { JobId = job.JobId }, new CallOptions(CancellationToken: token));
-        }
-
+        var job = (await ServiceJobsWhenSettledAsync(gateway, "annealing", token)).Single();
         Assert.Equal(Salsa.Contracts.Common.JobState.Cancelled, job.State);
     }
 
@@ -163,11 +155,26 @@ public sealed class RunLifecycleTests
         Assert.Equal(2, final.Hops.Count(h => h.Step == "cluster" && h.Operation == "Start"));
         Assert.Equal(2, final.Hops.Count(h => h.Step == "cluster" && h.Operation == "Jobs.Cancel"));
 
-        // Both jobs the service accepted were cancelled there: none is left computing.
-        var annealing = await gateway.App.Services.GetRequiredService<Services.ServiceDirectory>().ChannelAsync("annealing", token);
-        var jobs = await new JobsClient(annealing).ListAsync(new Salsa.Contracts.Common.ListJobsRequest { Limit = 10 }, new CallOptions(CancellationToken: token));
-        Assert.Equal(2, jobs.Jobs.Count);
-        Assert.All(jobs.Jobs, j => Assert.Equal(Salsa.Contracts.Common.JobState.Cancelled, j.State));
+        // Both jobs the service accepted were cancelled there (each stops within an iteration): none is left computing.
+        var jobs = await ServiceJobsWhenSettledAsync(gateway, "annealing", token);
+        Assert.Equal(2, jobs.Count);
+        Assert.All(jobs, j => Assert.Equal(Salsa.Contracts.Common.JobState.Cancelled, j.State));
+    }
+
+    /// <summary>A service's jobs once none is queued or running any more (a cancelled job stops within one iteration).</summary>
+    private static async Task<List<Salsa.Contracts.Common.JobInfo>> ServiceJobsWhenSettledAsync(GatewayServer gateway, string service, CancellationToken token)
+    {
+        var channel = await gateway.App.Services.GetRequiredService<Services.ServiceDirectory>().ChannelAsync(service, token);
+        for (var i = 0; ; i++)
+        {
+            var jobs = (await new JobsClient(channel).ListAsync(new Salsa.Contracts.Common.ListJobsRequest { Limit = 100 }, new CallOptions(CancellationToken: token))).Jobs.ToList();
+            if (i == 100 || jobs.All(j => j.State is not (Salsa.Contracts.Common.JobState.Queued or Salsa.Contracts.Common.JobState.Running)))
+            {
+                return jobs;
+            }
+
+            await Task.Delay(100, token);
+        }
     }
 
     [Fact]
