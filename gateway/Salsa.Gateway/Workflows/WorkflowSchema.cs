@@ -65,7 +65,7 @@ public static class WorkflowSchema
                 "steps" => new JsonObject
                 {
                     ["description"] = "Step id → step. Steps run as soon as the steps they depend on have succeeded; independent steps run concurrently.",
-                    ["$comment"] = "The gateway also checks that the steps form no cycle through their inputs and `after`.",
+                    ["$comment"] = "The gateway also checks that the steps form no cycle through their inputs and `after`, and that no two steps keep a file of the same name.",
                     ["type"] = "object",
                     ["minProperties"] = 1,
                     ["propertyNames"] = new JsonObject { ["$ref"] = "#/$defs/stepId" },
