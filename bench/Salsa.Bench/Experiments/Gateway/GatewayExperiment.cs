@@ -455,6 +455,13 @@ public sealed class GatewayExperiment : IExperiment
         rate.AddLine("direct: the same 2 calls", submitters, submitters.Select(n => context.Value($"path=direct,workflow=import-query,submitters={n}", "runs_per_s")).ToArray(), Figures.Ours(palette[0], MarkerShape.Square));
         rate.AddLine($"gateway, {Concurrent} run slots", submitters, submitters.Select(n => context.Value($"path=gateway,workflow=import-query,concurrent={Concurrent},submitters={n}", "runs_per_s")).ToArray(), Figures.Ours(palette[1]));
         rate.AddScatter($"gateway, {DefaultConcurrent} run slots (default)", [16], [context.Value($"path=gateway,workflow=import-query,concurrent={DefaultConcurrent},submitters=16", "runs_per_s")], Figures.Ours(palette[2], MarkerShape.Diamond));
+        // Headroom above the tallest bar for the legend (a log axis).
+        var values = latency.Series.OfType<BarSeries>().SelectMany(b => b.Values.ToArray()).Where(v => v > 0).ToList();
+        if (values.Count > 0)
+        {
+            latency.YLimits = new AxisLimits(values.Min() / 2, values.Max() * 12);
+        }
+
         Figures.SavePanels(context, [latency, rate], columns: 2);
     }
 
