@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using System.Runtime;
 using Salsa.Bench.Experiments;
+using Salsa.Bench.Experiments.Gateway;
 using Salsa.Bench.Experiments.Services;
 using Salsa.Bench.Harness;
 
@@ -22,6 +23,7 @@ IExperiment[] experiments =
     new KernelThroughputExperiment(),
     new CensusAnnealingExperiment(),
     new ServicesExperiment(),
+    new GatewayExperiment(),
 ];
 
 var quick = args.Contains("--quick");

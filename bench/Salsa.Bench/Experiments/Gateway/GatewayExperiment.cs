@@ -1,0 +1,522 @@
+using System.Diagnostics;
+using System.Globalization;
+using System.Text.Json;
+using Salsa.Bench.Experiments.Services;
+using Salsa.Bench.Harness;
+using Salsa.Contracts.Census;
+using Salsa.Contracts.Clients;
+using Salsa.Gateway.Runs;
+using Salsa.Graphics;
+using Salsa.Graphics.Charts;
+using Salsa.Grpc;
+
+namespace Salsa.Bench.Experiments.Gateway;
+
+/// <summary>
+/// What the workflow gateway adds to the service calls it makes: the same cheap gRPC call
+/// (census Import of a file already imported) made directly by a client and as a step of a run,
+/// one at a time, side by side in the same run; the gateway's overhead per hop; runs over REST and
+/// server-sent events; sustained runs per second with several runs in flight; and the cost of the
+/// run store the gateway writes at every step change.
+/// </summary>
+public sealed class GatewayExperiment : IExperiment
+{
+    private const string Source = "indiana-1000";
+
+    /// <summary>Run slots of the measured gateway: above the largest submitter count, so the slots do not bound it.</summary>
+    private const int Concurrent = 16;
+
+    private const int QueueDepth = 64;
+
+    /// <summary>The gateway's default slots (<c>Gateway:Runs:Concurrent</c>), measured at the largest submitter count.</summary>
+    private const int DefaultConcurrent = 4;
+
+    private static readonly JsonSerializerOptions s_json = new(JsonSerializerDefaults.Web);
+
+    private static readonly string s_oneStep = $$"""
+        name: bench-hop
+        steps:
+          import: { service: census, operation: import, parameters: { source: {{Source}} } }
+        """;
+
+    private static readonly string s_threeSteps = $$"""
+        name: bench-chain
+        steps:
+          a: { service: census, operation: import, parameters: { source: {{Source}} } }
+          b: { service: census, operation: import, parameters: { source: {{Source}} }, after: [a] }
+          c: { service: census, operation: import, parameters: { source: {{Source}} }, after: [b] }
+        """;
+
+    private static readonly string s_importQuery = $$"""
+        name: bench-import-query
+        steps:
+          import: { service: census, operation: import, parameters: { source: {{Source}} } }
+          query: { service: census, operation: query, inputs: { dataset: import.dataset } }
+        """;
+
+    /// <summary>Where a run's wall time goes, from the timestamps the run itself records (see <see cref="Segments"/>).</summary>
+    private static readonly string[] s_segments =
+    [
+        "submit → created: parse and validate the YAML",
+        "created → started: store insert, queue, run slot",
+        "→ each step started: the DAG loop (and the step before's store write)",
+        "step started → call: a store write, span, channel",
+        "the call (the hop's latency)",
+        "call → step succeeded: outputs, hop record",
+        "last step → run ended: its store write, the DAG loop",
+        "run ended → caller: the final store write, read back",
+    ];
+
+    public string Name => "gateway";
+
+    public string Description => "The workflow gateway's cost: a census.import hop made directly and through a run (in process, and over REST + SSE), the overhead per hop, sustained runs per second with 1–16 in flight, and the run store's share.";
+
+    public async Task RunAsync(ExperimentContext context, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(context);
+        var loadBefore = LoadAverage();
+        await using var gateway = await GatewayHost.StartAsync(Concurrent, QueueDepth, cancellationToken);
+        await gateway.Services.ChannelAsync("census", cancellationToken); // starts the embedded census service
+        var census = gateway.Services.Endpoints.Single(e => e.Name == "census");
+        using var channel = GrpcChannel.ForAddress(census.GrpcAddress);
+        var client = new CensusClient(channel);
+        using var rest = new RestRunClient(gateway.Ports.RestAddress);
+
+        // The first run imports the file into the gateway's store; every later import finds it.
+        var first = await RunInProcessAsync(gateway.Runs, s_importQuery, cancellationToken);
+        context.Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"  first run (imports {Source}): {first.Finished - first.Created}"));
+
+        var chainRun = await HopOverheadAsync(context, gateway, client, rest, cancellationToken);
+        await StoreCostAsync(context, gateway, chainRun, cancellationToken);
+        await ThroughputAsync(context, gateway, client, cancellationToken);
+        Figure(context);
+
+        var loadAfter = LoadAverage();
+        context.Add("machine,when=start", "load_average_1m", loadBefore, "threads");
+        context.Add("machine,when=end", "load_average_1m", loadAfter, "threads");
+        context.Section("Other load on the machine",
+            string.Create(CultureInfo.InvariantCulture, $"The 1-minute load average (`/proc/loadavg`) was {loadBefore:0.##} when this experiment started and {loadAfter:0.##} when it ended, ") +
+            "on 2 vCPUs; the benchmark itself keeps about one busy. Anything else running on the VM lands on every path alike (they are interleaved), " +
+            "but widens the tails.");
+    }
+
+    /// <summary>The 1-minute load average, or NaN where there is no <c>/proc/loadavg</c>.</summary>
+    private static double LoadAverage()
+    {
+        try
+        {
+            return double.Parse(File.ReadAllText("/proc/loadavg").Split(' ')[0], CultureInfo.InvariantCulture);
+        }
+        catch (IOException)
+        {
+            return double.NaN;
+        }
+    }
+
+    private sealed record Sample(double WallUs, double SubmitUs, IReadOnlyList<double> HopUs, double[]? SegmentUs = null)
+    {
+        public double OverheadPerHopUs => (WallUs - HopUs.Sum()) / HopUs.Count;
+    }
+
+    private sealed record PathCase(string Key, string Label, int Steps, Func<CancellationToken, Task<Sample>> Measure);
+
+    /// <summary>Per-hop latency and overhead, one call or run in flight, every path sampled in each round.</summary>
+    private static async Task<Guid> HopOverheadAsync(ExperimentContext context, GatewayHost gateway, CensusClient client, RestRunClient rest, CancellationToken cancellationToken)
+    {
+        var request = new ImportCensusRequest { Source = Source };
+        var runs = gateway.Runs;
+        var lastChain = Guid.Empty;
+        var cases = new PathCase[]
+        {
+            new("path=direct,op=census.Import", "direct gRPC call", 1, async ct =>
+            {
+                var start = Stopwatch.GetTimestamp();
+                await client.ImportAsync(request, new CallOptions(CancellationToken: ct));
+                var us = Stopwatch.GetElapsedTime(start).TotalMicroseconds;
+                return new Sample(us, us, [us]);
+            }),
+            new("path=gateway,steps=1", "run, 1 step (in process)", 1, ct => TimedRunAsync(runs, s_oneStep, ct)),
+            new("path=gateway,steps=3", "run, 3 chained steps (in process)", 3, async ct =>
+            {
+                var sample = await TimedRunAsync(runs, s_threeSteps, ct, id => lastChain = id);
+                return sample;
+            }),
+            new("path=rest-sse,steps=1", "run, 1 step (REST + SSE)", 1, async ct =>
+            {
+                var start = Stopwatch.GetTimestamp();
+                var view = await rest.RunAsync(s_oneStep, ct);
+                return Checked(view, Stopwatch.GetElapsedTime(start).TotalMicroseconds, double.NaN);
+            }),
+        };
+
+        // Tiered JIT: every path on both sides must reach its optimised code before anything is
+        // measured; then a sequential warm-up, then the measured rounds.
+        var prime = context.Quick ? TimeSpan.FromSeconds(1.5) : TimeSpan.FromSeconds(8);
+        foreach (var path in cases)
+        {
+            await LoadDriver.RunAsync(4, prime, TimeSpan.FromMilliseconds(100), () => async () => await path.Measure(cancellationToken), cancellationToken);
+        }
+
+        var repeats = context.Quick ? 1 : 3;
+        var rounds = context.Quick ? 300 : 1_000;
+        var results = cases.ToDictionary(c => c.Key, _ => new List<IReadOnlyList<Sample>>());
+        for (var r = 0; r < repeats; r++)
+        {
+            var samples = cases.ToDictionary(c => c.Key, _ => new List<Sample>(rounds));
+            for (var i = -rounds / 10; i < rounds; i++)
+            {
+                // Each round takes every path once, starting from a different one: the VM's noise falls on all alike.
+                for (var k = 0; k < cases.Length; k++)
+                {
+                    var path = cases[(i + k + cases.Length * rounds) % cases.Length];
+                    var sample = await path.Measure(cancellationToken);
+                    if (i >= 0)
+                    {
+                        samples[path.Key].Add(sample);
+                    }
+                }
+            }
+
+            foreach (var (key, list) in samples)
+            {
+                results[key].Add(list);
+            }
+        }
+
+        // The same call back to back, nothing in between: the floor when every thread and cache is hot.
+        var floor = await LoadDriver.RunAsync(1, context.Quick ? TimeSpan.FromSeconds(0.5) : TimeSpan.FromSeconds(1), context.Quick ? TimeSpan.FromSeconds(1) : TimeSpan.FromSeconds(3),
+            () => async () => await client.ImportAsync(request, new CallOptions(CancellationToken: cancellationToken)), cancellationToken);
+        context.Add("path=direct-back-to-back,op=census.Import", "p50_us", floor.P50Microseconds, "us");
+        context.Add("path=direct-back-to-back,op=census.Import", "p99_us", floor.P99Microseconds, "us");
+
+        double Stat(string key, Func<Sample, IEnumerable<double>> select, double percentile) =>
+            Statistics.Median([.. results[key].Select(repeat => Statistics.Percentile([.. repeat.SelectMany(select)], percentile))]);
+
+        var direct50 = Stat(cases[0].Key, s => [s.WallUs], 50);
+        var direct99 = Stat(cases[0].Key, s => [s.WallUs], 99);
+        context.Add(cases[0].Key, "p50_us", direct50, "us");
+        context.Add(cases[0].Key, "p99_us", direct99, "us");
+        var table = new List<IReadOnlyList<string>>
+        {
+            new[] { "direct gRPC call, back to back (the hot floor)", "1", F(floor.P50Microseconds), F(floor.P99Microseconds), "–", "–", "–", "–", "–", "–", "–" },
+            new[] { cases[0].Label, "1", F(direct50), F(direct99), F(direct50), F(direct99), "–", "–", "1", "1", "1" },
+        };
+        foreach (var path in cases.Skip(1))
+        {
+            var key = path.Key;
+            var run50 = Stat(key, s => [s.WallUs], 50);
+            var run99 = Stat(key, s => [s.WallUs], 99);
+            var hop50 = Stat(key, s => s.HopUs, 50);
+            var hop99 = Stat(key, s => s.HopUs, 99);
+            var over50 = Stat(key, s => [s.OverheadPerHopUs], 50);
+            var over99 = Stat(key, s => [s.OverheadPerHopUs], 99);
+            context.Add(key, "run_p50_us", run50, "us");
+            context.Add(key, "run_p99_us", run99, "us");
+            context.Add(key, "hop_p50_us", hop50, "us");
+            context.Add(key, "hop_p99_us", hop99, "us");
+            context.Add(key, "overhead_per_hop_p50_us", over50, "us");
+            context.Add(key, "overhead_per_hop_p99_us", over99, "us");
+            if (path.Key.StartsWith("path=gateway", StringComparison.Ordinal))
+            {
+                context.Add(key, "submit_p50_us", Stat(key, s => [s.SubmitUs], 50), "us");
+            }
+
+            context.Add(key, "ratio_hop_to_direct_p50", hop50 / direct50, "ratio");
+            context.Add(key, "ratio_hop_to_direct_p99", hop99 / direct99, "ratio");
+            context.Add(key, "ratio_run_to_direct_p50", run50 / direct50, "ratio");
+            context.Add(key, "ratio_run_to_direct_p99", run99 / direct99, "ratio");
+            table.Add([path.Label, path.Steps.ToString(CultureInfo.InvariantCulture), F(run50), F(run99), F(hop50), F(hop99), F(over50), F(over99),
+                F(hop50 / direct50, 2), F(run50 / direct50, 2), F(run99 / direct99, 2)]);
+        }
+
+        context.Section("Gateway overhead per hop",
+            "One gRPC unary call, census `Import` of `" + Source + "` (1,000 block groups, already in the store, so the service " +
+            "only looks the dataset up): made directly by a `CensusClient` on its own `GrpcChannel` to the census service the " +
+            "gateway embeds (its address from the gateway's `ServiceDirectory`), and as the step(s) of a run of an inline-YAML " +
+            "workflow — in process (`RunManager.SubmitAsync` then `WaitAsync`) and as a REST client does it (`POST /api/runs`, then " +
+            "`GET /api/runs/{id}/events` until the final `run` event). `3 chained steps` are three such imports, each `after` the one " +
+            "before. One call or run in flight; every round takes each path once, starting from a different path each round. " +
+            string.Create(CultureInfo.InvariantCulture, $"{rounds:N0} rounds per repeat (after {rounds / 10:N0} unmeasured), ") +
+            $"{repeats} repeat(s), medians of the repeats' percentiles; before that every path ran 4-wide until the JIT had optimised it. " +
+            "The back-to-back row is the same direct call repeated with nothing in between (no ratios are taken against it). " +
+            "`run` is wall time from submit to the completed run as the caller sees it; `hop` is the latency the gateway recorded " +
+            "for each of its census calls (its `HopRecorder`, client-observed, so it should match the direct call); `overhead/hop` is " +
+            "(run − Σ hop latencies) / hops per run: parsing and validating the YAML, queueing, the DAG, the step bookkeeping and " +
+            "the store writes. The gateway runs in this process (the benchmark's workstation, non-concurrent GC), " +
+            string.Create(CultureInfo.InvariantCulture, $"with `Gateway:Runs:Concurrent` = {Concurrent} and `QueueDepth` = {QueueDepth}, a fresh SQLite store, logs at Warning."));
+        context.Table(["path", "steps", "run p50 µs", "run p99 µs", "hop p50 µs", "hop p99 µs", "overhead/hop p50 µs", "overhead/hop p99 µs",
+            "hop ÷ direct p50", "run ÷ direct p50", "run ÷ direct p99"], table);
+
+        // For the slowest 1% of runs: the segment in which each lost the most time.
+        string[] breakdownKeys = ["path=gateway,steps=1", "path=gateway,steps=3"];
+        var longest = breakdownKeys.ToDictionary(key => key, key =>
+        {
+            var pooled = results[key].SelectMany(repeat => repeat).ToList();
+            var threshold = Statistics.Percentile([.. pooled.Select(s => s.WallUs)], 99);
+            var slowest = pooled.Where(s => s.WallUs >= threshold).ToList();
+            return (Count: slowest.Count, Segments: slowest.Select(s => Array.IndexOf(s.SegmentUs!, s.SegmentUs!.Max())).ToList());
+        });
+
+        var breakdown = new List<IReadOnlyList<string>>();
+        for (var segment = 0; segment < s_segments.Length; segment++)
+        {
+            var cells = new List<string> { s_segments[segment] };
+            foreach (var key in breakdownKeys)
+            {
+                var p50 = Stat(key, s => [s.SegmentUs![segment]], 50);
+                var p99 = Stat(key, s => [s.SegmentUs![segment]], 99);
+                var share = longest[key].Segments.Count(x => x == segment) / (double)longest[key].Count;
+                context.Add($"{key},segment={segment}", "p50_us", p50, "us");
+                context.Add($"{key},segment={segment}", "p99_us", p99, "us");
+                context.Add($"{key},segment={segment}", "share_of_slowest_1pct", share, "ratio");
+                cells.Add(F(p50));
+                cells.Add(F(p99));
+                cells.Add(string.Create(CultureInfo.InvariantCulture, $"{share:P0}"));
+            }
+
+            breakdown.Add(cells);
+        }
+
+        context.Paragraph("Where an in-process run's time goes, cut at the instants the run records (its created, started and finished " +
+            "times, each step's, each hop's start and latency) and the caller's submit and return; percentiles per segment (so they need not " +
+            "add up to the run's), per-step segments summed over the run's steps. `slowest 1%` counts, of the runs at or above the run's p99 " +
+            "(all repeats pooled), those whose longest segment is this one:");
+        context.Table(["segment", "1 step p50 µs", "1 step p99 µs", "1 step: slowest 1%", "3 steps p50 µs", "3 steps p99 µs", "3 steps: slowest 1%"], breakdown);
+        return lastChain;
+    }
+
+    /// <summary>What one run-store write costs, timed on a real run's record, and how much of the overhead the writes make.</summary>
+    private static async Task StoreCostAsync(ExperimentContext context, GatewayHost gateway, Guid chainRun, CancellationToken cancellationToken)
+    {
+        var store = gateway.Store;
+        var record = await store.GetJobAsync(chainRun, cancellationToken) ?? throw new InvalidOperationException("The measured run is not in the store.");
+        var view = await gateway.Runs.GetRequiredAsync(chainRun, cancellationToken);
+        var count = context.Quick ? 500 : 3_000;
+        var update = new List<double>(count);
+        var read = new List<double>(count);
+        var serialize = new List<double>(count);
+        for (var i = -count / 10; i < count; i++)
+        {
+            var start = Stopwatch.GetTimestamp();
+            await store.UpdateJobAsync(record, cancellationToken);
+            var written = Stopwatch.GetTimestamp();
+            await store.GetJobAsync(chainRun, cancellationToken);
+            var readBack = Stopwatch.GetTimestamp();
+            JsonSerializer.Serialize(view, s_json);
+            var end = Stopwatch.GetTimestamp();
+            if (i >= 0)
+            {
+                update.Add(Stopwatch.GetElapsedTime(start, written).TotalMicroseconds);
+                read.Add(Stopwatch.GetElapsedTime(written, readBack).TotalMicroseconds);
+                serialize.Add(Stopwatch.GetElapsedTime(readBack, end).TotalMicroseconds);
+            }
+        }
+
+        var table = new List<IReadOnlyList<string>>();
+        foreach (var (op, values, what) in new[]
+        {
+            ("update_run", update, "`UpdateJobAsync` (the upsert every step change makes) of a finished 3-step run's record"),
+            ("get_run", read, "`GetJobAsync` of that record (`WaitAsync` reads the finished run back from the store)"),
+            ("serialize_run_json", serialize, "`JsonSerializer.Serialize` of that run's view (done for every write)"),
+        })
+        {
+            var key = $"store=sqlite,op={op}";
+            var slow = values.Count(v => v > 1000) / (double)values.Count;
+            context.Add(key, "p50_us", Statistics.Percentile(values, 50), "us");
+            context.Add(key, "p99_us", Statistics.Percentile(values, 99), "us");
+            context.Add(key, "p999_us", Statistics.Percentile(values, 99.9), "us");
+            context.Add(key, "max_us", values.Max(), "us");
+            context.Add(key, "fraction_over_1ms", slow, "ratio");
+            table.Add([what, F(Statistics.Percentile(values, 50)), F(Statistics.Percentile(values, 99)), F(Statistics.Percentile(values, 99.9)), F(values.Max()),
+                string.Create(CultureInfo.InvariantCulture, $"{slow:P2}")]);
+        }
+
+        // Writes on a run's critical path: the insert at submit, two per step (Running, result), the end.
+        var rows = new List<IReadOnlyList<string>>();
+        foreach (var steps in new[] { 1, 3 })
+        {
+            var key = $"path=gateway,steps={steps}";
+            var writes = 2 * steps + 2;
+            var estimate = writes * Statistics.Median(update) + Statistics.Median(read);
+            var overhead = context.Value(key, "overhead_per_hop_p50_us") * steps;
+            context.Add(key, "store_writes_per_run", writes, "count");
+            context.Add(key, "store_estimate_us", estimate, "us");
+            context.Add(key, "ratio_store_to_overhead", estimate / overhead, "ratio");
+            rows.Add([steps.ToString(CultureInfo.InvariantCulture), writes.ToString(CultureInfo.InvariantCulture), F(estimate), F(overhead), F(estimate / overhead, 2)]);
+        }
+
+        context.Section("The run store's share",
+            string.Create(CultureInfo.InvariantCulture, $"Each run is a job record in the gateway's SQLite store (WAL, synchronous=NORMAL). Timed {count:N0} times in a row after the runs above, ") +
+            $"on a real record ({record.ResultJson?.Length ?? 0:N0} characters of run JSON):");
+        context.Table(["operation", "p50 µs", "p99 µs", "p99.9 µs", "max µs", "> 1 ms"], table);
+        context.Paragraph("The writes' tail is SQLite's WAL checkpoint: once the write-ahead log passes 1,000 pages (the default " +
+            "`wal_autocheckpoint`), the commit that crosses it copies the log into the database file and syncs it, so roughly one write " +
+            "in a few hundred takes milliseconds instead of tens of microseconds. A run's writes are bigger (new rows, the index) and it makes " +
+            "2·steps + 2 of them, so about one run in a hundred waits for a checkpoint, more the more steps it has; the direct call never writes. " +
+            "Where the slowest 1% of runs lost most of their time (the segments above) shows whether that is the runs' p99.");
+        context.Paragraph("A run awaits each store write in turn: the insert when it is accepted, each step's Running (which also records the run " +
+            "as Running) and its result, and the end (2·steps + 2 writes); in process, `WaitAsync` then reads the finished run back (a REST client " +
+            "gets it in the last event instead). Their estimated cost (writes × the update's p50 + one read) against the measured overhead of the whole run (p50). " +
+            "It is a lower bound: in a run each write also serialises the run's view and the request, on colder caches; the segments above show them in place.");
+        context.Table(["steps", "writes", "store estimate µs", "overhead per run µs", "share"], rows);
+    }
+
+    /// <summary>Closed-loop submitters, each starting its next run when its last one completed.</summary>
+    private static async Task ThroughputAsync(ExperimentContext context, GatewayHost gateway, CensusClient client, CancellationToken cancellationToken)
+    {
+        int[] submitters = [1, 4, 16];
+        var window = context.Quick ? TimeSpan.FromSeconds(4) : TimeSpan.FromSeconds(7);
+        var warmup = context.Quick ? TimeSpan.FromSeconds(0.5) : TimeSpan.FromSeconds(1);
+        var repeats = context.Quick ? 1 : 3;
+        var import = new ImportCensusRequest { Source = Source };
+
+        // Repeats alternate between the paths being compared, so slow phases of the VM fall on both.
+        async Task<LoadResult[]> MeasureAsync(int callers, params Func<Caller>[] creates)
+        {
+            var results = creates.Select(_ => new List<LoadResult>()).ToArray();
+            for (var r = 0; r < repeats; r++)
+            {
+                for (var c = 0; c < creates.Length; c++)
+                {
+                    results[c].Add(await LoadDriver.RunAsync(callers, warmup, window, creates[c], cancellationToken));
+                }
+            }
+
+            return [.. results.Select(list => new LoadResult(Statistics.Median([.. list.Select(x => x.RequestsPerSecond)]),
+                Statistics.Median([.. list.Select(x => x.P50Microseconds)]), Statistics.Median([.. list.Select(x => x.P99Microseconds)])))];
+        }
+
+        Caller Gateway(RunManager runs) => async () => await RunInProcessAsync(runs, s_importQuery, cancellationToken);
+        Caller Direct() => async () =>
+        {
+            var info = await client.ImportAsync(import, new CallOptions(CancellationToken: cancellationToken));
+            await client.QueryAsync(new QueryCensusRequest { DatasetId = info.DatasetId, SkipUnpopulated = true }, new CallOptions(CancellationToken: cancellationToken));
+        };
+
+        var table = new List<IReadOnlyList<string>>();
+        void Add(string path, int concurrent, int callers, LoadResult result, double direct)
+        {
+            var key = path == "direct" ? $"path=direct,workflow=import-query,submitters={callers}" : $"path=gateway,workflow=import-query,concurrent={concurrent},submitters={callers}";
+            context.Add(key, "runs_per_s", result.RequestsPerSecond, "1/s");
+            context.Add(key, "p50_us", result.P50Microseconds, "us");
+            context.Add(key, "p99_us", result.P99Microseconds, "us");
+            if (path != "direct")
+            {
+                context.Add(key, "ratio_to_direct", result.RequestsPerSecond / direct, "ratio");
+            }
+
+            table.Add([path == "direct" ? "direct (Import, then Query)" : "gateway run", path == "direct" ? "–" : concurrent.ToString(CultureInfo.InvariantCulture),
+                callers.ToString(CultureInfo.InvariantCulture), F(result.RequestsPerSecond, 4), F(result.P50Microseconds), F(result.P99Microseconds),
+                path == "direct" ? "1" : F(result.RequestsPerSecond / direct, 2)]);
+        }
+
+        double lastDirect = double.NaN;
+        foreach (var callers in submitters)
+        {
+            var measured = await MeasureAsync(callers, Direct, () => Gateway(gateway.Runs));
+            Add("direct", 0, callers, measured[0], measured[0].RequestsPerSecond);
+            Add("gateway", Concurrent, callers, measured[1], measured[0].RequestsPerSecond);
+            lastDirect = measured[0].RequestsPerSecond;
+        }
+
+        // The default slots: a second gateway, since the limits are read when it starts.
+        await using (var bounded = await GatewayHost.StartAsync(DefaultConcurrent, QueueDepth, cancellationToken))
+        {
+            await RunInProcessAsync(bounded.Runs, s_importQuery, cancellationToken); // its own store: import first
+            await LoadDriver.RunAsync(4, context.Quick ? TimeSpan.FromSeconds(1) : TimeSpan.FromSeconds(3), TimeSpan.FromMilliseconds(100), () => Gateway(bounded.Runs), cancellationToken);
+            Add("gateway", DefaultConcurrent, submitters[^1], (await MeasureAsync(submitters[^1], () => Gateway(bounded.Runs)))[0], lastDirect);
+        }
+
+        context.Section("Sustained runs per second",
+            "A two-step workflow, census `import` of `" + Source + "` then `query` of its dataset (skip unpopulated; 1,000 points read " +
+            "from the store and the existing selection found), run by closed-loop submitters: each submits a run in process and waits " +
+            "for it to complete, then submits the next. The baseline makes the same two calls directly, Import then Query, the same " +
+            string.Create(CultureInfo.InvariantCulture, $"number of callers, in the same run. Each case warms up for {warmup.TotalSeconds:0.#} s, then counts the runs completed in a {window.TotalSeconds:0.#} s window; ") +
+            $"{repeats} repeat(s), alternating between direct and gateway, medians. p50/p99 are per-run latencies (submit to completion). " +
+            string.Create(CultureInfo.InvariantCulture, $"The measured gateway has `Gateway:Runs:Concurrent` = {Concurrent} (above the largest submitter count, so the run slots do not bound it) and `QueueDepth` = {QueueDepth}; ") +
+            string.Create(CultureInfo.InvariantCulture, $"the last row is a second gateway with the default {DefaultConcurrent} slots at {submitters[^1]} submitters, where runs queue for a slot (its ratio is against the direct rate at {submitters[^1]} callers above). ") +
+            "Client, gateway and the embedded census service share the VM's 2 cores.");
+        context.Table(["path", "run slots", "submitters", "runs/s", "p50 µs", "p99 µs", "÷ direct"], table);
+    }
+
+    private static void Figure(ExperimentContext context)
+    {
+        var palette = Palette.Categorical;
+        string[] keys = ["path=direct,op=census.Import", "path=gateway,steps=1", "path=rest-sse,steps=1", "path=gateway,steps=3"];
+        string[] labels = ["direct call", "run, 1 step", "REST+SSE, 1 step", "run, 3 steps"];
+        var latency = new Chart("census.Import direct and in a run (1 in flight)", "", "µs") { YScale = Scale.Log10 };
+        latency.AddBars("call / run p50", labels, keys.Select((k, i) => context.Value(k, i == 0 ? "p50_us" : "run_p50_us")).ToArray(), new SeriesStyle { Color = palette[0] });
+        latency.AddBars("call / run p99", labels, keys.Select((k, i) => context.Value(k, i == 0 ? "p99_us" : "run_p99_us")).ToArray(), new SeriesStyle { Color = palette[1] });
+        latency.AddBars("the call as the gateway's hop, p50", labels, keys.Select((k, i) => i == 0 ? double.NaN : context.Value(k, "hop_p50_us")).ToArray(), new SeriesStyle { Color = palette[3] });
+        latency.AddBars("gateway overhead per hop, p50", labels, keys.Select((k, i) => i == 0 ? double.NaN : context.Value(k, "overhead_per_hop_p50_us")).ToArray(), new SeriesStyle { Color = palette[2] });
+
+        double[] submitters = [1, 4, 16];
+        var rate = new Chart("Runs per second (import → query), closed loop", "submitters (runs in flight)", "runs/s") { XScale = Scale.Log10 };
+        rate.AddLine("direct: the same 2 calls", submitters, submitters.Select(n => context.Value($"path=direct,workflow=import-query,submitters={n}", "runs_per_s")).ToArray(), Figures.Ours(palette[0], MarkerShape.Square));
+        rate.AddLine($"gateway, {Concurrent} run slots", submitters, submitters.Select(n => context.Value($"path=gateway,workflow=import-query,concurrent={Concurrent},submitters={n}", "runs_per_s")).ToArray(), Figures.Ours(palette[1]));
+        rate.AddScatter($"gateway, {DefaultConcurrent} run slots (default)", [16], [context.Value($"path=gateway,workflow=import-query,concurrent={DefaultConcurrent},submitters=16", "runs_per_s")], Figures.Ours(palette[2], MarkerShape.Diamond));
+        // Headroom above the tallest bar for the legend (a log axis).
+        var values = latency.Series.OfType<BarSeries>().SelectMany(b => b.Values.ToArray()).Where(v => v > 0).ToList();
+        if (values.Count > 0)
+        {
+            latency.YLimits = new AxisLimits(values.Min() / 2, values.Max() * 12);
+        }
+
+        Figures.SavePanels(context, [latency, rate], columns: 2);
+    }
+
+    private static async Task<Sample> TimedRunAsync(RunManager runs, string yaml, CancellationToken cancellationToken, Action<Guid>? id = null)
+    {
+        var began = DateTimeOffset.UtcNow;
+        var start = Stopwatch.GetTimestamp();
+        var run = await runs.SubmitAsync(new RunRequest { Yaml = yaml }, cancellationToken);
+        var submitted = Stopwatch.GetElapsedTime(start).TotalMicroseconds;
+        var final = await runs.WaitAsync(run.Id, cancellationToken);
+        var wall = Stopwatch.GetElapsedTime(start).TotalMicroseconds;
+        var ended = DateTimeOffset.UtcNow;
+        id?.Invoke(run.Id);
+        return Checked(final, wall, submitted) with { SegmentUs = Segments(final, began, ended) };
+    }
+
+    /// <summary>
+    /// A run's wall time cut at the instants it records (created, started, each step's start and end,
+    /// each hop's start and latency, finished), in the order of <see cref="s_segments"/>; per-step
+    /// segments are summed over the steps. Only for runs whose steps ran one after another, one hop each.
+    /// </summary>
+    private static double[] Segments(RunView run, DateTimeOffset began, DateTimeOffset ended)
+    {
+        static double Us(DateTimeOffset from, DateTimeOffset to) => (to - from).TotalMicroseconds;
+        var segments = new double[s_segments.Length];
+        segments[0] = Us(began, run.Created);
+        segments[1] = Us(run.Created, run.Started!.Value);
+        var boundary = run.Started.Value;
+        foreach (var step in run.Steps.OrderBy(s => s.Started))
+        {
+            var hop = run.Hops.Single(h => h.Step == step.Id);
+            var hopEnd = hop.Start + TimeSpan.FromMilliseconds(hop.LatencyMs);
+            segments[2] += Us(boundary, step.Started!.Value);
+            segments[3] += Us(step.Started.Value, hop.Start);
+            segments[4] += hop.LatencyMs * 1000;
+            segments[5] += Us(hopEnd, step.Finished!.Value);
+            boundary = step.Finished.Value;
+        }
+
+        segments[6] = Us(boundary, run.Finished!.Value);
+        segments[7] = Us(run.Finished.Value, ended);
+        return segments;
+    }
+
+    private static async Task<RunView> RunInProcessAsync(RunManager runs, string yaml, CancellationToken cancellationToken)
+    {
+        var run = await runs.SubmitAsync(new RunRequest { Yaml = yaml }, cancellationToken);
+        var final = await runs.WaitAsync(run.Id, cancellationToken);
+        return final.State == RunState.Succeeded ? final : throw new InvalidOperationException($"The benchmark's run {final.Id} ended {final.State}: {final.Error}");
+    }
+
+    private static Sample Checked(RunView final, double wallUs, double submitUs) =>
+        final.State == RunState.Succeeded && final.Hops.Count > 0 && final.Hops.All(h => h.Outcome == "ok" && h.Retries == 0)
+            ? new Sample(wallUs, submitUs, [.. final.Hops.Select(h => h.LatencyMs * 1000)])
+            : throw new InvalidOperationException($"The benchmark's run {final.Id} ended {final.State} ({final.Hops.Count} hops): {final.Error}");
+
+    private static string F(double value, int significant = 3) => ExperimentContext.Format(value, significant);
+}

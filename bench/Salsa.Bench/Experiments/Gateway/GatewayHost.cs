@@ -1,0 +1,71 @@
+using System.Globalization;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.Extensions.DependencyInjection;
+using Salsa.Gateway;
+using Salsa.Gateway.Runs;
+using Salsa.Gateway.Services;
+using Salsa.Hosting.Host;
+using Salsa.Store;
+using Salsa.Testing;
+
+namespace Salsa.Bench.Experiments.Gateway;
+
+/// <summary>
+/// The workflow gateway hosted in this process the way its CLI hosts it: the real host on free
+/// loopback ports, its own SQLite store in a temporary folder, logs at Warning, the run limits it is
+/// given, and its services embedded (started on first use) over the same store.
+/// </summary>
+public sealed class GatewayHost : IAsyncDisposable
+{
+    private readonly WebApplication _app;
+    private readonly TemporaryDirectory _directory;
+
+    private GatewayHost(WebApplication app, TemporaryDirectory directory, ServicePorts ports)
+    {
+        _app = app;
+        _directory = directory;
+        Ports = ports;
+    }
+
+    public ServicePorts Ports { get; }
+
+    public RunManager Runs => _app.Services.GetRequiredService<RunManager>();
+
+    public ServiceDirectory Services => _app.Services.GetRequiredService<ServiceDirectory>();
+
+    public IDataStore Store => _app.Services.GetRequiredService<IDataStore>();
+
+    /// <summary>Starts a gateway whose runs are bounded by <c>Gateway:Runs:Concurrent</c> and <c>QueueDepth</c>.</summary>
+    public static async Task<GatewayHost> StartAsync(int concurrent, int queueDepth, CancellationToken cancellationToken)
+    {
+        var directory = new TemporaryDirectory("salsa-bench-gateway-");
+        var ports = new ServicePorts(ServicePorts.NextFreeLoopbackPort(), ServicePorts.NextFreeLoopbackPort());
+        var settings = new Dictionary<string, string?>(ServiceHostSettings.PortSettings(ports))
+        {
+            [DataStoreServiceCollectionExtensions.SqlitePathKey] = directory.Combine("salsa.db"),
+            ["Logging:LogLevel:Default"] = "Warning",
+            [$"{RunLimits.Section}:Concurrent"] = concurrent.ToString(CultureInfo.InvariantCulture),
+            [$"{RunLimits.Section}:QueueDepth"] = queueDepth.ToString(CultureInfo.InvariantCulture),
+        };
+        var app = SalsaServiceHost.Create<GatewayService>(new ServiceHostSettings { Settings = settings, LoadAppSettings = false });
+        try
+        {
+            await app.StartAsync(cancellationToken);
+        }
+        catch
+        {
+            await app.DisposeAsync();
+            directory.Dispose();
+            throw;
+        }
+
+        return new GatewayHost(app, directory, ports);
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        await _app.StopAsync(CancellationToken.None);
+        await _app.DisposeAsync();
+        _directory.Dispose();
+    }
+}
