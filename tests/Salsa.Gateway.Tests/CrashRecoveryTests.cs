@@ -30,14 +30,7 @@ public sealed class CrashRecoveryTests
         }
 
         using var second = await GatewayProcess.StartAsync(store, token);
-        JsonElement run;
-        var clock = Stopwatch.StartNew();
-        do
-        {
-            await Task.Delay(250, token);
-            run = JsonDocument.Parse(await second.Http.GetStringAsync($"/api/runs/{id}", token)).RootElement;
-        }
-        while (run.GetProperty("state").GetString() is "queued" or "running" && clock.Elapsed < TimeSpan.FromMinutes(3));
+        var run = await FinalRunAsync(second.Http, id, token);
 
         Assert.Equal("succeeded", run.GetProperty("state").GetString());
         Assert.Equal(1, run.GetProperty("resumes").GetInt32());
@@ -49,22 +42,49 @@ public sealed class CrashRecoveryTests
 
     private static async Task WaitForClusterProgressAsync(HttpClient http, Guid id, CancellationToken token)
     {
-        using var response = await http.GetAsync($"/api/runs/{id}/events", HttpCompletionOption.ResponseHeadersRead, token);
-        using var reader = new StreamReader(await response.Content.ReadAsStreamAsync(token));
-        var progress = false;
-        while (await reader.ReadLineAsync(token) is { } line)
+        await foreach (var (name, data) in EventsAsync(http, id, token))
         {
-            if (line == "event: progress")
-            {
-                progress = true;
-            }
-            else if (progress && line.StartsWith("data: ", StringComparison.Ordinal) && line.Contains("\"step\":\"cluster\"", StringComparison.Ordinal))
+            if (name == "progress" && data.GetProperty("step").GetString() == "cluster")
             {
                 return;
             }
         }
 
         Assert.Fail("The run ended before its annealing reported progress.");
+    }
+
+    /// <summary>The run as its event stream's last <c>run</c> event gives it (the stream ends with the run).</summary>
+    private static async Task<JsonElement> FinalRunAsync(HttpClient http, Guid id, CancellationToken token)
+    {
+        JsonElement? last = null;
+        await foreach (var (name, data) in EventsAsync(http, id, token))
+        {
+            if (name == "run")
+            {
+                last = data;
+            }
+        }
+
+        return last ?? throw new Xunit.Sdk.XunitException("The run's event stream had no run event.");
+    }
+
+    private static async IAsyncEnumerable<(string Name, JsonElement Data)> EventsAsync(HttpClient http, Guid id, [System.Runtime.CompilerServices.EnumeratorCancellation] CancellationToken token)
+    {
+        using var response = await http.GetAsync($"/api/runs/{id}/events", HttpCompletionOption.ResponseHeadersRead, token);
+        response.EnsureSuccessStatusCode();
+        using var reader = new StreamReader(await response.Content.ReadAsStreamAsync(token));
+        var name = "message";
+        while (await reader.ReadLineAsync(token) is { } line)
+        {
+            if (line.StartsWith("event: ", StringComparison.Ordinal))
+            {
+                name = line["event: ".Length..];
+            }
+            else if (line.StartsWith("data: ", StringComparison.Ordinal))
+            {
+                yield return (name, JsonDocument.Parse(line["data: ".Length..]).RootElement.Clone());
+            }
+        }
     }
 
     /// <summary><c>dotnet Salsa.Gateway.dll</c> in server mode, configured on its command line.</summary>
@@ -98,31 +118,27 @@ public sealed class CrashRecoveryTests
                     $"--Gateway:WorkflowsDirectory={workflows}",
                     "--Gateway:WarmStart=false",
                     "--Logging:LogLevel:Default=Warning",
+                    "--Logging:LogLevel:Microsoft.Hosting.Lifetime=Information",
                 },
             };
-            var process = Process.Start(info) ?? throw new InvalidOperationException("dotnet did not start.");
-            process.OutputDataReceived += (_, _) => { };
+            // Ready when the host says so on its console (the lifetime log), not after some time.
+            var ready = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+            var process = new Process { StartInfo = info, EnableRaisingEvents = true };
+            process.OutputDataReceived += (_, e) =>
+            {
+                if (e.Data?.Contains("Application started", StringComparison.Ordinal) == true)
+                {
+                    ready.TrySetResult();
+                }
+            };
             process.ErrorDataReceived += (_, _) => { };
+            process.Exited += (_, _) => ready.TrySetException(new InvalidOperationException("The gateway process exited before it was ready."));
+            process.Start();
             process.BeginOutputReadLine();
             process.BeginErrorReadLine();
             var gateway = new GatewayProcess(process, ports);
-            for (var i = 0; ; i++)
-            {
-                try
-                {
-                    using var health = await gateway.Http.GetAsync("/alive", token);
-                    if (health.IsSuccessStatusCode)
-                    {
-                        return gateway;
-                    }
-                }
-                catch (HttpRequestException) when (i < 300 && !process.HasExited)
-                {
-                }
-
-                Assert.False(process.HasExited, $"The gateway process exited with {(process.HasExited ? process.ExitCode : 0)}.");
-                await Task.Delay(100, token);
-            }
+            await ready.Task.WaitAsync(TimeSpan.FromSeconds(60), token);
+            return gateway;
         }
 
         /// <summary>SIGKILL: the process gets no chance to record anything.</summary>

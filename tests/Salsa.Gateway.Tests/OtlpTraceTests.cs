@@ -56,7 +56,7 @@ public sealed class OtlpTraceTests
             Environment.SetEnvironmentVariable("OTEL_BSP_SCHEDULE_DELAY", "100");
             using var directory = new TemporaryDirectory();
             await using var gateway = await GatewayServer.StartAsync(directory.Combine("salsa.db"), cancellationToken: token);
-            var id = await gateway.StartRunAsync(new { yaml = WorkflowYaml }, token);
+            var id = await gateway.StartRunAsync(new { yaml = TestWorkflows.Small }, token);
             var run = await gateway.Runs.WaitAsync(id, token);
             Assert.True(run.State == Runs.RunState.Succeeded, run.Error);
             traceId = run.TraceId!;
@@ -81,22 +81,4 @@ public sealed class OtlpTraceTests
             Assert.Contains(withTrace, t => t.AsSpan().IndexOf(name) >= 0 && t.AsSpan().IndexOf("salsa."u8) >= 0);
         }
     }
-
-    private const string WorkflowYaml = """
-        name: small
-        steps:
-          import:
-            service: census
-            operation: import
-            parameters: { source: indiana-1000 }
-          query:
-            service: census
-            operation: query
-            inputs: { dataset: import.dataset }
-          cluster:
-            service: kmeans
-            operation: cluster
-            inputs: { dataset: query.dataset }
-            parameters: { clusters: 3 }
-        """;
 }

@@ -16,25 +16,6 @@ namespace Salsa.Gateway.Tests;
 /// <summary>Runs survive restarts, can be cancelled, fail clearly, retry, and reach remote services when addressed.</summary>
 public sealed class RunLifecycleTests
 {
-    private const string Small = """
-        name: small
-        steps:
-          import:
-            service: census
-            operation: import
-            parameters: { source: indiana-1000 }
-          query:
-            service: census
-            operation: query
-            inputs: { dataset: import.dataset }
-          cluster:
-            service: kmeans
-            operation: cluster
-            inputs: { dataset: query.dataset }
-            parameters: { clusters: 5, seed: 7 }
-            artifacts: [assignments]
-        """;
-
     [Fact]
     public async Task GatewayRestartMidRun_ResumesTheRun_KeepingTheStepsThatHadFinished()
     {
@@ -117,7 +98,7 @@ public sealed class RunLifecycleTests
         var token = TestContext.Current.CancellationToken;
         using var directory = new TemporaryDirectory();
         await using var gateway = await GatewayServer.StartAsync(directory.Combine("salsa.db"), cancellationToken: token);
-        var yaml = Small.Replace("clusters: 5, seed: 7 }", "clusters: 5000 }\n    retry: { attempts: 3, backoff: 100ms }", StringComparison.Ordinal)
+        var yaml = TestWorkflows.Small.Replace("clusters: 5, seed: 7 }", "clusters: 5000 }\n    retry: { attempts: 3, backoff: 100ms }", StringComparison.Ordinal)
             + "\n  again:\n    service: kmeans\n    operation: cluster\n    inputs: { dataset: query.dataset }\n    parameters: { clusters: 3 }\n    after: [cluster]\n";
 
         var id = await gateway.StartRunAsync(new { yaml }, token);
@@ -141,7 +122,7 @@ public sealed class RunLifecycleTests
         var token = TestContext.Current.CancellationToken;
         using var directory = new TemporaryDirectory();
         await using var gateway = await GatewayServer.StartAsync(directory.Combine("salsa.db"), cancellationToken: token);
-        var yaml = Small.Replace("source: indiana-1000", "source: indiana", StringComparison.Ordinal)
+        var yaml = TestWorkflows.Small.Replace("source: indiana-1000", "source: indiana", StringComparison.Ordinal)
             .Replace("    service: kmeans\n    operation: cluster\n    inputs: { dataset: query.dataset }\n    parameters: { clusters: 5, seed: 7 }",
                 "    service: annealing\n    operation: cluster\n    inputs: { dataset: query.dataset }\n    parameters: { maxClusters: 50 }\n    timeout: 300ms\n    retry: { attempts: 2, backoff: 50ms }", StringComparison.Ordinal);
 
@@ -161,20 +142,19 @@ public sealed class RunLifecycleTests
         Assert.All(jobs, j => Assert.Equal(Salsa.Contracts.Common.JobState.Cancelled, j.State));
     }
 
-    /// <summary>A service's jobs once none is queued or running any more (a cancelled job stops within one iteration).</summary>
+    /// <summary>A service's jobs once each has ended (a cancelled job stops within one iteration): watched to their end, not polled.</summary>
     private static async Task<List<Salsa.Contracts.Common.JobInfo>> ServiceJobsWhenSettledAsync(GatewayServer gateway, string service, CancellationToken token)
     {
         var channel = await gateway.App.Services.GetRequiredService<Services.ServiceDirectory>().ChannelAsync(service, token);
-        for (var i = 0; ; i++)
+        var jobs = new JobsClient(channel);
+        var listed = await jobs.ListAsync(new Salsa.Contracts.Common.ListJobsRequest { Limit = 100 }, new CallOptions(CancellationToken: token));
+        var ended = new List<Salsa.Contracts.Common.JobInfo>();
+        foreach (var job in listed.Jobs)
         {
-            var jobs = (await new JobsClient(channel).ListAsync(new Salsa.Contracts.Common.ListJobsRequest { Limit = 100 }, new CallOptions(CancellationToken: token))).Jobs.ToList();
-            if (i == 100 || jobs.All(j => j.State is not (Salsa.Contracts.Common.JobState.Queued or Salsa.Contracts.Common.JobState.Running)))
-            {
-                return jobs;
-            }
-
-            await Task.Delay(100, token);
+            ended.Add(await jobs.WatchToEndAsync(job.JobId, options: new CallOptions(CancellationToken: token)));
         }
+
+        return ended;
     }
 
     [Fact]
@@ -185,7 +165,7 @@ public sealed class RunLifecycleTests
         await using var gateway = await GatewayServer.StartAsync(directory.Combine("salsa.db"), cancellationToken: token);
         var http = gateway.Http;
 
-        using var invalid = await http.PostAsJsonAsync("/api/runs", new { yaml = Small.Replace("service: kmeans", "service: kmeanz", StringComparison.Ordinal) }, token);
+        using var invalid = await http.PostAsJsonAsync("/api/runs", new { yaml = TestWorkflows.Small.Replace("service: kmeans", "service: kmeanz", StringComparison.Ordinal) }, token);
         Assert.Equal(HttpStatusCode.BadRequest, invalid.StatusCode);
         Assert.Equal("application/problem+json", invalid.Content.Headers.ContentType?.MediaType);
         var problem = JsonDocument.Parse(await invalid.Content.ReadAsStringAsync(token)).RootElement;
@@ -198,7 +178,7 @@ public sealed class RunLifecycleTests
         Assert.Contains("census-indiana", await unknown.Content.ReadAsStringAsync(token), StringComparison.Ordinal);
         using var empty = await http.PostAsJsonAsync("/api/runs", new { }, token);
         Assert.Equal(HttpStatusCode.BadRequest, empty.StatusCode);
-        using var both = await http.PostAsJsonAsync("/api/runs", new { workflow = "census-indiana", yaml = Small }, token);
+        using var both = await http.PostAsJsonAsync("/api/runs", new { workflow = "census-indiana", yaml = TestWorkflows.Small }, token);
         Assert.Equal(HttpStatusCode.BadRequest, both.StatusCode);
         using var malformed = await http.PostAsync("/api/runs", new StringContent("{\"workflow\": ", System.Text.Encoding.UTF8, "application/json"), token);
         Assert.Equal(HttpStatusCode.BadRequest, malformed.StatusCode);
@@ -210,14 +190,14 @@ public sealed class RunLifecycleTests
         Assert.Equal(HttpStatusCode.NotFound, (await http.GetAsync($"/api/runs/{Guid.NewGuid()}/events", token)).StatusCode);
         Assert.Equal(HttpStatusCode.NotFound, (await http.PostAsync($"/api/runs/{Guid.NewGuid()}/cancel", null, token)).StatusCode);
 
-        using var valid = await http.PostAsJsonAsync("/api/workflows/validate", new { yaml = Small }, token);
+        using var valid = await http.PostAsJsonAsync("/api/workflows/validate", new { yaml = TestWorkflows.Small }, token);
         Assert.Equal(HttpStatusCode.OK, valid.StatusCode);
         using var notValid = await http.PostAsJsonAsync("/api/workflows/validate", new { yaml = "name: x\nsteps:\n  a: [" }, token);
         Assert.Equal(HttpStatusCode.BadRequest, notValid.StatusCode);
 
         // Over gRPC: INVALID_ARGUMENT naming the line, NOT_FOUND for an unknown run.
         var client = new GatewayClient(gateway.Grpc);
-        var rpc = await Assert.ThrowsAsync<RpcException>(async () => await client.StartRunAsync(new StartRunRequest { Yaml = Small.Replace("clusters: 5", "clusters: -5", StringComparison.Ordinal) }, new CallOptions(CancellationToken: token)));
+        var rpc = await Assert.ThrowsAsync<RpcException>(async () => await client.StartRunAsync(new StartRunRequest { Yaml = TestWorkflows.Small.Replace("clusters: 5", "clusters: -5", StringComparison.Ordinal) }, new CallOptions(CancellationToken: token)));
         Assert.Equal(StatusCode.InvalidArgument, rpc.StatusCode);
         Assert.Contains("inline:15:", rpc.Status.Detail, StringComparison.Ordinal);
         var missing = await Assert.ThrowsAsync<RpcException>(async () => await client.GetRunAsync(new RunRef { RunId = Guid.NewGuid().ToString() }, new CallOptions(CancellationToken: token)));
@@ -241,7 +221,7 @@ public sealed class RunLifecycleTests
             ["Gateway:Services:kmeans"] = kmeans.Ports.GrpcAddress.ToString(),
         }, token);
 
-        var id = await gateway.StartRunAsync(new { yaml = Small }, token);
+        var id = await gateway.StartRunAsync(new { yaml = TestWorkflows.Small }, token);
         var final = await gateway.Runs.WaitAsync(id, token);
 
         Assert.True(final.State == RunState.Succeeded, final.Error);

@@ -1,10 +1,11 @@
 using System.Text.Json;
 using System.Text.Json.Nodes;
-using Google.Protobuf;
 using Google.Protobuf.WellKnownTypes;
+using Salsa.Contracts.Common;
 using Salsa.Contracts.Gateway;
 using Salsa.Gateway.Runs;
 using Salsa.Grpc;
+using Salsa.Hosting.Jobs;
 using Proto = Salsa.Contracts.Gateway;
 
 namespace Salsa.Gateway.Api;
@@ -12,8 +13,6 @@ namespace Salsa.Gateway.Api;
 /// <summary>gRPC face of the runs API (<c>salsa.gateway.v1.Gateway</c>), over the same <see cref="RunManager"/> as REST.</summary>
 public sealed class GatewayGrpcService(RunManager runs)
 {
-    private const int ChunkSize = 256 * 1024;
-
     public async Task<Run> StartRun(StartRunRequest request, ServerCallContext context)
     {
         var parameters = request.Parameters.ToDictionary(p => p.Key, p => ParseJson(p.Key, p.Value), StringComparer.Ordinal);
@@ -62,25 +61,8 @@ public sealed class GatewayGrpcService(RunManager runs)
     public async Task<Run> CancelRun(RunRef request, ServerCallContext context) =>
         ToProto(await runs.CancelAsync(GatewayApi.ParseId(request.RunId), context.CancellationToken));
 
-    public async Task DownloadArtifact(DownloadRunArtifactRequest request, IServerStreamWriter<ArtifactChunk> responses, ServerCallContext context)
-    {
-        var artifact = await runs.GetArtifactAsync(GatewayApi.ParseId(request.RunId), request.Name, context.CancellationToken);
-        for (var offset = 0; offset == 0 || offset < artifact.Data.Length; offset += ChunkSize)
-        {
-            var chunk = new ArtifactChunk { Data = ByteString.CopyFrom(artifact.Data, offset, Math.Min(ChunkSize, artifact.Data.Length - offset)) };
-            if (offset == 0)
-            {
-                chunk.ContentType = artifact.ContentType;
-                chunk.TotalSize = artifact.Data.Length;
-            }
-
-            await responses.WriteAsync(chunk);
-            if (artifact.Data.Length == 0)
-            {
-                break;
-            }
-        }
-    }
+    public async Task DownloadArtifact(DownloadRunArtifactRequest request, IServerStreamWriter<Chunk> responses, ServerCallContext context) =>
+        await ArtifactChunks.WriteAsync(await runs.GetArtifactAsync(GatewayApi.ParseId(request.RunId), request.Name, context.CancellationToken), responses);
 
     private static JsonNode? ParseJson(string key, string value)
     {
@@ -161,9 +143,9 @@ public sealed class GatewayGrpcService(RunManager runs)
         return step;
     }
 
-    private static Proto.StepProgress ToProto(Operations.StepProgress p)
+    private static JobProgress ToProto(Operations.StepProgress p)
     {
-        var progress = new Proto.StepProgress { Phase = p.Phase, Iteration = p.Iteration, Clusters = p.Clusters, Objective = p.Objective, ElapsedMs = p.ElapsedMs };
+        var progress = new JobProgress { Phase = p.Phase, Iteration = p.Iteration, Clusters = p.Clusters, Objective = p.Objective, ElapsedMs = p.ElapsedMs };
         if (p.Temperature is { } t)
         {
             progress.Temperature = t;

@@ -112,6 +112,6 @@ public sealed class GatewayClient(GrpcChannel channel) : GrpcClientBase(channel,
 
     public AsyncUnaryCall<Gateway.Run> CancelRunAsync(Gateway.RunRef request, CallOptions options = default) => Unary<Gateway.RunRef, Gateway.Run>("CancelRun", request, options);
 
-    public AsyncServerStreamingCall<Gateway.ArtifactChunk> DownloadArtifact(Gateway.DownloadRunArtifactRequest request, CallOptions options = default) =>
-        ServerStreaming<Gateway.DownloadRunArtifactRequest, Gateway.ArtifactChunk>("DownloadArtifact", request, options);
+    public AsyncServerStreamingCall<Chunk> DownloadArtifact(Gateway.DownloadRunArtifactRequest request, CallOptions options = default) =>
+        ServerStreaming<Gateway.DownloadRunArtifactRequest, Chunk>("DownloadArtifact", request, options);
 }

@@ -10,8 +10,6 @@ namespace Salsa.Hosting.Jobs;
 /// <summary>gRPC face of the jobs: <c>salsa.common.v1.Jobs</c>.</summary>
 public sealed class JobsGrpcService(JobManager jobs, IDataStore store)
 {
-    private const int ChunkSize = 256 * 1024;
-
     public async Task<JobInfo> Get(JobRef request, ServerCallContext context)
     {
         var job = await jobs.GetRequiredAsync(JobViews.ParseId(request.JobId), context.CancellationToken);
@@ -53,21 +51,7 @@ public sealed class JobsGrpcService(JobManager jobs, IDataStore store)
         var job = await jobs.GetRequiredAsync(JobViews.ParseId(request.JobId), context.CancellationToken);
         var artifact = await store.GetArtifactAsync(job.Id, request.Name, context.CancellationToken)
             ?? throw new NotFoundException($"Job {job.Id} has no artifact '{request.Name}'.");
-        for (var offset = 0; offset < artifact.Data.Length || offset == 0; offset += ChunkSize)
-        {
-            var chunk = new Chunk { Data = ByteString.CopyFrom(artifact.Data, offset, Math.Min(ChunkSize, artifact.Data.Length - offset)) };
-            if (offset == 0)
-            {
-                chunk.ContentType = artifact.ContentType;
-                chunk.TotalSize = artifact.Data.Length;
-            }
-
-            await responses.WriteAsync(chunk);
-            if (artifact.Data.Length == 0)
-            {
-                break;
-            }
-        }
+        await ArtifactChunks.WriteAsync(artifact, responses);
     }
 
     private async Task<JobInfo> StatusAsync(JobRecord job, ServerCallContext context)
@@ -79,5 +63,33 @@ public sealed class JobsGrpcService(JobManager jobs, IDataStore store)
         }
 
         return JobViews.ToProto(job, terminal ? await store.ListArtifactsAsync(job.Id, context.CancellationToken) : null);
+    }
+}
+
+/// <summary>A stored file streamed over gRPC in chunks (any service's job artifact, the gateway's run files).</summary>
+public static class ArtifactChunks
+{
+    public const int ChunkSize = 256 * 1024;
+
+    /// <summary>Writes the file in <see cref="ChunkSize"/> pieces; the first names its content type and size (an empty file is one empty chunk).</summary>
+    public static async Task WriteAsync(Artifact artifact, IServerStreamWriter<Chunk> responses)
+    {
+        ArgumentNullException.ThrowIfNull(artifact);
+        ArgumentNullException.ThrowIfNull(responses);
+        for (var offset = 0; offset < artifact.Data.Length || offset == 0; offset += ChunkSize)
+        {
+            var chunk = new Chunk { Data = ByteString.CopyFrom(artifact.Data, offset, Math.Min(ChunkSize, artifact.Data.Length - offset)) };
+            if (offset == 0)
+            {
+                chunk.ContentType = artifact.ContentType;
+                chunk.TotalSize = artifact.Data.Length;
+            }
+
+            await responses.WriteAsync(chunk).ConfigureAwait(false);
+            if (artifact.Data.Length == 0)
+            {
+                break;
+            }
+        }
     }
 }

@@ -45,26 +45,27 @@ try {
     summary.runId = decodeURIComponent((await page.evaluate(() => location.hash)).replace(/^#\/runs\//, ''));
     await page.locator('#run-state').waitFor({ timeout: 30_000 });
 
-    // While it runs: the live progress the event stream brings (the chart's event count).
-    let progressEvents = 0;
-    let sawRunning = false;
-    const deadline = started + timeoutSeconds * 1000;
-    for (;;) {
-      const state = (await page.locator('#run-state').textContent())?.trim();
-      summary.state = state;
-      if (state === 'running') sawRunning = true;
-      const counted = await page.locator('#live svg.chart text.tick').evaluateAll((nodes) =>
-        Math.max(0, ...nodes.map((n) => Number(/^(\d+) progress events$/.exec(n.textContent)?.[1] ?? 0))));
-      progressEvents = Math.max(progressEvents, counted);
-      if (FINAL.includes(state)) break;
-      if (Date.now() > deadline) {
-        fail(`the run did not end within ${timeoutSeconds} s (state ${state})`);
-        break;
-      }
-      await page.waitForTimeout(250);
+    // While it runs: the page records, from its own DOM changes, whether it ever showed the run as
+    // running; the test waits on the state reaching an end, not on a clock.
+    await page.evaluate(() => {
+      const state = document.querySelector('#run-state');
+      window.__sawRunning = state.textContent.trim() === 'running';
+      new MutationObserver(() => {
+        const now = document.querySelector('#run-state');
+        if (now && now.textContent.trim() === 'running') window.__sawRunning = true;
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    });
+    try {
+      await page.waitForFunction((final) => final.includes(document.querySelector('#run-state')?.textContent.trim()),
+        FINAL, { timeout: timeoutSeconds * 1000 });
+    } catch (error) {
+      fail(`the run did not end within ${timeoutSeconds} s: ${error.message.split('\n')[0]}`);
     }
-    summary.sawRunning = sawRunning;
-    summary.progressEvents = progressEvents;
+    summary.state = (await page.locator('#run-state').textContent())?.trim();
+    summary.sawRunning = await page.evaluate(() => window.__sawRunning === true);
+    // The live charts count the progress events the stream brought.
+    summary.progressEvents = await page.locator('#live svg.chart text.tick').evaluateAll((nodes) =>
+      Math.max(0, ...nodes.map((n) => Number(/^(\d+) progress events$/.exec(n.textContent)?.[1] ?? 0))));
     summary.runSeconds = Math.round((Date.now() - started) / 100) / 10;
     if (summary.state !== 'succeeded') {
       fail(`#run-state reads "${summary.state}", not "succeeded"`);
@@ -107,7 +108,7 @@ try {
 
   if (summary.pageErrors.length) fail(`uncaught errors in the page: ${summary.pageErrors.join('; ')}`);
   try {
-    await page.waitForTimeout(300); // let the last frame paint
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))); // the last frame painted
     await page.screenshot({ path: screenshot, fullPage: true });
     summary.screenshot = screenshot;
   } catch (error) {
