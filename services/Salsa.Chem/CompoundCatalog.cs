@@ -49,13 +49,29 @@ public sealed class CompoundCatalog(DatasetCatalog datasets, ServiceLimits limit
         }
 
         var stamp = string.Join('|', file.Name, new FileInfo(file.Path).Length.ToString(CultureInfo.InvariantCulture), File.GetLastWriteTimeUtc(file.Path).Ticks.ToString(CultureInfo.InvariantCulture));
-        var compoundsId = DatasetIds.For("compounds", stamp, limit.ToString(CultureInfo.InvariantCulture));
-        if (await datasets.Store.GetDatasetAsync(compoundsId, cancellationToken) is { } existing)
+        Guid IdOf(int take) => DatasetIds.For("compounds", stamp, take.ToString(CultureInfo.InvariantCulture));
+        if (await datasets.Store.GetDatasetAsync(IdOf(limit), cancellationToken) is { } existing)
         {
             return existing;
         }
 
-        var set = CompoundSet.ReadFile(file.Path, limit == 0 ? int.MaxValue : limit);
+        // One compound past the limit tells whether the limit cut the file; a limit that does not is
+        // the whole file, which is imported (or found) once, not again under another id.
+        var set = CompoundSet.ReadFile(file.Path, limit == 0 ? int.MaxValue : (int)Math.Min(limit + 1L, int.MaxValue));
+        if (limit != 0 && set.Count > limit)
+        {
+            set = set.Take(limit);
+        }
+        else if (limit != 0)
+        {
+            limit = 0;
+            if (await datasets.Store.GetDatasetAsync(IdOf(0), cancellationToken) is { } whole)
+            {
+                return whole;
+            }
+        }
+
+        var compoundsId = IdOf(limit);
         limits.CheckPoints(set.Count, FingerprintType.Ecfp4.Bits);
         var name = limit == 0 ? $"compounds-{file.Name}" : $"compounds-{file.Name}-{limit}";
         var metadata = new Dictionary<string, string> { ["compound_source"] = file.Name };

@@ -52,6 +52,21 @@ public sealed class CompoundSet
     public ReadOnlySpan<ulong> Fingerprint(FingerprintType type, int compound) =>
         Fingerprints[type].AsSpan(compound * type.Words, type.Words);
 
+    /// <summary>The first <paramref name="count"/> compounds (all of them when there are no more).</summary>
+    public CompoundSet Take(int count)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(count);
+        if (count >= Count)
+        {
+            return this;
+        }
+
+        return new CompoundSet(
+            [.. Ids.Take(count)],
+            [.. Smiles.Take(count)],
+            Fingerprints.ToDictionary(f => f.Key, f => f.Value[..(count * f.Key.Words)]));
+    }
+
     public static CompoundSet ReadFile(string path, int maxCompounds = int.MaxValue)
     {
         using var stream = CsvLines.Open(path);

@@ -113,4 +113,27 @@ public sealed class ChemServiceTests(ChemServiceFixture fixture) : IClassFixture
         var points = await new DatasetsClient(Service.Grpc).DownloadAsync(maccs.DatasetId);
         Assert.Equal(ChemFixtureFile.All.Take(25).Select(c => c.Id), points.Labels);
     }
+
+    [Theory]
+    [InlineData(500)]
+    [InlineData(501)]
+    [InlineData(int.MaxValue)]
+    public async Task ImportWithLimit_NotCuttingTheFile_IsTheWholeImport(int limit)
+    {
+        var rest = await Service.Rest.PostForAsync<DatasetView>("/api/chem/imports", new { source = "fixture", limit });
+        var grpc = await Chem.ImportAsync(new() { Source = "fixture", Limit = limit }, GrpcCalls.Options);
+
+        Assert.Equal(fixture.Compounds.DatasetId, rest.DatasetId);
+        Assert.Equal(fixture.Compounds.DatasetId.ToString(), grpc.DatasetId);
+        Assert.Equal(ChemFixtureFile.All.Count, rest.Count);
+    }
+
+    [Fact]
+    public async Task ImportWithLimit_OneShortOfTheFile_OwnDataset()
+    {
+        var cut = await Service.Rest.PostForAsync<DatasetView>("/api/chem/imports", new { source = "fixture", limit = ChemFixtureFile.All.Count - 1 });
+
+        Assert.NotEqual(fixture.Compounds.DatasetId, cut.DatasetId);
+        Assert.Equal(ChemFixtureFile.All.Count - 1, cut.Count);
+    }
 }
