@@ -587,6 +587,7 @@ internal sealed class AnnealingRun<TKernel>(TKernel kernel, double totalWeight, 
                 var rows = _centres.ToRowMajor();
                 var moved = (double[])rows.Clone();
                 run._assignments.AsSpan(first, end - first).CopyTo(savedAssignments);
+                comm.Barrier(); // every rank has saved its points before any pass (balanced: any rank's) rewrites them
                 var total = mass[keep] + mass[free];
                 var offset = 0.8 * Math.Sqrt(lambda);
                 for (var j = 0; j < D; j++)
@@ -676,17 +677,10 @@ internal sealed class AnnealingRun<TKernel>(TKernel kernel, double totalWeight, 
         }
 
         /// <summary>Runs a pass over this rank's blocks, then folds every block's partial in block order.</summary>
-        private double[] Reduce(BlockPass pass, int length)
+        /// <summary>A pass over the blocks (balanced between ranks unless told not to), folded in block order.</summary>
+        private double[] Reduce(BlockPass pass, int length, bool balance = true)
         {
-            var step = _step++;
-            var (first, end) = run._plan.BlocksOf(comm.Rank, comm.Size);
-            for (var b = first; b < end; b++)
-            {
-                var (start, stop) = run._plan.Block(b);
-                pass(start, stop, run._sums.Begin(b, step)[..length]);
-            }
-
-            run._sums.Combine(comm, step, _total);
+            run._sums.Reduce(comm, _step++, pass, length, _total, balance);
             return _total;
         }
 
@@ -739,5 +733,4 @@ internal sealed class AnnealingRun<TKernel>(TKernel kernel, double totalWeight, 
         }
     }
 
-    private delegate void BlockPass(int start, int end, Span<double> partial);
 }

@@ -177,7 +177,7 @@ internal sealed class KMeansRun<TKernel>(TKernel kernel, KMeansOptions options, 
                 {
                     partial[block] += mass(i);
                 }
-            }, blocks);
+            }, blocks, balance: false); // the masses read D², which each rank updates for its own points
             var total = 0.0;
             for (var b = 0; b < blocks; b++)
             {
@@ -231,6 +231,7 @@ internal sealed class KMeansRun<TKernel>(TKernel kernel, KMeansOptions options, 
             var iteration = 0;
             var (first, end) = run._plan.PointsOf(comm.Rank, comm.Size);
             Array.Fill(run._assignments, -1, first, end - first);
+            comm.Barrier(); // cleared everywhere before a balanced pass may assign any rank's points
             while (iteration < run.Options.MaxIterations)
             {
                 iteration++;
@@ -329,20 +330,12 @@ internal sealed class KMeansRun<TKernel>(TKernel kernel, KMeansOptions options, 
             }
         }
 
-        private double[] Reduce(BlockPass pass, int length)
+        /// <summary>A pass over the blocks (balanced between ranks unless told not to), folded in block order.</summary>
+        private double[] Reduce(BlockPass pass, int length, bool balance = true)
         {
-            var step = _step++;
-            var (first, end) = run._plan.BlocksOf(comm.Rank, comm.Size);
-            for (var b = first; b < end; b++)
-            {
-                var (start, stop) = run._plan.Block(b);
-                pass(start, stop, run._sums.Begin(b, step)[..length]);
-            }
-
-            run._sums.Combine(comm, step, _total);
+            run._sums.Reduce(comm, _step++, pass, length, _total, balance);
             return _total;
         }
     }
 
-    private delegate void BlockPass(int start, int end, Span<double> partial);
 }

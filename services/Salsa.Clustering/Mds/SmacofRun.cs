@@ -113,12 +113,10 @@ internal sealed class SmacofRun(Dissimilarities source, SmacofOptions options, d
     /// <summary>Stress of <paramref name="current"/> and, when <paramref name="update"/>, its Guttman transform into <paramref name="next"/>.</summary>
     private void Pass(Communicator comm, double[][] current, double[][] next, bool update, long step, double[] total, CancellationToken cancellationToken)
     {
-        var (firstBlock, endBlock) = _plan.BlocksOf(comm.Rank, comm.Size);
         double[] x2 = _dimensions == 3 ? current[2] : [];
-        for (var b = firstBlock; b < endBlock; b++)
+        _sums.ForEachBlock(comm.Rank, comm.Size, step, balance: true, (b, start, end) =>
         {
             cancellationToken.ThrowIfCancellationRequested();
-            var (start, end) = _plan.Block(b);
             var partial = _sums.Begin(b, step);
             for (var i = start; i < end; i++)
             {
@@ -138,7 +136,7 @@ internal sealed class SmacofRun(Dissimilarities source, SmacofOptions options, d
                     }
                 }
             }
-        }
+        });
 
         _sums.Combine(comm, step, total);
     }

@@ -9,10 +9,17 @@ namespace Salsa.Clustering.Parallel;
 // in block order into its own result. Ranks share memory, so the partials are read where they lie
 // (no copies). Buffers are double-buffered by step parity: a rank writes step s+2's partials only
 // after the barrier of step s+1, which every rank reaches after finishing its fold of step s.
+//
+// Balancing: which rank computes a block does not change its partial, so a rank that finishes its own
+// blocks early takes the others' last blocks (a shared VM core slowed by a neighbour, an uneven block).
+// A block is claimed by stamping it with the step (compare-and-swap; stamps only grow, so nothing is
+// reset): owners claim their blocks first to last, helpers last to first, and each stops at the first
+// block it finds stamped. Results stay bit-identical; only the time changes.
 /// <summary>Per-block partial sums of a fixed length, combined in block order on every rank.</summary>
 internal sealed class OrderedBlockSum
 {
     private readonly double[][][] _partials;
+    private readonly long[] _claims;
 
     public OrderedBlockSum(BlockPlan plan, int length)
     {
@@ -20,6 +27,8 @@ internal sealed class OrderedBlockSum
         Plan = plan;
         Length = length;
         _partials = [NewSet(plan.Blocks, length), NewSet(plan.Blocks, length)];
+        _claims = new long[plan.Blocks];
+        Array.Fill(_claims, -1);
     }
 
     public BlockPlan Plan { get; }
@@ -32,6 +41,57 @@ internal sealed class OrderedBlockSum
         var partial = _partials[step & 1][block].AsSpan(0, Length);
         partial.Clear();
         return partial;
+    }
+
+    /// <summary>
+    /// One loosely synchronous step: <paramref name="pass"/> over this rank's blocks (and, when
+    /// <paramref name="balance"/>, any block another rank has not started), then the ordered fold into
+    /// <paramref name="total"/>. Balance only passes that read nothing a rank writes for its own points
+    /// outside a pass since the last barrier.
+    /// </summary>
+    public void Reduce(Communicator communicator, long step, BlockPass pass, int length, Span<double> total, bool balance = true)
+    {
+        ForEachBlock(communicator.Rank, communicator.Size, step, balance, (block, start, end) => pass(start, end, Begin(block, step)[..length]));
+        Combine(communicator, step, total);
+    }
+
+    /// <summary>Runs <paramref name="work"/> for every block this rank computes in <paramref name="step"/>.</summary>
+    public void ForEachBlock(int rank, int size, long step, bool balance, Action<int, int, int> work)
+    {
+        if (!balance)
+        {
+            var (first, end) = Plan.BlocksOf(rank, size);
+            for (var b = first; b < end; b++)
+            {
+                var (start, stop) = Plan.Block(b);
+                work(b, start, stop);
+            }
+
+            return;
+        }
+
+        var (own, ownEnd) = Plan.BlocksOf(rank, size);
+        for (var b = own; b < ownEnd && Claim(b, step); b++)
+        {
+            var (start, stop) = Plan.Block(b);
+            work(b, start, stop);
+        }
+
+        for (var other = 1; other < size; other++)
+        {
+            var (first, end) = Plan.BlocksOf((rank + other) % size, size);
+            for (var b = end - 1; b >= first && Claim(b, step); b--)
+            {
+                var (start, stop) = Plan.Block(b);
+                work(b, start, stop);
+            }
+        }
+    }
+
+    private bool Claim(int block, long step)
+    {
+        var seen = Volatile.Read(ref _claims[block]);
+        return seen < step && Interlocked.CompareExchange(ref _claims[block], step, seen) == seen;
     }
 
     /// <summary>Folds every block's partial of <paramref name="step"/> in block order into <paramref name="total"/>.</summary>
@@ -84,3 +144,6 @@ internal sealed class OrderedBlockSum
         return set;
     }
 }
+
+/// <summary>A pass over the points <c>[start, end)</c> of one block, adding into the block's partial.</summary>
+internal delegate void BlockPass(int start, int end, Span<double> partial);

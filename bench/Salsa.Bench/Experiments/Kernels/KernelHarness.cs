@@ -117,7 +117,12 @@ internal sealed class KernelHarness<TKernel>
     /// <summary>Work items per step: points × centres × dimensions.</summary>
     public double PointCentreDimensions => (double)_kernel.Count * _centres.K * _kernel.Dimension;
 
-    public KernelTimings Run(Dispatcher dispatcher, int ranks, int iterations, bool reduce)
+    /// <summary>
+    /// <paramref name="iterations"/> steps of the kernel on <paramref name="ranks"/> ranks. With
+    /// <paramref name="balance"/> ranks take unstarted blocks from each other, as the algorithms do;
+    /// without, each computes exactly its own share (the paper's static decomposition).
+    /// </summary>
+    public KernelTimings Run(Dispatcher dispatcher, int ranks, int iterations, bool reduce, bool balance = false)
     {
         var length = _kind == KernelKind.Annealing ? ClusteringKernels.AnnealingLength(_centres.Kp, _kernel.Dimension) : ClusteringKernels.LloydLength(_centres.Kp, _kernel.Dimension);
         var plan = BlockPlan.For(_kernel.Count, length, _blockSize);
@@ -129,15 +134,13 @@ internal sealed class KernelHarness<TKernel>
         {
             var kernel = _kernel;
             var total = new double[length];
-            var (first, end) = plan.BlocksOf(comm.Rank, comm.Size);
             var times = compute[comm.Rank];
             comm.Barrier();
             for (var step = 0; step < iterations; step++)
             {
                 var t0 = Stopwatch.GetTimestamp();
-                for (var b = first; b < end; b++)
+                sums.ForEachBlock(comm.Rank, comm.Size, step, balance, (b, s, e) =>
                 {
-                    var (s, e) = plan.Block(b);
                     var partial = sums.Begin(b, step);
                     if (_kind == KernelKind.Annealing)
                     {
@@ -147,7 +150,7 @@ internal sealed class KernelHarness<TKernel>
                     {
                         ClusteringKernels.LloydAssign(kernel, _centres, s, e, partial, assignments, null);
                     }
-                }
+                });
 
                 times[step] = Stopwatch.GetElapsedTime(t0).TotalSeconds;
                 if (reduce)
