@@ -74,7 +74,7 @@ public sealed class ServiceUnderTest<TService> : IRunningService
     internal static async Task<ServiceUnderTest<TService>> StartAsync(TestStore store, IReadOnlyDictionary<string, string?>? settings)
     {
         ArgumentNullException.ThrowIfNull(store);
-        var ports = new ServicePorts(FreePort.Next(), FreePort.Next());
+        var ports = new ServicePorts(ServicePorts.NextFreeLoopbackPort(), ServicePorts.NextFreeLoopbackPort());
         var all = new Dictionary<string, string?>(ServiceHostSettings.PortSettings(ports))
         {
             ["Logging:LogLevel:Default"] = "Warning",
