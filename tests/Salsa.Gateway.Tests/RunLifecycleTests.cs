@@ -127,11 +127,21 @@ public sealed class RunLifecycleTests
                 "    service: annealing\n    operation: cluster\n    inputs: { dataset: query.dataset }\n    parameters: { maxClusters: 50 }\n    timeout: 300ms\n    retry: { attempts: 2, backoff: 50ms }", StringComparison.Ordinal);
 
         var id = await gateway.StartRunAsync(new { yaml }, token);
+        var events = new List<Runs.RunEvent>();
+        await foreach (var item in gateway.Runs.WatchAsync(id, token))
+        {
+            events.Add(item);
+        }
+
         var final = await gateway.Runs.WaitAsync(id, token);
 
         var cluster = final.Steps.Single(s => s.Id == "cluster");
         Assert.Equal(RunState.Failed, final.State);
         Assert.Equal(2, cluster.Attempts);
+
+        // The second attempt starts with no progress: the first attempt's is not shown as its own.
+        var second = events.OfType<Runs.RunEvent.StepChanged>().First(e => e.View.Id == "cluster" && e.View.Attempts == 2);
+        Assert.Null(second.View.Progress);
         Assert.Contains("timed out", cluster.Error, StringComparison.Ordinal);
         Assert.Equal(2, final.Hops.Count(h => h.Step == "cluster" && h.Operation == "Start"));
         Assert.Equal(2, final.Hops.Count(h => h.Step == "cluster" && h.Operation == "Jobs.Cancel"));

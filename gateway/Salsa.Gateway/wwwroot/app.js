@@ -395,6 +395,11 @@ function applyStep(current, step) {
   if (!run) return;
   const steps = run.steps ?? (run.steps = []);
   const index = steps.findIndex((st) => st.id === step.id);
+  const before = index >= 0 ? steps[index] : null;
+  // A new attempt (a retry, or the step run again after a gateway restart) starts its own curves.
+  if (before && ((step.attempts ?? 0) > (before.attempts ?? 0) || (step.started && before.started && step.started !== before.started))) {
+    current.history.delete(step.id);
+  }
   if (index >= 0) steps[index] = { ...steps[index], ...step };
   else steps.push(step);
   recordProgress(current, step.id, step.progress);
