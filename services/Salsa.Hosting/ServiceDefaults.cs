@@ -23,7 +23,7 @@ namespace Salsa.Hosting;
 
 /// <summary>
 /// What every service sets up the same way (the ServiceDefaults pattern): telemetry, health,
-/// ProblemDetails, OpenAPI with a Swagger UI, gRPC (health, reflection), limits, Server-Timing, the
+/// ProblemDetails, OpenAPI with Scalar's API reference and a Swagger UI, gRPC (health, reflection), limits, Server-Timing, the
 /// store, the jobs runtime and the shared Jobs and Datasets APIs.
 /// </summary>
 public static class ServiceDefaults
@@ -83,6 +83,7 @@ public static class ServiceDefaults
             o.SwaggerEndpoint("/openapi/v1.json", app.Environment.ApplicationName);
             o.DocumentTitle = app.Environment.ApplicationName;
         });
+        ApiReference.Map(app, app.Environment.ApplicationName);
         // A service's root describes it — unless the service serves a web UI there (the gateway).
         if (!app.Environment.WebRootFileProvider.GetFileInfo("index.html").Exists)
         {
@@ -103,6 +104,7 @@ public static class ServiceDefaults
         {
             service = identity.Name,
             openApi = "/openapi/v1.json",
+            apiReference = ApiReference.Path,
             docs = "/docs",
             health = "/health",
             alive = "/alive",

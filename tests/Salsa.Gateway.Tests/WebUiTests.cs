@@ -31,16 +31,10 @@ public sealed class WebUiTests
         await ExternalProgram.EnsureNpmPackagesAsync(browserDirectory, "playwright-core", token);
 
         using var directory = new TemporaryDirectory();
-        var ports = new ServicePorts(ServicePorts.NextFreeLoopbackPort(), ServicePorts.NextFreeLoopbackPort());
-        var settings = ServiceHostSettings.PortSettings(ports);
-        settings["Store:SqlitePath"] = directory.Combine("salsa.db");
-        settings["Logging:LogLevel:Default"] = "Warning";
-        await using var app = SalsaServiceHost.Create<GatewayService>(new ServiceHostSettings { Settings = settings, LoadAppSettings = false });
-        await app.StartAsync(token);
+        var (app, ports) = await StartGatewayAsync(directory, token);
+        await using var _ = app;
 
-        var screenshot = Path.Combine(AppContext.BaseDirectory, "screenshots", "web-ui.png");
-        Directory.CreateDirectory(Path.GetDirectoryName(screenshot)!);
-        File.Delete(screenshot);
+        var screenshot = Screenshot("web-ui.png");
         var (exitCode, output, error) = await ExternalProgram.RunAsync("node", browserDirectory,
             ["ui-test.mjs", ports.RestAddress.ToString(), Workflow, RunTimeoutSeconds.ToString(CultureInfo.InvariantCulture), screenshot, MaxClusters.ToString(CultureInfo.InvariantCulture)],
             token);
@@ -59,5 +53,48 @@ public sealed class WebUiTests
         Assert.InRange(root.GetProperty("clusterRows").GetInt32(), 1, MaxClusters);
 
         await app.StopAsync(token);
+    }
+
+    [Fact]
+    public async Task Browser_ScalarApiReference_RendersTheGatewaysOperations_FromTheServiceAlone()
+    {
+        using var timeout = CancellationTokenSource.CreateLinkedTokenSource(TestContext.Current.CancellationToken);
+        timeout.CancelAfter(TimeSpan.FromSeconds(180));
+        var token = timeout.Token;
+        var browserDirectory = Metadata("BrowserTestDirectory");
+        await ExternalProgram.EnsureNpmPackagesAsync(browserDirectory, "playwright-core", token);
+        Assert.True(Hosting.ApiReference.Available, "this build has no Scalar bundle (npm pack @scalar/api-reference failed at build time)");
+
+        using var directory = new TemporaryDirectory();
+        var (app, ports) = await StartGatewayAsync(directory, token);
+        await using var _ = app;
+        var screenshot = Screenshot("api-reference.png");
+        var (exitCode, output, error) = await ExternalProgram.RunAsync("node", browserDirectory,
+            ["api-reference-test.mjs", ports.RestAddress.ToString(), "Every operation a step can name", screenshot], token);
+        TestContext.Current.TestOutputHelper?.WriteLine($"screenshot: {screenshot}");
+        TestContext.Current.TestOutputHelper?.WriteLine(output);
+
+        Assert.True(exitCode == 0, $"node api-reference-test.mjs exited with {exitCode}:\n{output}\n{error}");
+        Assert.True(File.Exists(screenshot), $"no screenshot at {screenshot}");
+        await app.StopAsync(token);
+    }
+
+    private static async Task<(Microsoft.AspNetCore.Builder.WebApplication App, ServicePorts Ports)> StartGatewayAsync(TemporaryDirectory directory, CancellationToken token)
+    {
+        var ports = new ServicePorts(ServicePorts.NextFreeLoopbackPort(), ServicePorts.NextFreeLoopbackPort());
+        var settings = ServiceHostSettings.PortSettings(ports);
+        settings["Store:SqlitePath"] = directory.Combine("salsa.db");
+        settings["Logging:LogLevel:Default"] = "Warning";
+        var app = SalsaServiceHost.Create<GatewayService>(new ServiceHostSettings { Settings = settings, LoadAppSettings = false });
+        await app.StartAsync(token);
+        return (app, ports);
+    }
+
+    private static string Screenshot(string name)
+    {
+        var screenshot = Path.Combine(AppContext.BaseDirectory, "screenshots", name);
+        Directory.CreateDirectory(Path.GetDirectoryName(screenshot)!);
+        File.Delete(screenshot);
+        return screenshot;
     }
 }

@@ -659,7 +659,7 @@ function home() {
   replace($('#view'), h('section', { class: 'card welcome' },
     h('h1', {}, 'Workflow gateway'),
     h('p', {}, 'Start a workflow on the left, or open a run to follow its steps, its progress, its result and every hop the gateway made to the services.'),
-    h('p', { class: 'muted' }, 'REST: ', h('a', { href: '/api/workflows' }, '/api/workflows'), ' · ', h('a', { href: '/api/runs' }, '/api/runs'), ' · ', h('a', { href: '/docs' }, 'API docs'))));
+    h('p', { class: 'muted' }, 'REST: ', h('a', { href: '/api/workflows' }, '/api/workflows'), ' · ', h('a', { href: '/api/runs' }, '/api/runs'), ' · ', h('a', { href: '/scalar' }, 'API reference'))));
 }
 
 function route() {

@@ -11,6 +11,7 @@ using Salsa.Fingerprints;
 using Salsa.Grpc;
 using Salsa.Grpc.Health.V1;
 using Salsa.Grpc.Reflection.V1Alpha;
+using Salsa.Hosting;
 using Salsa.Hosting.Host;
 using Salsa.Hosting.Timing;
 using Salsa.KMeans;
@@ -123,6 +124,30 @@ public sealed class EveryServiceTests(EveryServiceFixture fixture) : IClassFixtu
         Assert.Equal("text/html", response.Content.Headers.ContentType?.MediaType);
         Assert.Contains("swagger-ui", body, StringComparison.OrdinalIgnoreCase);
         Assert.Contains("/openapi/v1.json", await fixture[name].Rest.GetStringAsync("/docs/index.js", Token), StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [MemberData(nameof(Services))]
+    public async Task ApiReference_Scalar_ServesThePageAndItsBundle(string name)
+    {
+        Assert.True(ApiReference.Available, "this build has no Scalar bundle (npm pack @scalar/api-reference failed at build time)");
+
+        using var page = await fixture[name].Rest.GetAsync("/scalar", Token);
+        var body = await page.Content.ReadAsStringAsync(Token);
+        Assert.Equal(HttpStatusCode.OK, page.StatusCode);
+        Assert.Equal("text/html", page.Content.Headers.ContentType?.MediaType);
+        Assert.Contains("Scalar.createApiReference", body, StringComparison.Ordinal);
+        Assert.Contains("url: '/openapi/v1.json'", body, StringComparison.Ordinal);
+
+        using var bundle = await fixture[name].Rest.GetAsync("/scalar/standalone.js", Token);
+        Assert.Equal(HttpStatusCode.OK, bundle.StatusCode);
+        Assert.Equal("text/javascript", bundle.Content.Headers.ContentType?.MediaType);
+        Assert.Contains("createApiReference", await bundle.Content.ReadAsStringAsync(Token), StringComparison.Ordinal);
+
+        using var again = new HttpRequestMessage(HttpMethod.Get, "/scalar/standalone.js");
+        again.Headers.IfNoneMatch.Add(bundle.Headers.ETag!);
+        using var revalidated = await fixture[name].Rest.SendAsync(again, Token);
+        Assert.Equal(HttpStatusCode.NotModified, revalidated.StatusCode);
     }
 
     [Theory]
