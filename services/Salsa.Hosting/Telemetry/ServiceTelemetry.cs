@@ -69,7 +69,8 @@ public static class ServiceTelemetry
             services.AddHttpContextAccessor();
         }
 
-        // Built with the host's first services and kept for its lifetime; disposed (flushing exports) at stop.
+        // Built as the host starts (it resolves its hosted services), when its IMeterFactory is known to
+        // the metric views; kept for the host's lifetime and disposed (flushing exports) with it.
         services.AddSingleton(sp => new TelemetryProviders(serviceName, resource, export, sp));
         services.AddHostedService(sp => sp.GetRequiredService<TelemetryProviders>());
     }
