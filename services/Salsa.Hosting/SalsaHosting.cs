@@ -10,9 +10,28 @@ public static class SalsaHosting
     public const string MeterName = "Salsa.Hosting";
 
     internal static readonly ActivitySource ActivitySource = new(ActivitySourceName);
-    internal static readonly Meter Meter = new(MeterName);
-    internal static readonly Counter<long> JobsStarted = Meter.CreateCounter<long>("salsa.jobs.started");
-    internal static readonly Counter<long> JobsRejected = Meter.CreateCounter<long>("salsa.jobs.rejected", description: "Jobs refused because the queue was full.");
-    internal static readonly Histogram<double> JobQueueTime = Meter.CreateHistogram<double>("salsa.jobs.queue_time", "ms");
-    internal static readonly Histogram<double> JobComputeTime = Meter.CreateHistogram<double>("salsa.jobs.compute_time", "ms");
+}
+
+/// <summary>
+/// The jobs instruments of one host, on the meter its <see cref="IMeterFactory"/> makes: in a process
+/// that hosts several services each counts its own jobs and its own provider exports them.
+/// </summary>
+internal sealed class HostingMetrics
+{
+    public HostingMetrics(IMeterFactory meterFactory)
+    {
+        var meter = meterFactory.Create(SalsaHosting.MeterName); // the factory's: disposed with the host
+        JobsStarted = meter.CreateCounter<long>("salsa.jobs.started");
+        JobsRejected = meter.CreateCounter<long>("salsa.jobs.rejected", description: "Jobs refused because the queue was full.");
+        JobQueueTime = meter.CreateHistogram<double>("salsa.jobs.queue_time", "ms");
+        JobComputeTime = meter.CreateHistogram<double>("salsa.jobs.compute_time", "ms");
+    }
+
+    public Counter<long> JobsStarted { get; }
+
+    public Counter<long> JobsRejected { get; }
+
+    public Histogram<double> JobQueueTime { get; }
+
+    public Histogram<double> JobComputeTime { get; }
 }

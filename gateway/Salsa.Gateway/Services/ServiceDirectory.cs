@@ -1,4 +1,5 @@
 using System.Collections.Concurrent;
+using System.Diagnostics;
 using Salsa.Annealing;
 using Salsa.Census;
 using Salsa.Chem;
@@ -87,6 +88,9 @@ public sealed class ServiceDirectory(IConfiguration configuration, StoreOptions 
             return (new ServiceEndpoint(service, remote, null, Embedded: false), GrpcChannel.ForAddress(remote));
         }
 
+        // The host outlives the call that starts it: its background work is not part of the caller's
+        // trace (nor attributed to the gateway's telemetry by being that trace's child).
+        Activity.Current = null;
         for (var attempt = 1; ; attempt++)
         {
             var ports = new ServicePorts(ServicePorts.NextFreeLoopbackPort(), ServicePorts.NextFreeLoopbackPort());

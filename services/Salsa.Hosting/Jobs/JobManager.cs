@@ -1,4 +1,5 @@
 using System.Collections.Concurrent;
+using System.Diagnostics.Metrics;
 using System.Runtime.CompilerServices;
 using System.Text.Json;
 using Microsoft.Extensions.Hosting;
@@ -18,7 +19,7 @@ public sealed record ServiceIdentity(string Name);
 // found. Live jobs are in `_live` until they finish; finished ones are read from the store. At start
 // every Queued/Running record of this service is marked Interrupted (it belonged to a process that
 // stopped); at stop, running jobs are cancelled and recorded as Interrupted — none vanish.
-public sealed class JobManager(IDataStore store, ComputeRuntime runtime, ServiceIdentity identity, ILogger<JobManager> logger) : IHostedService
+public sealed class JobManager(IDataStore store, ComputeRuntime runtime, ServiceIdentity identity, IMeterFactory meterFactory, ILogger<JobManager> logger) : IHostedService
 {
     internal const string StoppedReason = "The service stopped while the job was queued or running.";
 
@@ -29,6 +30,8 @@ public sealed class JobManager(IDataStore store, ComputeRuntime runtime, Service
     internal ComputeRuntime Runtime { get; } = runtime;
 
     internal ILogger Logger { get; } = logger;
+
+    internal HostingMetrics Metrics { get; } = new(meterFactory);
 
     internal bool Stopping { get; private set; }
 
@@ -79,7 +82,7 @@ public sealed class JobManager(IDataStore store, ComputeRuntime runtime, Service
         if (!Runtime.JobQueue.TryEnqueue(live))
         {
             _live.TryRemove(record.Id, out _);
-            SalsaHosting.JobsRejected.Add(1);
+            Metrics.JobsRejected.Add(1);
             throw new QueueFullException(
                 $"The job queue is full ({Runtime.Limits.JobQueueDepth} waiting); retry after {Runtime.Limits.RetryAfter.TotalSeconds:0.#} s.", Runtime.Limits.RetryAfter);
         }
@@ -96,7 +99,7 @@ public sealed class JobManager(IDataStore store, ComputeRuntime runtime, Service
         }
 
         live.Stored.TrySetResult();
-        SalsaHosting.JobsStarted.Add(1);
+        Metrics.JobsStarted.Add(1);
         JobLog.Accepted(Logger, record.Id, kind);
         return record;
     }

@@ -89,7 +89,7 @@ internal sealed class LiveJob : ITask, ICancellableJob
         }
 
         Update(r => r with { State = JobState.Running, Started = started, QueueMilliseconds = queueMs }, persist: true);
-        SalsaHosting.JobQueueTime.Record(queueMs);
+        _manager.Metrics.JobQueueTime.Record(queueMs);
         var clock = Stopwatch.GetTimestamp();
         var context = new JobContext(this, _manager.Store, _manager.Runtime.Compute, _manager.Runtime.Ranks, _cancellation.Token);
         try
@@ -174,7 +174,7 @@ internal sealed class LiveJob : ITask, ICancellableJob
 
     private void Finish(JobState state, DateTimeOffset started, double queueMs, double computeMs, string? resultJson, string? error)
     {
-        SalsaHosting.JobComputeTime.Record(computeMs);
+        _manager.Metrics.JobComputeTime.Record(computeMs);
         Update(r => r with
         {
             State = state,
