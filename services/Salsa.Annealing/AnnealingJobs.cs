@@ -14,7 +14,7 @@ public sealed class AnnealingJobs(JobManager jobs, DatasetCatalog datasets, Serv
 
     protected override (int[] Assignments, AnnealingSummary Summary) Cluster(AnnealingRequest request, DatasetInfo info, VectorInput input, JobContext context)
     {
-        var options = request.ToOptions(context.Parallelism);
+        var options = request.ToOptions(context.Parallelism, Limits.MaxTemperatures);
         var result = input.Dense is { } dense
             ? DeterministicAnnealing.Run(dense, options, context.ClusteringProgress(), context.CancellationToken)
             : DeterministicAnnealing.Run(input.Binary!, options, context.ClusteringProgress(), context.CancellationToken);

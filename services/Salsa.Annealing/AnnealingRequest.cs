@@ -1,5 +1,7 @@
+using System.Globalization;
 using Salsa.Clustering.Annealing;
 using Salsa.Clustering.Parallel;
+using Salsa.Hosting;
 using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Jobs;
 
@@ -26,7 +28,8 @@ public sealed record AnnealingRequest : IVectorClusteringRequest
 
     public int? SplitMergeAttempts { get; init; }
 
-    public AnnealingOptions ToOptions(ParallelismOptions parallel)
+    /// <summary>The algorithm's options; cooling stops after <paramref name="maxTemperatures"/> temperatures (by default the algorithm's cap).</summary>
+    public AnnealingOptions ToOptions(ParallelismOptions parallel, int? maxTemperatures = null)
     {
         var defaults = new AnnealingOptions();
         return defaults with
@@ -38,6 +41,7 @@ public sealed record AnnealingRequest : IVectorClusteringRequest
             MaxIterationsPerTemperature = MaxIterationsPerTemperature ?? defaults.MaxIterationsPerTemperature,
             Tolerance = Tolerance ?? defaults.Tolerance,
             SplitMergeAttempts = SplitMergeAttempts ?? defaults.SplitMergeAttempts,
+            MaxTemperatures = maxTemperatures ?? defaults.MaxTemperatures,
             Parallel = parallel,
         };
     }
@@ -45,6 +49,17 @@ public sealed record AnnealingRequest : IVectorClusteringRequest
     int IVectorClusteringRequest.RequestedClusters => MaxClusters;
 
     public void Validate(int points) => ToOptions(new()).Validate(points);
+
+    public void CheckLimits(ServiceLimits limits)
+    {
+        ArgumentNullException.ThrowIfNull(limits);
+        limits.CheckIterations(MaxIterationsPerTemperature, "maxIterationsPerTemperature");
+        limits.CheckSplitMergeAttempts(SplitMergeAttempts);
+        var options = ToOptions(new());
+        var from = StartTemperature is { } start ? start.ToString("R", CultureInfo.InvariantCulture) : "the start temperature";
+        var to = MinTemperature is { } min ? min.ToString("R", CultureInfo.InvariantCulture) : "10⁻⁶ of it";
+        limits.CheckTemperatures(options.ScheduledTemperatures(), string.Create(CultureInfo.InvariantCulture, $"coolingFactor {options.CoolingFactor:R} from {from} down to {to}"));
+    }
 
     public static AnnealingRequest From(Contracts.Annealing.StartAnnealingRequest request)
     {

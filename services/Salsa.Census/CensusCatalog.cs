@@ -60,6 +60,13 @@ public sealed class CensusCatalog(DatasetCatalog datasets, ServiceLimits limits)
     public async Task<DatasetInfo> QueryAsync(CensusQuery query, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(query);
+        // JSON allows "states": null; it is as malformed as a null code, not a criterion to skip.
+        if (query.States is null || query.Counties is null)
+        {
+            throw new ArgumentException($"{(query.States is null ? "states" : "counties")} is null: give a list of codes, or leave it out.");
+        }
+
+        limits.CheckQueryCodes(query.States.Count + query.Counties.Count);
         Validate(query);
         var (info, content) = await datasets.ReadRequiredAsync(query.DatasetId, cancellationToken);
         if (info.Kind != DatasetKind.Census)
@@ -100,10 +107,12 @@ public sealed class CensusCatalog(DatasetCatalog datasets, ServiceLimits limits)
     private (DatasetInfo, DatasetContent) Select(DatasetInfo census, DatasetContent content, CensusQuery query)
     {
         var labels = content.Labels ?? throw new InvalidDataException($"Census dataset {census.Id} has no GEOIDs.");
+        var states = query.States.ToHashSet(StringComparer.Ordinal);
+        var counties = query.Counties.ToHashSet(StringComparer.Ordinal);
         var chosen = new List<int>();
         for (var i = 0; i < census.Count; i++)
         {
-            if (Matches(query, labels[i], content.Values![2 * i], content.Values[2 * i + 1], content.Weights[i]))
+            if (Matches(query, states, counties, labels[i], content.Values![2 * i], content.Values[2 * i + 1], content.Weights[i]))
             {
                 chosen.Add(i);
             }
@@ -141,9 +150,9 @@ public sealed class CensusCatalog(DatasetCatalog datasets, ServiceLimits limits)
         return (info, new DatasetContent { Values = values, Weights = [.. rows.Select(r => (double)r.Population)], Labels = [.. rows.Select(r => r.GeoId)] });
     }
 
-    private static bool Matches(CensusQuery query, string geoId, double latitude, double longitude, double population) =>
-        (query.States.Count == 0 || query.States.Contains(geoId[..2]))
-        && (query.Counties.Count == 0 || query.Counties.Contains(geoId[..5]))
+    private static bool Matches(CensusQuery query, HashSet<string> states, HashSet<string> counties, string geoId, double latitude, double longitude, double population) =>
+        (states.Count == 0 || states.Contains(geoId[..2]))
+        && (counties.Count == 0 || counties.Contains(geoId[..5]))
         && (!query.ContiguousOnly || !NonContiguous.Contains(geoId[..2]))
         && (!query.SkipUnpopulated || population > 0)
         && (query.BoundingBox is not { } box
@@ -175,12 +184,12 @@ public sealed class CensusCatalog(DatasetCatalog datasets, ServiceLimits limits)
         var parts = new List<string>();
         if (query.States.Count > 0)
         {
-            parts.Add($"states {string.Join(' ', query.States.Order(StringComparer.Ordinal))}");
+            parts.Add($"states {string.Join(' ', query.States.Distinct().Order(StringComparer.Ordinal))}");
         }
 
         if (query.Counties.Count > 0)
         {
-            parts.Add($"counties {string.Join(' ', query.Counties.Order(StringComparer.Ordinal))}");
+            parts.Add($"counties {string.Join(' ', query.Counties.Distinct().Order(StringComparer.Ordinal))}");
         }
 
         if (query.BoundingBox is { } b)

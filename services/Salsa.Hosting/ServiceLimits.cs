@@ -1,3 +1,5 @@
+using System.Globalization;
+
 namespace Salsa.Hosting;
 
 /// <summary>
@@ -20,6 +22,30 @@ public sealed class ServiceLimits
     /// <summary>Items an MDS embedding may take (its cost grows as n²).</summary>
     public int MaxEmbeddingItems { get; set; } = 10_000;
 
+    /// <summary>
+    /// Iterations one loop of a job may be asked for: k-means <c>maxIterations</c> (per restart),
+    /// annealing <c>maxIterationsPerTemperature</c>, MDS <c>maxIterations</c>.
+    /// </summary>
+    public int MaxIterations { get; set; } = 100_000;
+
+    /// <summary>k-means restarts (k-means++ seedings) in one request.</summary>
+    public int MaxRestarts { get; set; } = 1000;
+
+    /// <summary>
+    /// Temperatures one annealing may visit: the cooling schedule from the start temperature down to
+    /// the minimum by the cooling factor. Cooling stops there even when the schedule depends on the data.
+    /// </summary>
+    public int MaxTemperatures { get; set; } = 100_000;
+
+    /// <summary>Split–merge moves one annealing may try at T = 0.</summary>
+    public int MaxSplitMergeAttempts { get; set; } = 1000;
+
+    /// <summary>The width or height of a rendered figure, in PNG pixels (a 4096 × 4096 PNG is drawn in 64 MiB).</summary>
+    public int MaxImageSide { get; set; } = 4096;
+
+    /// <summary>State and county codes one census query may name (the United States have 3,221 counties).</summary>
+    public int MaxQueryCodes { get; set; } = 10_000;
+
     /// <summary>Bytes of one REST request body.</summary>
     public long MaxRequestBytes { get; set; } = 256L << 20;
 
@@ -38,24 +64,41 @@ public sealed class ServiceLimits
     /// <summary>The retry hint sent with a refusal.</summary>
     public TimeSpan RetryAfter { get; set; } = TimeSpan.FromSeconds(2);
 
+    /// <summary>
+    /// Refuses <paramref name="requested"/> (nothing, when null) beyond <paramref name="limit"/> with
+    /// a <see cref="Errors.LimitExceededException"/> that says what was asked for, the limit and its
+    /// configuration key (<paramref name="key"/> under <see cref="Section"/>), then <paramref name="hint"/>.
+    /// </summary>
+    public static void Check(long? requested, long limit, string what, string key, string? hint = null)
+    {
+        if (requested > limit)
+        {
+            var message = string.Create(CultureInfo.InvariantCulture, $"{requested:N0} {what} exceed this service's limit of {limit:N0} ({Section}:{key}).");
+            throw new Errors.LimitExceededException(hint is null ? message : $"{message} {hint}");
+        }
+    }
+
     public void CheckPoints(int count, int dimensionOrBits)
     {
-        if (count > MaxPoints)
-        {
-            throw new Errors.LimitExceededException($"{count:N0} points exceed this service's limit of {MaxPoints:N0} (Salsa:Limits:MaxPoints).");
-        }
-
-        if (dimensionOrBits > MaxDimensions)
-        {
-            throw new Errors.LimitExceededException($"{dimensionOrBits:N0} dimensions exceed this service's limit of {MaxDimensions:N0} (Salsa:Limits:MaxDimensions).");
-        }
+        Check(count, MaxPoints, "points", nameof(MaxPoints));
+        Check(dimensionOrBits, MaxDimensions, "dimensions", nameof(MaxDimensions));
     }
 
-    public void CheckClusters(int clusters)
-    {
-        if (clusters > MaxClusters)
-        {
-            throw new Errors.LimitExceededException($"{clusters:N0} clusters exceed this service's limit of {MaxClusters:N0} (Salsa:Limits:MaxClusters).");
-        }
-    }
+    public void CheckClusters(int clusters) => Check(clusters, MaxClusters, "clusters", nameof(MaxClusters));
+
+    /// <summary>An iteration count a request asks for, under its name in the request (e.g. <c>maxIterations</c>).</summary>
+    public void CheckIterations(int? iterations, string parameter) => Check(iterations, MaxIterations, $"iterations ({parameter})", nameof(MaxIterations));
+
+    public void CheckRestarts(int? restarts) => Check(restarts, MaxRestarts, "restarts", nameof(MaxRestarts));
+
+    /// <summary>The temperatures of a cooling schedule, described by <paramref name="schedule"/>.</summary>
+    public void CheckTemperatures(long? temperatures, string schedule) =>
+        Check(temperatures, MaxTemperatures, $"temperatures ({schedule})", nameof(MaxTemperatures), "Cool faster (a smaller coolingFactor) or stop warmer (a higher minTemperature).");
+
+    public void CheckSplitMergeAttempts(int? attempts) => Check(attempts, MaxSplitMergeAttempts, "split–merge attempts (splitMergeAttempts)", nameof(MaxSplitMergeAttempts));
+
+    /// <summary>A side of a figure, under its name in the request (<c>width</c> or <c>height</c>).</summary>
+    public void CheckImageSide(int? pixels, string parameter) => Check(pixels, MaxImageSide, $"pixels ({parameter})", nameof(MaxImageSide));
+
+    public void CheckQueryCodes(int codes) => Check(codes, MaxQueryCodes, "state and county codes", nameof(MaxQueryCodes));
 }

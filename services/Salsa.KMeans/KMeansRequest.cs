@@ -1,5 +1,6 @@
 using Salsa.Clustering.KMeans;
 using Salsa.Clustering.Parallel;
+using Salsa.Hosting;
 using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Jobs;
 
@@ -39,6 +40,13 @@ public sealed record KMeansRequest : IVectorClusteringRequest
     int IVectorClusteringRequest.RequestedClusters => Clusters;
 
     public void Validate(int points) => ToOptions(new()).Validate(points);
+
+    public void CheckLimits(ServiceLimits limits)
+    {
+        ArgumentNullException.ThrowIfNull(limits);
+        limits.CheckRestarts(Restarts);
+        limits.CheckIterations(MaxIterations, "maxIterations");
+    }
 
     public static KMeansRequest From(Contracts.KMeans.StartKMeansRequest request)
     {

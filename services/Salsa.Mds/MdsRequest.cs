@@ -13,9 +13,6 @@ namespace Salsa.Mds;
 /// </summary>
 public sealed record EmbeddingRequest
 {
-    /// <summary>Guttman transforms allowed at most in one request.</summary>
-    public const int MaxIterationsLimit = 100_000;
-
     /// <summary>A dense or binary dataset.</summary>
     public required Guid DatasetId { get; init; }
 
@@ -51,7 +48,7 @@ public sealed record EmbeddingRequest
     /// <summary>
     /// Checks the request against its dataset and the limits, so bad input is refused before a job
     /// is accepted: an <see cref="ArgumentException"/> naming what was wrong, or a
-    /// <see cref="LimitExceededException"/> beyond <see cref="ServiceLimits.MaxEmbeddingItems"/>.
+    /// <see cref="LimitExceededException"/> beyond <see cref="ServiceLimits.MaxEmbeddingItems"/> or <see cref="ServiceLimits.MaxIterations"/>.
     /// </summary>
     public void Validate(DatasetInfo dataset, ServiceLimits limits)
     {
@@ -64,12 +61,8 @@ public sealed record EmbeddingRequest
         }
 
         var count = Items is { Count: > 0 } items ? items.Count : dataset.Count;
-        if (count > limits.MaxEmbeddingItems)
-        {
-            var hint = Items is { Count: > 0 } ? "" : " Choose some of its points with 'items'.";
-            throw new LimitExceededException(
-                $"An embedding of {count:N0} items exceeds this service's limit of {limits.MaxEmbeddingItems:N0} (Salsa:Limits:MaxEmbeddingItems; the cost grows as n²).{hint}");
-        }
+        ServiceLimits.Check(count, limits.MaxEmbeddingItems, "items to embed", nameof(ServiceLimits.MaxEmbeddingItems),
+            "The cost grows as n²." + (Items is { Count: > 0 } ? "" : " Choose some of its points with 'items'."));
 
         if (Items is { Count: > 0 })
         {
@@ -86,10 +79,12 @@ public sealed record EmbeddingRequest
             CheckWeights(weights, count);
         }
 
-        if (MaxIterations is { } iterations && iterations is < 1 or > MaxIterationsLimit)
+        if (MaxIterations is < 1)
         {
-            throw new ArgumentException($"maxIterations must be between 1 and {MaxIterationsLimit:N0}; it is {iterations}.");
+            throw new ArgumentException($"maxIterations must be at least 1; it is {MaxIterations}.");
         }
+
+        limits.CheckIterations(MaxIterations, "maxIterations");
 
         if (Tolerance is { } tolerance && (!double.IsFinite(tolerance) || tolerance < 0))
         {

@@ -64,7 +64,7 @@ public sealed class RenderJobs(JobManager jobs, DatasetCatalog datasets, StoredJ
     public async Task<JobRecord> StartCensusMapAsync(CensusMapRequest request, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(request);
-        request.Validate();
+        request.Validate(limits);
         var points = await datasets.GetRequiredAsync(request.PointsDatasetId, cancellationToken).ConfigureAwait(false);
         RequireProjectedPoints(points);
         if (request.ClusteringService is { } named && !ClusteringServices.Contains(named))
@@ -96,7 +96,7 @@ public sealed class RenderJobs(JobManager jobs, DatasetCatalog datasets, StoredJ
     public async Task<JobRecord> StartScatterAsync(ScatterRequest request, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(request);
-        request.Validate();
+        request.Validate(limits);
         var embedding = await stored.GetSucceededAsync(request.EmbeddingJobId, [MdsService], "a scatter plot", cancellationToken).ConfigureAwait(false);
         var result = StoredJobs.Result<StoredEmbedding>(embedding);
         if (request.Clusters is { Count: > 0 } clusters)

@@ -1,3 +1,4 @@
+using Salsa.Hosting;
 using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Errors;
 using Salsa.Hosting.Jobs;
@@ -10,9 +11,6 @@ public abstract record FigureRequest
     public const int MinWidth = 200;
     public const int MinHeight = 150;
 
-    /// <summary>The longest side of an image (a 4096 × 4096 PNG is drawn in 64 MiB).</summary>
-    public const int MaxSide = 4096;
-
     public const int MaxTitleLength = 200;
 
     public int? Width { get; init; }
@@ -22,11 +20,15 @@ public abstract record FigureRequest
     /// <summary>Null gives the figure's own title.</summary>
     public string? Title { get; init; }
 
-    /// <summary>Throws an <see cref="ArgumentException"/> for a size or title no figure can take, a <see cref="LimitExceededException"/> beyond <see cref="MaxSide"/>.</summary>
-    public void Validate()
+    /// <summary>
+    /// Throws an <see cref="ArgumentException"/> for a size or title no figure can take, a
+    /// <see cref="LimitExceededException"/> for a side beyond <see cref="ServiceLimits.MaxImageSide"/>.
+    /// </summary>
+    public void Validate(ServiceLimits limits)
     {
-        CheckSide("width", Width, MinWidth);
-        CheckSide("height", Height, MinHeight);
+        ArgumentNullException.ThrowIfNull(limits);
+        CheckSide("width", Width, MinWidth, limits);
+        CheckSide("height", Height, MinHeight, limits);
         if (Title is { Length: > MaxTitleLength })
         {
             throw new ArgumentException($"The title has {Title.Length} characters; at most {MaxTitleLength} fit on a figure.");
@@ -38,21 +40,12 @@ public abstract record FigureRequest
 
     protected static string? Given(string value) => value.Length == 0 ? null : value;
 
-    private static void CheckSide(string name, int? value, int min)
+    private static void CheckSide(string name, int? value, int min, ServiceLimits limits)
     {
-        if (value is not { } v)
+        limits.CheckImageSide(value, name);
+        if (value < min)
         {
-            return;
-        }
-
-        if (v > MaxSide)
-        {
-            throw new LimitExceededException($"A {name} of {v} units exceeds the render service's limit of {MaxSide} per side.");
-        }
-
-        if (v < min)
-        {
-            throw new ArgumentException($"The {name} must be between {min} and {MaxSide} units; it is {v}.");
+            throw new ArgumentException($"The {name} must be between {min} and {limits.MaxImageSide} pixels; it is {value}.");
         }
     }
 }

@@ -92,6 +92,33 @@ public sealed class DeterministicAnnealingTests
         }
     }
 
+    [Theory]
+    [InlineData(0.95, null, null, 271L)]
+    [InlineData(0.5, 8.0, 1.0, 4L)]
+    [InlineData(0.5, 8.0, 1.5, 4L)]
+    [InlineData(0.5, 1.0, 2.0, 1L)]
+    [InlineData(0.5, 8.0, null, 21L)]
+    [InlineData(0.9999999999999999, 1e300, 1e-300, long.MaxValue)]
+    [InlineData(0.5, null, 1.0, null)]
+    public void ScheduledTemperatures_CountsTheFirstAndEveryCoolingStep_NullWhenTheDataDecide(double cooling, double? start, double? min, long? expected)
+    {
+        var options = new AnnealingOptions { CoolingFactor = cooling, StartTemperature = start, MinTemperature = min };
+
+        Assert.Equal(expected, options.ScheduledTemperatures());
+    }
+
+    [Fact]
+    public void Run_ScheduleLongerThanMaxTemperatures_StopsCoolingThereAndRefines()
+    {
+        var (points, _) = TestData.Gmm;
+        var options = new AnnealingOptions { MaxClusters = 5, CoolingFactor = 0.999, MaxTemperatures = 40 };
+
+        var result = DeterministicAnnealing.Run(points, options);
+
+        Assert.Equal(40, result.Trajectory.Select(s => s.Temperature).Distinct().Count());
+        Assert.Equal(points.Count, result.Assignments.Length);
+    }
+
     [Fact]
     public void Run_PointsFarFromEveryCentreAtLowTemperature_NoNaNAndNoWeightLost()
     {

@@ -14,8 +14,17 @@ public sealed record AnnealingOptions
     /// <summary>First temperature; by default just above the first critical temperature (2 λmax of the data).</summary>
     public double? StartTemperature { get; init; }
 
-    /// <summary>Lowest temperature; by default 10⁻⁶ of the first.</summary>
+    /// <summary>Lowest temperature; by default <see cref="DefaultTemperatureRange"/> of the first.</summary>
     public double? MinTemperature { get; init; }
+
+    /// <summary>The lowest temperature as a fraction of the first when <see cref="MinTemperature"/> is not set.</summary>
+    public const double DefaultTemperatureRange = 1e-6;
+
+    /// <summary>
+    /// Temperatures visited at most: cooling stops after this many even above <see cref="MinTemperature"/>
+    /// (<see cref="ScheduledTemperatures"/> tells beforehand whether a schedule fits, when it can).
+    /// </summary>
+    public int MaxTemperatures { get; init; } = 100_000;
 
     /// <summary>EM iterations allowed at one temperature.</summary>
     public int MaxIterationsPerTemperature { get; init; } = 300;
@@ -62,12 +71,39 @@ public sealed record AnnealingOptions
             throw new ClusteringInputException($"The minimum temperature must be positive and finite; it is {min}.", nameof(MinTemperature));
         }
 
-        if (MaxIterationsPerTemperature < 1 || !(Tolerance > 0) || !(SplitPerturbation > 0) || StopHardness is <= 0 or > 1 || FinalRefinementIterations < 0 || SplitMergeAttempts < 0)
+        if (MaxTemperatures < 1 || MaxIterationsPerTemperature < 1 || !(Tolerance > 0) || !(SplitPerturbation > 0) || StopHardness is <= 0 or > 1 || FinalRefinementIterations < 0 || SplitMergeAttempts < 0)
         {
             throw new ClusteringInputException("Iterations must be positive and tolerance, perturbation and stop hardness in range.", nameof(Tolerance));
         }
 
         Parallel.Validate();
+    }
+
+    /// <summary>
+    /// The temperatures the cooling schedule visits, from the first down to the lowest by
+    /// <see cref="CoolingFactor"/> (a run that reaches Kmax hard clusters stops sooner); null when
+    /// that depends on the data: a <see cref="MinTemperature"/> without a <see cref="StartTemperature"/>,
+    /// whose default is computed from the data. Call on validated options.
+    /// </summary>
+    public long? ScheduledTemperatures()
+    {
+        double range;
+        if (MinTemperature is not { } min)
+        {
+            range = DefaultTemperatureRange;
+        }
+        else if (StartTemperature is { } start)
+        {
+            range = min / start;
+        }
+        else
+        {
+            return null;
+        }
+
+        // The first temperature, then one per cooling step until the temperature is at most the lowest.
+        var steps = range >= 1 ? 0 : Math.Ceiling(Math.Log(range) / Math.Log(CoolingFactor));
+        return steps >= long.MaxValue - 1 ? long.MaxValue : (long)steps + 1;
     }
 }
 

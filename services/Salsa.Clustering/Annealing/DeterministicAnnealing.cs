@@ -92,11 +92,12 @@ internal sealed class AnnealingRun<TKernel>(TKernel kernel, double totalWeight, 
             _spread = spread;
             var lambda = ScatterEigenPower(double.PositiveInfinity)[0].Lambda;
             var temperature = options.StartTemperature ?? Math.Max(2.4 * lambda, 1e-300);
-            var minimum = options.MinTemperature ?? temperature * 1e-6;
+            var minimum = options.MinTemperature ?? temperature * AnnealingOptions.DefaultTemperatureRange;
             var tolerance = options.Tolerance * Math.Max(spread, 1e-300);
             var splitHere = false;
             var mergedHere = false;
-            for (var steps = 0; steps < 100_000; steps++)
+            var visited = 1;
+            while (true)
             {
                 // Near a critical temperature the children of a split drift apart slowly (critical
                 // slowing down), so they get a fair number of iterations before convergence is judged.
@@ -121,12 +122,13 @@ internal sealed class AnnealingRun<TKernel>(TKernel kernel, double totalWeight, 
                     continue;
                 }
 
-                if (temperature <= minimum || (_centres.K == options.MaxClusters && hardness >= options.StopHardness))
+                if (temperature <= minimum || visited >= options.MaxTemperatures || (_centres.K == options.MaxClusters && hardness >= options.StopHardness))
                 {
                     break;
                 }
 
                 temperature *= options.CoolingFactor;
+                visited++;
                 mergedHere = false;
             }
 

@@ -13,6 +13,12 @@ public interface IVectorClusteringRequest
 
     /// <summary>Throws a clear <see cref="ArgumentException"/> when the request does not fit a dataset of <paramref name="points"/> points.</summary>
     void Validate(int points);
+
+    /// <summary>
+    /// Throws a <see cref="Errors.LimitExceededException"/> when the (valid) request asks for more work
+    /// than <paramref name="limits"/> allow: iterations, restarts, temperatures.
+    /// </summary>
+    void CheckLimits(ServiceLimits limits);
 }
 
 /// <summary>
@@ -24,6 +30,8 @@ public interface IVectorClusteringRequest
 public abstract class VectorClusteringJobs<TRequest, TSummary>(JobManager jobs, DatasetCatalog datasets, ServiceLimits limits)
     where TRequest : IVectorClusteringRequest
 {
+    protected ServiceLimits Limits { get; } = limits;
+
     /// <summary>The job kind, e.g. <c>annealing</c>.</summary>
     public abstract string Kind { get; }
 
@@ -32,8 +40,9 @@ public abstract class VectorClusteringJobs<TRequest, TSummary>(JobManager jobs, 
         ArgumentNullException.ThrowIfNull(request);
         var info = await datasets.GetRequiredAsync(request.DatasetId, cancellationToken).ConfigureAwait(false);
         DatasetCatalog.RequireVectors(info);
-        limits.CheckClusters(request.RequestedClusters);
+        Limits.CheckClusters(request.RequestedClusters);
         request.Validate(info.Count);
+        request.CheckLimits(Limits);
         return await jobs.SubmitAsync(Kind, request, info.Id, context => RunAsync(context, request), cancellationToken).ConfigureAwait(false);
     }
 

@@ -31,6 +31,17 @@ public sealed class AnnealingBadInputTests(BadInputServiceFixture fixture) : ICl
         { "{\"datasetId\":\"$gmm\",\"maxClusters\":3,\"coolingFactor\":1.5}", 400, "cooling factor" },
         { "{\"datasetId\":\"$gmm\",\"maxClusters\":3,\"coolingFactor\":\"NaN\"}", 400, "coolingFactor" },
         { "{\"datasetId\":\"$gmm\",\"maxClusters\":3,\"startTemperature\":-1}", 400, "start temperature" },
+        { "{\"datasetId\":\"$gmm\",\"maxClusters\":3,\"coolingFactor\":1}", 400, "strictly between 0 and 1" },
+        { "{\"datasetId\":\"$gmm\",\"maxClusters\":3,\"coolingFactor\":0}", 400, "strictly between 0 and 1" },
+        { "{\"datasetId\":\"$gmm\",\"maxClusters\":3,\"minTemperature\":0}", 400, "minimum temperature must be positive" },
+        { "{\"datasetId\":\"$gmm\",\"maxClusters\":3,\"maxIterationsPerTemperature\":0}", 400, "Iterations must be positive" },
+        { "{\"datasetId\":\"$gmm\",\"maxClusters\":3,\"splitMergeAttempts\":-1}", 400, "Iterations must be positive" },
+        { "{\"datasetId\":\"$gmm\",\"maxClusters\":3,\"maxIterationsPerTemperature\":501}", 413, "501 iterations (maxIterationsPerTemperature) exceed this service's limit of 500 (Salsa:Limits:MaxIterations)" },
+        { "{\"datasetId\":\"$gmm\",\"maxClusters\":3,\"splitMergeAttempts\":41}", 413, "41 split–merge attempts (splitMergeAttempts) exceed this service's limit of 40 (Salsa:Limits:MaxSplitMergeAttempts)" },
+        { "{\"datasetId\":\"$gmm\",\"maxClusters\":3,\"coolingFactor\":0.995}", 413, "2,758 temperatures (coolingFactor 0.995 from the start temperature down to 10⁻⁶ of it) exceed this service's limit of 2,000 (Salsa:Limits:MaxTemperatures)" },
+        { "{\"datasetId\":\"$gmm\",\"maxClusters\":3,\"coolingFactor\":0.9,\"startTemperature\":1000,\"minTemperature\":1e-300}", 413, "temperatures (coolingFactor 0.9 from 1000 down to 1E-300)" },
+        { "{\"datasetId\":\"$gmm\",\"maxClusters\":3,\"coolingFactor\":0.9999999999999999}", 413, "Salsa:Limits:MaxTemperatures" },
+        { "{\"datasetId\":\"$gmm\",\"maxClusters\":3,\"coolingFactor\":1.5,\"maxIterationsPerTemperature\":501}", 400, "cooling factor" },
         { "{\"datasetId\":\"00000000-0000-0000-0000-000000000001\",\"maxClusters\":3}", 404, "No dataset" },
     };
 
@@ -151,6 +162,61 @@ public sealed class AnnealingBadInputTests(BadInputServiceFixture fixture) : ICl
         var rpc = await Assert.ThrowsAsync<RpcException>(async () => await new AnnealingClient(Service.Grpc).StartAsync(request, new CallOptions(CancellationToken: Token)));
         Assert.Equal(expected, rpc.StatusCode);
         Assert.NotEmpty(rpc.Status.Detail);
+    }
+
+    [Theory]
+    [InlineData(501, null, null, null, null, "501 iterations (maxIterationsPerTemperature) exceed this service's limit of 500 (Salsa:Limits:MaxIterations)")]
+    [InlineData(null, 41, null, null, null, "(Salsa:Limits:MaxSplitMergeAttempts)")]
+    [InlineData(null, null, 0.995, null, null, "2,758 temperatures (coolingFactor 0.995 from the start temperature down to 10⁻⁶ of it) exceed this service's limit of 2,000 (Salsa:Limits:MaxTemperatures)")]
+    [InlineData(null, null, 0.9, 1.0, 1e-300, "6,558 temperatures (coolingFactor 0.9 from 1 down to 1E-300)")]
+    public async Task GrpcStart_OverConfiguredWorkLimit_ResourceExhaustedNamingTheKeyThenServesAtTheLimits(
+        int? iterationsPerTemperature, int? splitMergeAttempts, double? coolingFactor, double? startTemperature, double? minTemperature, string mentions)
+    {
+        var client = new AnnealingClient(Service.Grpc);
+        var before = await JobCountAsync();
+        var over = new StartAnnealingRequest { DatasetId = fixture.Gmm.ToString(), MaxClusters = 3 };
+        if (iterationsPerTemperature is { } iterations)
+        {
+            over.MaxIterationsPerTemperature = iterations;
+        }
+
+        if (splitMergeAttempts is { } attempts)
+        {
+            over.SplitMergeAttempts = attempts;
+        }
+
+        if (coolingFactor is { } cooling)
+        {
+            over.CoolingFactor = cooling;
+        }
+
+        if ((startTemperature, minTemperature) is ({ } start, { } min))
+        {
+            (over.StartTemperature, over.MinTemperature) = (start, min);
+        }
+
+        var message = await GrpcCalls.FailsWithAsync(StatusCode.ResourceExhausted, async () => await client.StartAsync(over, new CallOptions(CancellationToken: Token)));
+
+        Assert.Contains(mentions, message, StringComparison.Ordinal);
+        Assert.Equal(before, await JobCountAsync());
+        var atLimits = new StartAnnealingRequest { DatasetId = fixture.Gmm.ToString(), MaxClusters = 3, MaxIterationsPerTemperature = 500, SplitMergeAttempts = 40 };
+        var job = await client.StartAsync(atLimits, new CallOptions(CancellationToken: Token));
+        Assert.Equal(Contracts.Common.JobState.Succeeded, (await new JobsClient(Service.Grpc).WatchToEndAsync(job.JobId, options: new CallOptions(CancellationToken: Token))).State);
+    }
+
+    [Fact]
+    public async Task StartRest_OverConfiguredWorkLimits_413ThenServesWithinThem()
+    {
+        foreach (var body in new[] { "{\"datasetId\":\"$gmm\",\"maxClusters\":3,\"coolingFactor\":0.99999}", "{\"datasetId\":\"$gmm\",\"maxClusters\":3,\"maxIterationsPerTemperature\":1000000}" })
+        {
+            using var content = new StringContent(fixture.Resolve(body), Encoding.UTF8, "application/json");
+            using var response = await Service.Rest.PostAsync("/api/annealing/jobs", content, Token);
+            Assert.Contains("Salsa:Limits:", await RestCalls.ProblemAsync(response, 413), StringComparison.Ordinal);
+        }
+
+        // 1,968 temperatures: within the 2,000 configured.
+        var job = await Service.Rest.StartJobAsync("/api/annealing/jobs", new { datasetId = fixture.Gmm, maxClusters = 2, coolingFactor = 0.993, maxIterationsPerTemperature = 500 });
+        Assert.Equal("succeeded", (await Service.Rest.WaitAsync(job.JobId)).State);
     }
 
     [Fact]

@@ -28,6 +28,8 @@ public sealed class CensusBadInputTests(CensusServiceFixture fixture) : IClassFi
         { Queries, "{\"datasetId\":\"$census\",\"states\":[\"18\",null]}", 400, "two-digit" },
         { Queries, "{\"datasetId\":\"$census\",\"counties\":[null]}", 400, "five-digit" },
         { Queries, "{\"datasetId\":\"$census\",\"states\":\"18\"}", 400, "states" },
+        { Queries, "{\"datasetId\":\"$census\",\"states\":null}", 400, "states" },
+        { Queries, "{\"datasetId\":\"$census\",\"counties\":null}", 400, "counties" },
         { Queries, "{\"datasetId\":\"$census\",\"counties\":[\"097\"]}", 400, "five-digit" },
         { Queries, BoxQuery("30", "-60", "31", "-59"), 400, "selects no block groups" },
         { Queries, BoxQuery("41", "-87", "39", "-86"), 400, "bounding box" },
@@ -39,7 +41,14 @@ public sealed class CensusBadInputTests(CensusServiceFixture fixture) : IClassFi
         { Queries, "{\"datasetId\":\"not-a-guid\"}", 400, "Guid" },
         { Queries, "{\"datasetId\":\"00000000-0000-0000-0000-000000000001\"}", 404, "No dataset" },
         { Queries, "{\"datasetId\":\"$dense\",\"states\":[\"18\"]}", 400, "census dataset" },
+        { Queries, CodesQuery(10_001, 0), 413, "10,001 state and county codes exceed this service's limit of 10,000 (Salsa:Limits:MaxQueryCodes)" },
+        { Queries, CodesQuery(5_000, 5_001), 413, "(Salsa:Limits:MaxQueryCodes)" },
     };
+
+    /// <summary>A query of the Indiana import naming Indiana <paramref name="states"/> times and Marion County <paramref name="counties"/> times.</summary>
+    private static string CodesQuery(int states, int counties) =>
+        "{\"datasetId\":\"$census\",\"states\":[" + string.Join(',', Enumerable.Repeat("\"18\"", states)) + "],\"counties\":["
+        + string.Join(',', Enumerable.Repeat("\"18097\"", counties)) + "]}";
 
     /// <summary>A query of the Indiana import by a bounding box given as JSON number text.</summary>
     private static string BoxQuery(string minLatitude, string minLongitude, string maxLatitude, string maxLongitude) =>
@@ -97,6 +106,22 @@ public sealed class CensusBadInputTests(CensusServiceFixture fixture) : IClassFi
         var (status, message) = await RawGrpc.CallAsync(Service.Ports.GrpcAddress, "/salsa.census.v1.Census/Query", whole[..(whole.Length - 3)]);
         Assert.Equal((int)StatusCode.InvalidArgument, status);
         Assert.NotEmpty(message);
+    }
+
+    [Fact]
+    public async Task GrpcQuery_OverCodeLimit_ResourceExhaustedThenServesAtTheLimit()
+    {
+        var client = new CensusClient(Service.Grpc);
+        var before = await Service.Rest.CountDatasetsAsync();
+        var over = new QueryCensusRequest { DatasetId = fixture.Indiana.ToString(), Counties = { Enumerable.Repeat("18097", 10_001) } };
+
+        var message = await GrpcCalls.FailsWithAsync(StatusCode.ResourceExhausted, async () => await client.QueryAsync(over, GrpcCalls.Options));
+
+        Assert.Contains("(Salsa:Limits:MaxQueryCodes)", message, StringComparison.Ordinal);
+        Assert.Equal(before, await Service.Rest.CountDatasetsAsync());
+        // Codes named more than once select, and name, what naming them once does.
+        var atLimit = new QueryCensusRequest { DatasetId = fixture.Indiana.ToString(), Counties = { Enumerable.Repeat("18097", 10_000) } };
+        Assert.Equal(fixture.Marion.ToString(), (await client.QueryAsync(atLimit, GrpcCalls.Options)).DatasetId);
     }
 
     [Fact]

@@ -106,6 +106,9 @@ public sealed class FingerprintsBadInputTests(FingerprintsBadInputFixture fixtur
         { "butina", "{\"datasetId\":\"" + Unknown + "\"}", 404, "No dataset" },
         { "annealing", "{\"datasetId\":\"$dense\",\"maxClusters\":2}", 400, "binary (fingerprint) dataset" },
         { "annealing", "{\"datasetId\":\"$ecfp\",\"maxClusters\":0}", 400, "Kmax" },
+        { "annealing", "{\"datasetId\":\"$ecfp\",\"maxClusters\":2,\"coolingFactor\":0.99999}", 413, "1,381,546 temperatures (coolingFactor 0.99999 from the start temperature down to 10⁻⁶ of it) exceed this service's limit of 100,000 (Salsa:Limits:MaxTemperatures)" },
+        { "annealing", "{\"datasetId\":\"$ecfp\",\"maxClusters\":2,\"maxIterationsPerTemperature\":100001}", 413, "(Salsa:Limits:MaxIterations)" },
+        { "annealing", "{\"datasetId\":\"$ecfp\",\"maxClusters\":2,\"splitMergeAttempts\":1001}", 413, "(Salsa:Limits:MaxSplitMergeAttempts)" },
         { "annealing", "{\"datasetId\":\"" + Unknown + "\",\"maxClusters\":2}", 404, "No dataset" },
     };
 
@@ -176,6 +179,9 @@ public sealed class FingerprintsBadInputTests(FingerprintsBadInputFixture fixtur
             (async () => await client.SearchAsync(Search(ecfp, butinaJob: "zzz"), Call), StatusCode.InvalidArgument, "Butina job id"),
             (async () => await client.StartButinaAsync(new StartButinaRequest { DatasetId = fixture.Dense.ToString() }, Call), StatusCode.InvalidArgument, "binary"),
             (async () => await client.StartAnnealingAsync(new() { DatasetId = fixture.Dense.ToString(), MaxClusters = 2 }, Call), StatusCode.InvalidArgument, "binary"),
+            (async () => await client.StartAnnealingAsync(new() { DatasetId = ecfp, MaxClusters = 2, CoolingFactor = 1 }, Call), StatusCode.InvalidArgument, "cooling factor"),
+            (async () => await client.StartAnnealingAsync(new() { DatasetId = ecfp, MaxClusters = 2, CoolingFactor = 0.99999 }, Call), StatusCode.ResourceExhausted, "(Salsa:Limits:MaxTemperatures)"),
+            (async () => await client.StartAnnealingAsync(new() { DatasetId = ecfp, MaxClusters = 2, MaxIterationsPerTemperature = 100_001 }, Call), StatusCode.ResourceExhausted, "(Salsa:Limits:MaxIterations)"),
             (async () => await client.GetButinaResultAsync(new JobRef { JobId = fixture.Annealing.ToString() }, Call), StatusCode.NotFound, "annealing"),
         };
 

@@ -27,7 +27,7 @@ public sealed class JobLifecycleTests(PostgresFixture postgres)
         var dataset = await service.Rest.UploadCsvAsync("name=gmm&kind=dense&dimension=2&weights=true", Fixtures.GmmCsv());
         var finished = await service.Rest.StartJobAsync("/api/annealing/jobs", new { datasetId = dataset.DatasetId, maxClusters = 3 });
         Assert.Equal("succeeded", (await service.Rest.WaitAsync(finished.JobId)).State);
-        var running = await service.Rest.StartJobAsync("/api/annealing/jobs", new { datasetId = dataset.DatasetId, maxClusters = 5, coolingFactor = 0.99999 });
+        var running = await service.Rest.StartJobAsync("/api/annealing/jobs", new { datasetId = dataset.DatasetId, maxClusters = 5, coolingFactor = Fixtures.SlowCoolingFactor });
         await service.Rest.WaitForProgressAsync(running.JobId);
 
         await service.StopAsync();
@@ -55,7 +55,7 @@ public sealed class JobLifecycleTests(PostgresFixture postgres)
             ["Salsa:Limits:RetryAfter"] = "00:00:03",
         });
         var dataset = await service.Rest.UploadCsvAsync("name=gmm&kind=dense&dimension=2&weights=true", Fixtures.GmmCsv());
-        var slow = new { datasetId = dataset.DatasetId, maxClusters = 5, coolingFactor = 0.99999 };
+        var slow = new { datasetId = dataset.DatasetId, maxClusters = 5, coolingFactor = Fixtures.SlowCoolingFactor };
         var running = await service.Rest.StartJobAsync("/api/annealing/jobs", slow);
         await service.Rest.WaitForProgressAsync(running.JobId);
         var queued = await service.Rest.StartJobAsync("/api/annealing/jobs", slow);

@@ -33,6 +33,10 @@ public sealed class KMeansBadInputTests(KMeansBadInputFixture fixture) : IClassF
         { "{\"datasetId\":\"$gmm\",\"clusters\":3,\"restarts\":-1}", 400, "Restarts" },
         { "{\"datasetId\":\"$gmm\",\"clusters\":3,\"restarts\":1.5}", 400, "restarts" },
         { "{\"datasetId\":\"$gmm\",\"clusters\":3,\"maxIterations\":0}", 400, "iterations" },
+        { "{\"datasetId\":\"$gmm\",\"clusters\":3,\"restarts\":21}", 413, "21 restarts exceed this service's limit of 20 (Salsa:Limits:MaxRestarts)" },
+        { "{\"datasetId\":\"$gmm\",\"clusters\":3,\"restarts\":2147483647}", 413, "Salsa:Limits:MaxRestarts" },
+        { "{\"datasetId\":\"$gmm\",\"clusters\":3,\"maxIterations\":501}", 413, "501 iterations (maxIterations) exceed this service's limit of 500 (Salsa:Limits:MaxIterations)" },
+        { "{\"datasetId\":\"$gmm\",\"clusters\":3,\"restarts\":0,\"maxIterations\":501}", 400, "Restarts" },
         { "{\"datasetId\":\"$gmm\",\"clusters\":3,\"tolerance\":-0.5}", 400, "tolerance" },
         { "{\"datasetId\":\"$gmm\",\"clusters\":3,\"tolerance\":\"NaN\"}", 400, "tolerance" },
         { "{\"datasetId\":\"00000000-0000-0000-0000-000000000001\",\"clusters\":3}", 404, "No dataset" },
@@ -49,6 +53,8 @@ public sealed class KMeansBadInputTests(KMeansBadInputFixture fixture) : IClassF
         { "$gmm", 3, null, 0, StatusCode.InvalidArgument },
         { "$gmm", 3, null, -5, StatusCode.InvalidArgument },
         { "$gmm", 51, null, null, StatusCode.ResourceExhausted },
+        { "$gmm", 3, 21, null, StatusCode.ResourceExhausted },
+        { "$gmm", 3, null, 501, StatusCode.ResourceExhausted },
         { "00000000-0000-0000-0000-000000000001", 3, null, null, StatusCode.NotFound },
     };
 
@@ -110,6 +116,32 @@ public sealed class KMeansBadInputTests(KMeansBadInputFixture fixture) : IClassF
         await GrpcCalls.FailsWithAsync(expected, async () => await new KMeansClient(Service.Grpc).StartAsync(request, GrpcCalls.Options));
     }
 
+    [Theory]
+    [InlineData(21, null, "21 restarts exceed this service's limit of 20 (Salsa:Limits:MaxRestarts)")]
+    [InlineData(null, 501, "501 iterations (maxIterations) exceed this service's limit of 500 (Salsa:Limits:MaxIterations)")]
+    public async Task StartGrpc_OverConfiguredWorkLimit_ResourceExhaustedNamingTheKeyThenServesAtTheLimits(int? restarts, int? maxIterations, string mentions)
+    {
+        var client = new KMeansClient(Service.Grpc);
+        var request = new StartKMeansRequest { DatasetId = fixture.Gmm.ToString(), Clusters = 3 };
+        if (restarts is { } r)
+        {
+            request.Restarts = r;
+        }
+
+        if (maxIterations is { } m)
+        {
+            request.MaxIterations = m;
+        }
+
+        var before = await Service.Rest.CountJobsAsync();
+        var message = await GrpcCalls.FailsWithAsync(StatusCode.ResourceExhausted, async () => await client.StartAsync(request, GrpcCalls.Options));
+
+        Assert.Contains(mentions, message, StringComparison.Ordinal);
+        Assert.Equal(before, await Service.Rest.CountJobsAsync());
+        var job = await client.StartAsync(new() { DatasetId = fixture.Gmm.ToString(), Clusters = 3, Restarts = 20, MaxIterations = 500, Seed = 2 }, GrpcCalls.Options);
+        Assert.Equal(Contracts.Common.JobState.Succeeded, (await new JobsClient(Service.Grpc).WatchToEndAsync(job.JobId, options: GrpcCalls.Options)).State);
+    }
+
     [Fact]
     public async Task StartGrpc_TruncatedMessage_InvalidArgument()
     {
@@ -147,7 +179,11 @@ public sealed class KMeansBadInputTests(KMeansBadInputFixture fixture) : IClassF
     [Fact]
     public async Task AfterBadInput_ServiceKeepsServing_BothFaces()
     {
-        foreach (var body in new[] { "{", "{\"datasetId\":\"$gmm\",\"clusters\":0}", "{\"datasetId\":\"$tiny\",\"clusters\":31}", "{\"datasetId\":\"$gmm\",\"clusters\":51}" })
+        foreach (var body in new[]
+                 {
+                     "{", "{\"datasetId\":\"$gmm\",\"clusters\":0}", "{\"datasetId\":\"$tiny\",\"clusters\":31}", "{\"datasetId\":\"$gmm\",\"clusters\":51}",
+                     "{\"datasetId\":\"$gmm\",\"clusters\":3,\"restarts\":1000000}", "{\"datasetId\":\"$gmm\",\"clusters\":3,\"maxIterations\":1000000}",
+                 })
         {
             using var response = await Service.Rest.PostJsonTextAsync("/api/kmeans/jobs", fixture.Resolve(body));
             Assert.InRange((int)response.StatusCode, 400, 499);
@@ -158,5 +194,7 @@ public sealed class KMeansBadInputTests(KMeansBadInputFixture fixture) : IClassF
         Assert.Equal(Contracts.Common.JobState.Succeeded, final.State);
         var rest = await Service.Rest.StartJobAsync("/api/kmeans/jobs", new { datasetId = fixture.Tiny, clusters = 30 });
         Assert.Equal("succeeded", (await Service.Rest.WaitAsync(rest.JobId)).State);
+        var atLimits = await Service.Rest.StartJobAsync("/api/kmeans/jobs", new { datasetId = fixture.Gmm, clusters = 3, restarts = 20, maxIterations = 500 });
+        Assert.Equal("succeeded", (await Service.Rest.WaitAsync(atLimits.JobId)).State);
     }
 }

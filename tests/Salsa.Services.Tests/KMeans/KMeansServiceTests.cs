@@ -10,12 +10,22 @@ using JobEvent = Salsa.Contracts.Common.JobEvent;
 
 namespace Salsa.Services.Tests.KMeans;
 
-/// <summary>One k-means service (SQLite) shared by the tests of its REST and gRPC faces.</summary>
-public sealed class KMeansServiceFixture : ServiceFixture<KMeansService>;
+/// <summary>
+/// One k-means service (SQLite) shared by the tests of its REST and gRPC faces. Its restart limit is
+/// raised so that a job can run far longer than any test waits (a thousand restarts of the gmm
+/// points take a couple of seconds).
+/// </summary>
+public sealed class KMeansServiceFixture : ServiceFixture<KMeansService>
+{
+    protected override IReadOnlyDictionary<string, string?> Settings { get; } = new Dictionary<string, string?>
+    {
+        ["Salsa:Limits:MaxRestarts"] = "1000000",
+    };
+}
 
 public sealed class KMeansServiceTests(KMeansServiceFixture fixture) : IClassFixture<KMeansServiceFixture>
 {
-    /// <summary>Restarts enough to keep a job running far longer than any test waits for it.</summary>
+    /// <summary>Restarts enough to keep a job running far longer than any test waits for it (under the fixture's raised limit).</summary>
     private const int SlowRestarts = 200_000;
 
     private static CancellationToken Token => TestContext.Current.CancellationToken;

@@ -11,7 +11,7 @@ using Salsa.Testing;
 
 namespace Salsa.Services.Tests.Mds;
 
-/// <summary>An MDS service that embeds at most 40 items, with a 12-point and a 60-point dataset.</summary>
+/// <summary>An MDS service that embeds at most 40 items in at most 1,000 iterations, with a 12-point and a 60-point dataset.</summary>
 public sealed class MdsBadInputFixture : IAsyncLifetime
 {
     private readonly TemporaryDirectory _directory = new();
@@ -32,6 +32,7 @@ public sealed class MdsBadInputFixture : IAsyncLifetime
         Service = await ServiceUnderTest.StartAsync<MdsService>(TestStore.Sqlite(_directory), new Dictionary<string, string?>
         {
             ["Salsa:Limits:MaxEmbeddingItems"] = "40",
+            ["Salsa:Limits:MaxIterations"] = "1000",
         });
         Planar = (await Service.Rest.UploadCsvAsync("name=planar&kind=dense&dimension=3", PlanarPoints.Csv(PlanarPoints.InThreeDimensions(), 3))).DatasetId;
         var large = string.Join('\n', Fixtures.GmmCsv().Split('\n').Take(61)) + "\n";
@@ -71,8 +72,10 @@ public sealed class MdsBadInputTests(MdsBadInputFixture fixture) : IClassFixture
         { "{\"datasetId\":\"$planar\",\"dimensions\":2,\"items\":[0,1,2,3],\"itemWeights\":[0,0,0,1]}", 400, "two itemWeights must be positive" },
         { "{\"datasetId\":\"$planar\",\"dimensions\":2,\"maxIterations\":0}", 400, "maxIterations" },
         { "{\"datasetId\":\"$planar\",\"dimensions\":2,\"tolerance\":-1}", 400, "tolerance" },
+        { "{\"datasetId\":\"$planar\",\"dimensions\":2,\"maxIterations\":1001}", 413, "1,001 iterations (maxIterations) exceed this service's limit of 1,000 (Salsa:Limits:MaxIterations)" },
+        { "{\"datasetId\":\"$planar\",\"dimensions\":2,\"maxIterations\":2147483647}", 413, "Salsa:Limits:MaxIterations" },
         { "{\"datasetId\":\"$large\",\"dimensions\":2}", 413, "MaxEmbeddingItems" },
-        { "{\"datasetId\":\"$large\",\"dimensions\":2,\"items\":[" + string.Join(',', Enumerable.Range(0, 41)) + "]}", 413, "41 items exceeds" },
+        { "{\"datasetId\":\"$large\",\"dimensions\":2,\"items\":[" + string.Join(',', Enumerable.Range(0, 41)) + "]}", 413, "41 items to embed exceed this service's limit of 40 (Salsa:Limits:MaxEmbeddingItems)" },
         { "{\"datasetId\":\"not-a-guid\",\"dimensions\":2}", 400, "Guid" },
         { "{\"datasetId\":\"" + Unknown + "\",\"dimensions\":2}", 404, "No dataset" },
     };
@@ -106,6 +109,22 @@ public sealed class MdsBadInputTests(MdsBadInputFixture fixture) : IClassFixture
 
         Assert.Equal(expected, rpc.StatusCode);
         Assert.Contains(mentions, rpc.Status.Detail, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task StartGrpc_OverConfiguredIterations_ResourceExhaustedNamingTheKeyThenServesAtTheLimit()
+    {
+        var client = new MdsClient(Service.Grpc);
+        var before = await JobCountAsync();
+
+        var rpc = await Assert.ThrowsAsync<RpcException>(async () =>
+            await client.StartAsync(new StartEmbeddingRequest { DatasetId = fixture.Planar.ToString(), Dimensions = 2, MaxIterations = 1001 }, Call));
+
+        Assert.Equal(StatusCode.ResourceExhausted, rpc.StatusCode);
+        Assert.Contains("(Salsa:Limits:MaxIterations)", rpc.Status.Detail, StringComparison.Ordinal);
+        Assert.Equal(before, await JobCountAsync());
+        var job = await client.StartAsync(new StartEmbeddingRequest { DatasetId = fixture.Planar.ToString(), Dimensions = 2, MaxIterations = 1000 }, Call);
+        Assert.Equal(JobState.Succeeded, (await new JobsClient(Service.Grpc).WatchToEndAsync(job.JobId, options: Call)).State);
     }
 
     [Fact]

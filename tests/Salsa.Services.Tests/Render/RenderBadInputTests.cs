@@ -25,7 +25,7 @@ public sealed class RenderBadInputTests(CensusPipelineFixture fixture)
         { "{\"pointsDatasetId\":", 400, "JSON" },
         { "{\"pointsDatasetId\":\"$points\"}", 400, "clusteringJobId" },
         { "{\"pointsDatasetId\":\"$points\",\"clusteringJobId\":\"$clustering\",\"width\":100}", 400, "width must be between 200 and 4096" },
-        { "{\"pointsDatasetId\":\"$points\",\"clusteringJobId\":\"$clustering\",\"height\":20000}", 413, "limit of 4096" },
+        { "{\"pointsDatasetId\":\"$points\",\"clusteringJobId\":\"$clustering\",\"height\":20000}", 413, "20,000 pixels (height) exceed this service's limit of 4,096 (Salsa:Limits:MaxImageSide)" },
         { "{\"pointsDatasetId\":\"$points\",\"clusteringJobId\":\"$clustering\",\"title\":\"" + new string('t', 201) + "\"}", 400, "at most 200" },
         { "{\"pointsDatasetId\":\"" + Unknown + "\",\"clusteringJobId\":\"$clustering\"}", 404, "No dataset" },
         { "{\"pointsDatasetId\":\"$points\",\"clusteringJobId\":\"" + Unknown + "\"}", 404, "No job" },
@@ -45,7 +45,8 @@ public sealed class RenderBadInputTests(CensusPipelineFixture fixture)
         { "{\"embeddingJobId\":\"$clustering\"}", 400, "a scatter plot needs a job of the mds service" },
         { "{\"embeddingJobId\":\"$embedding\",\"clusters\":[0,1,2]}", 400, "3 clusters for the 40 embedded items" },
         { "{\"embeddingJobId\":\"$embedding\",\"clusters\":[" + string.Join(',', Enumerable.Range(0, 40).Select(i => i == 5 ? -1 : 0)) + "]}", 400, "clusters[5] is -1" },
-        { "{\"embeddingJobId\":\"$embedding\",\"width\":5000}", 413, "limit of 4096" },
+        { "{\"embeddingJobId\":\"$embedding\",\"width\":5000}", 413, "(Salsa:Limits:MaxImageSide)" },
+        { "{\"embeddingJobId\":\"$embedding\",\"width\":2147483647}", 413, "(Salsa:Limits:MaxImageSide)" },
     };
 
     [Theory]
@@ -88,6 +89,26 @@ public sealed class RenderBadInputTests(CensusPipelineFixture fixture)
         Assert.Contains("mds service", wrongKind.Status.Detail, StringComparison.Ordinal);
         Assert.Equal(StatusCode.InvalidArgument, wrongCount.StatusCode);
         Assert.Contains("2 clusters for the 40 embedded items", wrongCount.Status.Detail, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task StartGrpc_SideOverTheLimit_ResourceExhaustedNamingTheKeyAndServiceKeepsServing()
+    {
+        var client = new RenderClient(Render.Grpc);
+        var before = await JobCountAsync();
+        var map = new RenderCensusMapRequest { PointsDatasetId = fixture.Pipeline.Points.DatasetId.ToString(), ClusteringJobId = fixture.Pipeline.Clustering.JobId.ToString(), Width = 4097 };
+
+        var tooWide = await Assert.ThrowsAsync<RpcException>(async () => await client.StartCensusMapAsync(map, Call));
+        var tooTall = await Assert.ThrowsAsync<RpcException>(async () =>
+            await client.StartScatterAsync(new RenderScatterRequest { EmbeddingJobId = fixture.Pipeline.Embedding.JobId.ToString(), Height = 5000 }, Call));
+
+        Assert.Equal(StatusCode.ResourceExhausted, tooWide.StatusCode);
+        Assert.Contains("4,097 pixels (width) exceed this service's limit of 4,096 (Salsa:Limits:MaxImageSide)", tooWide.Status.Detail, StringComparison.Ordinal);
+        Assert.Equal(StatusCode.ResourceExhausted, tooTall.StatusCode);
+        Assert.Contains("(Salsa:Limits:MaxImageSide)", tooTall.Status.Detail, StringComparison.Ordinal);
+        Assert.Equal(before, await JobCountAsync());
+        var job = await client.StartScatterAsync(new RenderScatterRequest { EmbeddingJobId = fixture.Pipeline.Embedding.JobId.ToString(), Width = 400, Height = 300 }, Call);
+        Assert.Equal(JobState.Succeeded, (await new JobsClient(Render.Grpc).WatchToEndAsync(job.JobId, options: Call)).State);
     }
 
     [Fact]

@@ -12,6 +12,12 @@ public static class Fixtures
     /// <summary>2,000 2-D points from five Gaussians (weights), and the five sample means.</summary>
     public static (double[] Values, double[] Weights, double[][] Centres) Gmm => s_gmm.Value;
 
+    /// <summary>
+    /// A cooling factor that keeps an annealing job running far longer than any test waits for it:
+    /// about 69,000 temperatures down to 10⁻⁶ of the start, within <c>Salsa:Limits:MaxTemperatures</c>.
+    /// </summary>
+    public const double SlowCoolingFactor = 0.9998;
+
     /// <summary>The gmm points as a dense CSV upload: x,y,weight.</summary>
     public static string GmmCsv()
     {

@@ -26,8 +26,9 @@ public class ServiceFixture<TService> : IAsyncLifetime
 }
 
 /// <summary>
-/// A vector-clustering service with small limits, fed bad input on every endpoint: the gmm points
-/// and their first 30 (fewer points than some legal cluster counts) are uploaded.
+/// A vector-clustering service with small limits (configured, as an operator would, under
+/// <c>Salsa:Limits</c>), fed bad input on every endpoint: the gmm points and their first 30 (fewer
+/// points than some legal cluster counts) are uploaded.
 /// </summary>
 public class BadInputFixture<TService> : ServiceFixture<TService>
     where TService : ISalsaService
@@ -42,6 +43,10 @@ public class BadInputFixture<TService> : ServiceFixture<TService>
         ["Salsa:Limits:MaxGrpcMessageBytes"] = "100000",
         ["Salsa:Limits:MaxPoints"] = "5000",
         ["Salsa:Limits:MaxClusters"] = "50",
+        ["Salsa:Limits:MaxIterations"] = "500",
+        ["Salsa:Limits:MaxRestarts"] = "20",
+        ["Salsa:Limits:MaxTemperatures"] = "2000",
+        ["Salsa:Limits:MaxSplitMergeAttempts"] = "40",
     };
 
     /// <summary>Replaces the <c>$gmm</c> and <c>$tiny</c> placeholders with the dataset ids.</summary>
