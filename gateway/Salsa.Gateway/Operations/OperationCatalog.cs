@@ -314,8 +314,8 @@ public sealed class OperationCatalog
             Inputs = [new("points", T.Points, true, "the census query's points"), new("clustering", T.Clustering, true, "their clustering (annealing or k-means)")],
             Parameters =
             [
-                new("width", ParameterKind.Integer, "pixels") { Default = 1200, Minimum = 200, Maximum = 8000 },
-                new("height", ParameterKind.Integer, "pixels") { Default = 900, Minimum = 200, Maximum = 8000 },
+                new("width", ParameterKind.Integer, "pixels") { Default = 1200, Minimum = 200, Maximum = 4096 },
+                new("height", ParameterKind.Integer, "pixels") { Default = 900, Minimum = 200, Maximum = 4096 },
                 new("title", ParameterKind.String, "the map's title") { Default = "" },
                 new("counties", ParameterKind.Boolean, "draw county outlines") { Default = false },
             ],
@@ -347,8 +347,8 @@ public sealed class OperationCatalog
             Inputs = [new("embedding", T.Embedding, true, "the MDS embedding"), new("clustering", T.Clustering, false, "a clustering of the embedding's dataset, to colour the items")],
             Parameters =
             [
-                new("width", ParameterKind.Integer, "pixels") { Default = 1000, Minimum = 200, Maximum = 8000 },
-                new("height", ParameterKind.Integer, "pixels") { Default = 800, Minimum = 200, Maximum = 8000 },
+                new("width", ParameterKind.Integer, "pixels") { Default = 1000, Minimum = 200, Maximum = 4096 },
+                new("height", ParameterKind.Integer, "pixels") { Default = 800, Minimum = 200, Maximum = 4096 },
                 new("title", ParameterKind.String, "the plot's title") { Default = "" },
             ],
             Outputs = [new("job", T.Rendering, "the rendering job (its files)")],
