@@ -239,9 +239,9 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
                 Activity.Current = activity;
                 activity?.SetTag("salsa.run", run.Id.ToString());
                 activity?.SetTag("salsa.workflow", run.Workflow.Name);
-                // Not stored on its own: the first step stores the run (now Running) before it calls any
-                // service, and a run the store still shows Queued is resumed exactly like a Running one.
-                // One store write fewer on every run's critical path (bench/results/gateway.md).
+                // Not stored on its own: the first step's change stores the run (now Running) in the
+                // background, and a run the store still shows Queued is resumed exactly like a Running
+                // one. Only a step's success and the run's end wait on the store (bench/results/gateway.md).
                 run.Update(v => v with { State = RunState.Running, Started = v.Started ?? DateTimeOffset.UtcNow, TraceId = activity?.TraceId.ToString() ?? v.TraceId });
                 var failure = await _runner.RunAsync(run, persist).ConfigureAwait(false);
                 var state = run.Stopping ? RunState.Running
@@ -265,13 +265,13 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
         }
     }
 
-    private async Task EndAsync(LiveRun run, Func<Task> persist, RunState state, string? error)
+    private async Task EndAsync(LiveRun run, RunPersister persist, RunState state, string? error)
     {
         var ended = state is not (RunState.Queued or RunState.Running);
         run.Update(v => v with { State = state, Error = error, Finished = ended ? DateTimeOffset.UtcNow : null });
         try
         {
-            await persist().ConfigureAwait(false);
+            await persist.FlushAsync().ConfigureAwait(false);
         }
         finally
         {
@@ -282,23 +282,9 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
         }
     }
 
-    /// <summary>Stores the run's current view; writes are serialised so the last one stored is the newest.</summary>
-    private Func<Task> Persister(LiveRun run)
-    {
-        var gate = new SemaphoreSlim(1, 1);
-        return async () =>
-        {
-            await gate.WaitAsync(CancellationToken.None).ConfigureAwait(false);
-            try
-            {
-                await store.UpdateJobAsync(ToRecord(run), CancellationToken.None).ConfigureAwait(false);
-            }
-            finally
-            {
-                gate.Release();
-            }
-        };
-    }
+    /// <summary>Stores the run's view in the background as its steps change it (see <see cref="RunPersister"/>).</summary>
+    private RunPersister Persister(LiveRun run) =>
+        new(run, (r, token) => store.UpdateJobAsync(ToRecord(r), token), _logger);
 
     private async Task RecoverAsync(JobRecord record, CancellationToken cancellationToken)
     {

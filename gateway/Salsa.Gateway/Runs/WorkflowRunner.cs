@@ -20,7 +20,7 @@ internal sealed class WorkflowRunner(OperationCatalog catalog, ServiceDirectory 
     public static readonly ActivitySource Activities = new(GatewayService.ActivitySourceName);
 
     /// <summary>Runs the steps not yet succeeded; returns the failure that ended the run, or null.</summary>
-    public async Task<string?> RunAsync(LiveRun run, Func<Task> persist)
+    public async Task<string?> RunAsync(LiveRun run, RunPersister persist)
     {
         var token = run.Cancellation.Token;
         var running = new Dictionary<Task<string?>, StepDefinition>();
@@ -65,14 +65,14 @@ internal sealed class WorkflowRunner(OperationCatalog catalog, ServiceDirectory 
     }
 
     /// <summary>One step, with its attempts; returns a failure message or null when it succeeded.</summary>
-    private async Task<string?> RunStepAsync(LiveRun run, StepDefinition step, Func<Task> persist)
+    private async Task<string?> RunStepAsync(LiveRun run, StepDefinition step, RunPersister persist)
     {
         await Task.Yield();
         var spec = catalog.Find(step.Service, step.Operation) ?? throw new InvalidOperationException($"No operation {step.Service}.{step.Operation}.");
         var inputs = step.Inputs.ToDictionary(i => i.Key, i => run.Step(i.Value.Step).Outputs?[i.Value.Output]?.DeepClone(), StringComparer.Ordinal);
         var clock = Stopwatch.GetTimestamp();
         run.UpdateStep(step.Id, s => s with { State = StepState.Running, Started = DateTimeOffset.UtcNow, Error = null, Attempts = 0, Progress = null });
-        await persist().ConfigureAwait(false);
+        persist.Changed();
         using var activity = Activities.StartActivity($"step {step.Id}");
         activity?.SetTag("salsa.step", step.Id);
         activity?.SetTag("salsa.operation", spec.Key);
@@ -101,7 +101,9 @@ internal sealed class WorkflowRunner(OperationCatalog catalog, ServiceDirectory 
                     DurationMs = Stopwatch.GetElapsedTime(clock).TotalMilliseconds,
                     Outputs = outputs,
                 });
-                await persist().ConfigureAwait(false);
+                // Stored before any step that depends on it starts: a resumed run keeps every step it
+                // built on. (Starts and failures are stored in the background; the run's end waits.)
+                await persist.FlushAsync().ConfigureAwait(false);
                 return null;
             }
             catch (Exception exception) when (run.Cancellation.IsCancellationRequested && exception is OperationCanceledException or RpcException)
@@ -153,7 +155,7 @@ internal sealed class WorkflowRunner(OperationCatalog catalog, ServiceDirectory 
                     Error = error,
                 });
                 activity?.SetStatus(ActivityStatusCode.Error, error);
-                await persist().ConfigureAwait(false);
+                persist.Changed();
                 return message;
             }
 
@@ -200,4 +202,7 @@ internal static partial class RunLog
 
     [LoggerMessage(Level = LogLevel.Warning, Message = "Run {RunId} marked interrupted: {Reason}")]
     public static partial void MarkedInterrupted(ILogger logger, Guid runId, string reason);
+
+    [LoggerMessage(Level = LogLevel.Error, Message = "Run {RunId} could not be stored (the next change tries again): {Error}")]
+    public static partial void StoreWriteFailed(ILogger logger, Guid runId, string error);
 }
