@@ -1,7 +1,6 @@
 using System.Globalization;
 using System.Reflection;
 using System.Text.Json;
-using Salsa.Hosting.Host;
 using Salsa.Testing;
 
 namespace Salsa.Gateway.Tests;
@@ -31,12 +30,11 @@ public sealed class WebUiTests
         await ExternalProgram.EnsureNpmPackagesAsync(browserDirectory, "playwright-core", token);
 
         using var directory = new TemporaryDirectory();
-        var (app, ports) = await StartGatewayAsync(directory, token);
-        await using var _ = app;
+        await using var gateway = await GatewayServer.StartAsync(directory.Combine("salsa.db"), cancellationToken: token);
 
         var screenshot = Screenshot("web-ui.png");
         var (exitCode, output, error) = await ExternalProgram.RunAsync("node", browserDirectory,
-            ["ui-test.mjs", ports.RestAddress.ToString(), Workflow, RunTimeoutSeconds.ToString(CultureInfo.InvariantCulture), screenshot, MaxClusters.ToString(CultureInfo.InvariantCulture)],
+            ["ui-test.mjs", gateway.Ports.RestAddress.ToString(), Workflow, RunTimeoutSeconds.ToString(CultureInfo.InvariantCulture), screenshot, MaxClusters.ToString(CultureInfo.InvariantCulture)],
             token);
         TestContext.Current.TestOutputHelper?.WriteLine($"screenshot: {screenshot}");
         TestContext.Current.TestOutputHelper?.WriteLine(output);
@@ -52,7 +50,7 @@ public sealed class WebUiTests
         Assert.True(root.GetProperty("hops").GetInt32() >= 4);
         Assert.InRange(root.GetProperty("clusterRows").GetInt32(), 1, MaxClusters);
 
-        await app.StopAsync(token);
+        await gateway.StopAsync();
     }
 
     [Fact]
@@ -66,28 +64,16 @@ public sealed class WebUiTests
         Assert.True(Hosting.ApiReference.Available, "this build has no Scalar bundle (npm pack @scalar/api-reference failed at build time)");
 
         using var directory = new TemporaryDirectory();
-        var (app, ports) = await StartGatewayAsync(directory, token);
-        await using var _ = app;
+        await using var gateway = await GatewayServer.StartAsync(directory.Combine("salsa.db"), cancellationToken: token);
         var screenshot = Screenshot("api-reference.png");
         var (exitCode, output, error) = await ExternalProgram.RunAsync("node", browserDirectory,
-            ["api-reference-test.mjs", ports.RestAddress.ToString(), "Every operation a step can name", screenshot], token);
+            ["api-reference-test.mjs", gateway.Ports.RestAddress.ToString(), "Every operation a step can name", screenshot], token);
         TestContext.Current.TestOutputHelper?.WriteLine($"screenshot: {screenshot}");
         TestContext.Current.TestOutputHelper?.WriteLine(output);
 
         Assert.True(exitCode == 0, $"node api-reference-test.mjs exited with {exitCode}:\n{output}\n{error}");
         Assert.True(File.Exists(screenshot), $"no screenshot at {screenshot}");
-        await app.StopAsync(token);
-    }
-
-    private static async Task<(Microsoft.AspNetCore.Builder.WebApplication App, ServicePorts Ports)> StartGatewayAsync(TemporaryDirectory directory, CancellationToken token)
-    {
-        var ports = new ServicePorts(ServicePorts.NextFreeLoopbackPort(), ServicePorts.NextFreeLoopbackPort());
-        var settings = ServiceHostSettings.PortSettings(ports);
-        settings["Store:SqlitePath"] = directory.Combine("salsa.db");
-        settings["Logging:LogLevel:Default"] = "Warning";
-        var app = SalsaServiceHost.Create<GatewayService>(new ServiceHostSettings { Settings = settings, LoadAppSettings = false });
-        await app.StartAsync(token);
-        return (app, ports);
+        await gateway.StopAsync();
     }
 
     private static string Screenshot(string name)

@@ -96,7 +96,7 @@ public sealed class CcrStagesExperiment : IExperiment
         double Empty(string impl, StagePattern pattern, int n, bool match) =>
             context.Value($"impl={impl},pattern={Key(pattern)},computations={n},threads={(match ? "match" : "default")}", "empty_stage_us");
         string Us(double v) => ExperimentContext.Format(v);
-        string Span(double[] values) => values.Min() == values.Max() ? Us(values[0]) : $"{Us(values.Min())} to {Us(values.Max())}";
+        string Between(double[] values) => values.Min() == values.Max() ? Us(values[0]) : $"{Us(values.Min())} to {Us(values.Max())}";
         var patterns = Enum.GetValues<StagePattern>();
         var handlers = runners[0].Name;
         var spmd = runners[1].Name;
@@ -118,7 +118,7 @@ public sealed class CcrStagesExperiment : IExperiment
         var tasks = patterns.Select(p => Empty(spmd, p, Computations[^1], match: false)).ToArray();
 
         var here = gaps.Length == 0 ? "this machine has no case with fewer computations than cores. " : string.Create(CultureInfo.InvariantCulture,
-            $"here, with fewer computations than cores, \"default\" − \"match\" is {Span(extra)} µs a stage (\"default\" ÷ \"match\" {Span(gaps)}) for the handler runtime. ");
+            $"here, with fewer computations than cores, \"default\" − \"match\" is {Between(extra)} µs a stage (\"default\" ÷ \"match\" {Between(gaps)}) for the handler runtime. ");
         context.Section("Findings", string.Create(CultureInfo.InvariantCulture,
             $"- **Pipeline stage cost at \"match\"**: the SPMD pipeline (ranks passing to the next by Send/Receive) costs {Us(spmdPipeline.Min())}–{Us(spmdPipeline.Max())} µs a stage " +
             $"at 1–{Computations[^1]} computations, under the 0.5 µs target everywhere; a stage as a CCR handler (post to a port, a persistent receive runs the next handler) " +
@@ -128,7 +128,7 @@ public sealed class CcrStagesExperiment : IExperiment
             $"The seed's CCR put idle threads to sleep at once, so every post woke one through a kernel event (microseconds); Salsa.Ccr's idle threads poll their queues for " +
             $"{new DispatcherOptions().IdleSpin.TotalMicroseconds:F0} µs before sleeping, so no post waits for a wake-up. What can remain is the hand-off: a spinning idle thread may take the " +
             $"posted stage, and the stage's message and state then follow it to the other core. With as many computations as cores the two settings are the same {cores} threads; " +
-            $"their ratio there, {Span(same)}, is this machine's run-to-run spread.\n" +
+            $"their ratio there, {Between(same)}, is this machine's run-to-run spread.\n" +
             $"- **Beyond the cores** ({string.Join(", ", beyond)} computations on {cores}): \"match\" means more threads than cores, and a stage waits for its thread's next time slice; " +
             $"\"match\" ÷ \"default\" is {Us(oversubscribed.Min())}–{Us(oversubscribed.Max())} for the handlers. " +
             $"SPMD task execution (ranks suspend instead of blocking, one thread per core) keeps {Computations[^1]} computations at {Us(tasks.Min())}–{Us(tasks.Max())} µs a stage across the four patterns."));

@@ -71,7 +71,7 @@ internal sealed class WorkflowRunner(OperationCatalog catalog, ServiceDirectory 
         var spec = catalog.Find(step.Service, step.Operation) ?? throw new InvalidOperationException($"No operation {step.Service}.{step.Operation}.");
         var inputs = step.Inputs.ToDictionary(i => i.Key, i => run.Step(i.Value.Step).Outputs?[i.Value.Output]?.DeepClone(), StringComparer.Ordinal);
         var clock = Stopwatch.GetTimestamp();
-        run.UpdateStep(step.Id, s => s with { State = StepState.Running, Started = DateTimeOffset.UtcNow, Error = null, Attempts = 0, Progress = null });
+        run.UpdateStep(step.Id, s => s with { State = StepState.Running, Started = DateTimeOffset.UtcNow, Error = null, Attempts = 0 });
         persist.Changed();
         using var activity = Activities.StartActivity($"step {step.Id}");
         activity?.SetTag("salsa.step", step.Id);

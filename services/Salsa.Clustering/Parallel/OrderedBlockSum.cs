@@ -58,23 +58,16 @@ internal sealed class OrderedBlockSum
     /// <summary>Runs <paramref name="work"/> for every block this rank computes in <paramref name="step"/>.</summary>
     public void ForEachBlock(int rank, int size, long step, bool balance, Action<int, int, int> work)
     {
-        if (!balance)
-        {
-            var (first, end) = Plan.BlocksOf(rank, size);
-            for (var b = first; b < end; b++)
-            {
-                var (start, stop) = Plan.Block(b);
-                work(b, start, stop);
-            }
-
-            return;
-        }
-
         var (own, ownEnd) = Plan.BlocksOf(rank, size);
-        for (var b = own; b < ownEnd && Claim(b, step); b++)
+        for (var b = own; b < ownEnd && (!balance || Claim(b, step)); b++)
         {
             var (start, stop) = Plan.Block(b);
             work(b, start, stop);
+        }
+
+        if (!balance)
+        {
+            return;
         }
 
         for (var other = 1; other < size; other++)
