@@ -6,8 +6,8 @@ using Salsa.Store;
 
 namespace Salsa.Census;
 
-/// <summary>A census file the service can import.</summary>
-public sealed record CensusSource(string Name, string Description, string Path);
+/// <summary>A census file the service can import: <paramref name="File"/> is its path below the data folder.</summary>
+public sealed record CensusSource(string Name, string Description, string File);
 
 /// <summary>A selection of block groups; every criterion given must hold (states OR-ed, counties OR-ed).</summary>
 public sealed record CensusQuery
@@ -37,24 +37,25 @@ public sealed record GeoBox(double MinLatitude, double MinLongitude, double MaxL
 /// idempotent: an import of the same file and a query with the same criteria name the same dataset
 /// (content-derived ids), so a workflow run again reuses what an earlier run stored.
 /// </summary>
-public sealed class CensusCatalog(DatasetCatalog datasets, ServiceLimits limits)
+public sealed class CensusCatalog(DatasetCatalog datasets, ServiceLimits limits, DataDirectory data)
 {
     private static readonly string[] NonContiguous = ["02", "15", "72"];
 
     public static IReadOnlyList<CensusSource> Sources { get; } =
     [
-        new("us", "All 242,335 block groups of the 50 states, DC and Puerto Rico", CensusBlockGroups.NationalPath),
-        new("indiana", "Indiana's 5,290 block groups", CensusBlockGroups.IndianaPath),
-        new("indiana-1000", "1,000 Indiana block groups (the test fixture)", CensusBlockGroups.IndianaFixturePath),
+        new("us", "All 242,335 block groups of the 50 states, DC and Puerto Rico", CensusBlockGroups.NationalFile),
+        new("indiana", "Indiana's 5,290 block groups", CensusBlockGroups.IndianaFile),
+        new("indiana-1000", "1,000 Indiana block groups (the test fixture)", CensusBlockGroups.IndianaFixtureFile),
     ];
 
     public async Task<DatasetInfo> ImportAsync(string? source, CancellationToken cancellationToken)
     {
         var file = Sources.FirstOrDefault(s => s.Name == source)
             ?? throw new ArgumentException($"Unknown census source '{source}': use one of {string.Join(", ", Sources.Select(s => s.Name))}.");
-        var stamp = File.GetLastWriteTimeUtc(file.Path).Ticks.ToString(CultureInfo.InvariantCulture);
-        var id = DatasetIds.For("census", file.Name, new FileInfo(file.Path).Length.ToString(CultureInfo.InvariantCulture), stamp);
-        return await datasets.GetOrCreateAsync(id, () => Load(file), cancellationToken);
+        // Checked before anything is read; the id follows the file's content, so it is the same on every machine.
+        var shipped = data.Check(file.File);
+        var id = DatasetIds.For("census", file.Name, shipped.Entry.Sha256);
+        return await datasets.GetOrCreateAsync(id, () => Load(file.Name, shipped.FullPath), cancellationToken);
     }
 
     public async Task<DatasetInfo> QueryAsync(CensusQuery query, CancellationToken cancellationToken)
@@ -78,9 +79,9 @@ public sealed class CensusCatalog(DatasetCatalog datasets, ServiceLimits limits)
         return await datasets.GetOrCreateAsync(id, () => Select(info, content, query), cancellationToken);
     }
 
-    private (DatasetInfo, DatasetContent) Load(CensusSource source)
+    private (DatasetInfo, DatasetContent) Load(string sourceName, string path)
     {
-        var rows = CensusBlockGroups.ReadFile(source.Path);
+        var rows = CensusBlockGroups.ReadFile(path);
         limits.CheckPoints(rows.Count, 2);
         var values = new double[rows.Count * 2];
         var weights = new double[rows.Count];
@@ -93,13 +94,13 @@ public sealed class CensusCatalog(DatasetCatalog datasets, ServiceLimits limits)
         var info = new DatasetInfo
         {
             Id = Guid.Empty,
-            Name = $"census-{source.Name}",
+            Name = $"census-{sourceName}",
             Kind = DatasetKind.Census,
             Count = rows.Count,
             Dimension = 2,
             Created = DateTimeOffset.UtcNow,
-            Source = $"census import: {Path.GetFileName(source.Path)}",
-            Metadata = new Dictionary<string, string> { ["census_source"] = source.Name, ["columns"] = "latitude,longitude" },
+            Source = $"census import: {Path.GetFileName(path)}",
+            Metadata = new Dictionary<string, string> { ["census_source"] = sourceName, ["columns"] = "latitude,longitude" },
         };
         return (info, new DatasetContent { Values = values, Weights = weights, Labels = labels });
     }

@@ -1,5 +1,6 @@
 using Salsa.Contracts.Census;
 using Salsa.Grpc;
+using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Host;
 
 namespace Salsa.Census;
@@ -14,6 +15,7 @@ public sealed class CensusService : ISalsaService
     public static void AddServices(WebApplicationBuilder builder)
     {
         ArgumentNullException.ThrowIfNull(builder);
+        builder.AddShippedData();
         builder.Services.AddSingleton<CensusCatalog>();
         builder.Services.AddSingleton<CensusGrpcService>();
     }

@@ -1,5 +1,6 @@
 using Salsa.Contracts.Chem;
 using Salsa.Grpc;
+using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Host;
 
 namespace Salsa.Chem;
@@ -14,6 +15,7 @@ public sealed class ChemService : ISalsaService
     public static void AddServices(WebApplicationBuilder builder)
     {
         ArgumentNullException.ThrowIfNull(builder);
+        builder.AddShippedData();
         builder.Services.AddSingleton<CompoundCatalog>();
         builder.Services.AddSingleton<ChemGrpcService>();
     }

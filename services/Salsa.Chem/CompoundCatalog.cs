@@ -6,8 +6,8 @@ using Salsa.Store;
 
 namespace Salsa.Chem;
 
-/// <summary>A compound file the service can import.</summary>
-public sealed record CompoundSource(string Name, string Description, string Path);
+/// <summary>A compound file the service can import: <paramref name="File"/> is its path below the data folder.</summary>
+public sealed record CompoundSource(string Name, string Description, string File);
 
 /// <summary>A fingerprint type this service can hand out, and where its bits come from.</summary>
 public sealed record FingerprintTypeView(string Name, int Bits, string Description);
@@ -22,15 +22,15 @@ public sealed record FingerprintTypeView(string Name, int Bits, string Descripti
 /// plan to compute fingerprints from SMILES here (NCDK, including CDK's 881-bit PubChem one) waits
 /// on NCDK, which this build's package source does not hold (docs/dependencies.md).
 /// </remarks>
-public sealed class CompoundCatalog(DatasetCatalog datasets, ServiceLimits limits)
+public sealed class CompoundCatalog(DatasetCatalog datasets, ServiceLimits limits, DataDirectory data)
 {
     public const string FingerprintKeyPrefix = "fingerprints.";
 
     public static IReadOnlyList<CompoundSource> Sources { get; } =
     [
-        new("40k", "40,000 compounds (a deterministic subset)", CompoundSet.Subset40kPath),
-        new("all", "All 176,074 compounds", CompoundSet.AllPath),
-        new("fixture", "500 compounds (the test fixture)", CompoundSet.FixturePath),
+        new("40k", "40,000 compounds (a deterministic subset)", CompoundSet.Subset40kFile),
+        new("all", "All 176,074 compounds", CompoundSet.AllFile),
+        new("fixture", "500 compounds (the test fixture)", CompoundSet.FixtureFile),
     ];
 
     public static IReadOnlyList<FingerprintTypeView> Types { get; } =
@@ -48,7 +48,9 @@ public sealed class CompoundCatalog(DatasetCatalog datasets, ServiceLimits limit
             throw new ArgumentException($"The limit must be 0 (all) or a positive number of compounds; it is {limit}.");
         }
 
-        var stamp = string.Join('|', file.Name, new FileInfo(file.Path).Length.ToString(CultureInfo.InvariantCulture), File.GetLastWriteTimeUtc(file.Path).Ticks.ToString(CultureInfo.InvariantCulture));
+        // Checked before anything is read; ids follow the file's content, so they are the same on every machine.
+        var shipped = data.Check(file.File);
+        var stamp = string.Join('|', file.Name, shipped.Entry.Sha256);
         Guid IdOf(int take) => DatasetIds.For("compounds", stamp, take.ToString(CultureInfo.InvariantCulture));
         if (await datasets.Store.GetDatasetAsync(IdOf(limit), cancellationToken) is { } existing)
         {
@@ -57,7 +59,7 @@ public sealed class CompoundCatalog(DatasetCatalog datasets, ServiceLimits limit
 
         // One compound past the limit tells whether the limit cut the file; a limit that does not is
         // the whole file, which is imported (or found) once, not again under another id.
-        var set = CompoundSet.ReadFile(file.Path, limit == 0 ? int.MaxValue : (int)Math.Min(limit + 1L, int.MaxValue));
+        var set = CompoundSet.ReadFile(shipped.FullPath, limit == 0 ? int.MaxValue : (int)Math.Min(limit + 1L, int.MaxValue));
         if (limit != 0 && set.Count > limit)
         {
             set = set.Take(limit);
@@ -87,7 +89,7 @@ public sealed class CompoundCatalog(DatasetCatalog datasets, ServiceLimits limit
                     Bits = type.Bits,
                     FingerprintType = type.Name,
                     Created = DateTimeOffset.UtcNow,
-                    Source = $"{type.Name} fingerprints shipped in {Path.GetFileName(file.Path)}",
+                    Source = $"{type.Name} fingerprints shipped in {Path.GetFileName(file.File)}",
                     Metadata = new Dictionary<string, string> { ["compounds_dataset"] = compoundsId.ToString() },
                 },
                 new DatasetContent { Words = words, Weights = Ones(set.Count), Labels = [.. set.Ids] }), cancellationToken);
@@ -102,7 +104,7 @@ public sealed class CompoundCatalog(DatasetCatalog datasets, ServiceLimits limit
                 Kind = DatasetKind.Compounds,
                 Count = set.Count,
                 Created = DateTimeOffset.UtcNow,
-                Source = $"compound import: {Path.GetFileName(file.Path)}",
+                Source = $"compound import: {Path.GetFileName(file.File)}",
                 Metadata = metadata,
             },
             new DatasetContent { Weights = Ones(set.Count), Labels = [.. set.Ids], Texts = [.. set.Smiles] }), cancellationToken);

@@ -7,20 +7,26 @@ public sealed record CensusBlockGroup(string GeoId, string StateFips, string Cou
     public string CountyId => GeoId[..5];
 }
 
-/// <summary>Reads the census block-group files of <c>shared/data/census</c> and the Indiana fixture.</summary>
+/// <summary>Reads the census block-group files of <c>data/census</c> and the Indiana fixture.</summary>
 public static class CensusBlockGroups
 {
     /// <summary>The columns every census file starts with.</summary>
     public static readonly IReadOnlyList<string> Columns = ["geoid", "state_fips", "county_fips", "population", "lat", "lon"];
 
-    /// <summary>National file: 242,335 block groups.</summary>
-    public static string NationalPath => DataDirectory.PathOf("census", "us_blockgroups_2020.csv.gz");
+    /// <summary>National file (below the data folder): 242,335 block groups.</summary>
+    public const string NationalFile = "census/us_blockgroups_2020.csv.gz";
 
     /// <summary>Indiana file: 5,290 block groups.</summary>
-    public static string IndianaPath => DataDirectory.PathOf("census", "indiana_blockgroups_2020.csv.gz");
+    public const string IndianaFile = "census/indiana_blockgroups_2020.csv.gz";
 
     /// <summary>1,000 Indiana block groups for unit tests.</summary>
-    public static string IndianaFixturePath => DataDirectory.PathOf("fixtures", "indiana_bg_1000.csv");
+    public const string IndianaFixtureFile = "fixtures/indiana_bg_1000.csv";
+
+    public static string NationalPath => DataDirectory.Default.PathOf(NationalFile);
+
+    public static string IndianaPath => DataDirectory.Default.PathOf(IndianaFile);
+
+    public static string IndianaFixturePath => DataDirectory.Default.PathOf(IndianaFixtureFile);
 
     public static List<CensusBlockGroup> ReadFile(string path)
     {

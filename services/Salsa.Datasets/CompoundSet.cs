@@ -40,14 +40,20 @@ public sealed class CompoundSet
     /// <summary>Compounds in the files' column order.</summary>
     public static readonly IReadOnlyList<string> Columns = ["id", "smiles", FingerprintType.Ecfp4.Column, FingerprintType.Maccs.Column];
 
-    /// <summary>All 176,074 compounds.</summary>
-    public static string AllPath => DataDirectory.PathOf("chem", "compounds_all.csv.gz");
+    /// <summary>All 176,074 compounds (below the data folder).</summary>
+    public const string AllFile = "chem/compounds_all.csv.gz";
 
     /// <summary>The deterministic 40,000-compound subset.</summary>
-    public static string Subset40kPath => DataDirectory.PathOf("chem", "compounds_40k.csv.gz");
+    public const string Subset40kFile = "chem/compounds_40k.csv.gz";
 
     /// <summary>The first 500 compounds of the 40k subset, for unit tests.</summary>
-    public static string FixturePath => DataDirectory.PathOf("fixtures", "chem_500.csv");
+    public const string FixtureFile = "fixtures/chem_500.csv";
+
+    public static string AllPath => DataDirectory.Default.PathOf(AllFile);
+
+    public static string Subset40kPath => DataDirectory.Default.PathOf(Subset40kFile);
+
+    public static string FixturePath => DataDirectory.Default.PathOf(FixtureFile);
 
     public ReadOnlySpan<ulong> Fingerprint(FingerprintType type, int compound) =>
         Fingerprints[type].AsSpan(compound * type.Words, type.Words);

@@ -43,7 +43,7 @@ internal static class TestData
     private static (DenseVectors, double[][]) LoadGmm()
     {
         static IEnumerable<string[]> Rows(string file) =>
-            File.ReadLines(DataDirectory.PathOf("fixtures", file)).Skip(1).Select(l => l.Split(','));
+            File.ReadLines(DataDirectory.Default.PathOf("fixtures", file)).Skip(1).Select(l => l.Split(','));
 
         double Parse(string s) => double.Parse(s, CultureInfo.InvariantCulture);
         var rows = Rows("gmm2d.csv").ToList();

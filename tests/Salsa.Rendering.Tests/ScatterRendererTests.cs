@@ -10,7 +10,7 @@ public sealed class ScatterRendererTests
 {
     private static readonly Lazy<ScatterData> s_gmm = new(() =>
     {
-        var rows = File.ReadAllLines(DataDirectory.PathOf("fixtures", "gmm2d.csv")).Skip(1).Select(l => l.Split(',')).ToArray();
+        var rows = File.ReadAllLines(DataDirectory.Default.PathOf("fixtures", "gmm2d.csv")).Skip(1).Select(l => l.Split(',')).ToArray();
         var xy = rows.SelectMany(f => new[] { double.Parse(f[0], CultureInfo.InvariantCulture), double.Parse(f[1], CultureInfo.InvariantCulture) }).ToArray();
         return new ScatterData(xy, [.. rows.Select(f => int.Parse(f[3], CultureInfo.InvariantCulture))], [new(0, "first"), new(1, "second")]);
     });

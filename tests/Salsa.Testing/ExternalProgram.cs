@@ -3,13 +3,17 @@ using System.Diagnostics;
 
 namespace Salsa.Testing;
 
-/// <summary>Outside programs the tests drive: Node.js clients, npm. Their absence fails a test with what to install.</summary>
+/// <summary>Outside programs the tests drive: Node.js clients, npm, git, dotnet. Their absence fails a test with what to install.</summary>
 public static class ExternalProgram
 {
     private static readonly ConcurrentDictionary<string, Lazy<Task>> s_npmInstalls = new();
 
-    /// <summary>Runs <paramref name="program"/> to the end and returns its exit code and output.</summary>
-    public static async Task<(int ExitCode, string Output, string Error)> RunAsync(string program, string workingDirectory, IEnumerable<string> arguments, CancellationToken cancellationToken)
+    /// <summary>
+    /// Runs <paramref name="program"/> to the end and returns its exit code and output; variables in
+    /// <paramref name="environment"/> are set in its environment (a null value removes one).
+    /// </summary>
+    public static async Task<(int ExitCode, string Output, string Error)> RunAsync(
+        string program, string workingDirectory, IEnumerable<string> arguments, CancellationToken cancellationToken, IReadOnlyDictionary<string, string?>? environment = null)
     {
         var start = new ProcessStartInfo(program)
         {
@@ -21,6 +25,18 @@ public static class ExternalProgram
         foreach (var argument in arguments)
         {
             start.ArgumentList.Add(argument);
+        }
+
+        foreach (var (name, value) in environment ?? new Dictionary<string, string?>())
+        {
+            if (value is null)
+            {
+                start.Environment.Remove(name);
+            }
+            else
+            {
+                start.Environment[name] = value;
+            }
         }
 
         Process process;

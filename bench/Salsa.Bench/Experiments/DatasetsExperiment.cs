@@ -4,7 +4,7 @@ using Salsa.Datasets;
 namespace Salsa.Bench.Experiments;
 
 /// <summary>
-/// Reads every shared data set, checks it against the figures its README publishes, and times the
+/// Reads every shipped data set, checks it against the figures its README publishes, and times the
 /// parse (the lower bound for any import into a store).
 /// </summary>
 public sealed class DatasetsExperiment : IExperiment
@@ -55,7 +55,7 @@ public sealed class DatasetsExperiment : IExperiment
             rows.Add([label, set.Count.ToString("N0", System.Globalization.CultureInfo.InvariantCulture), $"mean ECFP4 bits {mean:F2}", ExperimentContext.Format(median * 1000) + " ms"]);
         }
 
-        context.Section("Data sets", "Every figure below is checked against `../shared/data/README.md`; a mismatch stops the run.");
+        context.Section("Data sets", "Every figure below is checked against `data/README.md`; a mismatch stops the run.");
         context.Table(["data set", "rows", "check", "parse time (median)"], rows);
         return Task.CompletedTask;
     }

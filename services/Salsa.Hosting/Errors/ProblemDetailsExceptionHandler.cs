@@ -16,7 +16,7 @@ internal sealed partial class ProblemDetailsExceptionHandler(IProblemDetailsServ
     {
         var classified = ServiceErrors.Classify(exception);
         var status = classified is { } c ? (int)c.Http : StatusCodes.Status500InternalServerError;
-        if (classified is null)
+        if (status >= StatusCodes.Status500InternalServerError)
         {
             LogUnexpected(logger, httpContext.Request.Method, httpContext.Request.Path, exception);
         }

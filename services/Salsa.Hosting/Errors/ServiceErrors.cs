@@ -31,6 +31,8 @@ public static class ServiceErrors
         ConflictException => (HttpStatusCode.Conflict, StatusCode.FailedPrecondition, "Not in a state that allows this"),
         QueueFullException => (HttpStatusCode.TooManyRequests, StatusCode.ResourceExhausted, "The job queue is full"),
         LimitExceededException => (HttpStatusCode.RequestEntityTooLarge, StatusCode.ResourceExhausted, "Over a configured limit"),
+        // The installation's fault, not the request's: said plainly, with the file and the remedy.
+        Salsa.Datasets.DataFileException => (HttpStatusCode.InternalServerError, StatusCode.Internal, "A shipped data file is missing or damaged"),
         // Validation of every kind: ClusteringInputException, ArgumentException and subclasses, bad
         // formats and bad data in uploads.
         ArgumentException or FormatException or InvalidDataException or Google.Protobuf.InvalidProtocolBufferException or System.Text.Json.JsonException

@@ -34,7 +34,7 @@ public static class IndianaBlockGroups
 
     private static List<BlockGroupRow> Read()
     {
-        using var file = File.OpenRead(DataDirectory.PathOf("census", "indiana_blockgroups_2020.csv.gz"));
+        using var file = File.OpenRead(DataDirectory.Default.PathOf("census", "indiana_blockgroups_2020.csv.gz"));
         using var gzip = new GZipStream(file, CompressionMode.Decompress);
         using var reader = new StreamReader(gzip);
         var header = reader.ReadLine()!.Split(',');

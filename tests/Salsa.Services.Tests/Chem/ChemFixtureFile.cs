@@ -15,13 +15,13 @@ public static class ChemFixtureFile
 
     public static IReadOnlyList<CompoundRow> All => s_rows.Value;
 
-    /// <summary><c>bit_i = (int(h[2*(i//8) : 2*(i//8)+2], 16) &gt;&gt; (i % 8)) &amp; 1</c> (shared/data/README.md).</summary>
+    /// <summary><c>bit_i = (int(h[2*(i//8) : 2*(i//8)+2], 16) &gt;&gt; (i % 8)) &amp; 1</c> (data/README.md).</summary>
     public static bool HexBit(string hex, int i) =>
         ((Convert.ToInt32(hex.Substring(2 * (i / 8), 2), 16) >> (i % 8)) & 1) == 1;
 
     private static List<CompoundRow> Read()
     {
-        var lines = File.ReadAllLines(DataDirectory.PathOf("fixtures", "chem_500.csv"));
+        var lines = File.ReadAllLines(DataDirectory.Default.PathOf("fixtures", "chem_500.csv"));
         var header = lines[0].Split(',');
         var (id, ecfp, maccs) = (Array.IndexOf(header, "id"), Array.IndexOf(header, "ecfp4_1024_hex"), Array.IndexOf(header, "maccs_167_hex"));
         return [.. lines.Skip(1).Where(l => l.Length > 0).Select(l => l.Split(',')).Select(f =>

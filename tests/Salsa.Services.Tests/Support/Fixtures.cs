@@ -4,7 +4,7 @@ using Salsa.Datasets;
 
 namespace Salsa.Services.Tests.Support;
 
-/// <summary>The shared data fixtures as the services' clients send them.</summary>
+/// <summary>The shipped data fixtures as the services' clients send them.</summary>
 public static class Fixtures
 {
     private static readonly Lazy<(double[] Values, double[] Weights, double[][] Centres)> s_gmm = new(LoadGmm);
@@ -46,7 +46,7 @@ public static class Fixtures
     private static (double[], double[], double[][]) LoadGmm()
     {
         static IEnumerable<string[]> Rows(string file) =>
-            File.ReadLines(DataDirectory.PathOf("fixtures", file)).Skip(1).Select(l => l.Split(','));
+            File.ReadLines(DataDirectory.Default.PathOf("fixtures", file)).Skip(1).Select(l => l.Split(','));
 
         static double Parse(string s) => double.Parse(s, CultureInfo.InvariantCulture);
         var rows = Rows("gmm2d.csv").ToList();

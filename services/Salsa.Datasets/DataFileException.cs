@@ -1,0 +1,7 @@
+namespace Salsa.Datasets;
+
+/// <summary>
+/// A shipped data file that is not where it should be, or not what the manifest says it is. It is
+/// a fault of the installation, not of a request; the message names the file and what to do.
+/// </summary>
+public sealed class DataFileException(string message) : Exception(message);
