@@ -1,3 +1,5 @@
+using Microsoft.Extensions.Time.Testing;
+
 namespace Salsa.Ccr.Tests;
 
 public sealed class ArbiterTests : IDisposable
@@ -174,7 +176,7 @@ public sealed class ArbiterTests : IDisposable
     [Fact]
     public async Task Choice_MessageRacingATimeout_OnlyOneFires()
     {
-        var clock = new ManualTimeProvider();
+        var clock = new FakeTimeProvider();
         var reply = new Port<int>();
         using var timeout = new TimeoutPort(TimeSpan.FromSeconds(5), clock);
         var outcome = new TaskCompletionSource<string>(TaskCreationOptions.RunContinuationsAsynchronously);
