@@ -61,7 +61,6 @@ public sealed class WebUiTests
         var token = timeout.Token;
         var browserDirectory = Metadata("BrowserTestDirectory");
         await ExternalProgram.EnsureNpmPackagesAsync(browserDirectory, "playwright-core", token);
-        Assert.True(Hosting.ApiReference.Available, "this build has no Scalar bundle (npm pack @scalar/api-reference failed at build time)");
 
         using var directory = new TemporaryDirectory();
         await using var gateway = await GatewayServer.StartAsync(directory.Combine("salsa.db"), cancellationToken: token);
