@@ -3,7 +3,6 @@ using Salsa.Gateway.Operations;
 using Salsa.Gateway.Runs;
 using Salsa.Gateway.Services;
 using Salsa.Gateway.Workflows;
-using Salsa.Grpc;
 using Salsa.Hosting.Host;
 
 namespace Salsa.Gateway;
@@ -56,6 +55,6 @@ public sealed class GatewayService : ISalsaService
         app.UseDefaultFiles();
         app.UseStaticFiles();
         app.MapGatewayApi();
-        app.MapGrpcService<GatewayGrpcService>(Salsa.Contracts.Gateway.GatewayReflection.Descriptor.Services[0]);
+        app.MapGrpcService<GatewayGrpcService>();
     }
 }

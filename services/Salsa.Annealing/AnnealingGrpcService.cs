@@ -1,16 +1,16 @@
 using Salsa.Contracts.Common;
-using Salsa.Grpc;
+using Grpc.Core;
 using Salsa.Hosting.Jobs;
 using Salsa.Hosting.Timing;
 
 namespace Salsa.Annealing;
 
 /// <summary>gRPC face: <c>salsa.annealing.v1.Annealing</c> (watch, cancel and artifacts through <c>salsa.common.v1.Jobs</c>).</summary>
-public sealed class AnnealingGrpcService(AnnealingJobs jobs)
+public sealed class AnnealingGrpcService(AnnealingJobs jobs) : global::Salsa.Contracts.Annealing.Annealing.AnnealingBase
 {
-    public async Task<JobInfo> Start(Contracts.Annealing.StartAnnealingRequest request, ServerCallContext context) =>
+    public override async Task<JobInfo> Start(Contracts.Annealing.StartAnnealingRequest request, ServerCallContext context) =>
         JobViews.ToProto(await jobs.StartAsync(AnnealingRequest.From(request), context.CancellationToken));
 
-    public async Task<Contracts.Annealing.AnnealingResult> GetResult(JobRef request, ServerCallContext context) =>
-        ServerTiming.Reported(context.HttpContext, await jobs.GetResultAsync(JobViews.ParseId(request.JobId), context.CancellationToken)).ToProto();
+    public override async Task<Contracts.Annealing.AnnealingResult> GetResult(JobRef request, ServerCallContext context) =>
+        ServerTiming.Reported(context.GetHttpContext(), await jobs.GetResultAsync(JobViews.ParseId(request.JobId), context.CancellationToken)).ToProto();
 }

@@ -1,5 +1,3 @@
-using Salsa.Contracts.Annealing;
-using Salsa.Grpc;
 using Salsa.Hosting.Host;
 
 namespace Salsa.Annealing;
@@ -21,6 +19,6 @@ public sealed class AnnealingService : ISalsaService
     public static void MapEndpoints(WebApplication app)
     {
         app.MapAnnealingApi();
-        app.MapGrpcService<AnnealingGrpcService>(AnnealingReflection.Descriptor.Services[0]);
+        app.MapGrpcService<AnnealingGrpcService>();
     }
 }

@@ -1,17 +1,17 @@
 using Salsa.Contracts.Census;
 using Salsa.Contracts.Datasets;
-using Salsa.Grpc;
+using Grpc.Core;
 using Salsa.Hosting.Datasets;
 
 namespace Salsa.Census;
 
 /// <summary>gRPC face: <c>salsa.census.v1.Census</c>.</summary>
-public sealed class CensusGrpcService(CensusCatalog census)
+public sealed class CensusGrpcService(CensusCatalog census) : global::Salsa.Contracts.Census.Census.CensusBase
 {
-    public async Task<DatasetInfo> Import(ImportCensusRequest request, ServerCallContext context) =>
+    public override async Task<DatasetInfo> Import(ImportCensusRequest request, ServerCallContext context) =>
         DatasetCatalog.ToProto(await census.ImportAsync(request.Source, context.CancellationToken));
 
-    public async Task<DatasetInfo> Query(QueryCensusRequest request, ServerCallContext context)
+    public override async Task<DatasetInfo> Query(QueryCensusRequest request, ServerCallContext context)
     {
         var box = request.BoundingBox;
         var query = new CensusQuery

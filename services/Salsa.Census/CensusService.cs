@@ -1,5 +1,3 @@
-using Salsa.Contracts.Census;
-using Salsa.Grpc;
 using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Host;
 
@@ -23,6 +21,6 @@ public sealed class CensusService : ISalsaService
     public static void MapEndpoints(WebApplication app)
     {
         app.MapCensusApi();
-        app.MapGrpcService<CensusGrpcService>(CensusReflection.Descriptor.Services[0]);
+        app.MapGrpcService<CensusGrpcService>();
     }
 }

@@ -1,20 +1,20 @@
 using Salsa.Contracts.Chem;
 using Salsa.Contracts.Datasets;
-using Salsa.Grpc;
+using Grpc.Core;
 using Salsa.Hosting.Datasets;
 
 namespace Salsa.Chem;
 
 /// <summary>gRPC face: <c>salsa.chem.v1.Chem</c>.</summary>
-public sealed class ChemGrpcService(CompoundCatalog chem)
+public sealed class ChemGrpcService(CompoundCatalog chem) : global::Salsa.Contracts.Chem.Chem.ChemBase
 {
-    public async Task<DatasetInfo> Import(ImportCompoundsRequest request, ServerCallContext context) =>
+    public override async Task<DatasetInfo> Import(ImportCompoundsRequest request, ServerCallContext context) =>
         DatasetCatalog.ToProto(await chem.ImportAsync(request.Source, request.Limit, context.CancellationToken));
 
-    public async Task<DatasetInfo> Fingerprints(FingerprintRequest request, ServerCallContext context) =>
+    public override async Task<DatasetInfo> Fingerprints(FingerprintRequest request, ServerCallContext context) =>
         DatasetCatalog.ToProto(await chem.FingerprintsAsync(DatasetCatalog.ParseId(request.DatasetId), request.FingerprintType, context.CancellationToken));
 
-    public Task<ListFingerprintTypesResponse> ListFingerprintTypes(ListFingerprintTypesRequest request, ServerCallContext context)
+    public override Task<ListFingerprintTypesResponse> ListFingerprintTypes(ListFingerprintTypesRequest request, ServerCallContext context)
     {
         var response = new ListFingerprintTypesResponse();
         response.Types_.Add(CompoundCatalog.Types.Select(t => new FingerprintType { Name = t.Name, Bits = t.Bits, Description = t.Description }));

@@ -1,5 +1,3 @@
-using Salsa.Contracts.Chem;
-using Salsa.Grpc;
 using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Host;
 
@@ -23,6 +21,6 @@ public sealed class ChemService : ISalsaService
     public static void MapEndpoints(WebApplication app)
     {
         app.MapChemApi();
-        app.MapGrpcService<ChemGrpcService>(ChemReflection.Descriptor.Services[0]);
+        app.MapGrpcService<ChemGrpcService>();
     }
 }

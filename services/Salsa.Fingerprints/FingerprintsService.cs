@@ -1,7 +1,5 @@
 using Microsoft.Extensions.Options;
 using Salsa.Annealing;
-using Salsa.Contracts.Fingerprints;
-using Salsa.Grpc;
 using Salsa.Hosting.Host;
 
 namespace Salsa.Fingerprints;
@@ -31,6 +29,6 @@ public sealed class FingerprintsService : ISalsaService
     public static void MapEndpoints(WebApplication app)
     {
         app.MapFingerprintsApi();
-        app.MapGrpcService<FingerprintsGrpcService>(FingerprintsReflection.Descriptor.Services[0]);
+        app.MapGrpcService<FingerprintsGrpcService>();
     }
 }

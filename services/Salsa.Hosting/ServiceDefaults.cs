@@ -1,4 +1,5 @@
 using System.Globalization;
+using Grpc.AspNetCore.Server.Model;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Diagnostics.HealthChecks;
 using Microsoft.AspNetCore.Hosting;
@@ -7,14 +8,13 @@ using Microsoft.AspNetCore.Http.Json;
 using Microsoft.AspNetCore.Routing;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Diagnostics.HealthChecks;
-using Salsa.Contracts.Common;
-using Salsa.Contracts.Datasets;
-using Salsa.Grpc;
 using Salsa.Hosting.Compute;
 using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Errors;
 using Salsa.Hosting.Jobs;
+using Salsa.Hosting.Rpc;
 using Salsa.Hosting.Telemetry;
 using Salsa.Hosting.Timing;
 using Salsa.Store;
@@ -47,12 +47,17 @@ public static class ServiceDefaults
             .AddCheck("self", () => HealthCheckResult.Healthy(), ["live"])
             .AddCheck<StoreHealthCheck>("store", tags: ["ready"]);
 
-        services.AddSalsaGrpc(o =>
+        services.AddGrpc(o =>
         {
             o.MaxReceiveMessageSize = limits.MaxGrpcMessageBytes;
-            o.ExceptionMapper = ServiceErrors.ToRpcException;
+            o.Interceptors.Add<ServiceCallInterceptor>();
+            // Unknown services and methods pass on to routing; UnimplementedGrpcCalls answers them,
+            // so no catch-all route stands between REST requests and their 404 or 405.
+            o.IgnoreUnknownServices = true;
         });
-        services.AddSingleton<IServerCallObserver, ServerTimingObserver>();
+        services.Replace(ServiceDescriptor.Singleton(typeof(IServiceMethodProvider<>), typeof(StrictRequestMethodProvider<>)));
+        services.AddGrpcReflection();
+        services.AddGrpcHealthChecks(); // grpc.health.v1, fed by the ASP.NET Core health checks below
 
         services.AddDataStore(builder.Configuration);
         services.AddSingleton(new ServiceIdentity(serviceName));
@@ -73,6 +78,7 @@ public static class ServiceDefaults
         // content type or method, an unknown route) get a ProblemDetails like every other error.
         app.UseStatusCodePages();
         app.UseServerTiming();
+        app.UseUnimplementedGrpcCalls();
 
         app.MapHealthChecks("/health");
         app.MapHealthChecks("/alive", new HealthCheckOptions { Predicate = r => r.Tags.Contains("live") });
@@ -90,12 +96,12 @@ public static class ServiceDefaults
             MapDescription(app);
         }
 
-        app.MapGrpcHealthService();
+        app.MapGrpcHealthChecksService();
         app.MapGrpcReflectionService();
         app.MapJobsApi();
         app.MapDatasetsApi();
-        app.MapGrpcService<JobsGrpcService>(JobsReflection.Descriptor.Services[0]);
-        app.MapGrpcService<DatasetsGrpcService>(DatasetsReflection.Descriptor.Services[0]);
+        app.MapGrpcService<JobsGrpcService>();
+        app.MapGrpcService<DatasetsGrpcService>();
         return app;
     }
 

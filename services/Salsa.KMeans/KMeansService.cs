@@ -1,5 +1,3 @@
-using Salsa.Contracts.KMeans;
-using Salsa.Grpc;
 using Salsa.Hosting.Host;
 
 namespace Salsa.KMeans;
@@ -21,6 +19,6 @@ public sealed class KMeansService : ISalsaService
     public static void MapEndpoints(WebApplication app)
     {
         app.MapKMeansApi();
-        app.MapGrpcService<KMeansGrpcService>(KmeansReflection.Descriptor.Services[0]);
+        app.MapGrpcService<KMeansGrpcService>();
     }
 }

@@ -1,16 +1,16 @@
 using Salsa.Contracts.Common;
-using Salsa.Grpc;
+using Grpc.Core;
 using Salsa.Hosting.Jobs;
 using Salsa.Hosting.Timing;
 
 namespace Salsa.Mds;
 
 /// <summary>gRPC face: <c>salsa.mds.v1.Mds</c> (watch, cancel and artifacts through <c>salsa.common.v1.Jobs</c>).</summary>
-public sealed class MdsGrpcService(MdsJobs jobs)
+public sealed class MdsGrpcService(MdsJobs jobs) : global::Salsa.Contracts.Mds.Mds.MdsBase
 {
-    public async Task<JobInfo> Start(Contracts.Mds.StartEmbeddingRequest request, ServerCallContext context) =>
+    public override async Task<JobInfo> Start(Contracts.Mds.StartEmbeddingRequest request, ServerCallContext context) =>
         JobViews.ToProto(await jobs.StartAsync(EmbeddingRequest.From(request), context.CancellationToken));
 
-    public async Task<Contracts.Mds.EmbeddingResult> GetResult(JobRef request, ServerCallContext context) =>
-        ServerTiming.Reported(context.HttpContext, await jobs.GetResultAsync(JobViews.ParseId(request.JobId), context.CancellationToken)).ToProto();
+    public override async Task<Contracts.Mds.EmbeddingResult> GetResult(JobRef request, ServerCallContext context) =>
+        ServerTiming.Reported(context.GetHttpContext(), await jobs.GetResultAsync(JobViews.ParseId(request.JobId), context.CancellationToken)).ToProto();
 }

@@ -1,5 +1,3 @@
-using Salsa.Contracts.Mds;
-using Salsa.Grpc;
 using Salsa.Hosting.Host;
 
 namespace Salsa.Mds;
@@ -21,6 +19,6 @@ public sealed class MdsService : ISalsaService
     public static void MapEndpoints(WebApplication app)
     {
         app.MapMdsApi();
-        app.MapGrpcService<MdsGrpcService>(MdsReflection.Descriptor.Services[0]);
+        app.MapGrpcService<MdsGrpcService>();
     }
 }

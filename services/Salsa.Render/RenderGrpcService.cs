@@ -1,16 +1,16 @@
 using Salsa.Contracts.Common;
 using Salsa.Contracts.Render;
-using Salsa.Grpc;
+using Grpc.Core;
 using Salsa.Hosting.Jobs;
 
 namespace Salsa.Render;
 
 /// <summary>gRPC face: <c>salsa.render.v1.Render</c> (watch, cancel and the files through <c>salsa.common.v1.Jobs</c>).</summary>
-public sealed class RenderGrpcService(RenderJobs jobs)
+public sealed class RenderGrpcService(RenderJobs jobs) : global::Salsa.Contracts.Render.Render.RenderBase
 {
-    public async Task<JobInfo> StartCensusMap(RenderCensusMapRequest request, ServerCallContext context) =>
+    public override async Task<JobInfo> StartCensusMap(RenderCensusMapRequest request, ServerCallContext context) =>
         JobViews.ToProto(await jobs.StartCensusMapAsync(CensusMapRequest.From(request), context.CancellationToken));
 
-    public async Task<JobInfo> StartScatter(RenderScatterRequest request, ServerCallContext context) =>
+    public override async Task<JobInfo> StartScatter(RenderScatterRequest request, ServerCallContext context) =>
         JobViews.ToProto(await jobs.StartScatterAsync(ScatterRequest.From(request), context.CancellationToken));
 }

@@ -1,5 +1,3 @@
-using Salsa.Contracts.Render;
-using Salsa.Grpc;
 using Salsa.Hosting.Host;
 
 namespace Salsa.Render;
@@ -22,6 +20,6 @@ public sealed class RenderService : ISalsaService
     public static void MapEndpoints(WebApplication app)
     {
         app.MapRenderApi();
-        app.MapGrpcService<RenderGrpcService>(RenderReflection.Descriptor.Services[0]);
+        app.MapGrpcService<RenderGrpcService>();
     }
 }

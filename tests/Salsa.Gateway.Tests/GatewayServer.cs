@@ -3,7 +3,7 @@ using System.Text.Json;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.Extensions.DependencyInjection;
 using Salsa.Gateway.Runs;
-using Salsa.Grpc;
+using Grpc.Net.Client;
 using Salsa.Hosting.Host;
 
 namespace Salsa.Gateway.Tests;

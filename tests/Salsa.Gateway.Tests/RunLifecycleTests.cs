@@ -6,7 +6,8 @@ using Salsa.Census;
 using Salsa.Contracts.Clients;
 using Salsa.Contracts.Gateway;
 using Salsa.Gateway.Runs;
-using Salsa.Grpc;
+using Grpc.Core;
+using Grpc.Net.Client;
 using Salsa.Hosting.Host;
 using Salsa.KMeans;
 using Salsa.Testing;
@@ -157,11 +158,11 @@ public sealed class RunLifecycleTests
     {
         var channel = await gateway.App.Services.GetRequiredService<Services.ServiceDirectory>().ChannelAsync(service, token);
         var jobs = new JobsClient(channel);
-        var listed = await jobs.ListAsync(new Salsa.Contracts.Common.ListJobsRequest { Limit = 100 }, new CallOptions(CancellationToken: token));
+        var listed = await jobs.ListAsync(new Salsa.Contracts.Common.ListJobsRequest { Limit = 100 }, new CallOptions(cancellationToken: token));
         var ended = new List<Salsa.Contracts.Common.JobInfo>();
         foreach (var job in listed.Jobs)
         {
-            ended.Add(await jobs.WatchToEndAsync(job.JobId, options: new CallOptions(CancellationToken: token)));
+            ended.Add(await jobs.WatchToEndAsync(job.JobId, options: new CallOptions(cancellationToken: token)));
         }
 
         return ended;
@@ -207,10 +208,10 @@ public sealed class RunLifecycleTests
 
         // Over gRPC: INVALID_ARGUMENT naming the line, NOT_FOUND for an unknown run.
         var client = new GatewayClient(gateway.Grpc);
-        var rpc = await Assert.ThrowsAsync<RpcException>(async () => await client.StartRunAsync(new StartRunRequest { Yaml = TestWorkflows.Small.Replace("clusters: 5", "clusters: -5", StringComparison.Ordinal) }, new CallOptions(CancellationToken: token)));
+        var rpc = await Assert.ThrowsAsync<RpcException>(async () => await client.StartRunAsync(new StartRunRequest { Yaml = TestWorkflows.Small.Replace("clusters: 5", "clusters: -5", StringComparison.Ordinal) }, new CallOptions(cancellationToken: token)));
         Assert.Equal(StatusCode.InvalidArgument, rpc.StatusCode);
         Assert.Contains("inline:15:", rpc.Status.Detail, StringComparison.Ordinal);
-        var missing = await Assert.ThrowsAsync<RpcException>(async () => await client.GetRunAsync(new RunRef { RunId = Guid.NewGuid().ToString() }, new CallOptions(CancellationToken: token)));
+        var missing = await Assert.ThrowsAsync<RpcException>(async () => await client.GetRunAsync(new RunRef { RunId = Guid.NewGuid().ToString() }, new CallOptions(cancellationToken: token)));
         Assert.Equal(StatusCode.NotFound, missing.StatusCode);
 
         // Nothing was accepted.
@@ -244,7 +245,7 @@ public sealed class RunLifecycleTests
         Assert.False(services["annealing"].GetProperty("started").GetBoolean()); // not needed by this run: never started
 
         // The standalone services did the work: their own job list has the k-means job.
-        var jobs = await new JobsClient(kmeans.Channel).ListAsync(new Salsa.Contracts.Common.ListJobsRequest { Limit = 5 }, new CallOptions(CancellationToken: token));
+        var jobs = await new JobsClient(kmeans.Channel).ListAsync(new Salsa.Contracts.Common.ListJobsRequest { Limit = 5 }, new CallOptions(cancellationToken: token));
         Assert.Single(jobs.Jobs);
     }
 

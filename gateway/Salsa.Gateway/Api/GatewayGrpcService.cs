@@ -4,16 +4,16 @@ using Google.Protobuf.WellKnownTypes;
 using Salsa.Contracts.Common;
 using Salsa.Contracts.Gateway;
 using Salsa.Gateway.Runs;
-using Salsa.Grpc;
+using Grpc.Core;
 using Salsa.Hosting.Jobs;
 using Proto = Salsa.Contracts.Gateway;
 
 namespace Salsa.Gateway.Api;
 
 /// <summary>gRPC face of the runs API (<c>salsa.gateway.v1.Gateway</c>), over the same <see cref="RunManager"/> as REST.</summary>
-public sealed class GatewayGrpcService(RunManager runs)
+public sealed class GatewayGrpcService(RunManager runs) : global::Salsa.Contracts.Gateway.Gateway.GatewayBase
 {
-    public async Task<Run> StartRun(StartRunRequest request, ServerCallContext context)
+    public override async Task<Run> StartRun(StartRunRequest request, ServerCallContext context)
     {
         var parameters = request.Parameters.ToDictionary(p => p.Key, p => ParseJson(p.Key, p.Value), StringComparer.Ordinal);
         var view = await runs.SubmitAsync(new RunRequest
@@ -25,10 +25,10 @@ public sealed class GatewayGrpcService(RunManager runs)
         return ToProto(view);
     }
 
-    public async Task<Run> GetRun(RunRef request, ServerCallContext context) =>
+    public override async Task<Run> GetRun(RunRef request, ServerCallContext context) =>
         ToProto(await runs.GetRequiredAsync(GatewayApi.ParseId(request.RunId), context.CancellationToken));
 
-    public async Task<ListRunsResponse> ListRuns(ListRunsRequest request, ServerCallContext context)
+    public override async Task<ListRunsResponse> ListRuns(ListRunsRequest request, ServerCallContext context)
     {
         var response = new ListRunsResponse();
         foreach (var run in await runs.ListAsync(request.Limit == 0 ? 50 : request.Limit, context.CancellationToken))
@@ -41,13 +41,13 @@ public sealed class GatewayGrpcService(RunManager runs)
         return response;
     }
 
-    public async Task WatchRun(RunRef request, IServerStreamWriter<Proto.RunEvent> responses, ServerCallContext context)
+    public override async Task WatchRun(RunRef request, IServerStreamWriter<Proto.RunEvent> responseStream, ServerCallContext context)
     {
         var id = GatewayApi.ParseId(request.RunId);
         await runs.GetRequiredAsync(id, context.CancellationToken);
         await foreach (var item in runs.WatchAsync(id, context.CancellationToken))
         {
-            await responses.WriteAsync(item switch
+            await responseStream.WriteAsync(item switch
             {
                 Runs.RunEvent.RunChanged r => new Proto.RunEvent { Run = ToProto(r.View) },
                 Runs.RunEvent.StepChanged s => new Proto.RunEvent { Step = ToProto(s.View) },
@@ -58,11 +58,11 @@ public sealed class GatewayGrpcService(RunManager runs)
         }
     }
 
-    public async Task<Run> CancelRun(RunRef request, ServerCallContext context) =>
+    public override async Task<Run> CancelRun(RunRef request, ServerCallContext context) =>
         ToProto(await runs.CancelAsync(GatewayApi.ParseId(request.RunId), context.CancellationToken));
 
-    public async Task DownloadArtifact(DownloadRunArtifactRequest request, IServerStreamWriter<Chunk> responses, ServerCallContext context) =>
-        await ArtifactChunks.WriteAsync(await runs.GetArtifactAsync(GatewayApi.ParseId(request.RunId), request.Name, context.CancellationToken), responses);
+    public override async Task DownloadArtifact(DownloadRunArtifactRequest request, IServerStreamWriter<Chunk> responseStream, ServerCallContext context) =>
+        await ArtifactChunks.WriteAsync(await runs.GetArtifactAsync(GatewayApi.ParseId(request.RunId), request.Name, context.CancellationToken), responseStream);
 
     private static JsonNode? ParseJson(string key, string value)
     {

@@ -1,7 +1,7 @@
 using System.Diagnostics;
 using System.Globalization;
 using Google.Protobuf;
-using Salsa.Grpc;
+using Grpc.Core;
 
 namespace Salsa.Gateway.Hops;
 
@@ -68,7 +68,7 @@ public sealed class HopRecorder(IEnumerable<Hop>? earlier = null)
         var clock = Stopwatch.GetTimestamp();
         for (var retries = 0; ; retries++)
         {
-            using var pending = call(request, new CallOptions(CancellationToken: cancellationToken));
+            using var pending = call(request, new CallOptions(cancellationToken: cancellationToken));
             try
             {
                 var response = await pending.ResponseAsync.ConfigureAwait(false);

@@ -383,8 +383,8 @@ public sealed class OperationCatalog
     private const string FingerprintTypeDefault = "rdkit-ecfp4-1024";
 
     private static OperationSpec Annealing(string service, string name, string inputType, string summary,
-        Func<Salsa.Grpc.GrpcChannel, Salsa.Grpc.CallOptions, StartAnnealingRequest, Salsa.Grpc.AsyncUnaryCall<JobInfo>> start,
-        Func<Salsa.Grpc.GrpcChannel, JobRef, Salsa.Grpc.CallOptions, Salsa.Grpc.AsyncUnaryCall<AnnealingResult>> result) => new()
+        Func<Grpc.Net.Client.GrpcChannel, Grpc.Core.CallOptions, StartAnnealingRequest, Grpc.Core.AsyncUnaryCall<JobInfo>> start,
+        Func<Grpc.Net.Client.GrpcChannel, JobRef, Grpc.Core.CallOptions, Grpc.Core.AsyncUnaryCall<AnnealingResult>> result) => new()
         {
             Service = service,
             Name = name,

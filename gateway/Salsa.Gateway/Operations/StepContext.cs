@@ -7,7 +7,8 @@ using Salsa.Contracts.Common;
 using Salsa.Gateway.Hops;
 using Salsa.Gateway.Services;
 using Salsa.Gateway.Workflows;
-using Salsa.Grpc;
+using Grpc.Core;
+using Grpc.Net.Client;
 
 namespace Salsa.Gateway.Operations;
 
@@ -113,7 +114,7 @@ public sealed class StepContext(StepDefinition step, IReadOnlyDictionary<string,
                 {
                     Report(StepProgress.From(p));
                 }
-            }, new CallOptions(CancellationToken: CancellationToken)).ConfigureAwait(false);
+            }, new CallOptions(cancellationToken: CancellationToken)).ConfigureAwait(false);
         }
         catch (Exception exception) when (CancellationToken.IsCancellationRequested && exception is OperationCanceledException or RpcException)
         {
@@ -156,7 +157,7 @@ public sealed class StepContext(StepDefinition step, IReadOnlyDictionary<string,
         var request = new DownloadArtifactRequest { JobId = job.JobId, Name = name };
         try
         {
-            var (data, contentType) = await new JobsClient(channel).DownloadArtifactAsync(job.JobId, name, new CallOptions(CancellationToken: CancellationToken)).ConfigureAwait(false);
+            var (data, contentType) = await new JobsClient(channel).DownloadArtifactAsync(job.JobId, name, new CallOptions(cancellationToken: CancellationToken)).ConfigureAwait(false);
             Hops.Add(new Hop(Step.Id, job.Service, "Jobs.DownloadArtifact", began, Stopwatch.GetElapsedTime(clock).TotalMilliseconds, null, null, null,
                 request.CalculateSize(), data.Length, 0, "ok"));
             return (data, contentType);

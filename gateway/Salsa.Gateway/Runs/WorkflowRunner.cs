@@ -3,7 +3,7 @@ using System.Text.Json.Nodes;
 using Salsa.Gateway.Operations;
 using Salsa.Gateway.Services;
 using Salsa.Gateway.Workflows;
-using Salsa.Grpc;
+using Grpc.Core;
 using Salsa.Store;
 
 namespace Salsa.Gateway.Runs;

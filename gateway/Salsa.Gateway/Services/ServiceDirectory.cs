@@ -4,7 +4,7 @@ using Salsa.Annealing;
 using Salsa.Census;
 using Salsa.Chem;
 using Salsa.Fingerprints;
-using Salsa.Grpc;
+using Grpc.Net.Client;
 using Salsa.Hosting.Host;
 using Salsa.KMeans;
 using Salsa.Mds;

@@ -1,6 +1,6 @@
 using Salsa.Contracts.Common;
 using Salsa.Contracts.Datasets;
-using Salsa.Grpc;
+using Grpc.Core;
 
 namespace Salsa.Contracts.Clients;
 

@@ -1,17 +1,17 @@
 using Salsa.Contracts.Datasets;
-using Salsa.Grpc;
+using Grpc.Core;
 
 namespace Salsa.Hosting.Datasets;
 
 /// <summary>gRPC face of the datasets: <c>salsa.datasets.v1.Datasets</c>.</summary>
-public sealed class DatasetsGrpcService(DatasetCatalog catalog)
+public sealed class DatasetsGrpcService(DatasetCatalog catalog) : global::Salsa.Contracts.Datasets.Datasets.DatasetsBase
 {
     private const int PointsPerChunk = 16_384;
 
-    public async Task<DatasetInfo> Upload(IAsyncStreamReader<UploadRequest> requests, ServerCallContext context)
+    public override async Task<DatasetInfo> Upload(IAsyncStreamReader<UploadRequest> requestStream, ServerCallContext context)
     {
         DatasetBuilder? builder = null;
-        await foreach (var request in requests.ReadAllAsync(context.CancellationToken))
+        await foreach (var request in requestStream.ReadAllAsync(context.CancellationToken))
         {
             switch (request.PartCase)
             {
@@ -37,10 +37,10 @@ public sealed class DatasetsGrpcService(DatasetCatalog catalog)
         return DatasetCatalog.ToProto(await catalog.CreateAsync(builder, "upload (grpc)", context.CancellationToken));
     }
 
-    public async Task<DatasetInfo> Get(DatasetRef request, ServerCallContext context) =>
+    public override async Task<DatasetInfo> Get(DatasetRef request, ServerCallContext context) =>
         DatasetCatalog.ToProto(await catalog.GetRequiredAsync(DatasetCatalog.ParseId(request.DatasetId), context.CancellationToken));
 
-    public async Task<ListDatasetsResponse> List(ListDatasetsRequest request, ServerCallContext context)
+    public override async Task<ListDatasetsResponse> List(ListDatasetsRequest request, ServerCallContext context)
     {
         var response = new ListDatasetsResponse();
         foreach (var info in await catalog.Store.ListDatasetsAsync(request.Limit == 0 ? 100 : Math.Clamp(request.Limit, 1, 1000), context.CancellationToken))
@@ -51,7 +51,7 @@ public sealed class DatasetsGrpcService(DatasetCatalog catalog)
         return response;
     }
 
-    public async Task<DatasetInfo> Delete(DatasetRef request, ServerCallContext context)
+    public override async Task<DatasetInfo> Delete(DatasetRef request, ServerCallContext context)
     {
         var id = DatasetCatalog.ParseId(request.DatasetId);
         var info = await catalog.GetRequiredAsync(id, context.CancellationToken);
@@ -59,7 +59,7 @@ public sealed class DatasetsGrpcService(DatasetCatalog catalog)
         return DatasetCatalog.ToProto(info);
     }
 
-    public async Task Download(DatasetRef request, IServerStreamWriter<PointChunk> responses, ServerCallContext context)
+    public override async Task Download(DatasetRef request, IServerStreamWriter<PointChunk> responseStream, ServerCallContext context)
     {
         var (info, content) = await catalog.ReadRequiredAsync(DatasetCatalog.ParseId(request.DatasetId), context.CancellationToken);
         var words = (info.Bits + 63) / 64;
@@ -83,7 +83,7 @@ public sealed class DatasetsGrpcService(DatasetCatalog catalog)
                 chunk.Labels.Add(labels.AsSpan(start, count).ToArray());
             }
 
-            await responses.WriteAsync(chunk);
+            await responseStream.WriteAsync(chunk);
         }
     }
 }

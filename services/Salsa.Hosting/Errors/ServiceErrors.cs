@@ -1,5 +1,5 @@
 using System.Net;
-using Salsa.Grpc;
+using Grpc.Core;
 
 namespace Salsa.Hosting.Errors;
 
@@ -44,7 +44,7 @@ public static class ServiceErrors
         _ => null,
     };
 
-    /// <summary>For <c>GrpcServerOptions.ExceptionMapper</c>.</summary>
+    /// <summary>The gRPC status of a service exception (see <see cref="Rpc.ServiceCallInterceptor"/>), or null when it is a fault.</summary>
     public static RpcException? ToRpcException(Exception exception) =>
         Classify(exception) is { } c ? new RpcException(new Status(c.Grpc, exception.Message), Trailers(exception)) : null;
 

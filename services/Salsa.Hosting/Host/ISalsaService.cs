@@ -27,11 +27,43 @@ public sealed record ServicePorts(int Rest, int Grpc)
 
     public Uri GrpcAddress => new($"http://127.0.0.1:{Grpc}");
 
-    /// <summary>A loopback port free right now (the OS's choice), for services started on the fly.</summary>
+    private static readonly HashSet<int> s_handedOut = [];
+
+    /// <summary>
+    /// A loopback port free right now, for services started on the fly. It is drawn below the
+    /// kernel's ephemeral range (32768 and up on Linux), so an outgoing connection cannot take it
+    /// between this call and the server's bind, and never handed out twice by this process.
+    /// </summary>
     public static int NextFreeLoopbackPort()
     {
-        using var listener = new System.Net.Sockets.TcpListener(System.Net.IPAddress.Loopback, 0);
-        listener.Start();
-        return ((System.Net.IPEndPoint)listener.LocalEndpoint).Port;
+        while (true)
+        {
+            var port = Random.Shared.Next(20_000, 32_768);
+            lock (s_handedOut)
+            {
+                if (s_handedOut.Contains(port))
+                {
+                    continue;
+                }
+            }
+
+            try
+            {
+                using var listener = new System.Net.Sockets.TcpListener(System.Net.IPAddress.Loopback, port);
+                listener.Start();
+            }
+            catch (System.Net.Sockets.SocketException)
+            {
+                continue;
+            }
+
+            lock (s_handedOut)
+            {
+                if (s_handedOut.Add(port))
+                {
+                    return port;
+                }
+            }
+        }
     }
 }

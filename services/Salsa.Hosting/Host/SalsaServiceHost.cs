@@ -3,6 +3,7 @@ using Microsoft.AspNetCore.Builder;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.Configuration.Json;
 using Microsoft.Extensions.Configuration.Memory;
+using Salsa.Hosting.Rpc;
 
 namespace Salsa.Hosting.Host;
 
@@ -66,6 +67,7 @@ public static class SalsaServiceHost
         var app = builder.Build();
         app.MapDefaultEndpoints();
         TService.MapEndpoints(app);
+        app.MapGrpcHealthNames();
         return app;
     }
 

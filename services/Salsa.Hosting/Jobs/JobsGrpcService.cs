@@ -1,6 +1,6 @@
 using Google.Protobuf;
 using Salsa.Contracts.Common;
-using Salsa.Grpc;
+using Grpc.Core;
 using Salsa.Hosting.Errors;
 using Salsa.Hosting.Timing;
 using Salsa.Store;
@@ -8,16 +8,16 @@ using Salsa.Store;
 namespace Salsa.Hosting.Jobs;
 
 /// <summary>gRPC face of the jobs: <c>salsa.common.v1.Jobs</c>.</summary>
-public sealed class JobsGrpcService(JobManager jobs, IDataStore store)
+public sealed class JobsGrpcService(JobManager jobs, IDataStore store) : global::Salsa.Contracts.Common.Jobs.JobsBase
 {
-    public async Task<JobInfo> Get(JobRef request, ServerCallContext context)
+    public override async Task<JobInfo> Get(JobRef request, ServerCallContext context)
     {
         var job = await jobs.GetRequiredAsync(JobViews.ParseId(request.JobId), context.CancellationToken);
-        ServerTiming.AddJob(context.HttpContext, job.QueueMilliseconds, job.ComputeMilliseconds);
+        ServerTiming.AddJob(context.GetHttpContext(), job.QueueMilliseconds, job.ComputeMilliseconds);
         return JobViews.ToProto(job, await store.ListArtifactsAsync(job.Id, context.CancellationToken));
     }
 
-    public async Task Watch(JobRef request, IServerStreamWriter<Contracts.Common.JobEvent> responses, ServerCallContext context)
+    public override async Task Watch(JobRef request, IServerStreamWriter<Contracts.Common.JobEvent> responseStream, ServerCallContext context)
     {
         var id = JobViews.ParseId(request.JobId);
         await foreach (var item in jobs.WatchAsync(id, context.CancellationToken))
@@ -28,14 +28,14 @@ public sealed class JobsGrpcService(JobManager jobs, IDataStore store)
                 Jobs.JobEvent.Status s => new Contracts.Common.JobEvent { Status = await StatusAsync(s.Job, context) },
                 _ => throw new InvalidOperationException("Unknown job event."),
             };
-            await responses.WriteAsync(message);
+            await responseStream.WriteAsync(message);
         }
     }
 
-    public async Task<JobInfo> Cancel(JobRef request, ServerCallContext context) =>
+    public override async Task<JobInfo> Cancel(JobRef request, ServerCallContext context) =>
         JobViews.ToProto(await jobs.CancelAsync(JobViews.ParseId(request.JobId), context.CancellationToken));
 
-    public async Task<ListJobsResponse> List(ListJobsRequest request, ServerCallContext context)
+    public override async Task<ListJobsResponse> List(ListJobsRequest request, ServerCallContext context)
     {
         var response = new ListJobsResponse();
         foreach (var job in await jobs.ListAsync(request.Limit == 0 ? 100 : request.Limit, context.CancellationToken))
@@ -46,12 +46,12 @@ public sealed class JobsGrpcService(JobManager jobs, IDataStore store)
         return response;
     }
 
-    public async Task DownloadArtifact(DownloadArtifactRequest request, IServerStreamWriter<Chunk> responses, ServerCallContext context)
+    public override async Task DownloadArtifact(DownloadArtifactRequest request, IServerStreamWriter<Chunk> responseStream, ServerCallContext context)
     {
         var job = await jobs.GetRequiredAsync(JobViews.ParseId(request.JobId), context.CancellationToken);
         var artifact = await store.GetArtifactAsync(job.Id, request.Name, context.CancellationToken)
             ?? throw new NotFoundException($"Job {job.Id} has no artifact '{request.Name}'.");
-        await ArtifactChunks.WriteAsync(artifact, responses);
+        await ArtifactChunks.WriteAsync(artifact, responseStream);
     }
 
     private async Task<JobInfo> StatusAsync(JobRecord job, ServerCallContext context)
@@ -59,7 +59,7 @@ public sealed class JobsGrpcService(JobManager jobs, IDataStore store)
         var terminal = job.State is not (Store.JobState.Queued or Store.JobState.Running);
         if (terminal)
         {
-            ServerTiming.AddJob(context.HttpContext, job.QueueMilliseconds, job.ComputeMilliseconds);
+            ServerTiming.AddJob(context.GetHttpContext(), job.QueueMilliseconds, job.ComputeMilliseconds);
         }
 
         return JobViews.ToProto(job, terminal ? await store.ListArtifactsAsync(job.Id, context.CancellationToken) : null);

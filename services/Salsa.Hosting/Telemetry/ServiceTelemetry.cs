@@ -14,7 +14,7 @@ using OpenTelemetry.Trace;
 namespace Salsa.Hosting.Telemetry;
 
 /// <summary>
-/// OpenTelemetry for a service: traces (ASP.NET Core's and HttpClient's built-in sources, Salsa.Grpc,
+/// OpenTelemetry for a service: traces (ASP.NET Core's and HttpClient's built-in sources, grpc-dotnet's client,
 /// Salsa.Ccr, Npgsql and the service's own), metrics and logs, under the resource
 /// <c>service.name</c> = the service. Exported over OTLP only when <c>OTEL_EXPORTER_OTLP_ENDPOINT</c>
 /// is set; W3C trace context is the propagator. (OpenTelemetry.Extensions.Hosting is not available
@@ -47,7 +47,7 @@ public static class ServiceTelemetry
 
     /// <summary>Sources every service listens to, besides its own.</summary>
     public static readonly string[] Sources =
-        ["Microsoft.AspNetCore", "System.Net.Http", Salsa.Grpc.GrpcDiagnostics.ActivitySourceName, Salsa.Ccr.CcrTelemetry.Name, "Npgsql", SalsaHosting.ActivitySourceName];
+        ["Microsoft.AspNetCore", "System.Net.Http", "Grpc.Net.Client", Salsa.Ccr.CcrTelemetry.Name, "Npgsql", SalsaHosting.ActivitySourceName];
 
     public static readonly string[] Meters =
         ["Microsoft.AspNetCore.Hosting", "Microsoft.AspNetCore.Server.Kestrel", "System.Net.Http", Salsa.Ccr.CcrTelemetry.Name, "Npgsql", SalsaHosting.MeterName];
@@ -95,7 +95,7 @@ internal sealed class TelemetryProviders : IHostedLifecycleService, IDisposable
             .AddView(instrument => TelemetryOwners.Keeps(_owner, meterFactory, instrument) ? null : MetricStreamConfiguration.Drop);
         if (export)
         {
-            tracing.AddProcessor(new SpanClaimProcessor()).AddProcessor(OwnedSpansExportProcessor.Create(_owner));
+            tracing.AddProcessor(new SpanClaimProcessor()).AddProcessor(new GrpcSpanConventions()).AddProcessor(OwnedSpansExportProcessor.Create(_owner));
             metrics.AddOtlpExporter();
         }
 

@@ -22,11 +22,11 @@ internal sealed class TelemetryOwner(string serviceName)
 /// <remarks>
 /// A span's owner is decided when it starts (<see cref="Claim"/>) and kept on the activity:
 /// <list type="number">
-/// <item>a Server span (ASP.NET Core's, Salsa.Grpc's) belongs to the host whose Kestrel port received
+/// <item>a Server span (ASP.NET Core's, which grpc-dotnet's calls share) belongs to the host whose Kestrel port received
 /// the request — the request's <c>HttpContext.Connection.LocalPort</c>, looked up among the ports the
 /// hosts listen on; its caller's span is in another host, or another process, across the wire;</item>
 /// <item>any other span belongs to its in-process parent's owner: a client span (HttpClient,
-/// Salsa.Grpc) to the service that makes the call, a job's work to the service that runs it;</item>
+/// grpc-dotnet's) to the service that makes the call, a job's work to the service that runs it;</item>
 /// <item>a span with no parent here belongs to the host of its own source's name (the gateway's run
 /// spans, a service's own), else to the host serving the current request;</item>
 /// <item>anything else (a root span of a shared library made outside any request) belongs to the

@@ -3,7 +3,6 @@ using System.Globalization;
 using System.Text;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Http;
-using Salsa.Grpc;
 
 namespace Salsa.Hosting.Timing;
 
@@ -88,20 +87,4 @@ public static class ServerTiming
 
     internal static bool IsGrpc(HttpContext context) =>
         context.Request.ContentType?.StartsWith("application/grpc", StringComparison.OrdinalIgnoreCase) == true;
-}
-
-/// <summary>Adds the same figures as a trailer to every gRPC call.</summary>
-internal sealed class ServerTimingObserver : IServerCallObserver
-{
-    public void OnCallStarting(ServerCallContext context)
-    {
-    }
-
-    public void OnCallCompleting(ServerCallContext context, Status status)
-    {
-        if (context.HttpContext.Features.Get<ServerTimingFeature>() is { } feature)
-        {
-            context.ResponseTrailers.Add(ServerTiming.TrailerName, feature.Format());
-        }
-    }
 }

@@ -4,7 +4,7 @@ using Google.Protobuf;
 using Salsa.Annealing;
 using Salsa.Contracts.Annealing;
 using Salsa.Contracts.Clients;
-using Salsa.Grpc;
+using Grpc.Core;
 using Salsa.Services.Tests.Support;
 
 namespace Salsa.Services.Tests.Annealing;
@@ -114,7 +114,7 @@ public sealed class AnnealingBadInputTests(BadInputServiceFixture fixture) : ICl
     {
         var values = new double[2 * 6000];
         var rpc = await Assert.ThrowsAsync<RpcException>(() =>
-            new DatasetsClient(Service.Grpc).UploadDenseAsync("too-many", 2, values, options: new CallOptions(CancellationToken: Token)));
+            new DatasetsClient(Service.Grpc).UploadDenseAsync("too-many", 2, values, options: new CallOptions(cancellationToken: Token)));
         Assert.Equal(StatusCode.ResourceExhausted, rpc.StatusCode);
         Assert.Contains("MaxPoints", rpc.Status.Detail, StringComparison.Ordinal);
     }
@@ -159,7 +159,7 @@ public sealed class AnnealingBadInputTests(BadInputServiceFixture fixture) : ICl
     public async Task GrpcStart_BadRequest_Status(string dataset, int clusters, StatusCode expected)
     {
         var request = new StartAnnealingRequest { DatasetId = fixture.Resolve(dataset), MaxClusters = clusters };
-        var rpc = await Assert.ThrowsAsync<RpcException>(async () => await new AnnealingClient(Service.Grpc).StartAsync(request, new CallOptions(CancellationToken: Token)));
+        var rpc = await Assert.ThrowsAsync<RpcException>(async () => await new AnnealingClient(Service.Grpc).StartAsync(request, new CallOptions(cancellationToken: Token)));
         Assert.Equal(expected, rpc.StatusCode);
         Assert.NotEmpty(rpc.Status.Detail);
     }
@@ -195,13 +195,13 @@ public sealed class AnnealingBadInputTests(BadInputServiceFixture fixture) : ICl
             (over.StartTemperature, over.MinTemperature) = (start, min);
         }
 
-        var message = await GrpcCalls.FailsWithAsync(StatusCode.ResourceExhausted, async () => await client.StartAsync(over, new CallOptions(CancellationToken: Token)));
+        var message = await GrpcCalls.FailsWithAsync(StatusCode.ResourceExhausted, async () => await client.StartAsync(over, new CallOptions(cancellationToken: Token)));
 
         Assert.Contains(mentions, message, StringComparison.Ordinal);
         Assert.Equal(before, await JobCountAsync());
         var atLimits = new StartAnnealingRequest { DatasetId = fixture.Gmm.ToString(), MaxClusters = 3, MaxIterationsPerTemperature = 500, SplitMergeAttempts = 40 };
-        var job = await client.StartAsync(atLimits, new CallOptions(CancellationToken: Token));
-        Assert.Equal(Contracts.Common.JobState.Succeeded, (await new JobsClient(Service.Grpc).WatchToEndAsync(job.JobId, options: new CallOptions(CancellationToken: Token))).State);
+        var job = await client.StartAsync(atLimits, new CallOptions(cancellationToken: Token));
+        Assert.Equal(Contracts.Common.JobState.Succeeded, (await new JobsClient(Service.Grpc).WatchToEndAsync(job.JobId, options: new CallOptions(cancellationToken: Token))).State);
     }
 
     [Fact]
@@ -224,10 +224,10 @@ public sealed class AnnealingBadInputTests(BadInputServiceFixture fixture) : ICl
     {
         var before = await DatasetCountAsync();
         var nan = await Assert.ThrowsAsync<RpcException>(() =>
-            new DatasetsClient(Service.Grpc).UploadDenseAsync("nan", 2, [1, double.NaN], options: new CallOptions(CancellationToken: Token)));
+            new DatasetsClient(Service.Grpc).UploadDenseAsync("nan", 2, [1, double.NaN], options: new CallOptions(cancellationToken: Token)));
         Assert.Equal(StatusCode.InvalidArgument, nan.StatusCode);
 
-        using var call = new DatasetsClient(Service.Grpc).Upload(new CallOptions(CancellationToken: Token));
+        using var call = new DatasetsClient(Service.Grpc).Upload(new CallOptions(cancellationToken: Token));
         await call.RequestStream.WriteAsync(new Contracts.Datasets.UploadRequest { Chunk = new() { Values = { 1, 2 } } }, Token);
         await call.RequestStream.CompleteAsync();
         var early = await Assert.ThrowsAsync<RpcException>(() => call.ResponseAsync);
@@ -238,7 +238,7 @@ public sealed class AnnealingBadInputTests(BadInputServiceFixture fixture) : ICl
     [Fact]
     public async Task GrpcUpload_OversizeMessage_ResourceExhaustedAndServiceKeepsServing()
     {
-        using var call = new DatasetsClient(Service.Grpc).Upload(new CallOptions(CancellationToken: Token));
+        using var call = new DatasetsClient(Service.Grpc).Upload(new CallOptions(cancellationToken: Token));
         await call.RequestStream.WriteAsync(new Contracts.Datasets.UploadRequest { Header = new() { Name = "big", Kind = Contracts.Datasets.DatasetKind.Dense, Dimension = 1 } }, Token);
         var rpc = await Assert.ThrowsAnyAsync<Exception>(async () =>
         {
@@ -248,8 +248,8 @@ public sealed class AnnealingBadInputTests(BadInputServiceFixture fixture) : ICl
         });
         Assert.Equal(StatusCode.ResourceExhausted, Assert.IsType<RpcException>(rpc).StatusCode);
 
-        var job = await new AnnealingClient(Service.Grpc).StartAsync(new() { DatasetId = fixture.Gmm.ToString(), MaxClusters = 2 }, new CallOptions(CancellationToken: Token));
-        var final = await new JobsClient(Service.Grpc).WatchToEndAsync(job.JobId, options: new CallOptions(CancellationToken: Token));
+        var job = await new AnnealingClient(Service.Grpc).StartAsync(new() { DatasetId = fixture.Gmm.ToString(), MaxClusters = 2 }, new CallOptions(cancellationToken: Token));
+        var final = await new JobsClient(Service.Grpc).WatchToEndAsync(job.JobId, options: new CallOptions(cancellationToken: Token));
         Assert.Equal(Contracts.Common.JobState.Succeeded, final.State);
     }
 

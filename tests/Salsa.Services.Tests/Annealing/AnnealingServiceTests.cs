@@ -2,7 +2,7 @@ using System.Net.Http.Json;
 using Salsa.Annealing;
 using Salsa.Contracts.Clients;
 using Salsa.Contracts.Common;
-using Salsa.Grpc;
+using Grpc.Core;
 using Salsa.Hosting.Jobs;
 using Salsa.Hosting.Timing;
 using Salsa.Services.Tests.Support;
@@ -52,18 +52,18 @@ public sealed class AnnealingServiceTests(AnnealingServiceFixture fixture) : ICl
     public async Task Grpc_UploadStartWatchResult_RecoversCentres()
     {
         var (values, weights, centres) = Fixtures.Gmm;
-        var dataset = await new DatasetsClient(Service.Grpc).UploadDenseAsync("gmm-grpc", 2, values, weights, options: new CallOptions(CancellationToken: Token));
+        var dataset = await new DatasetsClient(Service.Grpc).UploadDenseAsync("gmm-grpc", 2, values, weights, options: new CallOptions(cancellationToken: Token));
         Assert.Equal(2000, dataset.Count);
 
-        var job = await new AnnealingClient(Service.Grpc).StartAsync(new() { DatasetId = dataset.DatasetId, MaxClusters = 5 }, new CallOptions(CancellationToken: Token));
+        var job = await new AnnealingClient(Service.Grpc).StartAsync(new() { DatasetId = dataset.DatasetId, MaxClusters = 5 }, new CallOptions(cancellationToken: Token));
         var jobs = new JobsClient(Service.Grpc);
         var progress = 0;
-        var final = await jobs.WatchToEndAsync(job.JobId, e => progress += e.EventCase == Contracts.Common.JobEvent.EventOneofCase.Progress ? 1 : 0, new CallOptions(CancellationToken: Token));
+        var final = await jobs.WatchToEndAsync(job.JobId, e => progress += e.EventCase == Contracts.Common.JobEvent.EventOneofCase.Progress ? 1 : 0, new CallOptions(cancellationToken: Token));
 
         Assert.Equal(JobState.Succeeded, final.State);
         Assert.True(progress > 0);
         Assert.True(final.ComputeMs > 0);
-        using var call = new AnnealingClient(Service.Grpc).GetResultAsync(new JobRef { JobId = job.JobId }, new CallOptions(CancellationToken: Token));
+        using var call = new AnnealingClient(Service.Grpc).GetResultAsync(new JobRef { JobId = job.JobId }, new CallOptions(cancellationToken: Token));
         var result = await call;
         foreach (var centre in centres)
         {
@@ -71,7 +71,7 @@ public sealed class AnnealingServiceTests(AnnealingServiceFixture fixture) : ICl
         }
 
         Assert.Contains("compute;dur=", call.GetTrailers().GetValue(ServerTiming.TrailerName), StringComparison.Ordinal);
-        var (data, contentType) = await jobs.DownloadArtifactAsync(job.JobId, ArtifactFormats.Assignments, new CallOptions(CancellationToken: Token));
+        var (data, contentType) = await jobs.DownloadArtifactAsync(job.JobId, ArtifactFormats.Assignments, new CallOptions(cancellationToken: Token));
         Assert.Equal(ArtifactFormats.OctetStream, contentType);
         Assert.All(ArtifactFormats.ReadInt32s(data), a => Assert.InRange(a, 0, 4));
     }

@@ -2,7 +2,7 @@ using Google.Protobuf;
 using Salsa.Census;
 using Salsa.Contracts.Census;
 using Salsa.Contracts.Clients;
-using Salsa.Grpc;
+using Grpc.Core;
 using Salsa.Services.Tests.Support;
 
 namespace Salsa.Services.Tests.Census;

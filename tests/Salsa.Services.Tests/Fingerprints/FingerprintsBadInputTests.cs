@@ -5,7 +5,7 @@ using Salsa.Contracts.Clients;
 using Salsa.Contracts.Common;
 using Salsa.Contracts.Fingerprints;
 using Salsa.Datasets;
-using Salsa.Grpc;
+using Grpc.Core;
 using Salsa.Hosting.Jobs;
 using Salsa.Services.Tests.Support;
 using Salsa.Testing;
@@ -70,7 +70,7 @@ public sealed class FingerprintsBadInputTests(FingerprintsBadInputFixture fixtur
 
     private static CancellationToken Token => TestContext.Current.CancellationToken;
 
-    private static CallOptions Call => new(CancellationToken: Token);
+    private static CallOptions Call => new(cancellationToken: Token);
 
     private CompoundServices Services => fixture.Services;
 

@@ -6,7 +6,7 @@ using Salsa.Contracts.Common;
 using Salsa.Contracts.Fingerprints;
 using Salsa.Datasets;
 using Salsa.Fingerprints;
-using Salsa.Grpc;
+using Grpc.Core;
 using Salsa.Hosting.Timing;
 using Salsa.Services.Tests.Support;
 using Salsa.Testing;
@@ -33,7 +33,7 @@ public sealed class FingerprintsServiceTests(CompoundServicesFixture fixture) : 
 {
     private static CancellationToken Token => TestContext.Current.CancellationToken;
 
-    private static CallOptions Call => new(CancellationToken: Token);
+    private static CallOptions Call => new(cancellationToken: Token);
 
     private CompoundServices Services => fixture.Services;
 

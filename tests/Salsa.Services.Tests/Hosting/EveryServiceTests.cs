@@ -8,9 +8,10 @@ using Salsa.Chem;
 using Salsa.Contracts.Clients;
 using Salsa.Contracts.Common;
 using Salsa.Fingerprints;
-using Salsa.Grpc;
-using Salsa.Grpc.Health.V1;
-using Salsa.Grpc.Reflection.V1Alpha;
+using Grpc.Core;
+using Grpc.Net.Client;
+using Grpc.Health.V1;
+using Grpc.Reflection.V1Alpha;
 using Salsa.Hosting.Host;
 using Salsa.Hosting.Timing;
 using Salsa.KMeans;
@@ -18,7 +19,7 @@ using Salsa.Mds;
 using Salsa.Render;
 using Salsa.Services.Tests.Support;
 using Salsa.Testing;
-using ServingStatus = Salsa.Grpc.Health.V1.HealthCheckResponse.Types.ServingStatus;
+using ServingStatus = Grpc.Health.V1.HealthCheckResponse.Types.ServingStatus;
 
 namespace Salsa.Services.Tests.Hosting;
 
@@ -181,12 +182,12 @@ public sealed class EveryServiceTests(EveryServiceFixture fixture) : IClassFixtu
     [MemberData(nameof(Services))]
     public async Task GrpcHealthCheck_ServerAndSharedServices_Serving(string name)
     {
-        var check = new Method<HealthCheckRequest, HealthCheckResponse>(HealthReflection.Descriptor.Services[0], "Check");
+        var health = new Health.HealthClient(fixture[name].Grpc);
         string[] services = ["", "salsa.common.v1.Jobs", "salsa.datasets.v1.Datasets", .. Own.TryGetValue(name, out var own) ? [own.GrpcService] : Array.Empty<string>()];
 
         foreach (var service in services)
         {
-            var response = await fixture[name].Grpc.UnaryAsync(check, new HealthCheckRequest { Service = service }, GrpcCalls.Options);
+            var response = await health.CheckAsync(new HealthCheckRequest { Service = service }, GrpcCalls.Options);
             Assert.True(response.Status == ServingStatus.Serving, $"{name}: '{service}' is {response.Status}");
         }
     }
@@ -195,8 +196,7 @@ public sealed class EveryServiceTests(EveryServiceFixture fixture) : IClassFixtu
     [MemberData(nameof(Services))]
     public async Task GrpcReflection_ListsSharedServices_AndDescribesJobsWithItsImports(string name)
     {
-        var info = new Method<ServerReflectionRequest, ServerReflectionResponse>(ReflectionV1AlphaReflection.Descriptor.Services[0], "ServerReflectionInfo");
-        using var call = fixture[name].Grpc.DuplexStreaming(info, GrpcCalls.Options);
+        using var call = new ServerReflection.ServerReflectionClient(fixture[name].Grpc).ServerReflectionInfo(GrpcCalls.Options);
         await call.RequestStream.WriteAsync(new ServerReflectionRequest { ListServices = "" }, Token);
         await call.RequestStream.WriteAsync(new ServerReflectionRequest { FileContainingSymbol = "salsa.common.v1.Jobs" }, Token);
         await call.RequestStream.CompleteAsync();
@@ -248,7 +248,7 @@ public sealed class EveryServiceTests(EveryServiceFixture fixture) : IClassFixtu
     [MemberData(nameof(Services))]
     public async Task TraceParent_RestAndGrpc_ServerSpansContinueTheCallersTrace(string name)
     {
-        using var recorder = new ActivityRecorder("Microsoft.AspNetCore", GrpcDiagnostics.ActivitySourceName);
+        using var recorder = new ActivityRecorder("Microsoft.AspNetCore");
         // No propagator on the caller's handler: the traceparent the test writes is the one sent.
         using var handler = new SocketsHttpHandler { ActivityHeadersPropagator = null };
 
@@ -265,16 +265,19 @@ public sealed class EveryServiceTests(EveryServiceFixture fixture) : IClassFixtu
         Assert.Equal(restParent, rest.ParentSpanId);
 
         var (grpcTrace, grpcParent) = (ActivityTraceId.CreateRandom(), ActivitySpanId.CreateRandom());
-        using (var channel = GrpcChannel.ForAddress(fixture[name].Ports.GrpcAddress, new GrpcChannelOptions { HttpHandler = handler }))
+        using var grpcHandler = new SocketsHttpHandler { ActivityHeadersPropagator = null };
+        using (var channel = GrpcChannel.ForAddress(fixture[name].Ports.GrpcAddress, new GrpcChannelOptions { HttpHandler = grpcHandler }))
         {
-            var headers = new Metadata().Add("traceparent", $"00-{grpcTrace}-{grpcParent}-01");
-            await new JobsClient(channel).ListAsync(new ListJobsRequest(), new CallOptions(headers, CancellationToken: Token));
+            var headers = new Metadata { { "traceparent", $"00-{grpcTrace}-{grpcParent}-01" } };
+            await new JobsClient(channel).ListAsync(new ListJobsRequest(), new CallOptions(headers, cancellationToken: Token));
         }
 
-        var hosting = await recorder.WaitForAsync(a => a.TraceId == grpcTrace && a.Source.Name == "Microsoft.AspNetCore", Token);
-        var call = await recorder.WaitForAsync(a => a.TraceId == grpcTrace && a.Source.Name == GrpcDiagnostics.ActivitySourceName && a.Kind == ActivityKind.Server, Token);
-        Assert.Equal(grpcParent, hosting.ParentSpanId);
+        // grpc-dotnet serves the call in ASP.NET Core's request span, named and tagged after the method.
+        var call = await recorder.WaitForAsync(a => a.TraceId == grpcTrace && a.Kind == ActivityKind.Server, Token);
+        Assert.Equal(grpcParent, call.ParentSpanId);
         Assert.Equal("salsa.common.v1.Jobs/List", call.DisplayName);
+        Assert.Equal(("grpc", "salsa.common.v1.Jobs", "List", 0),
+            (call.GetTagItem("rpc.system"), call.GetTagItem("rpc.service"), call.GetTagItem("rpc.method"), call.GetTagItem("rpc.grpc.status_code")));
     }
 
     private static void AssertAppTiming(string service, string request, HttpResponseMessage response)

@@ -2,7 +2,7 @@ using System.Net;
 using System.Net.Http.Json;
 using Salsa.Annealing;
 using Salsa.Contracts.Clients;
-using Salsa.Grpc;
+using Grpc.Core;
 using Salsa.Services.Tests.Support;
 using Salsa.Testing;
 
@@ -64,7 +64,7 @@ public sealed class JobLifecycleTests(PostgresFixture postgres)
         Assert.Contains("queue is full", await RestCalls.ProblemAsync(refused, 429), StringComparison.Ordinal);
         Assert.Equal(TimeSpan.FromSeconds(3), refused.Headers.RetryAfter?.Delta);
         var rpc = await Assert.ThrowsAsync<RpcException>(async () =>
-            await new AnnealingClient(service.Grpc).StartAsync(new() { DatasetId = dataset.DatasetId.ToString(), MaxClusters = 5 }, new CallOptions(CancellationToken: Token)));
+            await new AnnealingClient(service.Grpc).StartAsync(new() { DatasetId = dataset.DatasetId.ToString(), MaxClusters = 5 }, new CallOptions(cancellationToken: Token)));
         Assert.Equal(StatusCode.ResourceExhausted, rpc.StatusCode);
         Assert.Equal("3000", rpc.Trailers.GetValue("retry-after-ms"));
 

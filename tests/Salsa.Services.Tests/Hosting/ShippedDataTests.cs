@@ -4,7 +4,7 @@ using Salsa.Contracts.Census;
 using Salsa.Contracts.Chem;
 using Salsa.Contracts.Clients;
 using Salsa.Datasets;
-using Salsa.Grpc;
+using Grpc.Core;
 using Salsa.Services.Tests.Support;
 using Salsa.Testing;
 

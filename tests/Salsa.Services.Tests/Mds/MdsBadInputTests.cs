@@ -3,7 +3,7 @@ using Google.Protobuf;
 using Salsa.Contracts.Clients;
 using Salsa.Contracts.Common;
 using Salsa.Contracts.Mds;
-using Salsa.Grpc;
+using Grpc.Core;
 using Salsa.Hosting.Jobs;
 using Salsa.Mds;
 using Salsa.Services.Tests.Support;
@@ -52,7 +52,7 @@ public sealed class MdsBadInputTests(MdsBadInputFixture fixture) : IClassFixture
 
     private static CancellationToken Token => TestContext.Current.CancellationToken;
 
-    private static CallOptions Call => new(CancellationToken: Token);
+    private static CallOptions Call => new(cancellationToken: Token);
 
     private ServiceUnderTest<MdsService> Service => fixture.Service;
 

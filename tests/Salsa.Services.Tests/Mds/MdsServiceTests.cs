@@ -4,7 +4,7 @@ using Salsa.Clustering.Fingerprints;
 using Salsa.Contracts.Clients;
 using Salsa.Contracts.Common;
 using Salsa.Datasets;
-using Salsa.Grpc;
+using Grpc.Core;
 using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Jobs;
 using Salsa.Mds;
@@ -74,23 +74,23 @@ public sealed class MdsServiceTests(MdsServiceFixture fixture, PostgresFixture p
     public async Task Grpc_WeightedSubsetInThreeDimensions_EmbedsTheChosenItemsInOrder()
     {
         var points = PlanarPoints.InThreeDimensions();
-        var dataset = await new DatasetsClient(Service.Grpc).UploadDenseAsync("planar-grpc", 3, points, options: new CallOptions(CancellationToken: Token));
+        var dataset = await new DatasetsClient(Service.Grpc).UploadDenseAsync("planar-grpc", 3, points, options: new CallOptions(cancellationToken: Token));
         int[] items = [9, 2, 7, 0, 11, 4, 5];
         var request = new Contracts.Mds.StartEmbeddingRequest { DatasetId = dataset.DatasetId, Dimensions = 3, MaxIterations = 500, Tolerance = 1e-9 };
         request.Items.Add(items);
         request.ItemWeights.Add([1, 2, 3, 1, 2, 3, 0.5]);
 
-        var job = await new MdsClient(Service.Grpc).StartAsync(request, new CallOptions(CancellationToken: Token));
-        var final = await new JobsClient(Service.Grpc).WatchToEndAsync(job.JobId, options: new CallOptions(CancellationToken: Token));
+        var job = await new MdsClient(Service.Grpc).StartAsync(request, new CallOptions(cancellationToken: Token));
+        var final = await new JobsClient(Service.Grpc).WatchToEndAsync(job.JobId, options: new CallOptions(cancellationToken: Token));
 
         Assert.Equal(JobState.Succeeded, final.State);
         Assert.Equal("iterating", final.Progress.Phase);
-        var result = await new MdsClient(Service.Grpc).GetResultAsync(new JobRef { JobId = job.JobId }, new CallOptions(CancellationToken: Token));
+        var result = await new MdsClient(Service.Grpc).GetResultAsync(new JobRef { JobId = job.JobId }, new CallOptions(cancellationToken: Token));
         Assert.Equal((items.Length, 3), (result.Items, result.Dimensions));
         Assert.Equal(items, result.ItemIndices);
         Assert.InRange(result.NormalisedStress, 0, 1e-9);
         PlanarPoints.AssertDistancesReproduced(points, 3, [.. result.ItemIndices], [.. result.Coordinates], 3);
-        var (data, _) = await new JobsClient(Service.Grpc).DownloadArtifactAsync(job.JobId, MdsJobs.CoordinatesArtifact, new CallOptions(CancellationToken: Token));
+        var (data, _) = await new JobsClient(Service.Grpc).DownloadArtifactAsync(job.JobId, MdsJobs.CoordinatesArtifact, new CallOptions(cancellationToken: Token));
         Assert.Equal(result.Coordinates, ArtifactFormats.ReadDoubles(data));
     }
 

@@ -3,7 +3,7 @@ using Google.Protobuf;
 using Salsa.Contracts.Clients;
 using Salsa.Contracts.Common;
 using Salsa.Contracts.Render;
-using Salsa.Grpc;
+using Grpc.Core;
 using Salsa.Hosting.Jobs;
 using Salsa.Services.Tests.Support;
 
@@ -16,7 +16,7 @@ public sealed class RenderBadInputTests(CensusPipelineFixture fixture)
 
     private static CancellationToken Token => TestContext.Current.CancellationToken;
 
-    private static CallOptions Call => new(CancellationToken: Token);
+    private static CallOptions Call => new(cancellationToken: Token);
 
     private ServiceUnderTest<Salsa.Render.RenderService> Render => fixture.Pipeline.Render;
 

@@ -4,7 +4,7 @@ using System.Text.Json;
 using Salsa.Contracts.Clients;
 using Salsa.Contracts.Common;
 using Salsa.Contracts.Render;
-using Salsa.Grpc;
+using Grpc.Core;
 using Salsa.Render;
 using Salsa.Services.Tests.Support;
 using Salsa.Testing;
@@ -19,7 +19,7 @@ public sealed class RenderServiceTests(CensusPipelineFixture fixture, PostgresFi
 
     private static CancellationToken Token => TestContext.Current.CancellationToken;
 
-    private static CallOptions Call => new(CancellationToken: Token);
+    private static CallOptions Call => new(cancellationToken: Token);
 
     private CensusPipeline Pipeline => fixture.Pipeline;
 

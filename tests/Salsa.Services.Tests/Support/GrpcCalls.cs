@@ -1,6 +1,6 @@
 using Salsa.Contracts.Clients;
 using Salsa.Contracts.Datasets;
-using Salsa.Grpc;
+using Grpc.Core;
 
 namespace Salsa.Services.Tests.Support;
 
@@ -11,7 +11,7 @@ public sealed record DownloadedPoints(List<double> Values, List<ulong> Words, Li
 public static class GrpcCalls
 {
     /// <summary>Options bound to the running test's cancellation.</summary>
-    public static CallOptions Options => new(CancellationToken: TestContext.Current.CancellationToken);
+    public static CallOptions Options => new(cancellationToken: TestContext.Current.CancellationToken);
 
     /// <summary>Asserts that <paramref name="call"/> fails with <paramref name="expected"/> and a message; returns the message.</summary>
     public static async Task<string> FailsWithAsync(StatusCode expected, Func<Task> call)

@@ -10,7 +10,8 @@ namespace Salsa.Services.Tests.Support;
 /// </summary>
 public static class RawGrpc
 {
-    public static async Task<(int Status, string Message)> CallAsync(Uri address, string path, byte[] message)
+    /// <summary>Calls <paramref name="path"/> with one framed <paramref name="message"/> and <paramref name="requestHeaders"/> sent as given (e.g. a <c>grpc-timeout</c> no client library would write).</summary>
+    public static async Task<(int Status, string Message)> CallAsync(Uri address, string path, byte[] message, IReadOnlyDictionary<string, string>? requestHeaders = null)
     {
         using var handler = new SocketsHttpHandler();
         using var client = new HttpClient(handler) { BaseAddress = address };
@@ -25,6 +26,11 @@ public static class RawGrpc
         };
         request.Content.Headers.ContentType = new MediaTypeHeaderValue("application/grpc");
         request.Headers.TryAddWithoutValidation("te", "trailers");
+        foreach (var (name, value) in requestHeaders ?? new Dictionary<string, string>())
+        {
+            request.Headers.TryAddWithoutValidation(name, value);
+        }
+
         using var response = await client.SendAsync(request, TestContext.Current.CancellationToken);
         await response.Content.ReadAsByteArrayAsync(TestContext.Current.CancellationToken);
         var headers = response.TrailingHeaders.Contains("grpc-status") ? response.TrailingHeaders : response.Headers;

@@ -8,7 +8,8 @@ using Salsa.Contracts.Clients;
 using Salsa.Gateway.Runs;
 using Salsa.Graphics;
 using Salsa.Graphics.Charts;
-using Salsa.Grpc;
+using Grpc.Core;
+using Grpc.Net.Client;
 
 namespace Salsa.Bench.Experiments.Gateway;
 
@@ -131,7 +132,7 @@ public sealed class GatewayExperiment : IExperiment
             new("path=direct,op=census.Import", "direct gRPC call", 1, async ct =>
             {
                 var start = Stopwatch.GetTimestamp();
-                await client.ImportAsync(request, new CallOptions(CancellationToken: ct));
+                await client.ImportAsync(request, new CallOptions(cancellationToken: ct));
                 var us = Stopwatch.GetElapsedTime(start).TotalMicroseconds;
                 return new Sample(us, us, [us]);
             }),
@@ -185,7 +186,7 @@ public sealed class GatewayExperiment : IExperiment
 
         // The same call back to back, nothing in between: the floor when every thread and cache is hot.
         var floor = await LoadDriver.RunAsync(1, context.Quick ? TimeSpan.FromSeconds(0.5) : TimeSpan.FromSeconds(1), context.Quick ? TimeSpan.FromSeconds(1) : TimeSpan.FromSeconds(3),
-            () => async () => await client.ImportAsync(request, new CallOptions(CancellationToken: cancellationToken)), cancellationToken);
+            () => async () => await client.ImportAsync(request, new CallOptions(cancellationToken: cancellationToken)), cancellationToken);
         context.Add("path=direct-back-to-back,op=census.Import", "p50_us", floor.P50Microseconds, "us");
         context.Add("path=direct-back-to-back,op=census.Import", "p99_us", floor.P99Microseconds, "us");
 
@@ -390,8 +391,8 @@ public sealed class GatewayExperiment : IExperiment
         Caller Gateway(RunManager runs) => async () => await RunInProcessAsync(runs, s_importQuery, cancellationToken);
         Caller Direct() => async () =>
         {
-            var info = await client.ImportAsync(import, new CallOptions(CancellationToken: cancellationToken));
-            await client.QueryAsync(new QueryCensusRequest { DatasetId = info.DatasetId, SkipUnpopulated = true }, new CallOptions(CancellationToken: cancellationToken));
+            var info = await client.ImportAsync(import, new CallOptions(cancellationToken: cancellationToken));
+            await client.QueryAsync(new QueryCensusRequest { DatasetId = info.DatasetId, SkipUnpopulated = true }, new CallOptions(cancellationToken: cancellationToken));
         };
 
         var table = new List<IReadOnlyList<string>>();

@@ -5,8 +5,9 @@ using Salsa.Bench.Harness;
 using Salsa.Contracts.Clients;
 using Salsa.Contracts.Common;
 using Salsa.Datasets;
-using Salsa.Grpc;
-using Salsa.Grpc.Health.V1;
+using Grpc.Core;
+using Grpc.Net.Client;
+using Grpc.Health.V1;
 using Salsa.Testing;
 
 namespace Salsa.Bench.Experiments.Services;
@@ -44,7 +45,7 @@ public sealed class ServicesExperiment : IExperiment
         var repeats = context.Quick ? 1 : 3;
 
         using var grpc = GrpcChannel.ForAddress(service.Ports.GrpcAddress);
-        var health = new HealthClient(grpc);
+        var health = new Health.HealthClient(grpc);
         var jobs = new JobsClient(grpc);
         using var rest = new HttpClient(new SocketsHttpHandler { UseProxy = false, PooledConnectionIdleTimeout = Timeout.InfiniteTimeSpan }) { BaseAddress = service.Ports.RestAddress };
         var healthRequest = new HealthCheckRequest();
@@ -135,7 +136,7 @@ public sealed class ServicesExperiment : IExperiment
         start.EnsureSuccessStatusCode();
         var jobId = (await start.Content.ReadFromJsonAsync<System.Text.Json.JsonElement>(cancellationToken)).GetProperty("jobId").GetString()!;
         using var channel = GrpcChannel.ForAddress(service.Ports.GrpcAddress);
-        var final = await new JobsClient(channel).WatchToEndAsync(jobId, options: new CallOptions(CancellationToken: cancellationToken));
+        var final = await new JobsClient(channel).WatchToEndAsync(jobId, options: new CallOptions(cancellationToken: cancellationToken));
         return final.State == JobState.Succeeded ? jobId : throw new InvalidOperationException($"the warm-up job ended {final.State}");
     }
 
@@ -233,11 +234,4 @@ public sealed class ServicesExperiment : IExperiment
             (postgresError is null ? "" : $" PostgreSQL could not be started here ({postgresError}); only SQLite was measured."));
         context.Table(["store", "import", "rows", "seconds", "rows/s", "parse s", "÷ parse"], table);
     }
-}
-
-/// <summary>grpc.health.v1 Health, as any gRPC client sees it.</summary>
-internal sealed class HealthClient(GrpcChannel channel) : GrpcClientBase(channel, HealthReflection.Descriptor.Services[0])
-{
-    public AsyncUnaryCall<HealthCheckResponse> CheckAsync(HealthCheckRequest request, CallOptions options = default) =>
-        Unary<HealthCheckRequest, HealthCheckResponse>("Check", request, options);
 }
