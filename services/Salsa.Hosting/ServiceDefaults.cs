@@ -43,6 +43,7 @@ public static class ServiceDefaults
         services.Configure<RouteHandlerOptions>(o => o.ThrowOnBadRequest = true);
         services.Configure<JsonOptions>(o => o.SerializerOptions.NumberHandling = System.Text.Json.Serialization.JsonNumberHandling.Strict);
         services.AddOpenApi();
+        services.AddSingleton<StoreHealthCheck>(); // one instance, so its probe is shared
         services.AddHealthChecks()
             .AddCheck("self", () => HealthCheckResult.Healthy(), ["live"])
             .AddCheck<StoreHealthCheck>("store", tags: ["ready"]);
@@ -126,13 +127,37 @@ public static class ServiceDefaults
         }
     }
 
+    /// <summary>
+    /// Whether the store answers. One probe serves every check that comes within a second of it
+    /// (<c>/health</c>, grpc.health.v1, a load balancer polling hard), so health costs the store one
+    /// query a second at most, not one per caller.
+    /// </summary>
     private sealed class StoreHealthCheck(IDataStore store) : IHealthCheck
     {
-        public async Task<HealthCheckResult> CheckHealthAsync(HealthCheckContext context, CancellationToken cancellationToken = default)
+        private static readonly TimeSpan Fresh = TimeSpan.FromSeconds(1);
+        private Probe? _last;
+
+        public Task<HealthCheckResult> CheckHealthAsync(HealthCheckContext context, CancellationToken cancellationToken = default)
+        {
+            var last = Volatile.Read(ref _last);
+            if (last is not null && (!last.Result.IsCompleted || TimeProvider.System.GetElapsedTime(last.Started) < Fresh))
+            {
+                return last.Result.WaitAsync(cancellationToken);
+            }
+
+            var probe = new Probe(ProbeAsync(), TimeProvider.System.GetTimestamp());
+            Volatile.Write(ref _last, probe);
+            return probe.Result.WaitAsync(cancellationToken);
+        }
+
+        private sealed record Probe(Task<HealthCheckResult> Result, long Started);
+
+        // Shared by several callers, so not cancelled by any one of them; bounded by the store's own timeouts.
+        private async Task<HealthCheckResult> ProbeAsync()
         {
             try
             {
-                await store.ListDatasetsAsync(1, cancellationToken);
+                await store.ListDatasetsAsync(1, CancellationToken.None).ConfigureAwait(false);
                 return HealthCheckResult.Healthy();
             }
 #pragma warning disable CA1031 // Any store failure is "unhealthy", reported with its reason.

@@ -99,8 +99,10 @@ internal sealed class TelemetryProviders : IHostedLifecycleService, IDisposable
             metrics.AddOtlpExporter();
         }
 
-        _tracer = tracing.Build();
-        _meter = metrics.Build();
+        // Nothing to export, nothing to collect: no provider listens, so requests make no spans and
+        // instruments aggregate nothing (tests and tools subscribe with listeners of their own).
+        _tracer = export ? tracing.Build() : null;
+        _meter = export ? metrics.Build() : null;
     }
 
     public Task StartingAsync(CancellationToken cancellationToken) => Task.CompletedTask;

@@ -48,5 +48,11 @@ public sealed class OutsideClientTests(AnnealingServiceFixture fixture) : IClass
         Assert.Equal(2000, root.GetProperty("assignments").GetProperty("count").GetInt32());
         Assert.Equal(4, root.GetProperty("assignments").GetProperty("max").GetInt32());
         Assert.Equal(3, root.GetProperty("badRequest").GetProperty("code").GetInt32()); // INVALID_ARGUMENT
+        Assert.Equal(5, root.GetProperty("notFound").GetProperty("code").GetInt32()); // NOT_FOUND
+        Assert.Contains("00000000-0000-0000-0000-000000000001", root.GetProperty("notFound").GetProperty("details").GetString(), StringComparison.Ordinal);
+        Assert.Contains("server-timing", root.GetProperty("notFound").GetProperty("trailers").EnumerateArray().Select(t => t.GetString()));
+        Assert.Equal(4, root.GetProperty("deadline").GetProperty("code").GetInt32()); // DEADLINE_EXCEEDED
+        Assert.Equal(12, root.GetProperty("unimplemented").GetProperty("code").GetInt32()); // UNIMPLEMENTED
+        Assert.Contains("app;dur=", root.GetProperty("serverTiming").GetString(), StringComparison.Ordinal);
     }
 }

@@ -83,12 +83,21 @@ async function main() {
   const artifact = await download(job.jobId, 'assignments');
   const assignments = [];
   for (let i = 0; i < artifact.data.length; i += 4) assignments.push(artifact.data.readInt32LE(i));
-  let badRequest;
-  try {
-    await unary(annealing, 'start', { datasetId: dataset.datasetId, maxClusters: 0 });
-  } catch (error) {
-    badRequest = { code: error.code, details: error.details };
-  }
+  const failure = (error) => ({ code: error.code, details: error.details, trailers: Object.keys(error.metadata?.getMap() ?? {}) });
+  const fails = (call) => call.then((reply) => ({ unexpected: reply }), failure);
+  const badRequest = await fails(unary(annealing, 'start', { datasetId: dataset.datasetId, maxClusters: 0 }));
+  const notFound = await fails(unary(jobs, 'get', { jobId: '00000000-0000-0000-0000-000000000001' }));
+  // A deadline already past: refused before any work.
+  const deadline = await fails(new Promise((resolve, reject) =>
+    annealing.start({ datasetId: dataset.datasetId, maxClusters: 3 }, { deadline: new Date(Date.now() - 1000) }, (error, reply) => (error ? reject(error) : resolve(reply)))));
+  // A method the service does not have.
+  const unimplemented = await fails(new Promise((resolve, reject) =>
+    jobs.makeUnaryRequest('/salsa.common.v1.Jobs/NoSuchMethod', (x) => x, (x) => x, Buffer.alloc(0), (error, reply) => (error ? reject(error) : resolve(reply)))));
+  // The service's own time, as a trailer of a successful call.
+  const serverTiming = await new Promise((resolve) => {
+    const call = jobs.get({ jobId: job.jobId }, () => {});
+    call.on('status', (status) => resolve(status.metadata.get('server-timing')[0] ?? null));
+  });
   console.log(JSON.stringify({
     dataset: { id: dataset.datasetId, count: dataset.count, totalWeight: dataset.totalWeight },
     job: { id: job.jobId, state: job.state },
@@ -96,6 +105,10 @@ async function main() {
     result: { clusters: result.clusters, centres: result.centres, clusterSizes: result.clusterSizes, weightedCost: result.weightedCost },
     assignments: { contentType: artifact.contentType, count: assignments.length, max: Math.max(...assignments) },
     badRequest,
+    notFound,
+    deadline,
+    unimplemented,
+    serverTiming,
   }));
 }
 

@@ -88,7 +88,7 @@ public sealed class ServicesExperiment : IExperiment
                 var rps = Statistics.Median([.. runs.Select(x => x.RequestsPerSecond)]);
                 var p50 = Statistics.Median([.. runs.Select(x => x.P50Microseconds)]);
                 var p99 = Statistics.Median([.. runs.Select(x => x.P99Microseconds)]);
-                var key = $"protocol={protocol},op={op},callers={callers}";
+                var key = protocol == "grpc" ? $"protocol=grpc,stack=grpc-dotnet,op={op},callers={callers}" : $"protocol={protocol},op={op},callers={callers}";
                 context.Add(key, "rps", rps, "1/s");
                 context.Add(key, "p50_us", p50, "us");
                 context.Add(key, "p99_us", p99, "us");
@@ -117,6 +117,53 @@ public sealed class ServicesExperiment : IExperiment
             $"p50/p99 are per-request latencies. Paper 001 fig. 13: DSS {PaperDss - 2_500:N0}–{PaperDss + 2_500:N0}/s on a 4-core PC, Axis2 ≈ {PaperAxis2:N0}/s. " +
             "Target: ≥ 50,000 gRPC request-responses per second on 2 cores (client and server share them).");
         context.Table(["protocol", "op", "callers", "requests/s", "p50 µs", "p99 µs", "÷ tcp floor", "÷ paper DSS"], table);
+        BeforeAndAfter(context, callerCounts);
+    }
+
+    /// <summary>
+    /// The gRPC figures of the hand-written stack the services ran on before grpc-dotnet, measured on
+    /// this machine by this experiment before the move (<c>services.own-stack.json</c>), beside this run's.
+    /// </summary>
+    private static void BeforeAndAfter(ExperimentContext context, int[] callerCounts)
+    {
+        var path = context.FilePath(".own-stack.json");
+        if (!File.Exists(path))
+        {
+            return;
+        }
+
+        var before = System.Text.Json.JsonSerializer.Deserialize<List<ResultRow>>(File.ReadAllText(path)) ?? [];
+        var table = new List<IReadOnlyList<string>>();
+        foreach (var callers in callerCounts)
+        {
+            foreach (var op in new[] { "health", "job" })
+            {
+                var own = before.Where(r => r.Case == $"protocol=grpc,op={op},callers={callers}").ToDictionary(r => r.Metric, r => r.Value);
+                if (!own.TryGetValue("rps", out var ownRps))
+                {
+                    continue;
+                }
+
+                var ownKey = $"protocol=grpc,stack=own,op={op},callers={callers}";
+                foreach (var metric in new[] { "rps", "p50_us", "p99_us", "ratio_to_tcp_floor" })
+                {
+                    context.Add(ownKey, metric, own[metric], metric == "rps" ? "1/s" : metric.EndsWith("_us", StringComparison.Ordinal) ? "us" : "ratio");
+                }
+
+                var now = context.Value($"protocol=grpc,stack=grpc-dotnet,op={op},callers={callers}", "rps");
+                context.Add($"protocol=grpc,stack=grpc-dotnet,op={op},callers={callers}", "ratio_to_own_stack", now / ownRps, "ratio");
+                table.Add([op, callers.ToString(System.Globalization.CultureInfo.InvariantCulture), ExperimentContext.Format(ownRps, 4),
+                    ExperimentContext.Format(own["ratio_to_tcp_floor"], 2), ExperimentContext.Format(now, 4),
+                    ExperimentContext.Format(context.Value($"protocol=grpc,stack=grpc-dotnet,op={op},callers={callers}", "ratio_to_tcp_floor"), 2),
+                    ExperimentContext.Format(now / ownRps, 2)]);
+            }
+        }
+
+        context.Section("gRPC before and after the move to grpc-dotnet",
+            "`own` is the hand-written gRPC stack (Salsa.Grpc, deleted since), measured by this experiment on this machine just " +
+            "before the move (`services.own-stack.json`, rows `protocol=grpc,stack=own`); `grpc-dotnet` is this run. The two runs " +
+            "are minutes apart, not interleaved, so compare each against its own run's TCP floor as well as directly.");
+        context.Table(["op", "callers", "own requests/s", "own ÷ tcp floor", "grpc-dotnet requests/s", "grpc-dotnet ÷ tcp floor", "grpc-dotnet ÷ own"], table);
     }
 
     private static async Task<string> FinishedJobAsync(ServiceProcess service, CancellationToken cancellationToken)
