@@ -37,7 +37,7 @@ public static class ServiceDefaults
         services.AddSingleton(sp => sp.GetRequiredService<Microsoft.Extensions.Options.IOptions<ServiceLimits>>().Value);
         builder.WebHost.ConfigureKestrel(kestrel => kestrel.Limits.MaxRequestBodySize = limits.MaxRequestBytes);
 
-        ServiceTelemetry.Add(services, builder.Logging, serviceName);
+        ServiceTelemetry.Add(services, serviceName);
         services.AddProblemDetails(o => o.CustomizeProblemDetails = DescribeBareStatus);
         services.AddExceptionHandler<ProblemDetailsExceptionHandler>();
         services.Configure<RouteHandlerOptions>(o => o.ThrowOnBadRequest = true);

@@ -12,12 +12,21 @@ namespace Salsa.Hosting.Telemetry;
 /// status for a client, and for a server only the codes that are the server's fault (not a caller's
 /// bad argument). Server spans get them from <see cref="Rpc.ServiceCallInterceptor"/> as the call runs;
 /// grpc-dotnet's client span (<c>Grpc.Net.Client.GrpcOut</c>, tagged <c>grpc.method</c> and
-/// <c>grpc.status_code</c>) gets them here, as an export processor, when it ends.
+/// <c>grpc.status_code</c>) gets them here, as an export processor, when it ends — where a server
+/// span also gets its name back after ASP.NET Core's instrumentation named it after the route.
 /// </summary>
 internal sealed class GrpcSpanConventions : BaseProcessor<Activity>
 {
     public override void OnEnd(Activity data)
     {
+        // ASP.NET Core's instrumentation names a request's span after its route as the request ends;
+        // a gRPC call's is named after its method, as the conventions say.
+        if (data.Kind == ActivityKind.Server && data.GetTagItem("rpc.service") is string service && data.GetTagItem("rpc.method") is string method)
+        {
+            data.DisplayName = $"{service}/{method}";
+            return;
+        }
+
         if (data.Kind == ActivityKind.Client && data.GetTagItem("grpc.method") is string path && Start(data, path)
             && int.TryParse(data.GetTagItem("grpc.status_code")?.ToString(), NumberStyles.None, CultureInfo.InvariantCulture, out var code))
         {

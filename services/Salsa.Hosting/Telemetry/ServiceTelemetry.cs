@@ -4,8 +4,7 @@ using Microsoft.AspNetCore.Hosting.Server.Features;
 using Microsoft.AspNetCore.Http;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
-using Microsoft.Extensions.Logging;
-using OpenTelemetry;
+using Npgsql;
 using OpenTelemetry.Logs;
 using OpenTelemetry.Metrics;
 using OpenTelemetry.Resources;
@@ -16,10 +15,10 @@ namespace Salsa.Hosting.Telemetry;
 /// <summary>
 /// OpenTelemetry for a service: traces (ASP.NET Core's and HttpClient's built-in sources, grpc-dotnet's client,
 /// Salsa.Ccr, Npgsql and the service's own), metrics and logs, under the resource
-/// <c>service.name</c> = the service. Exported over OTLP only when <c>OTEL_EXPORTER_OTLP_ENDPOINT</c>
-/// is set; W3C trace context is the propagator. (OpenTelemetry.Extensions.Hosting is not available
-/// here: the providers are built with the SDK's own builders and disposed with the host — see
-/// docs/dependencies.md.)
+/// <c>service.name</c> = the service, through OpenTelemetry.Extensions.Hosting
+/// (<c>AddOpenTelemetry().WithTracing/WithMetrics/WithLogging</c>) and the ASP.NET Core, HttpClient,
+/// runtime and Npgsql instrumentation packages. Exported over OTLP only when
+/// <c>OTEL_EXPORTER_OTLP_ENDPOINT</c> is set; W3C trace context is the propagator.
 /// </summary>
 /// <remarks>
 /// <para>
@@ -45,65 +44,70 @@ public static class ServiceTelemetry
 {
     public const string OtlpEndpointVariable = "OTEL_EXPORTER_OTLP_ENDPOINT";
 
-    /// <summary>Sources every service listens to, besides its own.</summary>
-    public static readonly string[] Sources =
-        ["Microsoft.AspNetCore", "System.Net.Http", "Grpc.Net.Client", Salsa.Ccr.CcrTelemetry.Name, "Npgsql", SalsaHosting.ActivitySourceName];
+    /// <summary>Sources every service listens to beyond the instrumentation packages' (ASP.NET Core, HttpClient, Npgsql), besides its own.</summary>
+    public static readonly string[] Sources = ["Grpc.Net.Client", Salsa.Ccr.CcrTelemetry.Name, SalsaHosting.ActivitySourceName];
 
-    public static readonly string[] Meters =
-        ["Microsoft.AspNetCore.Hosting", "Microsoft.AspNetCore.Server.Kestrel", "System.Net.Http", Salsa.Ccr.CcrTelemetry.Name, "Npgsql", SalsaHosting.MeterName];
+    /// <summary>Meters every service exports beyond the instrumentation packages' (ASP.NET Core, HttpClient, runtime, Npgsql), besides its own.</summary>
+    public static readonly string[] Meters = [Salsa.Ccr.CcrTelemetry.Name, SalsaHosting.MeterName];
 
-    public static void Add(IServiceCollection services, ILoggingBuilder logging, string serviceName)
+    public static void Add(IServiceCollection services, string serviceName)
     {
-        var export = !string.IsNullOrWhiteSpace(Environment.GetEnvironmentVariable(OtlpEndpointVariable));
-        var resource = ResourceBuilder.CreateDefault().AddService(serviceName);
-        if (export)
+        // The host's place among the process's hosts: which spans and instruments it exports.
+        services.AddSingleton(sp => new TelemetryOwnership(serviceName, sp));
+        services.AddHostedService(sp => sp.GetRequiredService<TelemetryOwnership>());
+        if (string.IsNullOrWhiteSpace(Environment.GetEnvironmentVariable(OtlpEndpointVariable)))
         {
-            logging.AddOpenTelemetry(o =>
-            {
-                o.SetResourceBuilder(resource);
-                o.IncludeFormattedMessage = true;
-                o.AddOtlpExporter();
-            });
-
-            // The request being served is what tells which host a server span belongs to.
-            services.AddHttpContextAccessor();
+            // Nothing to export, nothing to collect: no provider listens, so requests make no spans
+            // and instruments aggregate nothing (tests and tools subscribe with listeners of their own).
+            return;
         }
 
-        // Built as the host starts (it resolves its hosted services), when its IMeterFactory is known to
-        // the metric views; kept for the host's lifetime and disposed (flushing exports) with it.
-        services.AddSingleton(sp => new TelemetryProviders(serviceName, resource, export, sp));
-        services.AddHostedService(sp => sp.GetRequiredService<TelemetryProviders>());
+        // The request being served is what tells which host a server span belongs to.
+        services.AddHttpContextAccessor();
+        services.AddOpenTelemetry()
+            .ConfigureResource(resource => resource.AddService(serviceName))
+            .WithTracing(tracing => tracing
+                .AddAspNetCoreInstrumentation()
+                .AddHttpClientInstrumentation()
+                .AddNpgsql()
+                .AddSource([.. Sources, serviceName])
+                .AddProcessor(new SpanClaimProcessor())
+                .AddProcessor(new GrpcSpanConventions())
+                .AddProcessor(sp => OwnedSpansExportProcessor.Create(sp.GetRequiredService<TelemetryOwnership>().Owner)))
+            .WithMetrics(metrics => metrics
+                .AddAspNetCoreInstrumentation()
+                .AddHttpClientInstrumentation()
+                .AddRuntimeInstrumentation()
+                .AddNpgsqlInstrumentation()
+                .AddMeter([.. Meters, serviceName])
+                .AddOtlpExporter())
+            .WithLogging(logging => logging.AddOtlpExporter(), options => options.IncludeFormattedMessage = true);
+        services.ConfigureOpenTelemetryMeterProvider((sp, metrics) =>
+        {
+            var owner = sp.GetRequiredService<TelemetryOwnership>().Owner;
+            var meterFactory = sp.GetService<IMeterFactory>();
+            metrics.AddView(instrument => TelemetryOwners.Keeps(owner, meterFactory, instrument) ? null : MetricStreamConfiguration.Drop);
+        });
     }
 }
 
-/// <summary>A host's tracer and meter providers, and its place among the process's hosts.</summary>
-internal sealed class TelemetryProviders : IHostedLifecycleService, IDisposable
+/// <summary>
+/// A host's place among the process's hosts (<see cref="TelemetryOwners"/>): registered when the host
+/// builds its services, told the host's ports once Kestrel listens, removed when the host is disposed.
+/// The providers themselves are OpenTelemetry.Extensions.Hosting's, one set per host.
+/// </summary>
+internal sealed class TelemetryOwnership : IHostedLifecycleService, IDisposable
 {
-    private readonly TelemetryOwner _owner;
     private readonly IServiceProvider _services;
-    private readonly TracerProvider? _tracer;
-    private readonly MeterProvider? _meter;
     private bool _disposed;
 
-    public TelemetryProviders(string serviceName, ResourceBuilder resource, bool export, IServiceProvider services)
+    public TelemetryOwnership(string serviceName, IServiceProvider services)
     {
-        _owner = TelemetryOwners.Register(serviceName);
+        Owner = TelemetryOwners.Register(serviceName);
         _services = services;
-        var meterFactory = services.GetService<IMeterFactory>();
-        var tracing = Sdk.CreateTracerProviderBuilder().SetResourceBuilder(resource).AddSource([.. ServiceTelemetry.Sources, serviceName]);
-        var metrics = Sdk.CreateMeterProviderBuilder().SetResourceBuilder(resource).AddMeter([.. ServiceTelemetry.Meters, serviceName])
-            .AddView(instrument => TelemetryOwners.Keeps(_owner, meterFactory, instrument) ? null : MetricStreamConfiguration.Drop);
-        if (export)
-        {
-            tracing.AddProcessor(new SpanClaimProcessor()).AddProcessor(new GrpcSpanConventions()).AddProcessor(OwnedSpansExportProcessor.Create(_owner));
-            metrics.AddOtlpExporter();
-        }
-
-        // Nothing to export, nothing to collect: no provider listens, so requests make no spans and
-        // instruments aggregate nothing (tests and tools subscribe with listeners of their own).
-        _tracer = export ? tracing.Build() : null;
-        _meter = export ? metrics.Build() : null;
     }
+
+    public TelemetryOwner Owner { get; }
 
     public Task StartingAsync(CancellationToken cancellationToken) => Task.CompletedTask;
 
@@ -114,7 +118,7 @@ internal sealed class TelemetryProviders : IHostedLifecycleService, IDisposable
     {
         if (_services.GetService<IServer>()?.Features.Get<IServerAddressesFeature>() is { } addresses)
         {
-            TelemetryOwners.Listen(_owner, addresses.Addresses.Select(a => BindingAddress.Parse(a).Port));
+            TelemetryOwners.Listen(Owner, addresses.Addresses.Select(a => BindingAddress.Parse(a).Port));
         }
 
         return Task.CompletedTask;
@@ -122,12 +126,7 @@ internal sealed class TelemetryProviders : IHostedLifecycleService, IDisposable
 
     public Task StoppingAsync(CancellationToken cancellationToken) => Task.CompletedTask;
 
-    public Task StopAsync(CancellationToken cancellationToken)
-    {
-        _tracer?.ForceFlush(2000);
-        _meter?.ForceFlush(2000);
-        return Task.CompletedTask;
-    }
+    public Task StopAsync(CancellationToken cancellationToken) => Task.CompletedTask;
 
     public Task StoppedAsync(CancellationToken cancellationToken) => Task.CompletedTask;
 
@@ -139,8 +138,6 @@ internal sealed class TelemetryProviders : IHostedLifecycleService, IDisposable
         }
 
         _disposed = true;
-        _tracer?.Dispose();
-        _meter?.Dispose();
-        TelemetryOwners.Unregister(_owner);
+        TelemetryOwners.Unregister(Owner);
     }
 }

@@ -65,7 +65,10 @@ public sealed class OtlpExportTests
                 Content = new StringContent($"{{\"datasetId\":\"{dataset.DatasetId}\",\"maxClusters\":2}}", Encoding.UTF8, "application/json"),
             };
             request.Headers.Add("traceparent", $"00-{traceId}-{ActivitySpanId.CreateRandom()}-01");
-            using var started = await service.Rest.SendAsync(request, token);
+            // No propagator on this client: the traceparent the test writes is the only one sent (the
+            // process's own HttpClient instrumentation would add its own beside it).
+            using var caller = new HttpClient(new SocketsHttpHandler { ActivityHeadersPropagator = null }) { BaseAddress = service.Ports.RestAddress };
+            using var started = await caller.SendAsync(request, token);
             await RestCalls.EnsureAsync(started);
             await service.StopAsync(); // flushes every exporter
         }
