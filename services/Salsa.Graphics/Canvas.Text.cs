@@ -1,21 +1,20 @@
-using Salsa.Graphics.Native;
+using System.Collections.Concurrent;
+using SkiaSharp;
 
 namespace Salsa.Graphics;
 
 public sealed partial class Canvas
 {
-    private Font _selectedFont;
-    private FontMetrics _selectedMetrics;
+    private static readonly ConcurrentDictionary<bool, SKTypeface> s_typefaces = new();
 
     /// <summary>The advance width of <paramref name="text"/> and the font's line height.</summary>
     public TextSize MeasureText(string text, Font font)
     {
         ArgumentNullException.ThrowIfNull(text);
         ObjectDisposedException.ThrowIf(_disposed, this);
-        var metrics = SelectFont(font);
-        Cairo.TextExtents(_context, text, out var extents);
-        Check("MeasureText");
-        return new TextSize(extents.XAdvance, metrics.Ascent + metrics.Descent);
+        using var skFont = SkFont(font);
+        var metrics = skFont.Metrics;
+        return new TextSize(skFont.MeasureText(text), metrics.Descent - metrics.Ascent);
     }
 
     /// <summary>Draws one line of text anchored at (<paramref name="x"/>, <paramref name="y"/>) as <paramref name="style"/> says.</summary>
@@ -23,17 +22,25 @@ public sealed partial class Canvas
     {
         ArgumentNullException.ThrowIfNull(text);
         ThrowIfNotDrawable();
+        if (!double.IsFinite(style.Rotation))
+        {
+            throw new ArgumentOutOfRangeException(nameof(style), style.Rotation, "The rotation must be a finite number of degrees.");
+        }
+
         if (text.Length == 0)
         {
             return;
         }
 
-        var metrics = SelectFont(style.Font);
-        Cairo.TextExtents(_context, text, out var extents);
+        using var font = SkFont(style.Font);
+        var metrics = font.Metrics;
+        var width = font.MeasureText(text);
+        // Alignment uses the font's metrics rather than each string's ink, so labels such as "10"
+        // and "0.1" share a baseline.
         var dx = style.Horizontal switch
         {
-            HorizontalAlignment.Center => -extents.XAdvance / 2,
-            HorizontalAlignment.Right => -extents.XAdvance,
+            HorizontalAlignment.Center => -width / 2,
+            HorizontalAlignment.Right => -width,
             _ => 0,
         };
         var dy = style.Vertical switch
@@ -44,50 +51,35 @@ public sealed partial class Canvas
             _ => 0,
         };
 
-        Cairo.Save(_context);
-        Cairo.Translate(_context, x, y);
+        using var paint = FillPaint(style.Color);
+        _canvas.Save();
+        _canvas.Translate((float)x, (float)y);
         if (style.Rotation != 0)
         {
-            // Cairo turns clockwise on screen for a positive angle; the style counts the usual way.
-            Cairo.Rotate(_context, -style.Rotation * Math.PI / 180);
+            // Skia turns clockwise on screen for a positive angle; the style counts the usual way.
+            _canvas.RotateDegrees((float)-style.Rotation);
         }
 
-        Cairo.MoveTo(_context, dx, dy);
-        SetSource(style.Color);
-        Cairo.ShowText(_context, text);
-        if (_textLayer is not null)
-        {
-            Cairo.GetMatrix(_context, out var matrix);
-            _textLayer.Add(text, matrix, dx, dy, style.Font);
-        }
-
-        Cairo.NewPath(_context);
-        Cairo.Restore(_context);
-        Check("DrawText");
+        _canvas.DrawText(text, dx, dy, SKTextAlign.Left, font, paint);
+        _canvas.Restore();
     }
 
-    private FontMetrics SelectFont(Font font)
+    private static SKFont SkFont(Font font)
     {
         if (font.Size <= 0 || !double.IsFinite(font.Size))
         {
             throw new ArgumentOutOfRangeException(nameof(font), font.Size, "The font size must be a positive number.");
         }
 
-        var family = string.IsNullOrEmpty(font.Family) ? Font.DefaultFamily : font.Family;
-        Cairo.SelectFontFace(_context, family, FontSlant.Normal, font.Bold ? FontWeight.Bold : FontWeight.Normal);
-        Cairo.SetFontSize(_context, font.Size);
-        if (font != _selectedFont)
-        {
-            // Alignment uses the font's metrics rather than each string's ink, so labels such as
-            // "10" and "0.1" share a baseline.
-            Cairo.FontExtents(_context, out var fontExtents);
-            Cairo.TextExtents(_context, "H", out var capital);
-            _selectedMetrics = new FontMetrics(fontExtents.Ascent, fontExtents.Descent, -capital.YBearing);
-            _selectedFont = font;
-        }
-
-        return _selectedMetrics;
+        return new SKFont(Typeface(font.Bold), (float)font.Size) { Subpixel = true, Edging = SKFontEdging.Antialias };
     }
 
-    private readonly record struct FontMetrics(double Ascent, double Descent, double CapHeight);
+    // The embedded DejaVu Sans (see the project file); every family name resolves to it.
+    private static SKTypeface Typeface(bool bold) => s_typefaces.GetOrAdd(bold, static b =>
+    {
+        var name = b ? "Salsa.Graphics.Fonts.DejaVuSans-Bold.ttf" : "Salsa.Graphics.Fonts.DejaVuSans.ttf";
+        using var stream = typeof(Canvas).Assembly.GetManifestResourceStream(name)
+            ?? throw new InvalidOperationException($"Salsa.Graphics was built without its font {name}.");
+        return SKTypeface.FromStream(stream) ?? throw new InvalidOperationException($"Skia could not read the font {name}.");
+    });
 }

@@ -1,58 +1,45 @@
-using System.Runtime.InteropServices;
 using System.Text;
-using Salsa.Graphics.Native;
+using SkiaSharp;
 
 namespace Salsa.Graphics;
 
 /// <summary>
-/// A drawing surface: a raster image (PNG out, pixels readable) or an SVG document. Coordinates
-/// are in canvas units with the origin top-left and y pointing down. Not thread-safe; separate
-/// canvases may be used on separate threads.
+/// A drawing surface on SkiaSharp: a raster image (PNG out, pixels readable) or an SVG document.
+/// Coordinates are in canvas units with the origin top-left and y pointing down. Not thread-safe;
+/// separate canvases may be used on separate threads.
 /// </summary>
 /// <remarks>
-/// Every drawing call checks cairo's status, so a failure is a <see cref="CairoException"/> at the
-/// call that caused it. An SVG document is written when it is first saved (cairo emits it as a
-/// whole), after which the canvas accepts no more drawing.
+/// Skia's native library comes from NuGet (no system graphics or font library is needed) and text
+/// is set in the DejaVu Sans embedded in this assembly, so a figure is the same on every machine.
+/// An SVG document is complete when the canvas is finished (by a save, <see cref="Finish"/> or
+/// <see cref="Dispose"/>), after which it accepts no more drawing; its text stays text.
 /// </remarks>
 public sealed partial class Canvas : IDisposable
 {
-    private readonly SurfaceHandle _surface;
-    private readonly ContextHandle _context;
-    private readonly StreamWriteCallback? _svgSink;
-    private readonly MemoryStream? _svgBuffer;
+    private readonly SKSurface? _surface;
+    private readonly SKCanvas _canvas;
+    private readonly Stream? _svgTarget;
+    private readonly SKPictureRecorder? _recorder;
+    private readonly MemoryStream _svgBuffer = new();
     private readonly string? _svgPath;
-    private readonly SvgTextLayer? _textLayer;
     private bool _finished;
     private bool _disposed;
 
-    private Canvas(CanvasKind kind, double width, double height, double scale, SurfaceHandle surface,
-        StreamWriteCallback? svgSink = null, MemoryStream? svgBuffer = null, string? svgPath = null)
+    private Canvas(CanvasKind kind, double width, double height, double scale, SKCanvas canvas, SKSurface? surface = null,
+        Stream? svgTarget = null, SKPictureRecorder? recorder = null, string? svgPath = null)
     {
         Kind = kind;
         Width = width;
         Height = height;
         Scale = scale;
+        _canvas = canvas;
         _surface = surface;
-        _svgSink = svgSink;
-        _svgBuffer = svgBuffer;
+        _svgTarget = svgTarget;
+        _recorder = recorder;
         _svgPath = svgPath;
-        _textLayer = kind == CanvasKind.Svg ? new SvgTextLayer() : null;
-        try
+        if (scale != 1)
         {
-            Cairo.Check(surface, $"Creating a {width}×{height} {kind} surface");
-            _context = Cairo.Create(surface);
-            Cairo.Check(_context, "Creating a drawing context");
-            Cairo.SetLineJoin(_context, LineJoin.Round);
-            if (scale != 1)
-            {
-                Cairo.Scale(_context, scale, scale);
-            }
-        }
-        catch
-        {
-            _context?.Dispose();
-            surface.Dispose();
-            throw;
+            _canvas.Scale((float)scale);
         }
     }
 
@@ -68,10 +55,10 @@ public sealed partial class Canvas : IDisposable
     public double Scale { get; }
 
     /// <summary>
-    /// A transparent ARGB32 image of <paramref name="width"/>×<paramref name="height"/> units;
+    /// A transparent RGBA image of <paramref name="width"/>×<paramref name="height"/> units;
     /// <paramref name="scale"/> &gt; 1 renders the same drawing at a higher pixel density.
     /// </summary>
-    /// <exception cref="CairoException">Cairo cannot create the image (e.g. it is larger than 32767 pixels a side).</exception>
+    /// <exception cref="ArgumentOutOfRangeException">The image would be larger than Skia can allocate (32,767 pixels a side or 2³¹ bytes).</exception>
     public static Canvas CreateRaster(int width, int height, double scale = 1.0)
     {
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(width);
@@ -81,118 +68,94 @@ public sealed partial class Canvas : IDisposable
             throw new ArgumentOutOfRangeException(nameof(scale), scale, "The scale must be a positive number.");
         }
 
-        var pixelWidth = (int)Math.Min(int.MaxValue, Math.Ceiling(width * scale));
-        var pixelHeight = (int)Math.Min(int.MaxValue, Math.Ceiling(height * scale));
-        return new Canvas(CanvasKind.Raster, width, height, scale, Cairo.ImageSurfaceCreate(Format.Argb32, pixelWidth, pixelHeight));
+        var pixelWidth = Math.Ceiling(width * scale);
+        var pixelHeight = Math.Ceiling(height * scale);
+        if (pixelWidth > MaxSide || pixelHeight > MaxSide || pixelWidth * pixelHeight * 4 > int.MaxValue)
+        {
+            throw new ArgumentOutOfRangeException(nameof(width), $"A {pixelWidth}×{pixelHeight}-pixel image is larger than a canvas can be ({MaxSide:N0} pixels a side, 2 GiB).");
+        }
+
+        var surface = SKSurface.Create(new SKImageInfo((int)pixelWidth, (int)pixelHeight, SKColorType.Rgba8888, SKAlphaType.Premul))
+            ?? throw new InvalidOperationException($"Skia could not allocate a {pixelWidth}×{pixelHeight} image.");
+        surface.Canvas.Clear(SKColors.Transparent);
+        return new Canvas(CanvasKind.Raster, width, height, scale, surface.Canvas, surface);
     }
 
     /// <summary>An SVG document built in memory; save it with <see cref="SaveSvg(Stream)"/>, <see cref="SaveSvg(string)"/> or <see cref="ToSvgString"/>.</summary>
-    public static unsafe Canvas CreateSvg(int width, int height)
-    {
-        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(width);
-        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(height);
-        var buffer = new MemoryStream();
-        var sink = new StreamWriteCallback(buffer);
-        var target = GCHandle.Alloc(sink);
-        SurfaceHandle surface;
-        try
-        {
-            surface = Cairo.SvgSurfaceCreateForStream(StreamWriteCallback.Pointer, GCHandle.ToIntPtr(target), width, height);
-        }
-        catch
-        {
-            target.Free();
-            throw;
-        }
-
-        surface.OwnWriteTarget(target);
-        Cairo.SvgSurfaceSetDocumentUnit(surface, SvgUnit.Px);
-        return new Canvas(CanvasKind.Svg, width, height, 1, surface, sink, buffer);
-    }
+    public static Canvas CreateSvg(int width, int height) => CreateSvg(null, null, width, height);
 
     /// <summary>
-    /// An SVG document that cairo writes straight to <paramref name="path"/>. The file is complete
-    /// once the canvas is finished: by <see cref="Finish"/>, by a save, or by <see cref="Dispose"/>.
+    /// An SVG document written straight to <paramref name="path"/>. The file is complete once the
+    /// canvas is finished: by <see cref="Finish"/>, by a save, or by <see cref="Dispose"/>.
     /// </summary>
     public static Canvas CreateSvgFile(string path, int width, int height)
     {
         ArgumentException.ThrowIfNullOrEmpty(path);
-        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(width);
-        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(height);
         var fullPath = Path.GetFullPath(path);
-        var surface = Cairo.SvgSurfaceCreate(fullPath, width, height);
-        var status = Cairo.SurfaceStatus(surface);
-        if (status != CairoStatus.Success)
-        {
-            surface.Dispose();
-            throw new CairoException(status, $"Creating SVG file '{fullPath}'");
-        }
+        return CreateSvg(new FileStream(fullPath, FileMode.Create, FileAccess.ReadWrite, FileShare.None), fullPath, width, height);
+    }
 
-        Cairo.SvgSurfaceSetDocumentUnit(surface, SvgUnit.Px);
-        return new Canvas(CanvasKind.Svg, width, height, 1, surface, svgPath: fullPath);
+    private const int MaxSide = 32_767;
+
+    private static Canvas CreateSvg(Stream? file, string? path, int width, int height)
+    {
+        try
+        {
+            ArgumentOutOfRangeException.ThrowIfNegativeOrZero(width);
+            ArgumentOutOfRangeException.ThrowIfNegativeOrZero(height);
+            // The drawing is recorded, and played into Skia's SVG canvas when the document is finished:
+            // nothing streams while drawing, so an abandoned canvas leaves no stream for a finalizer.
+            var recorder = new SKPictureRecorder();
+            var canvas = recorder.BeginRecording(SKRect.Create(width, height));
+            return new Canvas(CanvasKind.Svg, width, height, 1, canvas, svgTarget: file, recorder: recorder, svgPath: path);
+        }
+        catch
+        {
+            file?.Dispose();
+            throw;
+        }
     }
 
     /// <summary>Fills the whole canvas with <paramref name="color"/>, replacing what was there.</summary>
     public void Clear(Color color)
     {
         ThrowIfNotDrawable();
-        Cairo.Save(_context);
-        Cairo.ResetClip(_context);
-        SetSource(color);
-        Cairo.Paint(_context);
-        Cairo.Restore(_context);
-        Check("Clear");
+        if (Kind == CanvasKind.Raster)
+        {
+            _canvas.Clear(ToSk(color));
+            return;
+        }
+
+        // An SVG document has nothing to replace: a rectangle over the whole page.
+        using var paint = FillPaint(color);
+        _canvas.Save();
+        _canvas.ResetMatrix();
+        _canvas.DrawRect(SKRect.Create((float)Width, (float)Height), paint);
+        _canvas.Restore();
     }
 
     /// <summary>The pixel at device coordinates (<paramref name="x"/>, <paramref name="y"/>) of a raster canvas, not premultiplied.</summary>
-    public unsafe Color GetPixel(int x, int y)
+    public Color GetPixel(int x, int y)
     {
         ThrowIfNotKind(CanvasKind.Raster, "Reading pixels");
-        var width = Cairo.ImageSurfaceGetWidth(_surface);
-        var height = Cairo.ImageSurfaceGetHeight(_surface);
+        using var pixels = _surface!.PeekPixels();
         ArgumentOutOfRangeException.ThrowIfNegative(x);
-        ArgumentOutOfRangeException.ThrowIfGreaterThanOrEqual(x, width);
+        ArgumentOutOfRangeException.ThrowIfGreaterThanOrEqual(x, pixels.Width);
         ArgumentOutOfRangeException.ThrowIfNegative(y);
-        ArgumentOutOfRangeException.ThrowIfGreaterThanOrEqual(y, height);
-
-        // Cairo may hold drawing back until the surface is flushed.
-        Cairo.SurfaceFlush(_surface);
-        var data = Cairo.ImageSurfaceGetData(_surface);
-        if (data is null)
-        {
-            throw new CairoException(Cairo.SurfaceStatus(_surface), "Reading the image data");
-        }
-
-        // ARGB32 is a native-endian 32-bit word per pixel with premultiplied alpha.
-        var pixel = *(uint*)(data + ((long)y * Cairo.ImageSurfaceGetStride(_surface)) + (x * 4L));
-        var a = (byte)(pixel >> 24);
-        if (a == 0)
-        {
-            return Color.Transparent;
-        }
-
-        return Color.FromRgb(Unpremultiply(pixel >> 16, a), Unpremultiply(pixel >> 8, a), Unpremultiply(pixel, a), a);
-
-        static byte Unpremultiply(uint channel, byte alpha) => (byte)Math.Min(255, (((channel & 0xff) * 255) + (alpha / 2u)) / alpha);
+        ArgumentOutOfRangeException.ThrowIfGreaterThanOrEqual(y, pixels.Height);
+        var c = pixels.GetPixelColor(x, y);
+        return c.Alpha == 0 ? Color.Transparent : Color.FromRgb(c.Red, c.Green, c.Blue, c.Alpha);
     }
 
     /// <summary>Writes the raster image as PNG.</summary>
-    public unsafe void SavePng(Stream stream)
+    public void SavePng(Stream stream)
     {
         ArgumentNullException.ThrowIfNull(stream);
         ThrowIfNotKind(CanvasKind.Raster, "PNG output");
-        var sink = new StreamWriteCallback(stream);
-        var target = GCHandle.Alloc(sink);
-        try
-        {
-            var status = Cairo.SurfaceWriteToPngStream(_surface, StreamWriteCallback.Pointer, GCHandle.ToIntPtr(target));
-            sink.ThrowIfFailed();
-            Cairo.Check(status, "Writing PNG to a stream");
-        }
-        finally
-        {
-            target.Free();
-        }
+        using var image = _surface!.Snapshot();
+        using var png = image.Encode(SKEncodedImageFormat.Png, 100)
+            ?? throw new InvalidOperationException("Skia could not encode the image as PNG.");
+        png.SaveTo(stream);
     }
 
     /// <summary>Writes the raster image as a PNG file.</summary>
@@ -200,8 +163,8 @@ public sealed partial class Canvas : IDisposable
     {
         ArgumentException.ThrowIfNullOrEmpty(path);
         ThrowIfNotKind(CanvasKind.Raster, "PNG output");
-        var fullPath = Path.GetFullPath(path);
-        Cairo.Check(Cairo.SurfaceWriteToPng(_surface, fullPath), $"Writing PNG file '{fullPath}'");
+        using var file = new FileStream(Path.GetFullPath(path), FileMode.Create, FileAccess.Write, FileShare.None);
+        SavePng(file);
     }
 
     public byte[] ToPngBytes()
@@ -216,30 +179,17 @@ public sealed partial class Canvas : IDisposable
     {
         ArgumentNullException.ThrowIfNull(stream);
         Finish();
-        if (_svgBuffer is not null)
-        {
-            stream.Write(_svgBuffer.GetBuffer(), 0, checked((int)_svgBuffer.Length));
-        }
-        else
-        {
-            using var file = File.OpenRead(_svgPath!);
-            file.CopyTo(stream);
-        }
+        stream.Write(_svgBuffer.GetBuffer(), 0, checked((int)_svgBuffer.Length));
     }
 
     /// <summary>Finishes the SVG document (if not already) and writes it to the file at <paramref name="path"/>.</summary>
     public void SaveSvg(string path)
     {
         ArgumentException.ThrowIfNullOrEmpty(path);
-        Finish();
         var fullPath = Path.GetFullPath(path);
-        if (_svgPath is not null)
+        if (_svgPath is not null && string.Equals(fullPath, _svgPath, StringComparison.Ordinal))
         {
-            if (!string.Equals(fullPath, _svgPath, StringComparison.Ordinal))
-            {
-                File.Copy(_svgPath, fullPath, overwrite: true);
-            }
-
+            Finish();
             return;
         }
 
@@ -254,11 +204,7 @@ public sealed partial class Canvas : IDisposable
         return Encoding.UTF8.GetString(buffer.GetBuffer(), 0, (int)buffer.Length);
     }
 
-    /// <summary>
-    /// Completes an SVG document: cairo writes it out, a text layer is added (cairo draws glyphs as
-    /// outlines, so without it the words could not be searched, selected or read aloud), and the
-    /// canvas accepts no more drawing. Saving calls this; calling it again does nothing.
-    /// </summary>
+    /// <summary>Completes an SVG document; the canvas accepts no more drawing. Saving calls this; calling it again does nothing.</summary>
     public void Finish()
     {
         ThrowIfNotKind(CanvasKind.Svg, "Finishing an SVG document");
@@ -268,23 +214,21 @@ public sealed partial class Canvas : IDisposable
         }
 
         _finished = true;
-        Check("Drawing");
-        Cairo.SurfaceFinish(_surface);
-        _svgSink?.ThrowIfFailed();
-        Cairo.Check(_surface, _svgPath is null ? "Writing the SVG document" : $"Writing SVG file '{_svgPath}'");
+        using (var picture = _recorder!.EndRecording())
+        using (var stream = new SKManagedWStream(_svgBuffer))
+        using (var svg = SKSvgCanvas.Create(SKRect.Create((float)Width, (float)Height), stream))
+        {
+            svg.DrawPicture(picture);
+        } // the SVG canvas writes the document's end as it goes
 
-        if (_svgBuffer is not null)
+        if (_svgTarget is not null)
         {
-            _textLayer!.InsertBeforeEnd(_svgBuffer);
-        }
-        else
-        {
-            using var file = new FileStream(_svgPath!, FileMode.Open, FileAccess.ReadWrite, FileShare.None);
-            _textLayer!.InsertBeforeEnd(file);
+            _svgTarget.Write(_svgBuffer.GetBuffer(), 0, checked((int)_svgBuffer.Length));
+            _svgTarget.Flush();
         }
     }
 
-    /// <summary>Releases the native surface. An SVG file canvas is finished first, so its file is complete.</summary>
+    /// <summary>Releases the surface. An SVG canvas is finished first, so its file is complete.</summary>
     public void Dispose()
     {
         if (_disposed)
@@ -294,7 +238,7 @@ public sealed partial class Canvas : IDisposable
 
         try
         {
-            if (_svgPath is not null && !_finished)
+            if (Kind == CanvasKind.Svg && !_finished)
             {
                 Finish();
             }
@@ -302,9 +246,10 @@ public sealed partial class Canvas : IDisposable
         finally
         {
             _disposed = true;
-            _context.Dispose();
-            _surface.Dispose();
-            _svgBuffer?.Dispose();
+            _surface?.Dispose();
+            _recorder?.Dispose();
+            _svgTarget?.Dispose();
+            _svgBuffer.Dispose();
         }
     }
 
@@ -326,9 +271,12 @@ public sealed partial class Canvas : IDisposable
         }
     }
 
-    private void Check(string operation) => Cairo.Check(_context, operation);
+    private static SKColor ToSk(Color color) =>
+        new(To8(color.R), To8(color.G), To8(color.B), To8(color.A));
 
-    private void SetSource(Color color) => Cairo.SetSourceRgba(_context, color.R, color.G, color.B, color.A);
+    private static byte To8(double channel) => (byte)Math.Round(Math.Clamp(double.IsNaN(channel) ? 0 : channel, 0, 1) * 255);
+
+    private static SKPaint FillPaint(Color color) => new() { Color = ToSk(color), IsAntialias = true, Style = SKPaintStyle.Fill };
 }
 
 public enum CanvasKind

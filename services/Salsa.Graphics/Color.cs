@@ -3,8 +3,8 @@ using System.Globalization;
 namespace Salsa.Graphics;
 
 /// <summary>
-/// A colour as cairo takes it: red, green, blue and alpha in 0..1, not premultiplied. Values
-/// outside 0..1 are clamped by cairo when drawn.
+/// A colour: red, green, blue and alpha in 0..1, not premultiplied. Values outside 0..1 are
+/// clamped when drawn (to 8 bits a channel).
 /// </summary>
 public readonly record struct Color(double R, double G, double B, double A = 1.0)
 {

@@ -151,8 +151,8 @@ public sealed class CanvasTests
 
         XNamespace svg = "http://www.w3.org/2000/svg";
         Assert.Equal(svg + "svg", document.Root!.Name);
-        Assert.Equal("200px", (string?)document.Root.Attribute("width"));
-        Assert.Contains(document.Descendants(svg + "text"), t => t.Value == "Latency <µs> & ranks");
+        Assert.Equal("200", (string?)document.Root.Attribute("width"));
+        Assert.Contains(document.Descendants(svg + "text"), t => t.Value.Trim() == "Latency <µs> & ranks");
     }
 
     [Fact]
@@ -209,8 +209,7 @@ public sealed class CanvasTests
     [Fact]
     public void Finalizer_AbandonedSvgCanvas_ReleasesWithoutCrashing()
     {
-        // Cairo writes the document when the abandoned surface is finished on the finalizer
-        // thread; the callback's GCHandle must still be alive then.
+        // Abandoned SVG canvases leave Skia objects to their finalizers; nothing may crash then.
         Abandon();
         GC.Collect();
         GC.WaitForPendingFinalizers();
@@ -239,23 +238,21 @@ public sealed class CanvasTests
     }
 
     [Fact]
-    public void CreateRaster_AbsurdSize_ThrowsCairoException()
+    public void CreateRaster_AbsurdSize_ThrowsNamingTheSize()
     {
-        var error = Assert.Throws<CairoException>(() => Canvas.CreateRaster(100_000, 100_000));
+        var error = Assert.Throws<ArgumentOutOfRangeException>(() => Canvas.CreateRaster(100_000, 100_000));
 
-        Assert.Equal(CairoStatus.InvalidSize, error.Status);
-        Assert.Contains("invalid value", error.Message, StringComparison.OrdinalIgnoreCase);
+        Assert.Contains("100000×100000-pixel image is larger than a canvas can be", error.Message, StringComparison.Ordinal);
     }
 
     [Fact]
-    public void SavePng_UnwritablePath_ThrowsCairoException()
+    public void SavePng_UnwritablePath_ThrowsNamingThePath()
     {
         using var canvas = Canvas.CreateRaster(10, 10);
         var path = Path.Combine(Path.GetTempPath(), $"missing-{Guid.NewGuid():N}", "out.png");
 
-        var error = Assert.Throws<CairoException>(() => canvas.SavePng(path));
+        var error = Assert.Throws<DirectoryNotFoundException>(() => canvas.SavePng(path));
 
-        Assert.Equal(CairoStatus.WriteError, error.Status);
         Assert.Contains(path, error.Message, StringComparison.Ordinal);
     }
 
@@ -269,14 +266,13 @@ public sealed class CanvasTests
     }
 
     [Fact]
-    public void DrawText_NaNRotation_ThrowsCairoExceptionWithStatus()
+    public void DrawText_NaNRotation_ThrowsArgumentOutOfRange()
     {
         using var canvas = Canvas.CreateRaster(10, 10);
 
-        var error = Assert.Throws<CairoException>(() => canvas.DrawText("x", 5, 5, new TextStyle(new Font(), Color.Black, Rotation: double.NaN)));
+        var error = Assert.Throws<ArgumentOutOfRangeException>(() => canvas.DrawText("x", 5, 5, new TextStyle(new Font(), Color.Black, Rotation: double.NaN)));
 
-        Assert.Equal(CairoStatus.InvalidMatrix, error.Status);
-        Assert.Contains("DrawText", error.Message, StringComparison.Ordinal);
+        Assert.Contains("rotation", error.Message, StringComparison.Ordinal);
     }
 
     [Fact]

@@ -56,16 +56,19 @@ public sealed partial class CensusMapRendererTests
         var layout = CensusMapRenderer.Plan(data, options);
         var main = Assert.Single(layout.Panels);
 
-        var paths = XDocument.Parse(svg).Descendants(Svg + "path").Select(p => (Style: (string?)p.Attribute("style") ?? string.Empty, D: (string?)p.Attribute("d") ?? string.Empty)).ToList();
+        var paths = XDocument.Parse(svg).Descendants(Svg + "path").Select(p => (
+            Fill: (string?)p.Attribute("fill") ?? string.Empty,
+            FillOpacity: double.Parse((string?)p.Attribute("fill-opacity") ?? "1", CultureInfo.InvariantCulture),
+            D: (string?)p.Attribute("d") ?? string.Empty)).ToList();
 
-        // Hulls are the paths with the hull's fill opacity that start on the map (the legend's sample is beside it).
-        var hullOpacity = string.Create(CultureInfo.InvariantCulture, $"fill-opacity:{MapPainter.HullFillOpacity};");
-        var hulls = paths.Where(p => p.Style.Contains(hullOpacity, StringComparison.Ordinal) && main.Contains(Vertices(p.D)[0])).ToList();
+        // Hulls are the filled paths with the hull's fill opacity (to 8 bits) that start on the map
+        // (the legend's sample is beside it).
+        var hulls = paths.Where(p => p.Fill != "none" && Math.Abs(p.FillOpacity - MapPainter.HullFillOpacity) < 1 / 255.0 && main.Contains(Vertices(p.D)[0])).ToList();
         Assert.Equal(data.ClusterCount, hulls.Count);
 
         // Indiana's outline: every vertex of its 1:10m ring lies on a stroked outline path
         // (vertices closer than a third of a unit to the previous one are merged when drawn).
-        var outlineVertices = paths.Where(p => p.Style.StartsWith("fill:none", StringComparison.Ordinal)).SelectMany(p => Vertices(p.D)).ToArray();
+        var outlineVertices = paths.Where(p => p.Fill == "none").SelectMany(p => Vertices(p.D)).ToArray();
         var indiana = UsAtlas.Default.State("18")!.Polygons.MaxBy(p => p.Exterior.Count)!.Exterior;
         for (var i = 0; i < indiana.Count; i += Math.Max(1, indiana.Count / 25))
         {
@@ -154,6 +157,6 @@ public sealed partial class CensusMapRendererTests
     private static Point[] Vertices(string d) =>
         [.. PathVertex().Matches(d).Select(m => new Point(double.Parse(m.Groups[1].Value, CultureInfo.InvariantCulture), double.Parse(m.Groups[2].Value, CultureInfo.InvariantCulture)))];
 
-    [GeneratedRegex(@"[ML] (-?[0-9.]+) (-?[0-9.]+)")]
+    [GeneratedRegex(@"[ML]\s*(-?[0-9.]+(?:e-?[0-9]+)?)[ ,]+(-?[0-9.]+(?:e-?[0-9]+)?)")]
     private static partial Regex PathVertex();
 }

@@ -5,7 +5,7 @@ using Salsa.Graphics;
 namespace Salsa.Rendering.Tests;
 
 /// <summary>
-/// Just enough of a PNG decoder to read back what cairo writes: 8-bit RGBA or RGB, not
+/// Just enough of a PNG decoder to read back what Skia writes: 8-bit RGBA or RGB, not
 /// interlaced, any of the five row filters.
 /// </summary>
 internal sealed class PngImage

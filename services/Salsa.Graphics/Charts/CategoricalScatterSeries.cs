@@ -6,7 +6,7 @@ namespace Salsa.Graphics.Charts;
 /// Many points coloured by category, such as the clusters of a clustering: one colour of
 /// <see cref="Palette.Categorical"/> per category, grey for negative categories (unassigned).
 /// Built for 10⁵ points: points are grouped by category with a counting sort into pooled
-/// buffers and each group is sent to cairo in a few batched fills, so nothing is allocated per
+/// buffers and each group is sent to Skia in a few batched fills, so nothing is allocated per
 /// point. Groups are drawn in category order, unassigned first.
 /// </summary>
 public sealed class CategoricalScatterSeries : Series

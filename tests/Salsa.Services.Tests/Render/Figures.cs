@@ -1,13 +1,12 @@
 using System.Buffers.Binary;
 using System.Globalization;
 using System.Text.Json;
-using System.Text.RegularExpressions;
 using System.Xml.Linq;
 
 namespace Salsa.Services.Tests.Render;
 
 /// <summary>Reading back what the render service draws: SVG fill colours, PNG headers, GeoJSON features.</summary>
-internal static partial class Figures
+internal static class Figures
 {
     private static readonly XNamespace Svg = "http://www.w3.org/2000/svg";
 
@@ -31,15 +30,12 @@ internal static partial class Figures
         return document;
     }
 
-    /// <summary>The fill colours (#rrggbb) of the paths drawn with this fill opacity.</summary>
-    public static List<string> FillsWithOpacity(XDocument svg, double opacity)
-    {
-        var wanted = string.Create(CultureInfo.InvariantCulture, $"fill-opacity:{opacity};");
-        return [.. svg.Descendants(Svg + "path")
-            .Select(p => (string?)p.Attribute("style") ?? "")
-            .Where(style => style.Contains(wanted, StringComparison.Ordinal))
-            .Select(style => HexOf(FillRgb().Match(style)))];
-    }
+    /// <summary>The fill colours (#rrggbb) of the shapes (paths, circles, rectangles) drawn with this fill opacity.</summary>
+    public static List<string> FillsWithOpacity(XDocument svg, double opacity) =>
+        [.. svg.Descendants()
+            .Where(e => e.Name.LocalName is "path" or "circle" or "ellipse" or "rect" && (string?)e.Attribute("fill") is { } fill && fill != "none"
+                && Math.Abs(double.Parse((string?)e.Attribute("fill-opacity") ?? "1", CultureInfo.InvariantCulture) - opacity) < 1 / 255.0) // opacity is kept to 8 bits
+            .Select(e => ((string?)e.Attribute("fill"))!.ToLowerInvariant())];
 
     /// <summary>The GeoJSON's features.</summary>
     public static List<JsonElement> Features(JsonDocument geojson)
@@ -47,15 +43,4 @@ internal static partial class Figures
         Assert.Equal("FeatureCollection", geojson.RootElement.GetProperty("type").GetString());
         return [.. geojson.RootElement.GetProperty("features").EnumerateArray()];
     }
-
-    // Cairo writes fills as percentages: fill:rgb(12.156863%,46.666667%,70.588235%).
-    private static string HexOf(Match match)
-    {
-        Assert.True(match.Success, "A path has no rgb() fill.");
-        var bytes = Enumerable.Range(1, 3).Select(g => (int)Math.Round(double.Parse(match.Groups[g].Value, CultureInfo.InvariantCulture) * 2.55)).ToArray();
-        return string.Create(CultureInfo.InvariantCulture, $"#{bytes[0]:x2}{bytes[1]:x2}{bytes[2]:x2}");
-    }
-
-    [GeneratedRegex(@"(?:^|;)fill:rgb\(([0-9.]+)%,\s*([0-9.]+)%,\s*([0-9.]+)%\)")]
-    private static partial Regex FillRgb();
 }
