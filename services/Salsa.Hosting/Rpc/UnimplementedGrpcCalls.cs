@@ -1,10 +1,6 @@
-using Grpc.AspNetCore.HealthChecks;
 using Grpc.AspNetCore.Server;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Http;
-using Microsoft.AspNetCore.Routing;
-using Microsoft.Extensions.DependencyInjection;
-using Microsoft.Extensions.Options;
 using Salsa.Hosting.Timing;
 
 namespace Salsa.Hosting.Rpc;
@@ -22,22 +18,6 @@ public static class UnimplementedGrpcCalls
             context.GetEndpoint()?.Metadata.GetMetadata<GrpcMethodMetadata>() is null && context.Request.Protocol == "HTTP/2" && ServerTiming.IsGrpc(context)
                 ? Unimplemented(context)
                 : next(context));
-
-    /// <summary>
-    /// Names every gRPC service the host maps to grpc.health.v1 (each reported as the server's
-    /// health), so a caller can ask for the service it uses. Call once every service is mapped.
-    /// </summary>
-    public static void MapGrpcHealthNames(this WebApplication app)
-    {
-        ArgumentNullException.ThrowIfNull(app);
-        var health = app.Services.GetRequiredService<IOptions<GrpcHealthChecksOptions>>().Value;
-        var names = ((IEndpointRouteBuilder)app).DataSources.SelectMany(d => d.Endpoints)
-            .Select(e => e.Metadata.GetMetadata<GrpcMethodMetadata>()?.Method.ServiceName).OfType<string>().Distinct(StringComparer.Ordinal);
-        foreach (var name in names)
-        {
-            health.Services.Map(name, _ => true);
-        }
-    }
 
     // A trailers-only response: the status rides in the headers, no message follows.
     private static Task Unimplemented(HttpContext context)
