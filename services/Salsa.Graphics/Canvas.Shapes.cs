@@ -202,6 +202,7 @@ public sealed partial class Canvas
     private void StrokePath(SKPath path, in Stroke stroke)
     {
         using var paint = StrokePaint(stroke);
+        using var dash = paint.PathEffect;
         _canvas.DrawPath(path, paint);
     }
 
@@ -217,6 +218,7 @@ public sealed partial class Canvas
         if (stroke is { } s)
         {
             using var paint = StrokePaint(s);
+            using var dash = paint.PathEffect;
             draw(paint);
         }
     }
@@ -237,7 +239,7 @@ public sealed partial class Canvas
             LineDash.DashDot => [6.4f * unit, 1.6f * unit, 1f * unit, 1.6f * unit],
             _ => null,
         };
-        // The paint keeps the path effect; disposing the paint releases it.
+        // Disposing a paint leaves its path effect to the finalizer: callers dispose both.
         return new SKPaint
         {
             Color = ToSk(stroke.Color),
