@@ -46,7 +46,7 @@ public sealed record RunRequest
 // Running are resumed — steps that had succeeded keep their outputs, the others run again — or,
 // when resuming is off or impossible, marked Interrupted with the reason. None vanish.
 public sealed class RunManager(IDataStore store, WorkflowLibrary library, OperationCatalog catalog, Services.ServiceDirectory services,
-    Microsoft.Extensions.Options.IOptions<RunLimits> options, ILoggerFactory loggers) : IHostedService, IDisposable
+    Microsoft.Extensions.Options.IOptions<RunLimits> options, ILoggerFactory loggers) : IHostedLifecycleService, IDisposable
 {
     /// <summary>The records' service: not the gateway's own name, whose job manager marks its jobs interrupted at start.</summary>
     public const string Service = "gateway.runs";
@@ -73,7 +73,16 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
         }
     }
 
-    public async Task StopAsync(CancellationToken cancellationToken)
+    public Task StartingAsync(CancellationToken cancellationToken) => Task.CompletedTask;
+
+    public Task StartedAsync(CancellationToken cancellationToken) => Task.CompletedTask;
+
+    /// <summary>
+    /// The host is stopping: every run in flight is stopped now, before Kestrel drains its requests
+    /// (a run's event stream stays open until the run ends, so waiting for the drain would let the
+    /// runs go on computing while the process is going away).
+    /// </summary>
+    public async Task StoppingAsync(CancellationToken cancellationToken)
     {
         _stopping = true;
         foreach (var run in _live.Values)
@@ -81,10 +90,16 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
             run.Stopping = true;
             await run.Cancellation.CancelAsync().ConfigureAwait(false);
         }
+    }
 
-        // Each run records where it stopped before the process goes.
+    /// <summary>Each run records where it stopped before the process goes.</summary>
+    public async Task StopAsync(CancellationToken cancellationToken)
+    {
+        await StoppingAsync(cancellationToken).ConfigureAwait(false); // idempotent: covers a host that skipped the lifecycle call
         await Task.WhenAll(_live.Values.Select(r => r.Completion.Task)).WaitAsync(cancellationToken).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
     }
+
+    public Task StoppedAsync(CancellationToken cancellationToken) => Task.CompletedTask;
 
     /// <summary>Validates and accepts a run; it starts as soon as a slot is free.</summary>
     public async Task<RunView> SubmitAsync(RunRequest request, CancellationToken cancellationToken = default)
