@@ -97,7 +97,23 @@ public static class DatasetTransfers
         }
 
         using var call = client.Upload(options);
-        await call.RequestStream.WriteAsync(new UploadRequest { Header = header }).ConfigureAwait(false);
+        try
+        {
+            await SendAsync(call.RequestStream, header, points, fill, weights, labels).ConfigureAwait(false);
+        }
+        catch (RpcException)
+        {
+            // The service ended the call before reading everything (bad data, a limit): the failed write
+            // says only that the stream is gone, the response carries the service's own status.
+        }
+
+        return await call.ResponseAsync.ConfigureAwait(false);
+    }
+
+    private static async Task SendAsync(IClientStreamWriter<UploadRequest> stream, UploadHeader header, int points,
+        Action<PointChunk, int, int> fill, IReadOnlyList<double>? weights, IReadOnlyList<string>? labels)
+    {
+        await stream.WriteAsync(new UploadRequest { Header = header }).ConfigureAwait(false);
         for (var start = 0; start < points; start += DefaultChunkPoints)
         {
             var count = Math.Min(DefaultChunkPoints, points - start);
@@ -116,10 +132,9 @@ public static class DatasetTransfers
                 }
             }
 
-            await call.RequestStream.WriteAsync(new UploadRequest { Chunk = chunk }).ConfigureAwait(false);
+            await stream.WriteAsync(new UploadRequest { Chunk = chunk }).ConfigureAwait(false);
         }
 
-        await call.RequestStream.CompleteAsync().ConfigureAwait(false);
-        return await call.ResponseAsync.ConfigureAwait(false);
+        await stream.CompleteAsync().ConfigureAwait(false);
     }
 }
