@@ -1,7 +1,7 @@
 using System.Globalization;
 using System.Text.RegularExpressions;
 using System.Xml.Linq;
-using Salsa.Graphics;
+using Salsa.Rendering.Drawing;
 using Salsa.Rendering.Atlas;
 using Salsa.Rendering.Maps;
 

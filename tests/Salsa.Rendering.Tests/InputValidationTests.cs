@@ -33,7 +33,7 @@ public sealed class InputValidationTests
         { () => new ScatterData([1, 2, 3, 4], [0, -3]), "Point 1 is in cluster -3" },
         { () => new ScatterData([1, 2, 3, 4], null, [new(2, "x")]), "Label 'x' names point 2, but there are 2 points (0..1)" },
         { () => ScatterData.FromColumns([1, 2], [1]), "2 x values but 1 y values" },
-        { () => ScatterRenderer.RenderSvg(new ScatterData([1, 2, 3, 4], [0, 2]), new ScatterOptions { ClusterColors = [Salsa.Graphics.Color.Black] }), "3 clusters but options.ClusterColors has 1 colours" },
+        { () => ScatterRenderer.RenderSvg(new ScatterData([1, 2, 3, 4], [0, 2]), new ScatterOptions { ClusterColors = [Salsa.Rendering.Drawing.Color.Black] }), "3 clusters but options.ClusterColors has 1 colours" },
     };
 
     [Theory]

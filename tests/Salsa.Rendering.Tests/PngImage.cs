@@ -1,6 +1,6 @@
 using System.Buffers.Binary;
 using System.IO.Compression;
-using Salsa.Graphics;
+using Salsa.Rendering.Drawing;
 
 namespace Salsa.Rendering.Tests;
 

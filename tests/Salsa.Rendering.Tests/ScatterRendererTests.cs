@@ -1,7 +1,7 @@
 using System.Globalization;
 using System.Xml.Linq;
 using Salsa.Datasets;
-using Salsa.Graphics;
+using Salsa.Rendering.Drawing;
 using Salsa.Rendering.Scatter;
 
 namespace Salsa.Rendering.Tests;

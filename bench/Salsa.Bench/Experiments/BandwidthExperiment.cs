@@ -2,8 +2,7 @@ using System.Diagnostics;
 using System.Globalization;
 using Salsa.Bench.Harness;
 using Salsa.Ccr;
-using Salsa.Graphics;
-using Salsa.Graphics.Charts;
+using Salsa.Rendering.Charts;
 
 namespace Salsa.Bench.Experiments;
 
@@ -156,14 +155,13 @@ public sealed class BandwidthExperiment : IExperiment
             SeedRows.Select(s => (IReadOnlyList<string>)[s.Machine, .. s.Small.Select(v => ExperimentContext.Format(v)), .. s.Large.Select(v => ExperimentContext.Format(v))]));
 
         var chart = new Chart("Port bandwidth by payload size", "payload (doubles)", "GB/s (all computations)") { XScale = Scale.Log10 };
-        var palette = Palette.Categorical;
         var xs = Words.Select(w => (double)w).ToArray();
         for (var d = 0; d < Destinations.Length; d++)
         {
             var ys = Words.Select(w => context.Value($"destination={Destinations[d]},words={w},computations={computations}", "bandwidth_gb_per_s")).ToArray();
-            chart.AddLine($"ours, {Destinations[d]}", xs, ys, Figures.Ours(palette[d]));
+            chart.AddLine($"ours, {Destinations[d]}", xs, ys, Figures.Ours(Figures.Colour(d)));
             var seed = SeedRows[0];
-            chart.AddLine($"seed AMD, {Destinations[d]}", [1e5, 1e6], [seed.Small[d], seed.Large[d]], Figures.Seed(palette[d]));
+            chart.AddLine($"seed AMD, {Destinations[d]}", [1e5, 1e6], [seed.Small[d], seed.Large[d]], Figures.Seed(Figures.Colour(d)));
         }
 
         Figures.Save(context, chart);

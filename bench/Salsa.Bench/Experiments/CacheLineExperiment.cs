@@ -3,8 +3,7 @@ using System.Globalization;
 using System.Runtime.CompilerServices;
 using Salsa.Bench.Harness;
 using Salsa.Ccr;
-using Salsa.Graphics;
-using Salsa.Graphics.Charts;
+using Salsa.Rendering.Charts;
 
 namespace Salsa.Bench.Experiments;
 
@@ -100,12 +99,11 @@ public sealed class CacheLineExperiment : IExperiment
 
         var categories = Separations.Select(s => $"S = {s}").ToArray();
         var chart = new Chart("False sharing: concurrent summation into A[i·S]", "separation S (doubles)", "ns per addition") { YScale = Scale.Log10 };
-        var palette = Palette.Categorical;
         for (var i = 0; i < impls.Length; i++)
         {
             var values = Separations.Select(s => context.Value($"impl={impls[i].Name},separation={s},threads={threads}", "ns_per_add_mean")).ToArray();
             var errors = Separations.Select(s => context.Value($"impl={impls[i].Name},separation={s},threads={threads}", "ns_per_add_stddev")).ToArray();
-            chart.AddBars(impls[i].Name, categories, values, new SeriesStyle { Color = palette[i] }, errors);
+            chart.AddBars(impls[i].Name, categories, values, Figures.Bars(Figures.Colour(i)), errors);
         }
 
         Figures.Save(context, chart);

@@ -2,8 +2,8 @@ using System.Globalization;
 using Salsa.Bench.Experiments.Stages;
 using Salsa.Bench.Harness;
 using Salsa.Ccr;
-using Salsa.Graphics;
-using Salsa.Graphics.Charts;
+using Salsa.Rendering.Charts;
+using ScottPlot;
 
 namespace Salsa.Bench.Experiments;
 
@@ -193,10 +193,9 @@ public sealed class CcrStagesExperiment : IExperiment
         Findings(context, runners);
 
         var panels = new List<Chart>();
-        var palette = Palette.Categorical;
         for (var p = 0; p < patterns.Length; p++)
         {
-            var chart = new Chart(Key(patterns[p]), "parallel computations", "µs per stage: ours without work, the seed's overhead") { YScale = Scale.Log10 };
+            var chart = new Chart(Key(patterns[p]), "parallel computations", "µs per stage") { YScale = Scale.Log10 };
             var xs = Computations.Where(n => n > 1 || patterns[p] == StagePattern.Pipeline).Select(n => (double)n).ToArray();
             var colour = 0;
             foreach (var runner in runners)
@@ -205,7 +204,7 @@ public sealed class CcrStagesExperiment : IExperiment
                 {
                     var threads = match ? "match" : "default";
                     var ys = xs.Select(n => context.Value($"impl={runner.Name},pattern={Key(patterns[p])},computations={n},threads={threads}", "empty_stage_us")).ToArray();
-                    chart.AddLine($"{runner.Name}, {threads}", xs, ys, Figures.Ours(palette[colour++ % palette.Count], match ? MarkerShape.Circle : MarkerShape.Square));
+                    chart.AddLine($"{runner.Name}, {threads}", xs, ys, Figures.Ours(Figures.Colour(colour++), match ? MarkerShape.FilledCircle : MarkerShape.FilledSquare));
                 }
             }
 
@@ -213,12 +212,13 @@ public sealed class CcrStagesExperiment : IExperiment
             {
                 var seed = Seed["AMD 4-core"][p * 2 + (match ? 0 : 1)];
                 var ys = xs.Select(n => seed[Array.IndexOf(Computations, (int)n)]).ToArray();
-                chart.AddLine($"seed CCR AMD, {(match ? "match" : "default")}", xs, ys, Figures.Seed(palette[colour++ % palette.Count]));
+                chart.AddLine($"seed CCR AMD, {(match ? "match" : "default")}", xs, ys, Figures.Seed(Figures.Colour(colour++)));
             }
 
             panels.Add(chart);
         }
 
-        Figures.SavePanels(context, panels, columns: 2);
+        context.Paragraph("Solid lines: our time per stage without work; dashed, hollow markers: the seed's overhead per stage (CCR, AMD 4-core), both in µs.");
+        Figures.SavePanels(context, panels, columns: 2, panelWidth: 760);
     }
 }

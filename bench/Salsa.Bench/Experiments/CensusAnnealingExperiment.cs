@@ -4,8 +4,7 @@ using Salsa.Bench.Harness;
 using Salsa.Clustering;
 using Salsa.Clustering.Annealing;
 using Salsa.Clustering.KMeans;
-using Salsa.Graphics;
-using Salsa.Graphics.Charts;
+using Salsa.Rendering.Charts;
 
 namespace Salsa.Bench.Experiments;
 
@@ -44,7 +43,7 @@ public sealed class CensusAnnealingExperiment : IExperiment
             $"(annealing ÷ k-means = {annealing.WeightedCost / kmeans.Inertia:F4})."));
 
         var chart = new Chart("Annealing schedule", "temperature (km²)", "clusters") { XScale = Scale.Log10 };
-        chart.AddLine("clusters", annealing.Trajectory.Select(s => s.Temperature).ToArray(), annealing.Trajectory.Select(s => (double)s.Clusters).ToArray(), Figures.Ours(Palette.Categorical[0]));
+        chart.AddLine("clusters", annealing.Trajectory.Select(s => s.Temperature).ToArray(), annealing.Trajectory.Select(s => (double)s.Clusters).ToArray(), Figures.Ours(Figures.Colour(0)));
         Figures.Save(context, chart);
     }
 }

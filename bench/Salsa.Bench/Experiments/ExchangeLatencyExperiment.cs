@@ -1,7 +1,7 @@
 using Salsa.Bench.Experiments.Exchange;
 using Salsa.Bench.Harness;
-using Salsa.Graphics;
-using Salsa.Graphics.Charts;
+using Salsa.Rendering.Charts;
+using ScottPlot;
 
 namespace Salsa.Bench.Experiments;
 
@@ -138,15 +138,14 @@ public sealed class ExchangeLatencyExperiment : IExperiment
 
         var categories = RankCounts.Select(r => $"{r} ranks").ToArray();
         var chart = new Chart("Exchange latency (zero-size messages, 2 cores)", "ranks", "latency per exchange (µs)") { YScale = Scale.Log10 };
-        var palette = Palette.Categorical;
         for (var i = 0; i < runners.Length; i++)
         {
             var values = RankCounts.Select(n => context.Value($"impl={runners[i].Name},ranks={n}", "latency_us")).ToArray();
             var errors = RankCounts.Select(n => context.Value($"impl={runners[i].Name},ranks={n}", "latency_stddev_us")).ToArray();
-            chart.AddBars(runners[i].Name, categories, values, new SeriesStyle { Color = palette[i] }, errors);
+            chart.AddBars(runners[i].Name, categories, values, Figures.Bars(Figures.Colour(i)), errors);
         }
 
-        chart.AddBars("seed CCR (C#, 2007; 4 and 8 cores)", categories, [double.NaN, 16.3, 20.2], new SeriesStyle { Color = Color.FromHex("#9e9e9e") });
+        chart.AddBars("seed CCR (C#, 2007; 4 and 8 cores)", categories, [double.NaN, 16.3, 20.2], Figures.Bars(Color.FromHex("#9e9e9e")));
         Figures.Save(context, chart);
     }
 }

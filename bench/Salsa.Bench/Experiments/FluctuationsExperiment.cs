@@ -3,8 +3,8 @@ using Salsa.Bench.Experiments.Kernels;
 using Salsa.Bench.Harness;
 using Salsa.Ccr;
 using Salsa.Clustering.Parallel;
-using Salsa.Graphics;
-using Salsa.Graphics.Charts;
+using Salsa.Rendering.Charts;
+using ScottPlot;
 
 namespace Salsa.Bench.Experiments;
 
@@ -65,13 +65,12 @@ public sealed class FluctuationsExperiment : IExperiment
             })));
 
         var chart = new Chart("Run-time fluctuations between synchronisations", "points per rank", "relative to the mean step") { XScale = Scale.Log10, YScale = Scale.Log10 };
-        var palette = Palette.Categorical;
         var xs = PointsPerRank.Select(n => (double)n).ToArray();
         var colour = 0;
         foreach (var k in Clusters)
         {
-            chart.AddLine($"std/mean, {k} cluster(s)", xs, PointsPerRank.Select(n => context.Value($"points_per_rank={n},clusters={k},ranks={ranks}", "stddev_over_mean")).ToArray(), Figures.Ours(palette[colour++]));
-            chart.AddLine($"(max−min)/mean, {k} cluster(s)", xs, PointsPerRank.Select(n => context.Value($"points_per_rank={n},clusters={k},ranks={ranks}", "max_minus_min_over_mean")).ToArray(), Figures.Ours(palette[colour++], MarkerShape.Square));
+            chart.AddLine($"std/mean, {k} cluster(s)", xs, PointsPerRank.Select(n => context.Value($"points_per_rank={n},clusters={k},ranks={ranks}", "stddev_over_mean")).ToArray(), Figures.Ours(Figures.Colour(colour++)));
+            chart.AddLine($"(max−min)/mean, {k} cluster(s)", xs, PointsPerRank.Select(n => context.Value($"points_per_rank={n},clusters={k},ranks={ranks}", "max_minus_min_over_mean")).ToArray(), Figures.Ours(Figures.Colour(colour++), MarkerShape.FilledSquare));
         }
 
         Figures.Save(context, chart);

@@ -3,8 +3,7 @@ using Salsa.Bench.Experiments.Kernels;
 using Salsa.Bench.Harness;
 using Salsa.Ccr;
 using Salsa.Clustering.Parallel;
-using Salsa.Graphics;
-using Salsa.Graphics.Charts;
+using Salsa.Rendering.Charts;
 
 namespace Salsa.Bench.Experiments;
 
@@ -64,12 +63,11 @@ public sealed class KernelScalingExperiment : IExperiment
         var panels = Clusters.Select(k =>
         {
             var chart = new Chart($"{k} cluster{(k > 1 ? "s" : "")}", "ranks (cores)", "scaled run time");
-            var palette = Palette.Categorical;
             for (var i = 0; i < PointsPerRank.Length; i++)
             {
                 var n = PointsPerRank[i];
                 chart.AddLine($"{n:N0} points per rank", rankCounts.Select(r => (double)r).ToArray(),
-                    rankCounts.Select(r => context.Value($"points_per_rank={n},clusters={k},ranks={r}", "scaled_time")).ToArray(), Figures.Ours(palette[i]));
+                    rankCounts.Select(r => context.Value($"points_per_rank={n},clusters={k},ranks={r}", "scaled_time")).ToArray(), Figures.Ours(Figures.Colour(i)));
             }
 
             return chart;

@@ -4,8 +4,7 @@ using Salsa.Bench.Harness;
 using Salsa.Ccr;
 using Salsa.Clustering;
 using Salsa.Clustering.Parallel;
-using Salsa.Graphics;
-using Salsa.Graphics.Charts;
+using Salsa.Rendering.Charts;
 
 namespace Salsa.Bench.Experiments;
 
@@ -207,18 +206,17 @@ public sealed class ParallelOverheadExperiment : IExperiment
 
         var left = new Chart("Parallel overhead against 1/n", "1 / points per rank", "f(n,P)") { XScale = Scale.Log10 };
         var right = new Chart("Parallel overhead against clusters", "clusters", "f(n,P)");
-        var palette = Palette.Categorical;
         var colour = 0;
         foreach (var (data, ns) in new[] { ("census", censusN), ("chem-binary", chemN) })
         {
             foreach (var k in new[] { 10, 20 })
             {
                 left.AddLine($"{data}, {k} clusters", ns.Select(n => 1.0 / n).ToArray(),
-                    ns.Select(n => context.Value($"data={data},n={n},clusters={k},ranks={p}", "overhead")).ToArray(), Figures.Ours(palette[colour++]));
+                    ns.Select(n => context.Value($"data={data},n={n},clusters={k},ranks={p}", "overhead")).ToArray(), Figures.Ours(Figures.Colour(colour++)));
             }
 
             right.AddLine(data, clusters.Select(k => (double)k).ToArray(),
-                clusters.Select(k => context.Value($"data={data},n={ns[^1]},clusters={k},ranks={p}", "overhead")).ToArray(), Figures.Ours(palette[colour++]));
+                clusters.Select(k => context.Value($"data={data},n={ns[^1]},clusters={k},ranks={p}", "overhead")).ToArray(), Figures.Ours(Figures.Colour(colour++)));
         }
 
         Figures.SavePanels(context, [left, right], columns: 2);

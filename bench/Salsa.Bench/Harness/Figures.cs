@@ -1,55 +1,43 @@
-using Salsa.Graphics;
-using Salsa.Graphics.Charts;
+using Salsa.Rendering.Charts;
+using ScottPlot;
 
 namespace Salsa.Bench.Harness;
 
-/// <summary>Writes an experiment's figure as <c>&lt;name&gt;.svg</c> and <c>&lt;name&gt;.png</c>.</summary>
+/// <summary>Writes an experiment's figure as <c>&lt;name&gt;.svg</c> and <c>&lt;name&gt;.png</c>, drawn with ScottPlot.</summary>
 public static class Figures
 {
-    public static void Save(ExperimentContext context, Chart chart, int width = 960, int height = 560)
-    {
-        Directory.CreateDirectory(context.ResultsDirectory);
-        chart.RenderSvg(context.FilePath(".svg"), width, height);
-        chart.RenderPng(context.FilePath(".png"), width, height);
-        context.Paragraph($"![{context.Name}]({context.Name}.png)");
-    }
+    public static void Save(ExperimentContext context, Chart chart, int width = 960, int height = 560) =>
+        SavePanels(context, [chart], columns: 1, width, height);
 
     /// <summary>Several charts in a grid, one figure.</summary>
     public static void SavePanels(ExperimentContext context, IReadOnlyList<Chart> panels, int columns, int panelWidth = 620, int panelHeight = 420)
     {
         Directory.CreateDirectory(context.ResultsDirectory);
-        var rows = (panels.Count + columns - 1) / columns;
-        var width = columns * panelWidth;
-        var height = rows * panelHeight;
-        using (var svg = Canvas.CreateSvg(width, height))
+        var plots = panels.Select(p => p.ToPlot()).ToList();
+        try
         {
-            Draw(svg);
-            svg.SaveSvg(context.FilePath(".svg"));
+            File.WriteAllText(context.FilePath(".svg"), ChartStyle.RenderSvg(plots, columns, panelWidth, panelHeight));
+            File.WriteAllBytes(context.FilePath(".png"), ChartStyle.RenderPng(plots, columns, panelWidth, panelHeight));
         }
-
-        using (var png = Canvas.CreateRaster(width, height))
+        finally
         {
-            Draw(png);
-            png.SavePng(context.FilePath(".png"));
+            plots.ForEach(p => p.Dispose());
         }
 
         context.Paragraph($"![{context.Name}]({context.Name}.png)");
-
-        void Draw(Canvas canvas)
-        {
-            canvas.Clear(Color.White);
-            for (var i = 0; i < panels.Count; i++)
-            {
-                panels[i].Draw(canvas, i % columns * panelWidth, i / columns * panelHeight, panelWidth, panelHeight);
-            }
-        }
     }
 
+    /// <summary>Colour <paramref name="index"/> of the project's categorical palette (the maps' too).</summary>
+    public static Color Colour(int index) => ChartStyle.Category(index);
+
     /// <summary>The style of a seed paper's series: dashed, hollow markers.</summary>
-    public static SeriesStyle Seed(Color color, MarkerShape marker = MarkerShape.Triangle) =>
-        new() { Color = color, Dash = LineDash.Dashed, Marker = marker, MarkerFill = Color.White, LineWidth = 1.5 };
+    public static SeriesStyle Seed(Color color, MarkerShape marker = MarkerShape.FilledTriangleUp) =>
+        new(color) { Dashed = true, Marker = marker, Hollow = true, LineWidth = 1.5f };
 
     /// <summary>The style of one of our series: solid, filled markers.</summary>
-    public static SeriesStyle Ours(Color color, MarkerShape marker = MarkerShape.Circle) =>
-        new() { Color = color, Marker = marker };
+    public static SeriesStyle Ours(Color color, MarkerShape marker = MarkerShape.FilledCircle) =>
+        new(color) { Marker = marker };
+
+    /// <summary>A bar series' style.</summary>
+    public static SeriesStyle Bars(Color color) => new(color);
 }

@@ -1,5 +1,5 @@
 using System.Globalization;
-using Salsa.Graphics;
+using Salsa.Rendering.Drawing;
 
 namespace Salsa.Rendering.Figures;
 

@@ -1,4 +1,4 @@
-using Salsa.Graphics;
+using Salsa.Rendering.Drawing;
 using Salsa.Rendering.Atlas;
 
 namespace Salsa.Rendering.Maps;

@@ -1,10 +1,10 @@
 using System.Globalization;
 using System.Runtime.InteropServices;
 using NetTopologySuite.Geometries;
-using Salsa.Graphics;
+using Salsa.Rendering.Drawing;
 using Salsa.Rendering.Atlas;
 using Salsa.Rendering.Figures;
-using GraphicsPoint = Salsa.Graphics.Point;
+using GraphicsPoint = Salsa.Rendering.Drawing.Point;
 
 namespace Salsa.Rendering.Maps;
 

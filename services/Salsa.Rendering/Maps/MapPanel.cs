@@ -1,5 +1,5 @@
 using Salsa.Datasets;
-using Salsa.Graphics;
+using Salsa.Rendering.Drawing;
 
 namespace Salsa.Rendering.Maps;
 

@@ -1,5 +1,5 @@
 using Salsa.Datasets;
-using Salsa.Graphics;
+using Salsa.Rendering.Drawing;
 using Salsa.Rendering.Atlas;
 
 namespace Salsa.Rendering.Maps;

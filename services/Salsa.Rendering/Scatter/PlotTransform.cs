@@ -1,4 +1,4 @@
-using Salsa.Graphics;
+using Salsa.Rendering.Drawing;
 
 namespace Salsa.Rendering.Scatter;
 

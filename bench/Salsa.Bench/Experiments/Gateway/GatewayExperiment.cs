@@ -1,15 +1,15 @@
 using System.Diagnostics;
 using System.Globalization;
 using System.Text.Json;
+using Grpc.Core;
+using Grpc.Net.Client;
 using Salsa.Bench.Experiments.Services;
 using Salsa.Bench.Harness;
 using Salsa.Contracts.Census;
 using Salsa.Contracts.Clients;
 using Salsa.Gateway.Runs;
-using Salsa.Graphics;
-using Salsa.Graphics.Charts;
-using Grpc.Core;
-using Grpc.Net.Client;
+using Salsa.Rendering.Charts;
+using ScottPlot;
 
 namespace Salsa.Bench.Experiments.Gateway;
 
@@ -443,25 +443,24 @@ public sealed class GatewayExperiment : IExperiment
 
     private static void Figure(ExperimentContext context)
     {
-        var palette = Palette.Categorical;
         string[] keys = ["path=direct,op=census.Import", "path=gateway,steps=1", "path=rest-sse,steps=1", "path=gateway,steps=3"];
         string[] labels = ["direct call", "run, 1 step", "REST+SSE, 1 step", "run, 3 steps"];
         var latency = new Chart("census.Import direct and in a run (1 in flight)", "", "µs") { YScale = Scale.Log10 };
-        latency.AddBars("call / run p50", labels, keys.Select((k, i) => context.Value(k, i == 0 ? "p50_us" : "run_p50_us")).ToArray(), new SeriesStyle { Color = palette[0] });
-        latency.AddBars("call / run p99", labels, keys.Select((k, i) => context.Value(k, i == 0 ? "p99_us" : "run_p99_us")).ToArray(), new SeriesStyle { Color = palette[1] });
-        latency.AddBars("the call as the gateway's hop, p50", labels, keys.Select((k, i) => i == 0 ? double.NaN : context.Value(k, "hop_p50_us")).ToArray(), new SeriesStyle { Color = palette[3] });
-        latency.AddBars("gateway overhead per hop, p50", labels, keys.Select((k, i) => i == 0 ? double.NaN : context.Value(k, "overhead_per_hop_p50_us")).ToArray(), new SeriesStyle { Color = palette[2] });
+        latency.AddBars("call / run p50", labels, keys.Select((k, i) => context.Value(k, i == 0 ? "p50_us" : "run_p50_us")).ToArray(), Figures.Bars(Figures.Colour(0)));
+        latency.AddBars("call / run p99", labels, keys.Select((k, i) => context.Value(k, i == 0 ? "p99_us" : "run_p99_us")).ToArray(), Figures.Bars(Figures.Colour(1)));
+        latency.AddBars("the call as the gateway's hop, p50", labels, keys.Select((k, i) => i == 0 ? double.NaN : context.Value(k, "hop_p50_us")).ToArray(), Figures.Bars(Figures.Colour(3)));
+        latency.AddBars("gateway overhead per hop, p50", labels, keys.Select((k, i) => i == 0 ? double.NaN : context.Value(k, "overhead_per_hop_p50_us")).ToArray(), Figures.Bars(Figures.Colour(2)));
 
         double[] submitters = [1, 4, 16];
         var rate = new Chart("Runs per second (import → query), closed loop", "submitters (runs in flight)", "runs/s") { XScale = Scale.Log10 };
-        rate.AddLine("direct: the same 2 calls", submitters, submitters.Select(n => context.Value($"path=direct,workflow=import-query,submitters={n}", "runs_per_s")).ToArray(), Figures.Ours(palette[0], MarkerShape.Square));
-        rate.AddLine($"gateway, {Concurrent} run slots", submitters, submitters.Select(n => context.Value($"path=gateway,workflow=import-query,concurrent={Concurrent},submitters={n}", "runs_per_s")).ToArray(), Figures.Ours(palette[1]));
-        rate.AddScatter($"gateway, {DefaultConcurrent} run slots (default)", [16], [context.Value($"path=gateway,workflow=import-query,concurrent={DefaultConcurrent},submitters=16", "runs_per_s")], Figures.Ours(palette[2], MarkerShape.Diamond));
+        rate.AddLine("direct: the same 2 calls", submitters, submitters.Select(n => context.Value($"path=direct,workflow=import-query,submitters={n}", "runs_per_s")).ToArray(), Figures.Ours(Figures.Colour(0), MarkerShape.FilledSquare));
+        rate.AddLine($"gateway, {Concurrent} run slots", submitters, submitters.Select(n => context.Value($"path=gateway,workflow=import-query,concurrent={Concurrent},submitters={n}", "runs_per_s")).ToArray(), Figures.Ours(Figures.Colour(1)));
+        rate.AddScatter($"gateway, {DefaultConcurrent} run slots (default)", [16], [context.Value($"path=gateway,workflow=import-query,concurrent={DefaultConcurrent},submitters=16", "runs_per_s")], Figures.Ours(Figures.Colour(2), MarkerShape.FilledDiamond));
         // Headroom above the tallest bar for the legend (a log axis).
-        var values = latency.Series.OfType<BarSeries>().SelectMany(b => b.Values.ToArray()).Where(v => v > 0).ToList();
+        var values = latency.Values.Where(v => v > 0).ToList();
         if (values.Count > 0)
         {
-            latency.YLimits = new AxisLimits(values.Min() / 2, values.Max() * 12);
+            latency.YLimits = new AxisRange(values.Min() / 2, values.Max() * 12);
         }
 
         Figures.SavePanels(context, [latency, rate], columns: 2);

@@ -1,13 +1,13 @@
 using System.Diagnostics;
 using System.Net.Http.Json;
 using System.Net.Sockets;
+using Grpc.Core;
+using Grpc.Health.V1;
+using Grpc.Net.Client;
 using Salsa.Bench.Harness;
 using Salsa.Contracts.Clients;
 using Salsa.Contracts.Common;
 using Salsa.Datasets;
-using Grpc.Core;
-using Grpc.Net.Client;
-using Grpc.Health.V1;
 using Salsa.Testing;
 
 namespace Salsa.Bench.Experiments.Services;

@@ -1,4 +1,4 @@
-namespace Salsa.Graphics;
+namespace Salsa.Rendering.Drawing;
 
 public enum HorizontalAlignment
 {
@@ -23,10 +23,10 @@ public enum VerticalAlignment
     Bottom,
 }
 
-/// <summary>A font, by fontconfig family name ("DejaVu Sans" is installed with the system).</summary>
+/// <summary>A font: size and weight of the embedded DejaVu Sans (<see cref="EmbeddedFonts"/>), the one family figures use.</summary>
 public readonly record struct Font(double Size = 12, bool Bold = false, string Family = Font.DefaultFamily)
 {
-    public const string DefaultFamily = "DejaVu Sans";
+    public const string DefaultFamily = EmbeddedFonts.Family;
 
     /// <summary>12-unit regular DejaVu Sans (without this, <c>new Font()</c> would have size 0).</summary>
     public Font()

@@ -1,4 +1,4 @@
-namespace Salsa.Graphics;
+namespace Salsa.Rendering.Drawing;
 
 /// <summary>A point in canvas units (pixels for a raster canvas at scale 1), y pointing down.</summary>
 public readonly record struct Point(double X, double Y);

@@ -1,12 +1,9 @@
-using System.Collections.Concurrent;
 using SkiaSharp;
 
-namespace Salsa.Graphics;
+namespace Salsa.Rendering.Drawing;
 
 public sealed partial class Canvas
 {
-    private static readonly ConcurrentDictionary<bool, SKTypeface> s_typefaces = new();
-
     /// <summary>The advance width of <paramref name="text"/> and the font's line height.</summary>
     public TextSize MeasureText(string text, Font font)
     {
@@ -71,15 +68,6 @@ public sealed partial class Canvas
             throw new ArgumentOutOfRangeException(nameof(font), font.Size, "The font size must be a positive number.");
         }
 
-        return new SKFont(Typeface(font.Bold), (float)font.Size) { Subpixel = true, Edging = SKFontEdging.Antialias };
+        return new SKFont(EmbeddedFonts.Typeface(font.Bold), (float)font.Size) { Subpixel = true, Edging = SKFontEdging.Antialias };
     }
-
-    // The embedded DejaVu Sans (see the project file); every family name resolves to it.
-    private static SKTypeface Typeface(bool bold) => s_typefaces.GetOrAdd(bold, static b =>
-    {
-        var name = b ? "Salsa.Graphics.Fonts.DejaVuSans-Bold.ttf" : "Salsa.Graphics.Fonts.DejaVuSans.ttf";
-        using var stream = typeof(Canvas).Assembly.GetManifestResourceStream(name)
-            ?? throw new InvalidOperationException($"Salsa.Graphics was built without its font {name}.");
-        return SKTypeface.FromStream(stream) ?? throw new InvalidOperationException($"Skia could not read the font {name}.");
-    });
 }

@@ -1,6 +1,6 @@
 using SkiaSharp;
 
-namespace Salsa.Graphics;
+namespace Salsa.Rendering.Drawing;
 
 public sealed partial class Canvas
 {

@@ -1,6 +1,8 @@
 using System.Xml.Linq;
 
-namespace Salsa.Graphics.Tests;
+using Salsa.Rendering.Drawing;
+
+namespace Salsa.Rendering.Tests.Drawing;
 
 public sealed class CanvasTests
 {
@@ -14,8 +16,7 @@ public sealed class CanvasTests
 
         var png = canvas.ToPngBytes();
 
-        Assert.True(PngHeader.HasSignature(png));
-        Assert.Equal((321, 123), PngHeader.ReadSize(png));
+        Assert.Equal((321, 123), PngImage.ReadSize(png));
     }
 
     [Fact]
@@ -29,7 +30,7 @@ public sealed class CanvasTests
                 canvas.SavePng(path);
             }
 
-            Assert.Equal((40, 30), PngHeader.ReadSize(File.ReadAllBytes(path)));
+            Assert.Equal((40, 30), PngImage.ReadSize(File.ReadAllBytes(path)));
         }
         finally
         {
@@ -43,7 +44,7 @@ public sealed class CanvasTests
         using var canvas = Canvas.CreateRaster(50, 20, scale: 2);
         canvas.DrawRectangle(25, 10, 25, 10, Red);
 
-        Assert.Equal((100, 40), PngHeader.ReadSize(canvas.ToPngBytes()));
+        Assert.Equal((100, 40), PngImage.ReadSize(canvas.ToPngBytes()));
         Assert.Equal(Red, canvas.GetPixel(99, 39));
         Assert.Equal(Color.Transparent, canvas.GetPixel(49, 19));
     }

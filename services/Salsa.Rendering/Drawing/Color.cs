@@ -1,6 +1,6 @@
 using System.Globalization;
 
-namespace Salsa.Graphics;
+namespace Salsa.Rendering.Drawing;
 
 /// <summary>
 /// A colour: red, green, blue and alpha in 0..1, not premultiplied. Values outside 0..1 are

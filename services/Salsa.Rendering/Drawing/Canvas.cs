@@ -1,7 +1,7 @@
 using System.Text;
 using SkiaSharp;
 
-namespace Salsa.Graphics;
+namespace Salsa.Rendering.Drawing;
 
 /// <summary>
 /// A drawing surface on SkiaSharp: a raster image (PNG out, pixels readable) or an SVG document.

@@ -1,4 +1,4 @@
-namespace Salsa.Graphics;
+namespace Salsa.Rendering.Drawing;
 
 /// <summary>Colours for categories such as clusters or benchmark series.</summary>
 public static class Palette

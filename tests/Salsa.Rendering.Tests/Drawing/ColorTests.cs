@@ -1,4 +1,6 @@
-namespace Salsa.Graphics.Tests;
+using Salsa.Rendering.Drawing;
+
+namespace Salsa.Rendering.Tests.Drawing;
 
 public sealed class ColorTests
 {

@@ -1,0 +1,151 @@
+using ScottPlot;
+using SkiaSharp;
+using Salsa.Rendering.Drawing;
+using Palette = Salsa.Rendering.Drawing.Palette;
+using DrawingColor = Salsa.Rendering.Drawing.Color;
+using PlotColor = ScottPlot.Color;
+
+namespace Salsa.Rendering.Charts;
+
+/// <summary>
+/// How this project makes charts with ScottPlot: every plot set in the embedded DejaVu Sans (no
+/// system font is looked up), log axes, colours from <see cref="Palette"/>, and PNG or SVG output
+/// of one plot or of several as the panels of one figure.
+/// </summary>
+/// <example>
+/// <code>
+/// var plot = ChartStyle.NewPlot("Allreduce latency", "message size (bytes)", "latency (µs)");
+/// ChartStyle.UseLogScale(plot.Axes.Left);
+/// plot.Add.Scatter(sizes, ChartStyle.Log10(latencies));
+/// File.WriteAllBytes("allreduce.png", ChartStyle.RenderPng(plot, 900, 560));
+/// </code>
+/// </example>
+public static class ChartStyle
+{
+    static ChartStyle()
+    {
+        // ScottPlot asks its resolvers in order and caches the answer; ours goes first, so the
+        // family name below never reaches the system font manager.
+        Fonts.FontResolvers.Insert(0, new EmbeddedFontResolver());
+        Fonts.Default = EmbeddedFonts.Family;
+        Fonts.Sans = EmbeddedFonts.Family;
+    }
+
+    public static readonly PlotColor Ink = PlotColor.FromHex("#262626");
+    public static readonly PlotColor Grid = PlotColor.FromHex("#e6e6e6");
+
+    /// <summary>A plot with title and axis labels in the project's font and colours.</summary>
+    public static Plot NewPlot(string title = "", string xLabel = "", string yLabel = "")
+    {
+        var plot = new Plot();
+        plot.Title(title);
+        plot.XLabel(xLabel);
+        plot.YLabel(yLabel);
+        plot.Axes.Title.Label.ForeColor = Ink;
+        plot.Axes.Color(Ink);
+        plot.Grid.MajorLineColor = Grid;
+        plot.Legend.FontName = EmbeddedFonts.Family;
+        return plot;
+    }
+
+    /// <summary>
+    /// Makes <paramref name="axis"/> logarithmic. ScottPlot's axes are linear: plot the base-10
+    /// logarithm of the values (<see cref="Log10(ReadOnlySpan{double})"/>) and this labels the
+    /// ticks with the values themselves.
+    /// </summary>
+    public static void UseLogScale(IAxis axis)
+    {
+        ArgumentNullException.ThrowIfNull(axis);
+        axis.TickGenerator = new LogTicks();
+    }
+
+    /// <summary>
+    /// log₁₀ of each value; zero, negative and non-finite values become NaN, which ScottPlot leaves
+    /// out (a gap in a line).
+    /// </summary>
+    public static double[] Log10(ReadOnlySpan<double> values)
+    {
+        var logs = new double[values.Length];
+        for (var i = 0; i < values.Length; i++)
+        {
+            logs[i] = values[i] > 0 && double.IsFinite(values[i]) ? Math.Log10(values[i]) : double.NaN;
+        }
+
+        return logs;
+    }
+
+    public static PlotColor ToPlotColor(this DrawingColor colour) =>
+        PlotColor.FromARGB(((uint)Math.Round(colour.A * 255) << 24) | ((uint)Math.Round(colour.R * 255) << 16) | ((uint)Math.Round(colour.G * 255) << 8) | (uint)Math.Round(colour.B * 255));
+
+    /// <summary>The colour of category <paramref name="index"/> of <see cref="Palette"/> (the census map's and the scatter plot's).</summary>
+    public static PlotColor Category(int index) => Palette.Category(index).ToPlotColor();
+
+    /// <summary>A PNG of <paramref name="width"/>×<paramref name="height"/> units; <paramref name="scale"/> 2 doubles the pixels, same layout.</summary>
+    public static byte[] RenderPng(Plot plot, int width, int height, double scale = 1) => RenderPng([plot], 1, width, height, scale);
+
+    public static string RenderSvg(Plot plot, int width, int height) => RenderSvg([plot], 1, width, height);
+
+    /// <summary>Several plots as the panels of one PNG, <paramref name="columns"/> to a row, each panel the given size.</summary>
+    public static byte[] RenderPng(IReadOnlyList<Plot> panels, int columns, int panelWidth, int panelHeight, double scale = 1)
+    {
+        var (width, height) = FigureSize(panels, columns, panelWidth, panelHeight);
+        var info = new SKImageInfo((int)Math.Ceiling(width * scale), (int)Math.Ceiling(height * scale));
+        using var surface = SKSurface.Create(info) ?? throw new InvalidOperationException($"Skia could not allocate a {info.Width}×{info.Height} image.");
+        surface.Canvas.Clear(SKColors.White);
+        surface.Canvas.Scale((float)scale);
+        Draw(surface.Canvas, panels, columns, panelWidth, panelHeight);
+        using var image = surface.Snapshot();
+        using var png = image.Encode(SKEncodedImageFormat.Png, 100);
+        return png.ToArray();
+    }
+
+    /// <summary>Several plots as the panels of one SVG document; text stays text.</summary>
+    public static string RenderSvg(IReadOnlyList<Plot> panels, int columns, int panelWidth, int panelHeight)
+    {
+        var (width, height) = FigureSize(panels, columns, panelWidth, panelHeight);
+        using var buffer = new MemoryStream();
+        using (var stream = new SKManagedWStream(buffer))
+        using (var svg = SKSvgCanvas.Create(SKRect.Create(width, height), stream))
+        {
+            svg.Clear(SKColors.White);
+            Draw(svg, panels, columns, panelWidth, panelHeight);
+        }
+
+        return System.Text.Encoding.UTF8.GetString(buffer.ToArray());
+    }
+
+    private static (int Width, int Height) FigureSize(IReadOnlyList<Plot> panels, int columns, int panelWidth, int panelHeight)
+    {
+        ArgumentNullException.ThrowIfNull(panels);
+        ArgumentOutOfRangeException.ThrowIfZero(panels.Count);
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(columns);
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(panelWidth);
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(panelHeight);
+        var rows = (panels.Count + columns - 1) / columns;
+        return (Math.Min(columns, panels.Count) * panelWidth, rows * panelHeight);
+    }
+
+    private static void Draw(SKCanvas canvas, IReadOnlyList<Plot> panels, int columns, int panelWidth, int panelHeight)
+    {
+        for (var i = 0; i < panels.Count; i++)
+        {
+            var left = i % columns * panelWidth;
+            var top = i / columns * panelHeight;
+            // A plot clears its figure area first: clipped, that is its own panel only.
+            var panel = new PixelRect(left, left + panelWidth, top + panelHeight, top);
+            canvas.Save();
+            canvas.ClipRect(panel.ToSKRect());
+            panels[i].Render(canvas, panel);
+            canvas.Restore();
+        }
+    }
+
+    private sealed class EmbeddedFontResolver : IFontResolver
+    {
+        public SKTypeface? CreateTypeface(string fontName, bool bold, bool italic) =>
+            fontName == EmbeddedFonts.Family ? EmbeddedFonts.Typeface(bold) : null;
+
+        public SKTypeface? CreateTypeface(string fontName, FontWeight weight, FontSlant slant, FontSpacing spacing) =>
+            CreateTypeface(fontName, weight >= FontWeight.SemiBold, slant != FontSlant.Upright);
+    }
+}
