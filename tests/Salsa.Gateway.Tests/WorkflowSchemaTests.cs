@@ -54,10 +54,10 @@ public sealed partial class WorkflowSchemaTests
         """;
 
     [Fact]
-    public void CommittedSchema_IsWhatTheSchemaCommandPrints()
+    public async Task CommittedSchema_IsWhatTheSchemaCommandPrints()
     {
         using var output = new StringWriter(CultureInfo.InvariantCulture);
-        Assert.Equal(0, SchemaCommand.Schema([], output, TextWriter.Null));
+        Assert.Equal(0, await GatewayCommandLine.InvokeAsync(["schema"], output, TextWriter.Null, TestContext.Current.CancellationToken));
 
         var committed = File.ReadAllText(Path.Combine(s_root, WorkflowSchema.CommittedPath)).ReplaceLineEndings("\n");
         Assert.True(committed == output.ToString(),
@@ -65,10 +65,10 @@ public sealed partial class WorkflowSchemaTests
     }
 
     [Fact]
-    public void DocsOperationsReference_IsWhatTheOperationsCommandPrints()
+    public async Task DocsOperationsReference_IsWhatTheOperationsCommandPrints()
     {
         using var output = new StringWriter(CultureInfo.InvariantCulture);
-        Assert.Equal(0, SchemaCommand.Operations(["--markdown"], output, TextWriter.Null));
+        Assert.Equal(0, await GatewayCommandLine.InvokeAsync(["operations", "--markdown"], output, TextWriter.Null, TestContext.Current.CancellationToken));
         var generated = output.ToString();
 
         var docs = Docs();

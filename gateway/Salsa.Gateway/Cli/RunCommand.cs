@@ -1,3 +1,4 @@
+using System.CommandLine;
 using System.Globalization;
 using System.Text.Json;
 using System.Text.Json.Nodes;
@@ -18,6 +19,77 @@ public static class RunCommand
     private static readonly JsonSerializerOptions s_indented = new(RunManager.Json) { WriteIndented = true };
 
     public sealed record Options(string Workflow, IReadOnlyDictionary<string, JsonNode?> Parameters, string OutputRoot, IReadOnlyDictionary<string, string?> Settings);
+
+    /// <summary>The <c>run</c> command of the gateway's command line.</summary>
+    public static Command Create()
+    {
+        var workflow = new Argument<string>("workflow") { Description = "A workflow file (.yaml) or the name of one in the workflows folder (census-indiana, chem-40k, …)." };
+        var set = new Option<string[]>("--set")
+        {
+            Description = "Sets a workflow parameter, step.parameter=value (repeatable); the value is JSON when it parses (10, true, [1,2]), else a string.",
+            HelpName = "step.parameter=value",
+            Arity = ArgumentArity.ZeroOrMore,
+        };
+        set.Validators.Add(result =>
+        {
+            foreach (var token in result.Tokens.Where(t => t.Value.IndexOf('=', StringComparison.Ordinal) <= 0))
+            {
+                result.AddError($"--set '{token.Value}' is not step.parameter=value.");
+            }
+        });
+        var output = new Option<string>("--out") { Description = "Where the run's folder (result.json and its files) is written.", HelpName = "dir", DefaultValueFactory = _ => "out" };
+        var store = new Option<string?>("--store") { Description = "The SQLite file that keeps runs, datasets and jobs (default .salsa/salsa.db).", HelpName = "path" };
+        var command = new Command("run", "Runs one workflow in this process, the services embedded, with live progress and the hop table; writes <out>/<run-id>/.")
+        {
+            workflow, set, output, store,
+        };
+        command.SetAction(async (parse, cancellationToken) =>
+        {
+            var parameters = new Dictionary<string, JsonNode?>(StringComparer.Ordinal);
+            foreach (var assignment in parse.GetValue(set) ?? [])
+            {
+                var eq = assignment.IndexOf('=', StringComparison.Ordinal);
+                parameters[assignment[..eq]] = ParseValue(assignment[(eq + 1)..]);
+            }
+
+            var settings = new Dictionary<string, string?>(StringComparer.Ordinal);
+            if (parse.GetValue(store) is { } path)
+            {
+                settings["Store:SqlitePath"] = path;
+            }
+
+            using var interrupt = new CancellationTokenSource();
+            using var linked = CancellationTokenSource.CreateLinkedTokenSource(interrupt.Token, cancellationToken);
+            ConsoleCancelEventHandler onInterrupt = (_, e) =>
+            {
+                e.Cancel = true;
+                interrupt.Cancel();
+            };
+            Console.CancelKeyPress += onInterrupt;
+            try
+            {
+                return await RunAsync(new Options(parse.GetRequiredValue(workflow), parameters, parse.GetValue(output)!, settings), AnsiConsole.Console, linked.Token).ConfigureAwait(false);
+            }
+            finally
+            {
+                Console.CancelKeyPress -= onInterrupt;
+            }
+        });
+        return command;
+    }
+
+    /// <summary>A <c>--set</c> value: JSON when it parses (10, true, [1,2]), else the text itself (us, indiana).</summary>
+    public static JsonNode? ParseValue(string text)
+    {
+        try
+        {
+            return JsonNode.Parse(text);
+        }
+        catch (JsonException)
+        {
+            return JsonValue.Create(text);
+        }
+    }
 
     public static async Task<int> RunAsync(Options options, IAnsiConsole console, CancellationToken cancellationToken)
     {
@@ -52,7 +124,7 @@ public static class RunCommand
         {
             console.MarkupLineInterpolated($"[red]{exception.Message}[/]");
             await app.StopAsync(CancellationToken.None);
-            return 2;
+            return GatewayCommandLine.UsageError;
         }
 
         var run = await runs.SubmitAsync(workflow, options.Parameters, cancellationToken);

@@ -1,3 +1,4 @@
+using System.CommandLine;
 using Salsa.Gateway.Operations;
 using Salsa.Gateway.Workflows;
 
@@ -7,41 +8,39 @@ namespace Salsa.Gateway.Cli;
 /// What the workflow format is, printed from the operation catalog rather than kept by hand:
 /// <c>schema</c> prints the JSON Schema committed as <c>workflows/workflow.schema.json</c>;
 /// <c>operations</c> lists the operations a step can name, and <c>operations --markdown</c> prints
-/// the reference section of <c>docs/workflows.md</c>. Neither starts a service.
+/// the reference section of <c>docs/workflows.md</c>. Neither starts a service. The output is
+/// UTF-8 whatever the locale, since it is committed.
 /// </summary>
 public static class SchemaCommand
 {
-    public static int Schema(IReadOnlyList<string> args, TextWriter output, TextWriter error)
+    public static Command CreateSchema()
     {
-        ArgumentNullException.ThrowIfNull(args);
-        ArgumentNullException.ThrowIfNull(output);
-        ArgumentNullException.ThrowIfNull(error);
-        if (args.Count > 0)
-        {
-            error.WriteLine($"usage: Salsa.Gateway schema   (prints the JSON Schema; redirect it to {WorkflowSchema.CommittedPath})");
-            return 2;
-        }
-
-        output.Write(WorkflowSchema.Generate(new OperationCatalog()));
-        return 0;
+        var command = new Command("schema", $"Prints the workflow format's JSON Schema (redirect it to {WorkflowSchema.CommittedPath}).");
+        command.SetAction(parse => Write(parse, WorkflowSchema.Generate(new OperationCatalog())));
+        return command;
     }
 
-    public static int Operations(IReadOnlyList<string> args, TextWriter output, TextWriter error)
+    public static Command CreateOperations()
     {
-        ArgumentNullException.ThrowIfNull(args);
-        ArgumentNullException.ThrowIfNull(output);
-        ArgumentNullException.ThrowIfNull(error);
-        switch (args)
+        var markdown = new Option<bool>("--markdown") { Description = "The reference section of docs/workflows.md instead of the summary." };
+        var command = new Command("operations", "Lists the operations a workflow step can name, with their inputs, parameters and outputs.") { markdown };
+        command.SetAction(parse => Write(parse, parse.GetValue(markdown) ? OperationReference.Markdown(new OperationCatalog()) : OperationReference.Summary(new OperationCatalog())));
+        return command;
+    }
+
+    private static int Write(ParseResult parse, string text)
+    {
+        var output = parse.InvocationConfiguration.Output;
+        if (ReferenceEquals(output, Console.Out))
         {
-            case []:
-                output.Write(OperationReference.Summary(new OperationCatalog()));
-                return 0;
-            case ["--markdown"]:
-                output.Write(OperationReference.Markdown(new OperationCatalog()));
-                return 0;
-            default:
-                error.WriteLine("usage: Salsa.Gateway operations [--markdown]");
-                return 2;
+            using var stdout = new StreamWriter(Console.OpenStandardOutput(), new System.Text.UTF8Encoding(false));
+            stdout.Write(text);
         }
+        else
+        {
+            output.Write(text);
+        }
+
+        return 0;
     }
 }

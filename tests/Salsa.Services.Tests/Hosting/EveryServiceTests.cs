@@ -154,13 +154,16 @@ public sealed class EveryServiceTests(EveryServiceFixture fixture) : IClassFixtu
 
     [Theory]
     [MemberData(nameof(Services))]
-    public async Task BareErrors_UnknownRouteOrWrongMethod_ProblemDetailsButGrpcStatusOnGrpc(string name)
+    public async Task BareErrors_UnknownRouteWrongMethodOrMediaType_ProblemDetailsButGrpcStatusOnGrpc(string name)
     {
         using var unknown = await fixture[name].Rest.GetAsync("/no/such/route", Token);
         using var method = await fixture[name].Rest.PutAsync("/api/jobs", null, Token);
+        using var media = await fixture[name].Rest.PostAsync("/api/datasets", new StringContent("name=x", System.Text.Encoding.UTF8, "text/plain"), Token);
 
         await RestCalls.ProblemAsync(unknown, 404, requireDetail: false);
         await RestCalls.ProblemAsync(method, 405, requireDetail: false);
+        Assert.Equal(["GET"], method.Content.Headers.Allow);
+        await RestCalls.ProblemAsync(media, 415, requireDetail: false);
         // The gRPC endpoint keeps the gRPC protocol's own answer for an unknown method.
         var (status, _) = await RawGrpc.CallAsync(fixture[name].Ports.GrpcAddress, "/no.such.v1.Service/Call", []);
         Assert.Equal((int)StatusCode.Unimplemented, status);

@@ -1,0 +1,89 @@
+using System.CommandLine;
+using Salsa.Gateway.Services;
+using Salsa.Hosting.Host;
+
+namespace Salsa.Gateway.Cli;
+
+/// <summary>
+/// The gateway's command line: with no command, the server; <c>run</c>, <c>schema</c> and
+/// <c>operations</c> as documented by <c>--help</c>. Usage errors print what was wrong and exit 2;
+/// a run that fails exits 1.
+/// </summary>
+public static class GatewayCommandLine
+{
+    public const int UsageError = 2;
+
+    public static RootCommand Create()
+    {
+        var root = new RootCommand(
+            "The Salsa workflow gateway. With no command it is the server: the web UI and REST on http://127.0.0.1:5080, gRPC on 5081, every service embedded. " +
+            "Configuration may follow as --Key=value (for example --Store:SqlitePath=salsa.db or --Gateway:WarmStart=false).")
+        {
+            // Configuration keys for the host (--Kestrel:…, --Store:…) are not options of this parser.
+            TreatUnmatchedTokensAsErrors = false,
+        };
+        root.SetAction(async (parse, cancellationToken) => await ServeAsync([.. parse.UnmatchedTokens], cancellationToken).ConfigureAwait(false));
+        root.Add(RunCommand.Create());
+        root.Add(SchemaCommand.CreateSchema());
+        root.Add(SchemaCommand.CreateOperations());
+        return root;
+    }
+
+    /// <summary>Parses and runs <paramref name="args"/>; the output and error writers default to the console.</summary>
+    public static async Task<int> InvokeAsync(string[] args, TextWriter? output = null, TextWriter? error = null, CancellationToken cancellationToken = default)
+    {
+        var result = Create().Parse(args);
+        var configuration = new InvocationConfiguration
+        {
+            Output = output ?? Console.Out,
+            Error = error ?? Console.Error,
+            // The host (server) and the run command stop cleanly on Ctrl+C themselves.
+            ProcessTerminationTimeout = null,
+        };
+        // Only the server takes tokens it does not know (they are the host's configuration); the
+        // parser applies the root's leniency to every command, so the commands' strictness is here.
+        var problems = result.Errors.Select(e => e.Message).ToList();
+        if (result.CommandResult.Command is not RootCommand)
+        {
+            problems.AddRange(result.UnmatchedTokens.Select(t => $"Unrecognized command or argument '{t}'."));
+        }
+
+        if (problems.Count > 0)
+        {
+            foreach (var problem in problems)
+            {
+                await configuration.Error.WriteLineAsync(problem).ConfigureAwait(false);
+            }
+
+            await configuration.Error.WriteLineAsync($"Try '{CommandPath(result)} --help'.").ConfigureAwait(false);
+            return UsageError;
+        }
+
+        return await result.InvokeAsync(configuration, cancellationToken).ConfigureAwait(false);
+    }
+
+    private static string CommandPath(ParseResult result)
+    {
+        var names = new List<string>();
+        for (var command = result.CommandResult; command is not null; command = command.Parent as System.CommandLine.Parsing.CommandResult)
+        {
+            names.Insert(0, command.Command is RootCommand ? "Salsa.Gateway" : command.Command.Name);
+        }
+
+        return string.Join(' ', names);
+    }
+
+    private static async Task<int> ServeAsync(string[] args, CancellationToken cancellationToken)
+    {
+        await using var app = SalsaServiceHost.Create<GatewayService>(args);
+        await app.StartAsync(cancellationToken).ConfigureAwait(false);
+        if (app.Configuration.GetValue("Gateway:WarmStart", true))
+        {
+            // The embedded services start now rather than at the first run's first call.
+            await app.Services.GetRequiredService<ServiceDirectory>().StartAllAsync(app.Lifetime.ApplicationStopping).ConfigureAwait(false);
+        }
+
+        await app.WaitForShutdownAsync(cancellationToken).ConfigureAwait(false);
+        return 0;
+    }
+}

@@ -1,0 +1,69 @@
+using System.Globalization;
+using Salsa.Gateway.Cli;
+
+namespace Salsa.Gateway.Tests;
+
+/// <summary>The gateway's command line as a user meets it: help for every mode, usage errors with exit code 2.</summary>
+public sealed class CommandLineTests
+{
+    private static CancellationToken Token => TestContext.Current.CancellationToken;
+
+    [Theory]
+    [InlineData(new[] { "--help" }, "run", "schema", "operations", "--Key=value")]
+    [InlineData(new[] { "run", "--help" }, "<workflow>", "--set", "--out", "--store")]
+    [InlineData(new[] { "schema", "-h" }, "JSON Schema", "workflow.schema.json")]
+    [InlineData(new[] { "operations", "--help" }, "--markdown")]
+    public async Task Help_EveryMode_DescribesItsArgumentsAndExitsZero(string[] args, params string[] mentions)
+    {
+        var (code, output, error) = await InvokeAsync(args);
+
+        Assert.Equal(0, code);
+        Assert.Equal("", error);
+        Assert.All(mentions, m => Assert.Contains(m, output, StringComparison.Ordinal));
+    }
+
+    [Theory]
+    [InlineData(new[] { "run" }, "workflow", "Salsa.Gateway run --help")]
+    [InlineData(new[] { "run", "census-indiana", "--frobnicate" }, "--frobnicate", "Salsa.Gateway run --help")]
+    [InlineData(new[] { "run", "census-indiana", "--set", "cluster.maxClusters" }, "cluster.maxClusters", "step.parameter=value")]
+    [InlineData(new[] { "run", "census-indiana", "--out" }, "--out", "Salsa.Gateway run --help")]
+    [InlineData(new[] { "schema", "extra" }, "extra", "Salsa.Gateway schema --help")]
+    [InlineData(new[] { "operations", "--markdwn" }, "--markdwn", "Salsa.Gateway operations --help")]
+    public async Task UsageError_SaysWhatWasWrongAndExitsTwo(string[] args, string names, string advice)
+    {
+        var (code, output, error) = await InvokeAsync(args);
+
+        Assert.Equal(GatewayCommandLine.UsageError, code);
+        Assert.Equal("", output);
+        Assert.Contains(names, error, StringComparison.Ordinal);
+        Assert.Contains(advice, error, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Operations_Summary_ListsEveryOperationOfTheCatalog()
+    {
+        var (code, output, _) = await InvokeAsync(["operations"]);
+
+        Assert.Equal(0, code);
+        Assert.All(new Operations.OperationCatalog().Specifications, o => Assert.Contains(o.Key, output, StringComparison.Ordinal));
+    }
+
+    [Theory]
+    [InlineData("10", "10")]
+    [InlineData("true", "true")]
+    [InlineData("[1,2]", "[1,2]")]
+    [InlineData("indiana", "\"indiana\"")]
+    [InlineData("a=b", "\"a=b\"")]
+    public void ParseValue_JsonWhenItParsesElseText(string text, string json)
+    {
+        Assert.Equal(json, RunCommand.ParseValue(text)!.ToJsonString());
+    }
+
+    private static async Task<(int Code, string Output, string Error)> InvokeAsync(string[] args)
+    {
+        using var output = new StringWriter(CultureInfo.InvariantCulture);
+        using var error = new StringWriter(CultureInfo.InvariantCulture);
+        var code = await GatewayCommandLine.InvokeAsync(args, output, error, Token);
+        return (code, output.ToString(), error.ToString());
+    }
+}
