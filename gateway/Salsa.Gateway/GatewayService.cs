@@ -3,6 +3,7 @@ using Salsa.Gateway.Operations;
 using Salsa.Gateway.Runs;
 using Salsa.Gateway.Services;
 using Salsa.Gateway.Workflows;
+using Salsa.Hosting;
 using Salsa.Hosting.Host;
 
 namespace Salsa.Gateway;
@@ -23,6 +24,7 @@ public sealed class GatewayService : ISalsaService
     public static void AddServices(WebApplicationBuilder builder)
     {
         ArgumentNullException.ThrowIfNull(builder);
+        builder.AddStore(); // runs are kept in the store the services share
         var services = builder.Services;
         services.AddSingleton<OperationCatalog>();
         services.AddSingleton<WorkflowParser>();

@@ -1,5 +1,6 @@
 using Salsa.Contracts.Common;
 using Grpc.Core;
+using Salsa.Hosting.Clustering.Annealing;
 using Salsa.Hosting.Jobs;
 using Salsa.Hosting.Timing;
 

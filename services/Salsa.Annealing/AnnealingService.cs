@@ -1,4 +1,6 @@
+using Salsa.Hosting.Clustering.Annealing;
 using Salsa.Hosting.Host;
+using Salsa.Hosting;
 
 namespace Salsa.Annealing;
 
@@ -12,12 +14,14 @@ public sealed class AnnealingService : ISalsaService
     public static void AddServices(WebApplicationBuilder builder)
     {
         ArgumentNullException.ThrowIfNull(builder);
+        builder.AddJobs().AddDatasets();
         builder.Services.AddSingleton<AnnealingJobs>();
         builder.Services.AddSingleton<AnnealingGrpcService>();
     }
 
     public static void MapEndpoints(WebApplication app)
     {
+        app.MapJobs().MapDatasets();
         app.MapAnnealingApi();
         app.MapGrpcService<AnnealingGrpcService>();
     }

@@ -1,5 +1,6 @@
 using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Host;
+using Salsa.Hosting;
 
 namespace Salsa.Chem;
 
@@ -13,6 +14,7 @@ public sealed class ChemService : ISalsaService
     public static void AddServices(WebApplicationBuilder builder)
     {
         ArgumentNullException.ThrowIfNull(builder);
+        builder.AddDatasets();
         builder.AddShippedData();
         builder.Services.AddSingleton<CompoundCatalog>();
         builder.Services.AddSingleton<ChemGrpcService>();
@@ -20,6 +22,7 @@ public sealed class ChemService : ISalsaService
 
     public static void MapEndpoints(WebApplication app)
     {
+        app.MapDatasets();
         app.MapChemApi();
         app.MapGrpcService<ChemGrpcService>();
     }

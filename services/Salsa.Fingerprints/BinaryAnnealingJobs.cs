@@ -1,4 +1,4 @@
-using Salsa.Annealing;
+using Salsa.Hosting.Clustering.Annealing;
 using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Jobs;
 using Salsa.Store;

@@ -4,6 +4,7 @@ using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Errors;
 using Salsa.Hosting.Jobs;
 using Salsa.Store;
+using Salsa.Hosting.Clustering;
 
 namespace Salsa.Fingerprints;
 

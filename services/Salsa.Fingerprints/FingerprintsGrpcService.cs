@@ -1,4 +1,4 @@
-using Salsa.Annealing;
+using Salsa.Hosting.Clustering.Annealing;
 using Salsa.Contracts.Common;
 using Salsa.Contracts.Fingerprints;
 using Grpc.Core;

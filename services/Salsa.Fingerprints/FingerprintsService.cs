@@ -1,6 +1,7 @@
 using Microsoft.Extensions.Options;
-using Salsa.Annealing;
+using Salsa.Hosting.Clustering.Annealing;
 using Salsa.Hosting.Host;
+using Salsa.Hosting;
 
 namespace Salsa.Fingerprints;
 
@@ -14,6 +15,7 @@ public sealed class FingerprintsService : ISalsaService
     public static void AddServices(WebApplicationBuilder builder)
     {
         ArgumentNullException.ThrowIfNull(builder);
+        builder.AddJobs().AddDatasets();
         var services = builder.Services;
         services.Configure<FingerprintsOptions>(builder.Configuration.GetSection(FingerprintsOptions.Section));
         services.AddSingleton(sp => sp.GetRequiredService<IOptions<FingerprintsOptions>>().Value);
@@ -28,6 +30,7 @@ public sealed class FingerprintsService : ISalsaService
 
     public static void MapEndpoints(WebApplication app)
     {
+        app.MapJobs().MapDatasets();
         app.MapFingerprintsApi();
         app.MapGrpcService<FingerprintsGrpcService>();
     }

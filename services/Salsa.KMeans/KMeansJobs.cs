@@ -3,6 +3,7 @@ using Salsa.Hosting;
 using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Jobs;
 using Salsa.Store;
+using Salsa.Hosting.Clustering;
 
 namespace Salsa.KMeans;
 

@@ -2,7 +2,7 @@ using Salsa.Clustering.KMeans;
 using Salsa.Clustering.Parallel;
 using Salsa.Hosting;
 using Salsa.Hosting.Datasets;
-using Salsa.Hosting.Jobs;
+using Salsa.Hosting.Clustering;
 
 namespace Salsa.KMeans;
 

@@ -1,4 +1,5 @@
 using Salsa.Hosting.Host;
+using Salsa.Hosting;
 
 namespace Salsa.KMeans;
 
@@ -12,12 +13,14 @@ public sealed class KMeansService : ISalsaService
     public static void AddServices(WebApplicationBuilder builder)
     {
         ArgumentNullException.ThrowIfNull(builder);
+        builder.AddJobs().AddDatasets();
         builder.Services.AddSingleton<KMeansJobs>();
         builder.Services.AddSingleton<KMeansGrpcService>();
     }
 
     public static void MapEndpoints(WebApplication app)
     {
+        app.MapJobs().MapDatasets();
         app.MapKMeansApi();
         app.MapGrpcService<KMeansGrpcService>();
     }

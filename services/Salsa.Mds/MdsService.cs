@@ -1,4 +1,5 @@
 using Salsa.Hosting.Host;
+using Salsa.Hosting;
 
 namespace Salsa.Mds;
 
@@ -12,12 +13,14 @@ public sealed class MdsService : ISalsaService
     public static void AddServices(WebApplicationBuilder builder)
     {
         ArgumentNullException.ThrowIfNull(builder);
+        builder.AddJobs().AddDatasets();
         builder.Services.AddSingleton<MdsJobs>();
         builder.Services.AddSingleton<MdsGrpcService>();
     }
 
     public static void MapEndpoints(WebApplication app)
     {
+        app.MapJobs().MapDatasets();
         app.MapMdsApi();
         app.MapGrpcService<MdsGrpcService>();
     }

@@ -9,6 +9,7 @@ using Salsa.Rendering;
 using Salsa.Rendering.Maps;
 using Salsa.Rendering.Scatter;
 using Salsa.Store;
+using Salsa.Hosting.Clustering;
 
 namespace Salsa.Render;
 

@@ -1,4 +1,5 @@
 using Salsa.Hosting.Host;
+using Salsa.Hosting;
 
 namespace Salsa.Render;
 
@@ -12,6 +13,7 @@ public sealed class RenderService : ISalsaService
     public static void AddServices(WebApplicationBuilder builder)
     {
         ArgumentNullException.ThrowIfNull(builder);
+        builder.AddJobs().AddDatasets();
         builder.Services.AddSingleton<StoredJobs>();
         builder.Services.AddSingleton<RenderJobs>();
         builder.Services.AddSingleton<RenderGrpcService>();
@@ -19,6 +21,7 @@ public sealed class RenderService : ISalsaService
 
     public static void MapEndpoints(WebApplication app)
     {
+        app.MapJobs().MapDatasets();
         app.MapRenderApi();
         app.MapGrpcService<RenderGrpcService>();
     }

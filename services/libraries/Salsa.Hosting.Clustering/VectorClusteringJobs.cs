@@ -1,7 +1,8 @@
 using Salsa.Hosting.Datasets;
+using Salsa.Hosting.Jobs;
 using Salsa.Store;
 
-namespace Salsa.Hosting.Jobs;
+namespace Salsa.Hosting.Clustering;
 
 /// <summary>A request to cluster a stored dense or binary dataset into some number of clusters.</summary>
 public interface IVectorClusteringRequest

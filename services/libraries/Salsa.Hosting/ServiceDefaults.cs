@@ -10,21 +10,18 @@ using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Diagnostics.HealthChecks;
-using Salsa.Hosting.Compute;
-using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Errors;
-using Salsa.Hosting.Jobs;
 using Salsa.Hosting.Rpc;
 using Salsa.Hosting.Telemetry;
 using Salsa.Hosting.Timing;
-using Salsa.Store;
 
 namespace Salsa.Hosting;
 
 /// <summary>
-/// What every service sets up the same way (the ServiceDefaults pattern): telemetry, health,
-/// ProblemDetails, OpenAPI with Scalar's API reference and a Swagger UI, gRPC (health, reflection), limits, Server-Timing, the
-/// store, the jobs runtime and the shared Jobs and Datasets APIs.
+/// What every service sets up the same way (the ServiceDefaults pattern), and only what cuts
+/// across all of them: telemetry, health, ProblemDetails, OpenAPI with Scalar's API reference and
+/// a Swagger UI, gRPC (interceptor, health, reflection), limits and Server-Timing. The store, jobs
+/// and datasets are features a service adds itself (<see cref="ServiceFeatures"/>).
 /// </summary>
 public static class ServiceDefaults
 {
@@ -43,10 +40,7 @@ public static class ServiceDefaults
         services.Configure<RouteHandlerOptions>(o => o.ThrowOnBadRequest = true);
         services.Configure<JsonOptions>(o => o.SerializerOptions.NumberHandling = System.Text.Json.Serialization.JsonNumberHandling.Strict);
         services.AddOpenApi();
-        services.AddSingleton<StoreHealthCheck>(); // one instance, so its probe is shared
-        services.AddHealthChecks()
-            .AddCheck("self", () => HealthCheckResult.Healthy(), ["live"])
-            .AddCheck<StoreHealthCheck>("store", tags: ["ready"]);
+        services.AddHealthChecks().AddCheck("self", () => HealthCheckResult.Healthy(), ["live"]);
 
         services.AddGrpc(o =>
         {
@@ -60,14 +54,7 @@ public static class ServiceDefaults
         services.AddGrpcReflection();
         services.AddGrpcHealthChecks(); // grpc.health.v1, fed by the ASP.NET Core health checks below
 
-        services.AddDataStore(builder.Configuration);
         services.AddSingleton(new ServiceIdentity(serviceName));
-        services.AddSingleton<ComputeRuntime>();
-        services.AddSingleton<JobManager>();
-        services.AddHostedService(sp => sp.GetRequiredService<JobManager>());
-        services.AddSingleton<DatasetCatalog>();
-        services.AddSingleton<JobsGrpcService>();
-        services.AddSingleton<DatasetsGrpcService>();
         return builder;
     }
 
@@ -99,10 +86,6 @@ public static class ServiceDefaults
 
         app.MapGrpcHealthChecksService();
         app.MapGrpcReflectionService();
-        app.MapJobsApi();
-        app.MapDatasetsApi();
-        app.MapGrpcService<JobsGrpcService>();
-        app.MapGrpcService<DatasetsGrpcService>();
         return app;
     }
 
@@ -124,48 +107,6 @@ public static class ServiceDefaults
             var limit = context.HttpContext.RequestServices.GetRequiredService<ServiceLimits>().MaxRequestBytes;
             context.ProblemDetails.Detail = string.Create(CultureInfo.InvariantCulture,
                 $"The request body is larger than this service's limit of {limit:N0} bytes (Salsa:Limits:MaxRequestBytes).");
-        }
-    }
-
-    /// <summary>
-    /// Whether the store answers. One probe serves every check that comes within a second of it
-    /// (<c>/health</c>, grpc.health.v1, a load balancer polling hard), so health costs the store one
-    /// query a second at most, not one per caller.
-    /// </summary>
-    private sealed class StoreHealthCheck(IDataStore store) : IHealthCheck
-    {
-        private static readonly TimeSpan Fresh = TimeSpan.FromSeconds(1);
-        private Probe? _last;
-
-        public Task<HealthCheckResult> CheckHealthAsync(HealthCheckContext context, CancellationToken cancellationToken = default)
-        {
-            var last = Volatile.Read(ref _last);
-            if (last is not null && (!last.Result.IsCompleted || TimeProvider.System.GetElapsedTime(last.Started) < Fresh))
-            {
-                return last.Result.WaitAsync(cancellationToken);
-            }
-
-            var probe = new Probe(ProbeAsync(), TimeProvider.System.GetTimestamp());
-            Volatile.Write(ref _last, probe);
-            return probe.Result.WaitAsync(cancellationToken);
-        }
-
-        private sealed record Probe(Task<HealthCheckResult> Result, long Started);
-
-        // Shared by several callers, so not cancelled by any one of them; bounded by the store's own timeouts.
-        private async Task<HealthCheckResult> ProbeAsync()
-        {
-            try
-            {
-                await store.ListDatasetsAsync(1, CancellationToken.None).ConfigureAwait(false);
-                return HealthCheckResult.Healthy();
-            }
-#pragma warning disable CA1031 // Any store failure is "unhealthy", reported with its reason.
-            catch (Exception exception)
-#pragma warning restore CA1031
-            {
-                return HealthCheckResult.Unhealthy("The store is unreachable.", exception);
-            }
         }
     }
 }

@@ -1,5 +1,5 @@
 using System.Net.Http.Json;
-using Salsa.Annealing;
+using Salsa.Hosting.Clustering.Annealing;
 using Salsa.Clustering.Fingerprints;
 using Salsa.Contracts.Clients;
 using Salsa.Contracts.Common;

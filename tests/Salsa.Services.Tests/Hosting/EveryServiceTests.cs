@@ -6,7 +6,6 @@ using Salsa.Annealing;
 using Salsa.Census;
 using Salsa.Chem;
 using Salsa.Contracts.Clients;
-using Salsa.Contracts.Common;
 using Salsa.Fingerprints;
 using Grpc.Core;
 using Grpc.Net.Client;
@@ -70,14 +69,16 @@ public sealed class EveryServiceFixture : IAsyncLifetime
 /// </summary>
 public sealed class EveryServiceTests(EveryServiceFixture fixture) : IClassFixture<EveryServiceFixture>
 {
-    private static readonly string[] SharedRestPaths =
-    [
-        "/api/jobs", "/api/jobs/{id}", "/api/jobs/{id}/events", "/api/jobs/{id}/cancel", "/api/jobs/{id}/result", "/api/jobs/{id}/artifacts/{name}",
-        "/api/datasets", "/api/datasets/csv", "/api/datasets/{id}",
-    ];
+    private static readonly string[] DatasetRestPaths = ["/api/datasets", "/api/datasets/csv", "/api/datasets/{id}"];
+
+    private static readonly string[] JobRestPaths =
+        ["/api/jobs", "/api/jobs/{id}", "/api/jobs/{id}/events", "/api/jobs/{id}/cancel", "/api/jobs/{id}/result", "/api/jobs/{id}/artifacts/{name}"];
+
+    /// <summary>The services that run jobs, and so add the shared Jobs API; census and chem answer at once.</summary>
+    private static readonly HashSet<string> JobServices = [AnnealingService.Name, KMeansService.Name, FingerprintsService.Name, MdsService.Name, RenderService.Name];
 
     private static readonly string[] SharedGrpcServices =
-        ["salsa.common.v1.Jobs", "salsa.datasets.v1.Datasets", "grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection"];
+        ["salsa.datasets.v1.Datasets", "grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection"];
 
     /// <summary>The services that map their own endpoints in this branch, and one REST path and the gRPC service of each.</summary>
     private static readonly Dictionary<string, (string RestPath, string GrpcService)> Own = new()
@@ -100,16 +101,21 @@ public sealed class EveryServiceTests(EveryServiceFixture fixture) : IClassFixtu
 
     [Theory]
     [MemberData(nameof(Services))]
-    public async Task OpenApi_ValidJson_ListsSharedJobAndDatasetPaths(string name)
+    public async Task OpenApi_ValidJson_ListsDatasetPathsAndJobPathsOfJobServices(string name)
     {
         using var document = JsonDocument.Parse(await fixture[name].Rest.GetStringAsync("/openapi/v1.json", Token));
 
         var root = document.RootElement;
         Assert.StartsWith("3.", root.GetProperty("openapi").GetString(), StringComparison.Ordinal);
         var paths = root.GetProperty("paths").EnumerateObject().Select(p => p.Name.TrimEnd('/')).ToHashSet(StringComparer.Ordinal);
-        foreach (var path in SharedRestPaths.Concat(Own.TryGetValue(name, out var own) ? [own.RestPath] : []))
+        foreach (var path in DatasetRestPaths.Concat(JobServices.Contains(name) ? JobRestPaths : []).Concat(Own.TryGetValue(name, out var own) ? [own.RestPath] : []))
         {
             Assert.True(paths.Contains(path), $"{name}: {path} is not in the OpenAPI document ({string.Join(", ", paths)})");
+        }
+
+        if (!JobServices.Contains(name))
+        {
+            Assert.DoesNotContain("/api/jobs", paths);
         }
     }
 
@@ -157,12 +163,12 @@ public sealed class EveryServiceTests(EveryServiceFixture fixture) : IClassFixtu
     public async Task BareErrors_UnknownRouteWrongMethodOrMediaType_ProblemDetailsButGrpcStatusOnGrpc(string name)
     {
         using var unknown = await fixture[name].Rest.GetAsync("/no/such/route", Token);
-        using var method = await fixture[name].Rest.PutAsync("/api/jobs", null, Token);
+        using var method = await fixture[name].Rest.PutAsync("/api/datasets", null, Token);
         using var media = await fixture[name].Rest.PostAsync("/api/datasets", new StringContent("name=x", System.Text.Encoding.UTF8, "text/plain"), Token);
 
         await RestCalls.ProblemAsync(unknown, 404, requireDetail: false);
         await RestCalls.ProblemAsync(method, 405, requireDetail: false);
-        Assert.Equal(["GET"], method.Content.Headers.Allow);
+        Assert.Equal(["GET", "POST"], method.Content.Headers.Allow.Order(StringComparer.Ordinal));
         await RestCalls.ProblemAsync(media, 415, requireDetail: false);
         // The gRPC endpoint keeps the gRPC protocol's own answer for an unknown method.
         var (status, _) = await RawGrpc.CallAsync(fixture[name].Ports.GrpcAddress, "/no.such.v1.Service/Call", []);
@@ -186,7 +192,7 @@ public sealed class EveryServiceTests(EveryServiceFixture fixture) : IClassFixtu
     public async Task GrpcHealthCheck_ServerAndSharedServices_Serving(string name)
     {
         var health = new Health.HealthClient(fixture[name].Grpc);
-        string[] services = ["", "salsa.common.v1.Jobs", "salsa.datasets.v1.Datasets", .. Own.TryGetValue(name, out var own) ? [own.GrpcService] : Array.Empty<string>()];
+        string[] services = ["", "salsa.datasets.v1.Datasets", .. JobServices.Contains(name) ? ["salsa.common.v1.Jobs"] : Array.Empty<string>(), .. Own.TryGetValue(name, out var own) ? [own.GrpcService] : Array.Empty<string>()];
 
         foreach (var service in services)
         {
@@ -197,24 +203,34 @@ public sealed class EveryServiceTests(EveryServiceFixture fixture) : IClassFixtu
 
     [Theory]
     [MemberData(nameof(Services))]
-    public async Task GrpcReflection_ListsSharedServices_AndDescribesJobsWithItsImports(string name)
+    public async Task GrpcReflection_ListsSharedServices_AndDescribesTheirFilesWithImports(string name)
     {
+        var jobs = JobServices.Contains(name);
         using var call = new ServerReflection.ServerReflectionClient(fixture[name].Grpc).ServerReflectionInfo(GrpcCalls.Options);
         await call.RequestStream.WriteAsync(new ServerReflectionRequest { ListServices = "" }, Token);
-        await call.RequestStream.WriteAsync(new ServerReflectionRequest { FileContainingSymbol = "salsa.common.v1.Jobs" }, Token);
+        await call.RequestStream.WriteAsync(new ServerReflectionRequest { FileContainingSymbol = jobs ? "salsa.common.v1.Jobs" : "salsa.datasets.v1.Datasets" }, Token);
         await call.RequestStream.CompleteAsync();
         var responses = await call.ResponseStream.ReadAllAsync(Token).ToListAsync(Token);
 
         var listed = responses[0].ListServicesResponse.Service.Select(s => s.Name).ToList();
-        foreach (var service in SharedGrpcServices.Concat(Own.TryGetValue(name, out var own) ? [own.GrpcService] : []))
+        foreach (var service in SharedGrpcServices.Concat(jobs ? ["salsa.common.v1.Jobs"] : []).Concat(Own.TryGetValue(name, out var own) ? [own.GrpcService] : []))
         {
             Assert.True(listed.Contains(service), $"{name}: reflection does not list {service} ({string.Join(", ", listed)})");
         }
 
+        Assert.Equal(jobs, listed.Contains("salsa.common.v1.Jobs"));
         var files = responses[1].FileDescriptorResponse.FileDescriptorProto.Select(FileDescriptorProto.Parser.ParseFrom).ToList();
-        Assert.Equal("salsa.common.v1", files[0].Package);
-        Assert.Contains(files[0].Service, s => s.Name == "Jobs" && s.Method.Any(m => m.Name == "Watch" && m.ServerStreaming));
-        Assert.Contains(files, f => f.Name == "google/protobuf/timestamp.proto");
+        if (jobs)
+        {
+            Assert.Equal("salsa.common.v1", files[0].Package);
+            Assert.Contains(files[0].Service, s => s.Name == "Jobs" && s.Method.Any(m => m.Name == "Watch" && m.ServerStreaming));
+            Assert.Contains(files, f => f.Name == "google/protobuf/timestamp.proto");
+        }
+        else
+        {
+            Assert.Equal("salsa.datasets.v1", files[0].Package);
+            Assert.Contains(files[0].Service, s => s.Name == "Datasets" && s.Method.Any(m => m.Name == "Upload" && m.ClientStreaming));
+        }
     }
 
     [Theory]
@@ -235,14 +251,14 @@ public sealed class EveryServiceTests(EveryServiceFixture fixture) : IClassFixtu
             AssertAppTiming(name, "POST /api/datasets", bad);
         }
 
-        var jobs = new JobsClient(service.Grpc);
-        using (var list = jobs.ListAsync(new ListJobsRequest(), GrpcCalls.Options))
+        var datasets = new DatasetsClient(service.Grpc);
+        using (var list = datasets.ListAsync(new Contracts.Datasets.ListDatasetsRequest(), GrpcCalls.Options))
         {
             await list;
             Assert.Contains("app;dur=", list.GetTrailers().GetValue(ServerTiming.TrailerName), StringComparison.Ordinal);
         }
 
-        var missing = await Assert.ThrowsAsync<RpcException>(async () => await jobs.GetAsync(new JobRef { JobId = unknown.ToString() }, GrpcCalls.Options));
+        var missing = await Assert.ThrowsAsync<RpcException>(async () => await datasets.GetAsync(new Contracts.Datasets.DatasetRef { DatasetId = unknown.ToString() }, GrpcCalls.Options));
         Assert.Equal(StatusCode.NotFound, missing.StatusCode);
         Assert.Contains("app;dur=", missing.Trailers.GetValue(ServerTiming.TrailerName), StringComparison.Ordinal);
     }
@@ -272,14 +288,14 @@ public sealed class EveryServiceTests(EveryServiceFixture fixture) : IClassFixtu
         using (var channel = GrpcChannel.ForAddress(fixture[name].Ports.GrpcAddress, new GrpcChannelOptions { HttpHandler = grpcHandler }))
         {
             var headers = new Metadata { { "traceparent", $"00-{grpcTrace}-{grpcParent}-01" } };
-            await new JobsClient(channel).ListAsync(new ListJobsRequest(), new CallOptions(headers, cancellationToken: Token));
+            await new DatasetsClient(channel).ListAsync(new Contracts.Datasets.ListDatasetsRequest(), new CallOptions(headers, cancellationToken: Token));
         }
 
         // grpc-dotnet serves the call in ASP.NET Core's request span, named and tagged after the method.
         var call = await recorder.WaitForAsync(a => a.TraceId == grpcTrace && a.Kind == ActivityKind.Server, Token);
         Assert.Equal(grpcParent, call.ParentSpanId);
-        Assert.Equal("salsa.common.v1.Jobs/List", call.DisplayName);
-        Assert.Equal(("grpc", "salsa.common.v1.Jobs", "List", 0),
+        Assert.Equal("salsa.datasets.v1.Datasets/List", call.DisplayName);
+        Assert.Equal(("grpc", "salsa.datasets.v1.Datasets", "List", 0),
             (call.GetTagItem("rpc.system"), call.GetTagItem("rpc.service"), call.GetTagItem("rpc.method"), call.GetTagItem("rpc.grpc.status_code")));
     }
 

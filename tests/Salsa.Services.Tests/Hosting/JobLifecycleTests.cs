@@ -1,6 +1,7 @@
 using System.Net;
 using System.Net.Http.Json;
 using Salsa.Annealing;
+using Salsa.Hosting.Clustering.Annealing;
 using Salsa.Contracts.Clients;
 using Grpc.Core;
 using Salsa.Services.Tests.Support;

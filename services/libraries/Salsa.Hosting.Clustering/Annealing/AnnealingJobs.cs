@@ -1,10 +1,9 @@
 using Salsa.Clustering.Annealing;
-using Salsa.Hosting;
 using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Jobs;
 using Salsa.Store;
 
-namespace Salsa.Annealing;
+namespace Salsa.Hosting.Clustering.Annealing;
 
 /// <summary>Deterministic annealing as jobs: dense or binary input, progress after each temperature.</summary>
 public sealed class AnnealingJobs(JobManager jobs, DatasetCatalog datasets, ServiceLimits limits)

@@ -1,5 +1,4 @@
 using Google.Protobuf.WellKnownTypes;
-using Salsa.Clustering;
 using Salsa.Hosting.Errors;
 using Salsa.Store;
 using Proto = Salsa.Contracts.Datasets;
@@ -20,10 +19,7 @@ public sealed record DatasetView(
     string Source,
     IReadOnlyDictionary<string, string> Metadata);
 
-/// <summary>Points as the algorithms take them: dense or binary.</summary>
-public sealed record VectorInput(DenseVectors? Dense, BinaryVectors? Binary);
-
-/// <summary>Dataset lookups shared by every service, and loading them as algorithm inputs.</summary>
+/// <summary>Dataset lookups shared by every service (loading them as algorithm inputs: Salsa.Hosting.Clustering).</summary>
 public sealed class DatasetCatalog(IDataStore store, ServiceLimits limits)
 {
     public IDataStore Store { get; } = store;
@@ -76,29 +72,6 @@ public sealed class DatasetCatalog(IDataStore store, ServiceLimits limits)
         }
     }
 
-    /// <summary>A dense dataset as the algorithms take it (census point sets are dense too).</summary>
-    public async Task<(DatasetInfo Info, DenseVectors Points)> LoadDenseAsync(Guid id, CancellationToken cancellationToken = default)
-    {
-        var (info, content) = await ReadRequiredAsync(id, cancellationToken).ConfigureAwait(false);
-        if (info.Kind != DatasetKind.Dense || content.Values is null)
-        {
-            throw new ArgumentException($"Dataset {id} is {info.Kind.ToString().ToLowerInvariant()}; this needs a dense dataset.");
-        }
-
-        return (info, new DenseVectors(content.Values, info.Dimension, content.Weights));
-    }
-
-    public async Task<(DatasetInfo Info, BinaryVectors Points)> LoadBinaryAsync(Guid id, CancellationToken cancellationToken = default)
-    {
-        var (info, content) = await ReadRequiredAsync(id, cancellationToken).ConfigureAwait(false);
-        if (info.Kind != DatasetKind.Binary || content.Words is null)
-        {
-            throw new ArgumentException($"Dataset {id} is {info.Kind.ToString().ToLowerInvariant()}; this needs a binary (fingerprint) dataset.");
-        }
-
-        return (info, new BinaryVectors(content.Words, info.Bits, content.Weights));
-    }
-
     /// <summary>A dataset an algorithm can take: dense or binary vectors.</summary>
     public static void RequireVectors(DatasetInfo info)
     {
@@ -107,16 +80,6 @@ public sealed class DatasetCatalog(IDataStore store, ServiceLimits limits)
         {
             throw new ArgumentException($"Dataset {info.Id} is {KindName(info.Kind)}; clustering needs a dense or binary dataset.");
         }
-    }
-
-    /// <summary>A dense or binary dataset as an algorithm input (exactly one of the two is set).</summary>
-    public async Task<(DatasetInfo Info, VectorInput Input)> LoadVectorsAsync(Guid id, CancellationToken cancellationToken = default)
-    {
-        var (info, content) = await ReadRequiredAsync(id, cancellationToken).ConfigureAwait(false);
-        RequireVectors(info);
-        return (info, info.Kind == DatasetKind.Dense
-            ? new VectorInput(new DenseVectors(content.Values!, info.Dimension, content.Weights), null)
-            : new VectorInput(null, new BinaryVectors(content.Words!, info.Bits, content.Weights)));
     }
 
     public static string KindName(DatasetKind kind) => kind.ToString().ToLowerInvariant();

@@ -1,7 +1,5 @@
 using System.Threading.Channels;
 using Salsa.Ccr;
-using Salsa.Clustering;
-using Salsa.Clustering.Parallel;
 using Salsa.Store;
 
 namespace Salsa.Hosting.Jobs;
@@ -35,9 +33,6 @@ public sealed class JobContext
 
     public void Report(JobProgressUpdate update) => _job.Report(update);
 
-    /// <summary>The parallelism a job's algorithm runs with: this service's ranks on its compute dispatcher.</summary>
-    public ParallelismOptions Parallelism => new() { Ranks = Ranks, Dispatcher = Compute };
-
     /// <summary>
     /// A channel whose items are mapped to progress events as they are written — for algorithms
     /// that report through a <see cref="ChannelWriter{T}"/>. Every event written before the work
@@ -61,9 +56,6 @@ public sealed class JobContext
 
         return channel.Writer;
     }
-
-    /// <summary>Progress of a Salsa.Clustering algorithm.</summary>
-    public ChannelWriter<ClusteringProgress> ClusteringProgress() => ProgressWriter<ClusteringProgress>(JobProgressUpdate.From);
 
     /// <summary>Closes the progress writers and waits until their events are delivered.</summary>
     internal void EndProgress()

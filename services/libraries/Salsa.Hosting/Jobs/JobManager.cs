@@ -10,9 +10,6 @@ using Salsa.Store;
 
 namespace Salsa.Hosting.Jobs;
 
-/// <summary>The service a job manager works for (its name is the job records' Service).</summary>
-public sealed record ServiceIdentity(string Name);
-
 // Design: jobs accepted by this service process. Accepting = a place in the bounded jobs queue of
 // ComputeRuntime (refused when full: QueueFullException → 429 / RESOURCE_EXHAUSTED), then the record
 // in the store; the job starts only once stored, so a job that runs is always a job that can be

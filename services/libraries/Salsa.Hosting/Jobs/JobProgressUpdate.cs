@@ -1,4 +1,3 @@
-using Salsa.Clustering;
 using Salsa.Store;
 
 namespace Salsa.Hosting.Jobs;
@@ -10,14 +9,7 @@ public sealed record JobProgressUpdate(
     double? Temperature,
     int Clusters,
     double Objective,
-    double ElapsedMilliseconds)
-{
-    public static JobProgressUpdate From(ClusteringProgress progress)
-    {
-        ArgumentNullException.ThrowIfNull(progress);
-        return new(progress.Phase, progress.Iteration, progress.Temperature, progress.Clusters, progress.Objective, progress.Elapsed.TotalMilliseconds);
-    }
-}
+    double ElapsedMilliseconds);
 
 /// <summary>What a watcher receives: progress while the job runs, the job itself when it changes state.</summary>
 public abstract record JobEvent
