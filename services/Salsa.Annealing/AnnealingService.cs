@@ -1,6 +1,7 @@
 using Salsa.Hosting.Clustering.Annealing;
 using Salsa.Hosting.Host;
 using Salsa.Hosting;
+using Salsa.Contracts.Operations;
 
 namespace Salsa.Annealing;
 
@@ -25,4 +26,6 @@ public sealed class AnnealingService : ISalsaService
         app.MapAnnealingApi();
         app.MapGrpcService<AnnealingGrpcService>();
     }
+
+    public static IReadOnlyList<OperationSpec> Operations(ServiceLimits limits) => AnnealingOperations.Describe(limits);
 }

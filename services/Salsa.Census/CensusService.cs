@@ -1,6 +1,7 @@
 using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Host;
 using Salsa.Hosting;
+using Salsa.Contracts.Operations;
 
 namespace Salsa.Census;
 
@@ -26,4 +27,6 @@ public sealed class CensusService : ISalsaService
         app.MapCensusApi();
         app.MapGrpcService<CensusGrpcService>();
     }
+
+    public static IReadOnlyList<OperationSpec> Operations(ServiceLimits limits) => CensusOperations.Describe(limits);
 }

@@ -1,6 +1,7 @@
 using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Host;
 using Salsa.Hosting;
+using Salsa.Contracts.Operations;
 
 namespace Salsa.Chem;
 
@@ -26,4 +27,6 @@ public sealed class ChemService : ISalsaService
         app.MapChemApi();
         app.MapGrpcService<ChemGrpcService>();
     }
+
+    public static IReadOnlyList<OperationSpec> Operations(ServiceLimits limits) => ChemOperations.Describe();
 }

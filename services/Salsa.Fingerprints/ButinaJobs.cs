@@ -1,3 +1,5 @@
+using Google.Protobuf;
+using Artifacts = Salsa.Contracts.Common.Artifacts;
 using Salsa.Clustering.Fingerprints;
 using Salsa.Hosting;
 using Salsa.Hosting.Datasets;
@@ -63,8 +65,8 @@ public sealed class ButinaJobs(JobManager jobs, DatasetCatalog datasets, Service
     public async Task<ButinaClustering> ReadClusteringAsync(Guid id, CancellationToken cancellationToken)
     {
         var (_, summary) = await GetResultAsync(id, cancellationToken);
-        var artifact = await datasets.Store.GetArtifactAsync(id, ArtifactFormats.Assignments, cancellationToken)
-            ?? throw new NotFoundException($"Butina job {id} has no {ArtifactFormats.Assignments} artifact.");
+        var artifact = await datasets.Store.GetArtifactAsync(id, Artifacts.Assignments, cancellationToken)
+            ?? throw new NotFoundException($"Butina job {id} has no {Artifacts.Assignments} artifact.");
         return new ButinaClustering(ArtifactFormats.ReadInt32s(artifact.Data), [.. summary.Cluster.Select(c => c.Centroid)]);
     }
 
@@ -72,7 +74,9 @@ public sealed class ButinaJobs(JobManager jobs, DatasetCatalog datasets, Service
     {
         var (info, points) = await datasets.LoadBinaryAsync(request.DatasetId, context.CancellationToken);
         var result = TaylorButina.Run(points, request.ToOptions(context.Parallelism), context.ClusteringProgress(), context.CancellationToken);
-        await context.SaveArtifactAsync(ArtifactFormats.Assignments, ArtifactFormats.OctetStream, ArtifactFormats.Int32s(result.Assignments));
-        return new JobOutcome(ButinaSummary.From(info.Count, result));
+        var summary = ButinaSummary.From(info.Count, result);
+        await context.SaveArtifactAsync(Artifacts.Assignments, Artifacts.OctetStream, ArtifactFormats.Int32s(result.Assignments));
+        await context.SaveArtifactAsync(Artifacts.Clustering, Artifacts.Protobuf, summary.ToClustering().ToByteArray());
+        return new JobOutcome(summary);
     }
 }

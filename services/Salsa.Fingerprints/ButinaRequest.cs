@@ -1,6 +1,7 @@
 using System.Globalization;
 using Salsa.Clustering.Fingerprints;
 using Salsa.Clustering.Parallel;
+using Salsa.Hosting.Clustering;
 using Salsa.Hosting.Datasets;
 
 namespace Salsa.Fingerprints;
@@ -53,6 +54,7 @@ public sealed record ButinaClusterSummary(int Centroid, int Medoid, int Size, do
 /// cluster ids are the <c>assignments</c> artifact: little-endian int32, one per compound in dataset order).
 /// </summary>
 public sealed record ButinaSummary(double Cutoff, int Points, int Clusters, int Singletons, IReadOnlyList<ButinaClusterSummary> Cluster, double ElapsedMs)
+    : IClusteringSummary
 {
     public static ButinaSummary From(int points, ButinaResult result)
     {
@@ -79,6 +81,17 @@ public sealed record ButinaSummary(double Cutoff, int Points, int Clusters, int 
             Size = c.Size,
             MeanSimilarity = c.MeanSimilarity,
         }));
+        proto.Clustering = ToClustering();
         return proto;
+    }
+
+    /// <summary>Butina's clusters have no centre in a vector space: sizes, and each cluster's medoid as its representative.</summary>
+    public Contracts.Common.ClusteringResult ToClustering()
+    {
+        var clustering = new Contracts.Common.ClusteringResult { Algorithm = "butina", Points = Points, Clusters = Clusters };
+        clustering.ClusterSizes.Add(Cluster.Select(c => c.Size));
+        clustering.ClusterWeights.Add(Cluster.Select(c => (double)c.Size));
+        clustering.Representatives.Add(Cluster.Select(c => c.Medoid));
+        return clustering;
     }
 }

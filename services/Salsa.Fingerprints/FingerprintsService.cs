@@ -2,6 +2,7 @@ using Microsoft.Extensions.Options;
 using Salsa.Hosting.Clustering.Annealing;
 using Salsa.Hosting.Host;
 using Salsa.Hosting;
+using Salsa.Contracts.Operations;
 
 namespace Salsa.Fingerprints;
 
@@ -34,4 +35,6 @@ public sealed class FingerprintsService : ISalsaService
         app.MapFingerprintsApi();
         app.MapGrpcService<FingerprintsGrpcService>();
     }
+
+    public static IReadOnlyList<OperationSpec> Operations(ServiceLimits limits) => FingerprintsOperations.Describe(limits);
 }

@@ -77,7 +77,7 @@ public sealed record KMeansSummary(
     int BestRestart,
     IReadOnlyList<double> RestartInertias,
     int EmptyClusterRepairs,
-    double ElapsedMs)
+    double ElapsedMs) : IClusteringSummary
 {
     public static KMeansSummary From(string input, int points, KMeansResult result)
     {
@@ -101,6 +101,10 @@ public sealed record KMeansSummary(
         proto.ClusterWeights.Add(ClusterWeights);
         proto.ClusterSizes.Add(ClusterSizes);
         proto.RestartInertias.Add(RestartInertias);
+        proto.Clustering = ToClustering();
         return proto;
     }
+
+    public Contracts.Common.ClusteringResult ToClustering() =>
+        ClusteringResults.WithCentres("kmeans", Points, Clusters, Dimension, Centres, ClusterWeights, ClusterSizes, Inertia);
 }

@@ -1,5 +1,6 @@
 using Salsa.Hosting.Host;
 using Salsa.Hosting;
+using Salsa.Contracts.Operations;
 
 namespace Salsa.KMeans;
 
@@ -24,4 +25,6 @@ public sealed class KMeansService : ISalsaService
         app.MapKMeansApi();
         app.MapGrpcService<KMeansGrpcService>();
     }
+
+    public static IReadOnlyList<OperationSpec> Operations(ServiceLimits limits) => KMeansOperations.Describe(limits);
 }

@@ -1,3 +1,5 @@
+using Google.Protobuf;
+using Salsa.Contracts.Common;
 using Salsa.Clustering;
 using Salsa.Clustering.Mds;
 using Salsa.Hosting;
@@ -16,9 +18,6 @@ namespace Salsa.Mds;
 public sealed class MdsJobs(JobManager jobs, DatasetCatalog datasets, ServiceLimits limits)
 {
     public const string Kind = "mds";
-
-    /// <summary>The artifact holding the coordinates: float64 little-endian, row-major, items × dimensions.</summary>
-    public const string CoordinatesArtifact = "coordinates";
 
     public async Task<JobRecord> StartAsync(EmbeddingRequest request, CancellationToken cancellationToken)
     {
@@ -41,8 +40,10 @@ public sealed class MdsJobs(JobManager jobs, DatasetCatalog datasets, ServiceLim
         var options = request.ToOptions(context.Parallelism, Math.Min(limits.MaxEmbeddingItems, SmacofOptions.LargestSupportedItems));
         var weights = request.ItemWeights is { Count: > 0 } given ? [.. given] : (double[]?)null;
         var result = Smacof.Run(dissimilarities, options, weights, context.ClusteringProgress(), context.CancellationToken);
-        await context.SaveArtifactAsync(CoordinatesArtifact, ArtifactFormats.OctetStream, ArtifactFormats.Doubles(result.Coordinates)).ConfigureAwait(false);
-        return new JobOutcome(EmbeddingSummary.From(DatasetCatalog.KindName(info.Kind), dissimilarities.Source, items, result));
+        var summary = EmbeddingSummary.From(DatasetCatalog.KindName(info.Kind), dissimilarities.Source, items, result);
+        await context.SaveArtifactAsync(Artifacts.Coordinates, Artifacts.OctetStream, ArtifactFormats.Doubles(result.Coordinates)).ConfigureAwait(false);
+        await context.SaveArtifactAsync(Artifacts.Embedding, Artifacts.Protobuf, summary.ToProto().ToByteArray()).ConfigureAwait(false);
+        return new JobOutcome(summary);
     }
 
     private static DenseVectors Subset(DenseVectors points, int[] items) =>

@@ -1,5 +1,6 @@
 using Salsa.Hosting.Host;
 using Salsa.Hosting;
+using Salsa.Contracts.Operations;
 
 namespace Salsa.Mds;
 
@@ -24,4 +25,6 @@ public sealed class MdsService : ISalsaService
         app.MapMdsApi();
         app.MapGrpcService<MdsGrpcService>();
     }
+
+    public static IReadOnlyList<OperationSpec> Operations(ServiceLimits limits) => MdsOperations.Describe(limits);
 }

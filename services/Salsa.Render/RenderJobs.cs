@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using System.Globalization;
 using System.Text;
+using Salsa.Contracts.Common;
 using Salsa.Datasets;
 using Salsa.Hosting;
 using Salsa.Hosting.Datasets;
@@ -45,19 +46,7 @@ public sealed class RenderJobs(JobManager jobs, DatasetCatalog datasets, StoredJ
 {
     public const string CensusMapKind = "census-map";
     public const string ScatterKind = "scatter";
-    public const string MapSvg = "map.svg";
-    public const string MapPng = "map.png";
-    public const string ClustersGeoJson = "clusters.geojson";
-    public const string ScatterSvg = "scatter.svg";
-    public const string ScatterPng = "scatter.png";
 
-    /// <summary>The services whose jobs cluster census points into a map's clusters.</summary>
-    public static IReadOnlyList<string> ClusteringServices { get; } = ["annealing", "kmeans"];
-
-    private const string MdsService = "mds";
-
-    /// <summary>The MDS service's artifact: float64 little-endian, row-major, items × dimensions.</summary>
-    private const string CoordinatesArtifact = "coordinates";
     private const string Svg = "image/svg+xml";
     private const string Png = "image/png";
     private const string GeoJson = "application/geo+json";
@@ -68,12 +57,7 @@ public sealed class RenderJobs(JobManager jobs, DatasetCatalog datasets, StoredJ
         request.Validate(limits);
         var points = await datasets.GetRequiredAsync(request.PointsDatasetId, cancellationToken).ConfigureAwait(false);
         RequireProjectedPoints(points);
-        if (request.ClusteringService is { } named && !ClusteringServices.Contains(named))
-        {
-            throw new ArgumentException($"clusteringService '{named}' is not one of {string.Join(", ", ClusteringServices)}.");
-        }
-
-        var clustering = await stored.GetSucceededAsync(request.ClusteringJobId, ClusteringServices, "a census map", cancellationToken).ConfigureAwait(false);
+        var (clustering, result) = await stored.GetClusteringAsync(request.ClusteringJobId, "a census map", cancellationToken).ConfigureAwait(false);
         if (request.ClusteringService is { } expected && expected != clustering.Service)
         {
             throw new ArgumentException($"Job {clustering.Id} is a job of the {clustering.Service} service, not of the {expected} service the request names.");
@@ -84,8 +68,7 @@ public sealed class RenderJobs(JobManager jobs, DatasetCatalog datasets, StoredJ
             throw new ArgumentException($"Job {clustering.Id} clustered dataset {clustering.DatasetId}, not the points dataset {points.Id}; a map draws a clustering of its own points.");
         }
 
-        var result = StoredJobs.Result<StoredClustering>(clustering);
-        if (result.Dimension != 2 || result.Centres.Length != 2 * result.Clusters)
+        if (result.Dimension != 2 || result.Centres.Count != 2 * result.Clusters)
         {
             throw new ArgumentException($"Job {clustering.Id} has {result.Clusters} centres of dimension {result.Dimension}; a map needs planar (x, y) centres.");
         }
@@ -98,16 +81,23 @@ public sealed class RenderJobs(JobManager jobs, DatasetCatalog datasets, StoredJ
     {
         ArgumentNullException.ThrowIfNull(request);
         request.Validate(limits);
-        var embedding = await stored.GetSucceededAsync(request.EmbeddingJobId, [MdsService], "a scatter plot", cancellationToken).ConfigureAwait(false);
-        var result = StoredJobs.Result<StoredEmbedding>(embedding);
-        if (request.Clusters is { Count: > 0 } clusters)
+        var (embedding, result) = await stored.GetEmbeddingAsync(request.EmbeddingJobId, "a scatter plot", cancellationToken).ConfigureAwait(false);
+        if (request.Clusters is { Count: > 0 } && request.ClusteringJobId is not null)
         {
-            if (clusters.Count != result.Items)
+            throw new ArgumentException("Give the items' clusters or a clustering job to take them from (clusteringJobId), not both.");
+        }
+
+        var clusters = request.Clusters is { Count: > 0 } given ? [.. given]
+            : request.ClusteringJobId is { } clusteringJobId ? await ClustersOfItemsAsync(embedding, result, clusteringJobId, cancellationToken).ConfigureAwait(false)
+            : (int[]?)null;
+        if (clusters is not null)
+        {
+            if (clusters.Length != result.Items)
             {
-                throw new ArgumentException($"There are {clusters.Count} clusters for the {result.Items} embedded items of job {embedding.Id}; give one cluster per item, or none.");
+                throw new ArgumentException($"There are {clusters.Length} clusters for the {result.Items} embedded items of job {embedding.Id}; give one cluster per item, or none.");
             }
 
-            for (var i = 0; i < clusters.Count; i++)
+            for (var i = 0; i < clusters.Length; i++)
             {
                 if (clusters[i] < 0)
                 {
@@ -118,7 +108,25 @@ public sealed class RenderJobs(JobManager jobs, DatasetCatalog datasets, StoredJ
             limits.CheckClusters(clusters.Max() + 1);
         }
 
-        return await jobs.SubmitAsync(ScatterKind, request, embedding.DatasetId, context => DrawScatterAsync(context, request, embedding, result), cancellationToken).ConfigureAwait(false);
+        return await jobs.SubmitAsync(ScatterKind, request, embedding.DatasetId, context => DrawScatterAsync(context, request, embedding, result, clusters), cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <summary>
+    /// The scatter plot's join: each embedded item takes the cluster its dataset point was given by
+    /// a clustering of the same dataset.
+    /// </summary>
+    private async Task<int[]> ClustersOfItemsAsync(JobRecord embedding, Contracts.Mds.EmbeddingResult result, Guid clusteringJobId, CancellationToken cancellationToken)
+    {
+        var (job, clustering) = await stored.GetClusteringAsync(clusteringJobId, "colouring a scatter plot by cluster", cancellationToken).ConfigureAwait(false);
+        if (job.DatasetId != embedding.DatasetId)
+        {
+            throw new ArgumentException($"Job {job.Id} clustered dataset {job.DatasetId}, but the embedding {embedding.Id} is of dataset {embedding.DatasetId}; colour an embedding by a clustering of its own dataset.");
+        }
+
+        var assignments = await stored.GetAssignmentsAsync(job, clustering, cancellationToken).ConfigureAwait(false);
+        return result.ItemIndices.Count > 0
+            ? [.. result.ItemIndices.Select(i => (uint)i < (uint)assignments.Length ? assignments[i] : throw new InvalidDataException($"Embedding {embedding.Id} names item {i}, beyond the {assignments.Length} points of its dataset."))]
+            : [.. assignments.Take(result.Items)];
     }
 
     /// <summary>A dense 2-D dataset whose metadata records the projection that made its planar km: a census query.</summary>
@@ -135,13 +143,13 @@ public sealed class RenderJobs(JobManager jobs, DatasetCatalog datasets, StoredJ
                 $"Dataset {points.Id} does not record the projection of its points (metadata '{EquirectangularProjection.OriginLatitudeKey}' and '{EquirectangularProjection.OriginLongitudeKey}'); a census map needs the points of a census query (POST /api/census/queries), whose planar km it turns back into latitude and longitude.");
     }
 
-    private async Task<JobOutcome> DrawCensusMapAsync(JobContext context, CensusMapRequest request, JobRecord clustering, StoredClustering result)
+    private async Task<JobOutcome> DrawCensusMapAsync(JobContext context, CensusMapRequest request, JobRecord clustering, Contracts.Common.ClusteringResult result)
     {
         var clock = Stopwatch.StartNew();
         var token = context.CancellationToken;
         var (info, points) = await datasets.LoadDenseAsync(request.PointsDatasetId, token).ConfigureAwait(false);
         var projection = RequireProjectedPoints(info);
-        var assignments = ArtifactFormats.ReadInt32s(await stored.GetArtifactAsync(clustering, ArtifactFormats.Assignments, token).ConfigureAwait(false));
+        var assignments = await stored.GetAssignmentsAsync(clustering, result, token).ConfigureAwait(false);
         if (assignments.Length != points.Count)
         {
             throw new InvalidDataException($"Job {clustering.Id} assigned {assignments.Length} points, but dataset {info.Id} has {points.Count}.");
@@ -154,7 +162,7 @@ public sealed class RenderJobs(JobManager jobs, DatasetCatalog datasets, StoredJ
             positions[i] = new GeoPoint(latitude, longitude);
         }
 
-        var data = new ClusteredPoints(positions, points.Weights, assignments, new PlanarCentres(projection, result.Centres));
+        var data = new ClusteredPoints(positions, points.Weights, assignments, new PlanarCentres(projection, [.. result.Centres]));
         var defaults = new CensusMapOptions();
         var options = defaults with
         {
@@ -166,21 +174,20 @@ public sealed class RenderJobs(JobManager jobs, DatasetCatalog datasets, StoredJ
         };
 
         await SaveFiguresAsync(context, clock, data.ClusterCount,
-            (MapSvg, Svg, () => Encoding.UTF8.GetBytes(CensusMapRenderer.RenderSvg(data, options))),
-            (MapPng, Png, () => CensusMapRenderer.RenderPng(data, options)),
-            (ClustersGeoJson, GeoJson, () => Encoding.UTF8.GetBytes(ClusterGeoJson.Write(data)))).ConfigureAwait(false);
+            (Artifacts.MapSvg, Svg, () => Encoding.UTF8.GetBytes(CensusMapRenderer.RenderSvg(data, options))),
+            (Artifacts.MapPng, Png, () => CensusMapRenderer.RenderPng(data, options)),
+            (Artifacts.ClustersGeoJson, GeoJson, () => Encoding.UTF8.GetBytes(ClusterGeoJson.Write(data)))).ConfigureAwait(false);
         return new JobOutcome(new CensusMapSummary(clustering.Id, clustering.Service, data.Count, data.ClusterCount, data.TotalPopulation,
             [.. data.ClusterPopulations], [.. data.ClusterPointCounts], options.Width, options.Height, clock.Elapsed.TotalMilliseconds));
     }
 
-    private async Task<JobOutcome> DrawScatterAsync(JobContext context, ScatterRequest request, JobRecord embedding, StoredEmbedding result)
+    private static async Task<JobOutcome> DrawScatterAsync(JobContext context, ScatterRequest request, JobRecord embedding, Contracts.Mds.EmbeddingResult result, int[]? clusters)
     {
         var clock = Stopwatch.StartNew();
-        var token = context.CancellationToken;
-        var coordinates = ArtifactFormats.ReadDoubles(await stored.GetArtifactAsync(embedding, CoordinatesArtifact, token).ConfigureAwait(false));
-        if (result.Dimensions < 2 || coordinates.Length != result.Items * result.Dimensions)
+        var coordinates = result.Coordinates;
+        if (result.Dimensions < 2 || coordinates.Count != result.Items * result.Dimensions)
         {
-            throw new InvalidDataException($"Job {embedding.Id} has {coordinates.Length} coordinates, not {result.Items} items × {result.Dimensions} dimensions.");
+            throw new InvalidDataException($"Job {embedding.Id} has {coordinates.Count} coordinates, not {result.Items} items × {result.Dimensions} dimensions.");
         }
 
         // A 3-D embedding is drawn by its first two dimensions (SMACOF's Torgerson start orders them by variance).
@@ -190,7 +197,7 @@ public sealed class RenderJobs(JobManager jobs, DatasetCatalog datasets, StoredJ
             (xy[2 * i], xy[(2 * i) + 1]) = (coordinates[i * result.Dimensions], coordinates[(i * result.Dimensions) + 1]);
         }
 
-        var data = new ScatterData(xy, request.Clusters is { Count: > 0 } clusters ? clusters : null);
+        var data = new ScatterData(xy, clusters);
         var defaults = new ScatterOptions();
         var options = defaults with
         {
@@ -200,8 +207,8 @@ public sealed class RenderJobs(JobManager jobs, DatasetCatalog datasets, StoredJ
         };
 
         await SaveFiguresAsync(context, clock, data.ClusterCount,
-            (ScatterSvg, Svg, () => Encoding.UTF8.GetBytes(ScatterRenderer.RenderSvg(data, options))),
-            (ScatterPng, Png, () => ScatterRenderer.RenderPng(data, options))).ConfigureAwait(false);
+            (Artifacts.ScatterSvg, Svg, () => Encoding.UTF8.GetBytes(ScatterRenderer.RenderSvg(data, options))),
+            (Artifacts.ScatterPng, Png, () => ScatterRenderer.RenderPng(data, options))).ConfigureAwait(false);
         return new JobOutcome(new ScatterSummary(embedding.Id, result.Items, result.Dimensions, data.ClusterCount, options.Width, options.Height, clock.Elapsed.TotalMilliseconds));
     }
 

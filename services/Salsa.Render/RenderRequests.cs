@@ -97,6 +97,9 @@ public sealed record ScatterRequest : FigureRequest
     /// <summary>The cluster of each embedded item, in the embedding's order (0 or more); one colour when null or empty.</summary>
     public IReadOnlyList<int>? Clusters { get; init; }
 
+    /// <summary>Or a succeeded clustering job of the embedding's dataset, whose clusters colour the items.</summary>
+    public Guid? ClusteringJobId { get; init; }
+
     public static ScatterRequest From(Contracts.Render.RenderScatterRequest request)
     {
         ArgumentNullException.ThrowIfNull(request);
@@ -104,6 +107,7 @@ public sealed record ScatterRequest : FigureRequest
         {
             EmbeddingJobId = JobViews.ParseId(request.EmbeddingJobId, "embedding job id"),
             Clusters = [.. request.Clusters],
+            ClusteringJobId = request.ClusteringJobId.Length > 0 ? JobViews.ParseId(request.ClusteringJobId, "clustering job id") : null,
             Width = Given(request.Width),
             Height = Given(request.Height),
             Title = Given(request.Title),

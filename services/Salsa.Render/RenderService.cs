@@ -1,5 +1,6 @@
 using Salsa.Hosting.Host;
 using Salsa.Hosting;
+using Salsa.Contracts.Operations;
 
 namespace Salsa.Render;
 
@@ -25,4 +26,6 @@ public sealed class RenderService : ISalsaService
         app.MapRenderApi();
         app.MapGrpcService<RenderGrpcService>();
     }
+
+    public static IReadOnlyList<OperationSpec> Operations(ServiceLimits limits) => RenderOperations.Describe(limits);
 }

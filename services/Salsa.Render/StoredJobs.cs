@@ -1,33 +1,27 @@
-using System.Text.Json;
+using Google.Protobuf;
+using Salsa.Contracts.Common;
+using JobState = Salsa.Store.JobState;
+using Salsa.Contracts.Mds;
 using Salsa.Hosting.Errors;
 using Salsa.Hosting.Jobs;
 using Salsa.Store;
 
 namespace Salsa.Render;
 
-/// <summary>The parts of a clustering job's result a map needs (annealing and k-means results both have them).</summary>
-internal sealed record StoredClustering(int Clusters, int Dimension, double[] Centres);
-
-/// <summary>The parts of an MDS job's result a scatter plot needs.</summary>
-internal sealed record StoredEmbedding(int Items, int Dimensions, double NormalisedStress);
-
 /// <summary>
-/// Other services' jobs, read from the store every service shares: the render service draws what
-/// the clustering and MDS services computed, by job id, and says clearly when a job is unknown, of
-/// the wrong kind or not finished.
+/// Other services' jobs, read from the store every service shares, in their declared shapes only:
+/// a clustering job's <c>clustering</c> artifact (<see cref="ClusteringResult"/>) and <c>assignments</c>,
+/// an embedding job's <c>embedding</c> artifact (<see cref="EmbeddingResult"/>); see
+/// <see cref="Artifacts"/>. Says clearly when a job is unknown, unfinished or of a kind that
+/// leaves no such result.
 /// </summary>
 public sealed class StoredJobs(IDataStore store)
 {
-    /// <summary>A succeeded job of one of <paramref name="services"/>; <paramref name="purpose"/> completes "… needs …" in the errors.</summary>
-    public async Task<JobRecord> GetSucceededAsync(Guid id, IReadOnlyCollection<string> services, string purpose, CancellationToken cancellationToken)
+    /// <summary>A succeeded job; <paramref name="purpose"/> completes "… can be drawn" in the errors.</summary>
+    public async Task<JobRecord> GetSucceededAsync(Guid id, string purpose, CancellationToken cancellationToken)
     {
         var job = await store.GetJobAsync(id, cancellationToken).ConfigureAwait(false)
             ?? throw new NotFoundException($"No job {id} in the store.");
-        if (!services.Contains(job.Service))
-        {
-            throw new ArgumentException($"Job {id} is a {job.Kind} job of the {job.Service} service; {purpose} needs a job of the {string.Join(" or ", services)} service.");
-        }
-
         return job.State switch
         {
             JobState.Succeeded => job,
@@ -36,15 +30,50 @@ public sealed class StoredJobs(IDataStore store)
         };
     }
 
-    public async Task<byte[]> GetArtifactAsync(JobRecord job, string name, CancellationToken cancellationToken)
+    /// <summary>A succeeded clustering job (annealing, k-means, Butina) and its clustering.</summary>
+    public async Task<(JobRecord Job, ClusteringResult Clustering)> GetClusteringAsync(Guid id, string purpose, CancellationToken cancellationToken)
     {
-        ArgumentNullException.ThrowIfNull(job);
-        var artifact = await store.GetArtifactAsync(job.Id, name, cancellationToken).ConfigureAwait(false)
-            ?? throw new InvalidDataException($"Job {job.Id} ({job.Service}) has no '{name}' artifact.");
-        return artifact.Data;
+        var job = await GetSucceededAsync(id, purpose, cancellationToken).ConfigureAwait(false);
+        var bytes = await ReadAsync(job, Artifacts.Clustering, $"{purpose} needs a clustering job (annealing, k-means or Butina)", cancellationToken).ConfigureAwait(false);
+        return (job, Parse(job, Artifacts.Clustering, ClusteringResult.Parser, bytes));
     }
 
-    internal static T Result<T>(JobRecord job) =>
-        (job.ResultJson is { } json ? JsonSerializer.Deserialize<T>(json, JobJson.Options) : default)
-        ?? throw new InvalidDataException($"Job {job.Id} ({job.Service}) has no result.");
+    /// <summary>A succeeded embedding job (MDS) and its embedding.</summary>
+    public async Task<(JobRecord Job, EmbeddingResult Embedding)> GetEmbeddingAsync(Guid id, string purpose, CancellationToken cancellationToken)
+    {
+        var job = await GetSucceededAsync(id, purpose, cancellationToken).ConfigureAwait(false);
+        var bytes = await ReadAsync(job, Artifacts.Embedding, $"{purpose} needs an MDS job", cancellationToken).ConfigureAwait(false);
+        return (job, Parse(job, Artifacts.Embedding, EmbeddingResult.Parser, bytes));
+    }
+
+    /// <summary>The cluster of each point of a clustering job, checked against the clustering's own counts.</summary>
+    public async Task<int[]> GetAssignmentsAsync(JobRecord job, ClusteringResult clustering, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(job);
+        ArgumentNullException.ThrowIfNull(clustering);
+        var assignments = ArtifactFormats.ReadInt32s(await ReadAsync(job, Artifacts.Assignments, "its clustering is incomplete", cancellationToken).ConfigureAwait(false));
+        if (assignments.Length != clustering.Points || assignments.Any(a => a < 0 || a >= clustering.Clusters))
+        {
+            throw new InvalidDataException($"Job {job.Id} ({job.Service}) has assignments that do not fit its clustering of {clustering.Points} points into {clustering.Clusters} clusters.");
+        }
+
+        return assignments;
+    }
+
+    private async Task<byte[]> ReadAsync(JobRecord job, string name, string refusal, CancellationToken cancellationToken) =>
+        (await store.GetArtifactAsync(job.Id, name, cancellationToken).ConfigureAwait(false))?.Data
+            ?? throw new ArgumentException($"Job {job.Id} is a {job.Kind} job of the {job.Service} service and left no '{name}' file; {refusal}.");
+
+    private static T Parse<T>(JobRecord job, string name, MessageParser<T> parser, byte[] bytes)
+        where T : IMessage<T>
+    {
+        try
+        {
+            return parser.ParseFrom(bytes);
+        }
+        catch (InvalidProtocolBufferException exception)
+        {
+            throw new InvalidDataException($"Job {job.Id} ({job.Service}) has a damaged '{name}' file: {exception.Message}", exception);
+        }
+    }
 }

@@ -99,7 +99,11 @@ public sealed class RunLifecycleTests
         var token = TestContext.Current.CancellationToken;
         using var directory = new TemporaryDirectory();
         await using var gateway = await GatewayServer.StartAsync(directory.Combine("salsa.db"), cancellationToken: token);
-        var yaml = TestWorkflows.Small.Replace("clusters: 5, seed: 7 }", "clusters: 5000 }\n    retry: { attempts: 3, backoff: 100ms }", StringComparison.Ordinal)
+        // Within every bound the gateway checks (they are the service's), but more clusters than the
+        // query's points: only the service can tell, and it refuses the input.
+        var yaml = TestWorkflows.Small
+            .Replace("operation: query\n    inputs: { dataset: import.dataset }", "operation: query\n    inputs: { dataset: import.dataset }\n    parameters: { counties: [\"18097\"] }", StringComparison.Ordinal)
+            .Replace("clusters: 5, seed: 7 }", "clusters: 1000 }\n    retry: { attempts: 3, backoff: 100ms }", StringComparison.Ordinal)
             + "\n  again:\n    service: kmeans\n    operation: cluster\n    inputs: { dataset: query.dataset }\n    parameters: { clusters: 3 }\n    after: [cluster]\n";
 
         var id = await gateway.StartRunAsync(new { yaml }, token);
@@ -108,9 +112,9 @@ public sealed class RunLifecycleTests
         Assert.Equal(RunState.Failed, final.State);
         var cluster = final.Steps.Single(s => s.Id == "cluster");
         Assert.Equal(StepState.Failed, cluster.State);
-        Assert.Equal(1, cluster.Attempts); // over the service's limit: a retry cannot help
-        Assert.Contains("ResourceExhausted", cluster.Error, StringComparison.Ordinal);
-        Assert.Contains("Salsa:Limits:MaxClusters", cluster.Error, StringComparison.Ordinal);
+        Assert.Equal(1, cluster.Attempts); // the input is wrong: a retry cannot help
+        Assert.Contains("InvalidArgument", cluster.Error, StringComparison.Ordinal);
+        Assert.Contains("K must be between 1 and the number of points", cluster.Error, StringComparison.Ordinal);
         Assert.Single(final.Hops, h => h.Step == "cluster" && h.Retries == 0);
         Assert.Contains("step 'cluster' (kmeans.cluster) failed", final.Error, StringComparison.Ordinal);
         Assert.Equal(StepState.Skipped, final.Steps.Single(s => s.Id == "again").State);

@@ -173,8 +173,11 @@ public sealed class WorkflowRunTests
         Assert.True(hits[0] is > 0.3 and <= 1, $"best similarity {hits[0]}");
         Assert.True(search["distancesComputed"]!.GetValue<long>() < 40_000);
 
-        // The scatter step joined the two branches: the embedding's items, coloured by the DA's assignments.
-        Assert.Contains(final.Hops, h => h.Step == "scatter" && h.Service == "fingerprints" && h.Operation == "Jobs.DownloadArtifact" && h.ResponseBytes == 40_000 * sizeof(int));
+        // The scatter step joined the two branches in the render service (the gateway fetched no
+        // assignments): the embedding's items, coloured by the annealing's four clusters.
+        Assert.DoesNotContain(final.Hops, h => h.Step == "scatter" && h.Service != "render");
+        var svg = System.Text.Encoding.UTF8.GetString((await gateway.Runs.GetArtifactAsync(id, "scatter.svg", token)).Data);
+        Assert.All(Enumerable.Range(0, 4), k => Assert.Contains($">cluster {k}<", svg.Replace("\n", "", StringComparison.Ordinal).Replace("\t", "", StringComparison.Ordinal), StringComparison.Ordinal));
     }
 
     private static JsonElement Step(JsonElement run, string id) =>

@@ -60,8 +60,8 @@ public sealed class HopRecorder(IEnumerable<Hop>? earlier = null)
     /// </summary>
     public async Task<TResponse> CallAsync<TRequest, TResponse>(string step, string service, string operation, TRequest request,
         Func<TRequest, CallOptions, AsyncUnaryCall<TResponse>> call, CancellationToken cancellationToken)
-        where TRequest : IMessage
-        where TResponse : IMessage
+        where TRequest : class
+        where TResponse : class
     {
         ArgumentNullException.ThrowIfNull(call);
         var start = DateTimeOffset.UtcNow;
@@ -72,7 +72,7 @@ public sealed class HopRecorder(IEnumerable<Hop>? earlier = null)
             try
             {
                 var response = await pending.ResponseAsync.ConfigureAwait(false);
-                Add(step, service, operation, start, clock, request.CalculateSize(), response.CalculateSize(), pending.GetTrailers(), retries, "ok");
+                Add(step, service, operation, start, clock, SizeOf(request), SizeOf(response), pending.GetTrailers(), retries, "ok");
                 return response;
             }
             catch (RpcException exception) when (retries < MaxCallRetries && RetryDelay(exception) is { } delay && !cancellationToken.IsCancellationRequested)
@@ -81,7 +81,7 @@ public sealed class HopRecorder(IEnumerable<Hop>? earlier = null)
             }
             catch (RpcException exception)
             {
-                Add(step, service, operation, start, clock, request.CalculateSize(), 0, exception.Trailers, retries, exception.StatusCode.ToString());
+                Add(step, service, operation, start, clock, SizeOf(request), 0, exception.Trailers, retries, exception.StatusCode.ToString());
                 throw;
             }
         }
@@ -99,6 +99,8 @@ public sealed class HopRecorder(IEnumerable<Hop>? earlier = null)
         StatusCode.Unavailable => TimeSpan.FromMilliseconds(500),
         _ => null,
     };
+
+    private static long SizeOf(object message) => message is IMessage m ? m.CalculateSize() : 0;
 
     /// <summary>Records a hop measured by the caller (a server stream, a download).</summary>
     public void Add(Hop hop)
@@ -136,5 +138,28 @@ public sealed class HopRecorder(IEnumerable<Hop>? earlier = null)
         }
 
         return entries;
+    }
+}
+
+/// <summary>
+/// A grpc-dotnet client interceptor that makes every unary call through it a hop of one step: an
+/// operation calls its service through a typed client over this, and the hop is named by the
+/// method the client called — no method name is written by hand.
+/// </summary>
+internal sealed class HopInterceptor(HopRecorder hops, string step, string service) : Grpc.Core.Interceptors.Interceptor
+{
+    public override AsyncUnaryCall<TResponse> AsyncUnaryCall<TRequest, TResponse>(TRequest request, Grpc.Core.Interceptors.ClientInterceptorContext<TRequest, TResponse> context,
+        Grpc.Core.Interceptors.Interceptor.AsyncUnaryCallContinuation<TRequest, TResponse> continuation)
+    {
+        AsyncUnaryCall<TResponse>? attempt = null;
+        var response = hops.CallAsync(step, service, context.Method.Name, request, (r, options) =>
+            attempt = continuation(r, new Grpc.Core.Interceptors.ClientInterceptorContext<TRequest, TResponse>(context.Method, context.Host, context.Options.WithCancellationToken(options.CancellationToken))),
+            context.Options.CancellationToken);
+        return new AsyncUnaryCall<TResponse>(
+            response,
+            response.ContinueWith(_ => attempt!.ResponseHeadersAsync, CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default).Unwrap(),
+            () => attempt!.GetStatus(),
+            () => attempt!.GetTrailers(),
+            () => attempt?.Dispose());
     }
 }

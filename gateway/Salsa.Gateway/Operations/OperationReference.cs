@@ -1,3 +1,4 @@
+using Salsa.Contracts.Operations;
 using System.Globalization;
 using System.Text;
 using System.Text.Json.Nodes;
@@ -104,11 +105,14 @@ public static class OperationReference
             return "one of " + string.Join(", ", allowed.Select(a => $"`{a}`"));
         }
 
-        return (parameter.Minimum, parameter.Maximum) switch
+        var low = parameter.Minimum is { } min ? $"≥ {N(min)}" : parameter.ExclusiveMinimum is { } above ? $"> {N(above)}" : null;
+        var high = parameter.Maximum is { } max ? $"≤ {N(max)}" : parameter.ExclusiveMaximum is { } below ? $"< {N(below)}" : null;
+        return (low, high, parameter.Minimum, parameter.Maximum) switch
         {
-            ({ } min, { } max) => $"{N(min)} … {N(max)}",
-            ({ } min, null) => $"≥ {N(min)}",
-            (null, { } max) => $"≤ {N(max)}",
+            (_, _, { } min2, { } max2) => $"{N(min2)} … {N(max2)}",
+            ({ } l, { } h, _, _) => $"{l}, {h}",
+            ({ } l, null, _, _) => l,
+            (null, { } h, _, _) => h,
             _ => "",
         };
     }

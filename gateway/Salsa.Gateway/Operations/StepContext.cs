@@ -1,14 +1,14 @@
 using System.Diagnostics;
 using System.Text.Json;
 using System.Text.Json.Nodes;
-using Google.Protobuf;
 using Salsa.Contracts.Clients;
 using Salsa.Contracts.Common;
+using Salsa.Contracts.Operations;
 using Salsa.Gateway.Hops;
 using Salsa.Gateway.Services;
 using Salsa.Gateway.Workflows;
 using Grpc.Core;
-using Grpc.Net.Client;
+using Grpc.Core.Interceptors;
 
 namespace Salsa.Gateway.Operations;
 
@@ -20,11 +20,11 @@ public sealed record StepProgress(string Phase, int Iteration, double? Temperatu
 }
 
 /// <summary>
-/// What an operation gets while it runs: its step, resolved inputs and parameters, the services,
-/// and helpers that make every service call a recorded hop.
+/// What an operation gets while it runs (<see cref="IStepContext"/>): its step, resolved inputs and
+/// parameters, and calls to the services — each a recorded hop of the step.
 /// </summary>
 public sealed class StepContext(StepDefinition step, IReadOnlyDictionary<string, JsonNode?> inputs, ServiceDirectory services,
-    HopRecorder hops, Action<StepProgress> progress, CancellationToken cancellationToken)
+    HopRecorder hops, Action<StepProgress> progress, CancellationToken cancellationToken) : IStepContext
 {
     public StepDefinition Step { get; } = step;
 
@@ -32,8 +32,12 @@ public sealed class StepContext(StepDefinition step, IReadOnlyDictionary<string,
 
     public HopRecorder Hops { get; } = hops;
 
+    public string StepId => Step.Id;
+
     /// <summary>Cancelled when the run is cancelled, the step's attempt times out or the gateway stops.</summary>
     public CancellationToken CancellationToken { get; } = cancellationToken;
+
+    public CallOptions CallOptions => new(cancellationToken: CancellationToken);
 
     public void Report(StepProgress update) => progress(update);
 
@@ -51,7 +55,7 @@ public sealed class StepContext(StepDefinition step, IReadOnlyDictionary<string,
     public T Parameter<T>(string name) =>
         Step.Parameters.TryGetValue(name, out var value) && value is not null ? Convert<T>(value) : throw new InvalidOperationException($"Step '{Step.Id}' has no parameter '{name}'.");
 
-    public T? Optional<T>(string name)
+    public T? OptionalParameter<T>(string name)
         where T : struct =>
         Step.Parameters.TryGetValue(name, out var value) && value is not null ? Convert<T>(value) : null;
 
@@ -65,15 +69,10 @@ public sealed class StepContext(StepDefinition step, IReadOnlyDictionary<string,
     public IEnumerable<string> Strings(string name) =>
         Step.Parameters.TryGetValue(name, out var value) && value is JsonArray list ? list.Select(x => x!.GetValue<string>()) : [];
 
-    /// <summary>A unary call to <paramref name="service"/>, recorded as a hop of this step.</summary>
-    public async Task<TResponse> CallAsync<TRequest, TResponse>(string service, string operation, TRequest request,
-        Func<GrpcChannel, TRequest, CallOptions, AsyncUnaryCall<TResponse>> call)
-        where TRequest : IMessage
-        where TResponse : IMessage
+    public async Task<CallInvoker> InvokerAsync(string service)
     {
-        ArgumentNullException.ThrowIfNull(call);
         var channel = await Services.ChannelAsync(service, CancellationToken).ConfigureAwait(false);
-        return await Hops.CallAsync(Step.Id, service, operation, request, (r, o) => call(channel, r, o), CancellationToken).ConfigureAwait(false);
+        return channel.Intercept(new HopInterceptor(Hops, Step.Id, service));
     }
 
     /// <summary>
@@ -82,10 +81,9 @@ public sealed class StepContext(StepDefinition step, IReadOnlyDictionary<string,
     /// on the service if this step is cancelled or times out, so no work is left running. Returns
     /// the job once it succeeded; any other end is an exception with the service's reason.
     /// </summary>
-    public async Task<JobAddress> RunJobAsync(string service, string operation, Func<GrpcChannel, CallOptions, AsyncUnaryCall<JobInfo>> start, IMessage request)
+    public async Task<JobAddress> RunJobAsync(string service, Func<CallInvoker, CallOptions, AsyncUnaryCall<JobInfo>> start)
     {
         ArgumentNullException.ThrowIfNull(start);
-        ArgumentNullException.ThrowIfNull(request);
         var channel = await Services.ChannelAsync(service, CancellationToken).ConfigureAwait(false);
         CancellationToken.ThrowIfCancellationRequested();
 
@@ -93,7 +91,7 @@ public sealed class StepContext(StepDefinition step, IReadOnlyDictionary<string,
         // must be known by id so it can be cancelled, never left running unseen. It is brief (the
         // job is queued, not run) and has its own limit.
         using var startLimit = new CancellationTokenSource(TimeSpan.FromSeconds(30));
-        var job = await Hops.CallAsync(Step.Id, service, operation, request, (IMessage _, CallOptions o) => start(channel, o), startLimit.Token).ConfigureAwait(false);
+        var job = await start(channel.Intercept(new HopInterceptor(Hops, Step.Id, service)), new CallOptions(cancellationToken: startLimit.Token)).ConfigureAwait(false);
         var jobs = new JobsClient(channel);
         if (CancellationToken.IsCancellationRequested)
         {
@@ -170,6 +168,3 @@ public sealed class StepContext(StepDefinition step, IReadOnlyDictionary<string,
         }
     }
 }
-
-/// <summary>A step that ended without its outputs, for a reason the service gave.</summary>
-public sealed class StepFailedException(string message) : Exception(message);

@@ -1,3 +1,4 @@
+using Salsa.Contracts.Operations;
 using System.Diagnostics;
 using System.Text.Json.Nodes;
 using Salsa.Gateway.Operations;

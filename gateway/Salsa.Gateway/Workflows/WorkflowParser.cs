@@ -1,3 +1,4 @@
+using Salsa.Contracts.Operations;
 using System.Globalization;
 using System.Text.Json;
 using System.Text.Json.Nodes;
@@ -380,6 +381,8 @@ public sealed partial class WorkflowParser(OperationCatalog catalog)
         string? Bounds(double x) =>
             parameter.Minimum is { } min && x < min ? string.Create(CultureInfo.InvariantCulture, $"is {x}; it must be at least {min}")
             : parameter.Maximum is { } max && x > max ? string.Create(CultureInfo.InvariantCulture, $"is {x}; it must be at most {max}")
+            : parameter.ExclusiveMinimum is { } above && !(x > above) ? string.Create(CultureInfo.InvariantCulture, $"is {x}; it must be more than {above}")
+            : parameter.ExclusiveMaximum is { } below && !(x < below) ? string.Create(CultureInfo.InvariantCulture, $"is {x}; it must be less than {below}")
             : null;
 
         switch (parameter.Kind)

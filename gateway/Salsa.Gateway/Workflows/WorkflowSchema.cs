@@ -1,3 +1,4 @@
+using Salsa.Contracts.Operations;
 using System.Text.Encodings.Web;
 using System.Text.Json;
 using System.Text.Json.Nodes;
@@ -269,6 +270,10 @@ public static class WorkflowSchema
                 {
                     schema["minimum"] = Bound(min);
                 }
+                else if (parameter.ExclusiveMinimum is { } above)
+                {
+                    schema["exclusiveMinimum"] = Bound(above);
+                }
                 else if (integer)
                 {
                     schema["exclusiveMinimum"] = -IntegerLimit;
@@ -277,6 +282,10 @@ public static class WorkflowSchema
                 if (parameter.Maximum is { } max)
                 {
                     schema["maximum"] = Bound(max);
+                }
+                else if (parameter.ExclusiveMaximum is { } below)
+                {
+                    schema["exclusiveMaximum"] = Bound(below);
                 }
                 else if (integer)
                 {

@@ -1,3 +1,5 @@
+using Google.Protobuf;
+using Salsa.Contracts.Common;
 using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Jobs;
 using Salsa.Store;
@@ -25,11 +27,12 @@ public interface IVectorClusteringRequest
 /// <summary>
 /// The application service of a vector-clustering algorithm, shared by its REST and gRPC faces:
 /// a request is checked against its dataset and the limits before it is accepted, then runs as a
-/// job on the compute dispatcher; the per-point assignments become the <c>assignments</c> artifact
-/// and the summary the job's result.
+/// job on the compute dispatcher; the per-point assignments become the <c>assignments</c> artifact,
+/// the clustering in its shared shape the <c>clustering</c> artifact, and the summary the job's result.
 /// </summary>
 public abstract class VectorClusteringJobs<TRequest, TSummary>(JobManager jobs, DatasetCatalog datasets, ServiceLimits limits)
     where TRequest : IVectorClusteringRequest
+    where TSummary : IClusteringSummary
 {
     protected ServiceLimits Limits { get; } = limits;
 
@@ -57,7 +60,8 @@ public abstract class VectorClusteringJobs<TRequest, TSummary>(JobManager jobs, 
     {
         var (info, input) = await datasets.LoadVectorsAsync(request.DatasetId, context.CancellationToken).ConfigureAwait(false);
         var (assignments, summary) = Cluster(request, info, input, context);
-        await context.SaveArtifactAsync(ArtifactFormats.Assignments, ArtifactFormats.OctetStream, ArtifactFormats.Int32s(assignments)).ConfigureAwait(false);
-        return new JobOutcome(summary!);
+        await context.SaveArtifactAsync(Artifacts.Assignments, Artifacts.OctetStream, ArtifactFormats.Int32s(assignments)).ConfigureAwait(false);
+        await context.SaveArtifactAsync(Artifacts.Clustering, Artifacts.Protobuf, summary.ToClustering().ToByteArray()).ConfigureAwait(false);
+        return new JobOutcome(summary);
     }
 }

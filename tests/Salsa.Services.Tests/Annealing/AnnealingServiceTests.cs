@@ -72,8 +72,8 @@ public sealed class AnnealingServiceTests(AnnealingServiceFixture fixture) : ICl
         }
 
         Assert.Contains("compute;dur=", call.GetTrailers().GetValue(ServerTiming.TrailerName), StringComparison.Ordinal);
-        var (data, contentType) = await jobs.DownloadArtifactAsync(job.JobId, ArtifactFormats.Assignments, new CallOptions(cancellationToken: Token));
-        Assert.Equal(ArtifactFormats.OctetStream, contentType);
+        var (data, contentType) = await jobs.DownloadArtifactAsync(job.JobId, Artifacts.Assignments, new CallOptions(cancellationToken: Token));
+        Assert.Equal(Artifacts.OctetStream, contentType);
         Assert.All(ArtifactFormats.ReadInt32s(data), a => Assert.InRange(a, 0, 4));
     }
 

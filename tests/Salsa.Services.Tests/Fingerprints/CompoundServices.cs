@@ -1,3 +1,4 @@
+using Salsa.Contracts.Common;
 using System.Net.Http.Json;
 using System.Numerics;
 using Salsa.Chem;
@@ -124,5 +125,5 @@ public static class FixtureCompounds
 
     /// <summary>A job's assignments artifact.</summary>
     public static async Task<int[]> AssignmentsAsync(HttpClient rest, Guid job) =>
-        ArtifactFormats.ReadInt32s(await rest.GetByteArrayAsync($"/api/jobs/{job}/artifacts/{ArtifactFormats.Assignments}", TestContext.Current.CancellationToken));
+        ArtifactFormats.ReadInt32s(await rest.GetByteArrayAsync($"/api/jobs/{job}/artifacts/{Artifacts.Assignments}", TestContext.Current.CancellationToken));
 }

@@ -104,7 +104,7 @@ public sealed class KMeansServiceTests(KMeansServiceFixture fixture) : IClassFix
         Assert.Equal(JobState.Succeeded, final.State);
         Assert.NotEmpty(progress);
         Assert.All(progress, p => Assert.Equal(5, p.Clusters));
-        Assert.Contains(final.Artifacts, a => a.Name == ArtifactFormats.Assignments && a.Size == 2000 * sizeof(int));
+        Assert.Contains(final.Artifacts, a => a.Name == Artifacts.Assignments && a.Size == 2000 * sizeof(int));
         using var call = new KMeansClient(Service.Grpc).GetResultAsync(new JobRef { JobId = job.JobId }, GrpcCalls.Options);
         var result = await call;
         Assert.Contains("compute;dur=", call.GetTrailers().GetValue(ServerTiming.TrailerName), StringComparison.Ordinal);
@@ -119,8 +119,8 @@ public sealed class KMeansServiceTests(KMeansServiceFixture fixture) : IClassFix
         Assert.Equal(rest.RestartInertias, result.RestartInertias);
         Assert.Equal(rest.ClusterSizes, result.ClusterSizes);
 
-        var (data, contentType) = await jobs.DownloadArtifactAsync(job.JobId, ArtifactFormats.Assignments, GrpcCalls.Options);
-        Assert.Equal(ArtifactFormats.OctetStream, contentType);
+        var (data, contentType) = await jobs.DownloadArtifactAsync(job.JobId, Artifacts.Assignments, GrpcCalls.Options);
+        Assert.Equal(Artifacts.OctetStream, contentType);
         var assignments = ArtifactFormats.ReadInt32s(data);
         Assert.Equal(2000, assignments.Length);
         Assert.Equal(result.ClusterSizes, Enumerable.Range(0, 5).Select(k => assignments.Count(a => a == k)));

@@ -90,7 +90,7 @@ public sealed class MdsServiceTests(MdsServiceFixture fixture, PostgresFixture p
         Assert.Equal(items, result.ItemIndices);
         Assert.InRange(result.NormalisedStress, 0, 1e-9);
         PlanarPoints.AssertDistancesReproduced(points, 3, [.. result.ItemIndices], [.. result.Coordinates], 3);
-        var (data, _) = await new JobsClient(Service.Grpc).DownloadArtifactAsync(job.JobId, MdsJobs.CoordinatesArtifact, new CallOptions(cancellationToken: Token));
+        var (data, _) = await new JobsClient(Service.Grpc).DownloadArtifactAsync(job.JobId, Artifacts.Coordinates, new CallOptions(cancellationToken: Token));
         Assert.Equal(result.Coordinates, ArtifactFormats.ReadDoubles(data));
     }
 

@@ -32,17 +32,19 @@ public sealed class RenderBadInputTests(CensusPipelineFixture fixture)
         { "{\"pointsDatasetId\":\"$import\",\"clusteringJobId\":\"$clustering\"}", 400, "is census with dimension 2; a census map needs the dense 2-D points of a census query" },
         { "{\"pointsDatasetId\":\"$plain\",\"clusteringJobId\":\"$plainClustering\"}", 400, "does not record the projection of its points (metadata 'origin_latitude'" },
         { "{\"pointsDatasetId\":\"$points\",\"clusteringJobId\":\"$plainClustering\"}", 400, "not the points dataset" },
-        { "{\"pointsDatasetId\":\"$points\",\"clusteringJobId\":\"$embedding\"}", 400, "is a mds job of the mds service; a census map needs a job of the annealing or kmeans service" },
+        { "{\"pointsDatasetId\":\"$points\",\"clusteringJobId\":\"$embedding\"}", 400, "is a mds job of the mds service and left no 'clustering' file; a census map needs a clustering job" },
         { "{\"pointsDatasetId\":\"$points\",\"clusteringJobId\":\"$cancelled\"}", 409, "ended cancelled" },
         { "{\"pointsDatasetId\":\"$points\",\"clusteringJobId\":\"$clustering\",\"clusteringService\":\"kmeans\"}", 400, "not of the kmeans service" },
-        { "{\"pointsDatasetId\":\"$points\",\"clusteringJobId\":\"$clustering\",\"clusteringService\":\"fingerprints\"}", 400, "is not one of annealing, kmeans" },
+        { "{\"pointsDatasetId\":\"$points\",\"clusteringJobId\":\"$clustering\",\"clusteringService\":\"fingerprints\"}", 400, "not of the fingerprints service" },
     };
 
     public static TheoryData<string, int, string> BadScatters => new()
     {
         { "{\"embeddingJobId\":\"nope\"}", 400, "Guid" },
         { "{\"embeddingJobId\":\"" + Unknown + "\"}", 404, "No job" },
-        { "{\"embeddingJobId\":\"$clustering\"}", 400, "a scatter plot needs a job of the mds service" },
+        { "{\"embeddingJobId\":\"$clustering\"}", 400, "left no 'embedding' file; a scatter plot needs an MDS job" },
+        { "{\"embeddingJobId\":\"$embedding\",\"clusteringJobId\":\"$embedding\"}", 400, "left no 'clustering' file; colouring a scatter plot by cluster needs a clustering job" },
+        { "{\"embeddingJobId\":\"$embedding\",\"clusteringJobId\":\"$clustering\",\"clusters\":[0]}", 400, "not both" },
         { "{\"embeddingJobId\":\"$embedding\",\"clusters\":[0,1,2]}", 400, "3 clusters for the 40 embedded items" },
         { "{\"embeddingJobId\":\"$embedding\",\"clusters\":[" + string.Join(',', Enumerable.Range(0, 40).Select(i => i == 5 ? -1 : 0)) + "]}", 400, "clusters[5] is -1" },
         { "{\"embeddingJobId\":\"$embedding\",\"width\":5000}", 413, "(Salsa:Limits:MaxImageSide)" },
@@ -86,7 +88,7 @@ public sealed class RenderBadInputTests(CensusPipelineFixture fixture)
             await client.StartScatterAsync(new RenderScatterRequest { EmbeddingJobId = fixture.Pipeline.Embedding.JobId.ToString(), Clusters = { 0, 1 } }, Call));
 
         Assert.Equal(StatusCode.InvalidArgument, wrongKind.StatusCode);
-        Assert.Contains("mds service", wrongKind.Status.Detail, StringComparison.Ordinal);
+        Assert.Contains("a scatter plot needs an MDS job", wrongKind.Status.Detail, StringComparison.Ordinal);
         Assert.Equal(StatusCode.InvalidArgument, wrongCount.StatusCode);
         Assert.Contains("2 clusters for the 40 embedded items", wrongCount.Status.Detail, StringComparison.Ordinal);
     }

@@ -45,7 +45,7 @@ public sealed class RenderServiceTests(CensusPipelineFixture fixture, PostgresFi
         var final = await render.WaitAsync(job.JobId);
         Assert.True(final.State == "succeeded", final.Error);
 
-        var geojson = JsonDocument.Parse(await render.GetByteArrayAsync($"/api/jobs/{job.JobId}/artifacts/{RenderJobs.ClustersGeoJson}", Token));
+        var geojson = JsonDocument.Parse(await render.GetByteArrayAsync($"/api/jobs/{job.JobId}/artifacts/{Artifacts.ClustersGeoJson}", Token));
         var features = Figures.Features(geojson);
         Assert.Equal(CensusPipeline.Clusters, features.Count);
         var populations = features.Select(f => f.GetProperty("properties").GetProperty("population").GetDouble()).ToArray();
@@ -58,7 +58,7 @@ public sealed class RenderServiceTests(CensusPipelineFixture fixture, PostgresFi
         var colours = features.Select(f => f.GetProperty("properties").GetProperty("color").GetString()!).ToList();
         Assert.Equal(CensusPipeline.Clusters, colours.Distinct().Count());
 
-        using var svgResponse = await render.GetAsync($"/api/jobs/{job.JobId}/artifacts/{RenderJobs.MapSvg}", Token);
+        using var svgResponse = await render.GetAsync($"/api/jobs/{job.JobId}/artifacts/{Artifacts.MapSvg}", Token);
         Assert.Equal("image/svg+xml", svgResponse.Content.Headers.ContentType?.MediaType);
         var svg = Figures.ParseSvg(await svgResponse.Content.ReadAsStringAsync(Token));
         Assert.Contains("Indiana, four clusters", svg.ToString(), StringComparison.Ordinal);
@@ -67,7 +67,7 @@ public sealed class RenderServiceTests(CensusPipelineFixture fixture, PostgresFi
         Assert.Equal(colours.Order(), Figures.FillsWithOpacity(svg, HullFillOpacity).Distinct().Order());
         Assert.Subset(Figures.FillsWithOpacity(svg, 1).ToHashSet(), colours.ToHashSet());
 
-        var png = await render.GetByteArrayAsync($"/api/jobs/{job.JobId}/artifacts/{RenderJobs.MapPng}", Token);
+        var png = await render.GetByteArrayAsync($"/api/jobs/{job.JobId}/artifacts/{Artifacts.MapPng}", Token);
         Assert.Equal((900, 600), Figures.PngSize(png));
 
         var summary = (await render.GetFromJsonAsync<CensusMapSummary>($"/api/jobs/{job.JobId}/result", RestCalls.Json, Token))!;
@@ -91,8 +91,8 @@ public sealed class RenderServiceTests(CensusPipelineFixture fixture, PostgresFi
         var final = await jobs.WatchToEndAsync(job.JobId, options: Call);
 
         Assert.Equal(JobState.Succeeded, final.State);
-        Assert.Equal([RenderJobs.ClustersGeoJson, RenderJobs.MapPng, RenderJobs.MapSvg], final.Artifacts.Select(a => a.Name).Order());
-        var (png, contentType) = await jobs.DownloadArtifactAsync(job.JobId, RenderJobs.MapPng, Call);
+        Assert.Equal([Artifacts.ClustersGeoJson, Artifacts.MapPng, Artifacts.MapSvg], final.Artifacts.Select(a => a.Name).Order());
+        var (png, contentType) = await jobs.DownloadArtifactAsync(job.JobId, Artifacts.MapPng, Call);
         Assert.Equal("image/png", contentType);
         Assert.Equal((1400, 900), Figures.PngSize(png));
     }
@@ -112,7 +112,7 @@ public sealed class RenderServiceTests(CensusPipelineFixture fixture, PostgresFi
         var final = await render.WaitAsync(job.JobId);
 
         Assert.True(final.State == "succeeded", final.Error);
-        var features = Figures.Features(JsonDocument.Parse(await render.GetByteArrayAsync($"/api/jobs/{job.JobId}/artifacts/{RenderJobs.ClustersGeoJson}", Token)));
+        var features = Figures.Features(JsonDocument.Parse(await render.GetByteArrayAsync($"/api/jobs/{job.JobId}/artifacts/{Artifacts.ClustersGeoJson}", Token)));
         Assert.Equal(CensusPipeline.KMeansClusters, features.Count);
         Assert.Equal(Pipeline.Points.TotalWeight, features.Sum(f => f.GetProperty("properties").GetProperty("population").GetDouble()), 6);
         Assert.Equal("kmeans", (await Pipeline.Render.GetJsonAsync<CensusMapSummary>($"/api/jobs/{job.JobId}/result")).ClusteringService);
@@ -127,11 +127,32 @@ public sealed class RenderServiceTests(CensusPipelineFixture fixture, PostgresFi
         var final = await Pipeline.Render.Rest.WaitAsync(job.JobId);
 
         Assert.True(final.State == "succeeded", final.Error);
-        var svg = Figures.ParseSvg(Encoding.UTF8.GetString(await Pipeline.Render.Rest.GetByteArrayAsync($"/api/jobs/{job.JobId}/artifacts/{RenderJobs.ScatterSvg}", Token)));
+        var svg = Figures.ParseSvg(Encoding.UTF8.GetString(await Pipeline.Render.Rest.GetByteArrayAsync($"/api/jobs/{job.JobId}/artifacts/{Artifacts.ScatterSvg}", Token)));
         Assert.Contains("MDS embedding of 40 items", svg.ToString(), StringComparison.Ordinal);
-        Assert.Equal((640, 480), Figures.PngSize(await Pipeline.Render.Rest.GetByteArrayAsync($"/api/jobs/{job.JobId}/artifacts/{RenderJobs.ScatterPng}", Token)));
+        Assert.Equal((640, 480), Figures.PngSize(await Pipeline.Render.Rest.GetByteArrayAsync($"/api/jobs/{job.JobId}/artifacts/{Artifacts.ScatterPng}", Token)));
         var summary = (await Pipeline.Render.GetJsonAsync<ScatterSummary>($"/api/jobs/{job.JobId}/result"))!;
         Assert.Equal((40, 2, clusters.Max() + 1), (summary.Items, summary.Dimensions, summary.Clusters));
+    }
+
+    [Fact]
+    public async Task ScatterGrpc_ClusteringJob_RenderJoinsEachItemToItsPointsCluster()
+    {
+        // The same plot as when the caller joins the items to their clusters itself: the service
+        // reads the embedding's item indices and the clustering's assignments from the store.
+        var joined = CensusPipeline.EmbeddedItems.Select(i => Pipeline.Assignments[i]).ToArray();
+        var client = new RenderClient(Pipeline.Render.Grpc);
+        var jobs = new JobsClient(Pipeline.Render.Grpc);
+
+        var byJob = await client.StartScatterAsync(new RenderScatterRequest { EmbeddingJobId = Pipeline.Embedding.JobId.ToString(), ClusteringJobId = Pipeline.Clustering.JobId.ToString(), Title = "t" }, Call);
+        var byList = await client.StartScatterAsync(new RenderScatterRequest { EmbeddingJobId = Pipeline.Embedding.JobId.ToString(), Clusters = { joined }, Title = "t" }, Call);
+
+        Assert.Equal(JobState.Succeeded, (await jobs.WatchToEndAsync(byJob.JobId, options: Call)).State);
+        Assert.Equal(JobState.Succeeded, (await jobs.WatchToEndAsync(byList.JobId, options: Call)).State);
+        var (fromJob, _) = await jobs.DownloadArtifactAsync(byJob.JobId, Artifacts.ScatterPng, Call);
+        var (fromList, _) = await jobs.DownloadArtifactAsync(byList.JobId, Artifacts.ScatterPng, Call);
+        Assert.Equal(fromList, fromJob);
+        var summary = (await Pipeline.Render.GetJsonAsync<ScatterSummary>($"/api/jobs/{byJob.JobId}/result"))!;
+        Assert.Equal(joined.Max() + 1, summary.Clusters);
     }
 
     [Fact]
@@ -141,9 +162,9 @@ public sealed class RenderServiceTests(CensusPipelineFixture fixture, PostgresFi
         var jobs = new JobsClient(Pipeline.Render.Grpc);
 
         Assert.Equal(JobState.Succeeded, (await jobs.WatchToEndAsync(job.JobId, options: Call)).State);
-        var (png, _) = await jobs.DownloadArtifactAsync(job.JobId, RenderJobs.ScatterPng, Call);
+        var (png, _) = await jobs.DownloadArtifactAsync(job.JobId, Artifacts.ScatterPng, Call);
         Assert.Equal((900, 760), Figures.PngSize(png));
-        var (svg, contentType) = await jobs.DownloadArtifactAsync(job.JobId, RenderJobs.ScatterSvg, Call);
+        var (svg, contentType) = await jobs.DownloadArtifactAsync(job.JobId, Artifacts.ScatterSvg, Call);
         Assert.Equal("image/svg+xml", contentType);
         Assert.Contains("Forty block groups", Figures.ParseSvg(Encoding.UTF8.GetString(svg)).ToString(), StringComparison.Ordinal);
     }

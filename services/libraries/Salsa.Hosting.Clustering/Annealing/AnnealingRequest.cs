@@ -91,7 +91,7 @@ public sealed record AnnealingSummary(
     double WeightedCost,
     IReadOnlyList<AnnealingStep> Trajectory,
     int Iterations,
-    double ElapsedMs)
+    double ElapsedMs) : IClusteringSummary
 {
     public static AnnealingSummary From(string input, int points, AnnealingResult result)
     {
@@ -120,6 +120,10 @@ public sealed record AnnealingSummary(
             FreeEnergy = s.FreeEnergy,
             Iterations = s.Iterations,
         }));
+        proto.Clustering = ToClustering();
         return proto;
     }
+
+    public Contracts.Common.ClusteringResult ToClustering() =>
+        ClusteringResults.WithCentres("annealing", Points, Clusters, Dimension, Centres, ClusterWeights, ClusterSizes, WeightedCost);
 }

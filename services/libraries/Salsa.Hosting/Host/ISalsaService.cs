@@ -1,4 +1,5 @@
 using Microsoft.AspNetCore.Builder;
+using Salsa.Contracts.Operations;
 
 namespace Salsa.Hosting.Host;
 
@@ -18,6 +19,13 @@ public interface ISalsaService
     static abstract void AddServices(WebApplicationBuilder builder);
 
     static abstract void MapEndpoints(WebApplication app);
+
+    /// <summary>
+    /// The operations a workflow step can name on this service — their parameters' names, bounds and
+    /// defaults as this service enforces them under <paramref name="limits"/>, and the typed calls
+    /// that perform them. The gateway's catalog is made of these.
+    /// </summary>
+    static virtual IReadOnlyList<OperationSpec> Operations(ServiceLimits limits) => [];
 }
 
 /// <summary>A service's two Kestrel endpoints: HTTP/1.1 for REST, h2c for gRPC.</summary>

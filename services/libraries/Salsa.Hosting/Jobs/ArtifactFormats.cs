@@ -5,13 +5,11 @@ namespace Salsa.Hosting.Jobs;
 
 /// <summary>
 /// The binary artifacts jobs write: per-point arrays as little-endian 32-bit integers (assignments)
-/// or 64-bit floats (coordinates), readable by any client without a schema.
+/// or 64-bit floats (coordinates), readable by any client without a schema. Their names and
+/// content types are declared in <see cref="Contracts.Common.Artifacts"/>.
 /// </summary>
 public static class ArtifactFormats
 {
-    public const string Assignments = "assignments";
-    public const string OctetStream = "application/octet-stream";
-
     public static byte[] Int32s(ReadOnlySpan<int> values)
     {
         var bytes = new byte[values.Length * sizeof(int)];

@@ -1,6 +1,6 @@
 using System.Text.Json.Nodes;
 
-namespace Salsa.Gateway.Operations;
+namespace Salsa.Contracts.Operations;
 
 /// <summary>
 /// What flows between steps. A step's input accepts an output of the same type; the checks run
@@ -64,7 +64,11 @@ public enum ParameterKind
 }
 #pragma warning restore CA1720
 
-/// <summary>A parameter of an operation, with its default and bounds.</summary>
+/// <summary>
+/// A parameter of an operation, with its default and bounds — as its service declares them (its
+/// algorithm's options and <c>ServiceLimits</c>), so the gateway checks a workflow against exactly
+/// what the service will accept.
+/// </summary>
 public sealed record ParameterSpec(string Name, ParameterKind Kind, string Description)
 {
     public bool Required { get; init; }
@@ -74,6 +78,18 @@ public sealed record ParameterSpec(string Name, ParameterKind Kind, string Descr
     public double? Minimum { get; init; }
 
     public double? Maximum { get; init; }
+
+    /// <summary>The value must be above this (an open bound, e.g. a cooling factor in (0, 1)).</summary>
+    public double? ExclusiveMinimum { get; init; }
+
+    /// <summary>The value must be below this.</summary>
+    public double? ExclusiveMaximum { get; init; }
+
+    /// <summary>
+    /// Applied by the operation itself to what the service returned (e.g. how many medoids a step
+    /// passes on), never sent to the service; so its bounds are the operation's own.
+    /// </summary>
+    public bool OperationOnly { get; init; }
 
     /// <summary>The values a string may take, when they are a closed set.</summary>
     public IReadOnlyList<string>? Allowed { get; init; }
@@ -85,6 +101,8 @@ public sealed record OutputSpec(string Name, string Type, string Description);
 /// <summary>
 /// One operation a workflow step can name: <c>service</c> + <c>operation</c>, its typed inputs,
 /// parameters and outputs, the files its job can leave, and the code that performs it over gRPC.
+/// Each service declares its own (<c>ISalsaService.Operations</c>); the gateway's catalog, the
+/// workflow JSON Schema and docs/workflows.md are made from them.
 /// </summary>
 public sealed record OperationSpec
 {
@@ -103,13 +121,22 @@ public sealed record OperationSpec
     /// <summary>Files the operation's service job produces that a step may keep.</summary>
     public IReadOnlyList<string> Artifacts { get; init; } = [];
 
-    public required Func<StepContext, Task<StepOutcome>> Execute { get; init; }
+    public required Func<IStepContext, Task<StepOutcome>> Execute { get; init; }
 
     public string Key => $"{Service}.{Name}";
 }
 
 /// <summary>What a step produced: its outputs, and the service job whose files it may keep.</summary>
-public sealed record StepOutcome(IReadOnlyDictionary<string, JsonNode?> Outputs, JobAddress? Job = null);
+public sealed record StepOutcome(IReadOnlyDictionary<string, JsonNode?> Outputs, JobAddress? Job = null)
+{
+    public static StepOutcome Of(params (string Name, JsonNode? Value)[] outputs) => Of(null, outputs);
+
+    public static StepOutcome Of(JobAddress? job, params (string Name, JsonNode? Value)[] outputs)
+    {
+        ArgumentNullException.ThrowIfNull(outputs);
+        return new(outputs.ToDictionary(o => o.Name, o => o.Value, StringComparer.Ordinal), job);
+    }
+}
 
 /// <summary>A job on a service, as passed between steps: <c>{ "service": "annealing", "jobId": "…" }</c>.</summary>
 public sealed record JobAddress(string Service, string JobId)

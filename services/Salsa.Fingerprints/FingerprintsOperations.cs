@@ -1,0 +1,103 @@
+using System.Text.Json.Nodes;
+using Salsa.Clustering.Fingerprints;
+using Salsa.Contracts.Clients;
+using Salsa.Contracts.Common;
+using Salsa.Contracts.Fingerprints;
+using Salsa.Contracts.Operations;
+using Salsa.Datasets;
+using Salsa.Hosting;
+using Salsa.Hosting.Clustering.Annealing;
+using T = Salsa.Contracts.Operations.ValueTypes;
+
+namespace Salsa.Fingerprints;
+
+/// <summary>The fingerprints service's workflow operations: annealing and Butina clustering, similarity search.</summary>
+internal static class FingerprintsOperations
+{
+    public static IReadOnlyList<OperationSpec> Describe(ServiceLimits limits)
+    {
+        var options = new FingerprintsOptions();
+        return
+        [
+            AnnealingOperation.Describe(FingerprintsService.Name, "annealing", T.Fingerprints, "Deterministic-annealing clustering of binary fingerprints.", limits,
+                (invoker, request, o) => new FingerprintsClient(invoker).StartAnnealingAsync(request, o),
+                (invoker, job, o) => new FingerprintsClient(invoker).GetAnnealingResultAsync(job, o)),
+            new()
+            {
+                Service = FingerprintsService.Name,
+                Name = "butina",
+                Summary = "Taylor–Butina clustering by Tanimoto distance; the medoids of the largest clusters.",
+                Inputs = [new("dataset", T.Fingerprints, true, "binary fingerprints")],
+                Parameters =
+                [
+                    new("cutoff", ParameterKind.Number, "Tanimoto distance cut-off (0.35 is similarity ≥ 0.65)") { Default = new ButinaOptions().Cutoff, ExclusiveMinimum = 0, ExclusiveMaximum = 1 },
+                    new("medoids", ParameterKind.Integer, "how many medoids (of the largest clusters) to output") { Default = 500, Minimum = 1, Maximum = limits.MaxEmbeddingItems, OperationOnly = true },
+                    new("tableRows", ParameterKind.Integer, "rows of the cluster table (largest clusters)") { Default = 20, Minimum = 0, Maximum = 1000, OperationOnly = true },
+                ],
+                Outputs =
+                [
+                    new("job", T.Butina, "the Butina job"), new("clusters", T.Integer, "clusters, singletons included"), new("singletons", T.Integer, "clusters of one"),
+                    new("medoids", T.Indices, "medoid of each of the largest clusters"), new("sizes", T.Numbers, "their sizes"), new("table", T.Table, "the largest clusters"),
+                ],
+                Artifacts = [Artifacts.Assignments, Artifacts.Clustering],
+                Execute = async c =>
+                {
+                    var request = new StartButinaRequest { DatasetId = c.InputString("dataset"), Cutoff = c.Parameter<double>("cutoff") };
+                    var job = await c.RunJobAsync(FingerprintsService.Name, (invoker, o) => new FingerprintsClient(invoker).StartButinaAsync(request, o));
+                    var result = await new FingerprintsClient(await c.InvokerAsync(FingerprintsService.Name)).GetButinaResultAsync(new JobRef { JobId = job.JobId }, c.CallOptions);
+                    var largest = result.Cluster.Select((cluster, index) => (cluster, index)).OrderByDescending(x => x.cluster.Size).ThenBy(x => x.index).ToList();
+                    var medoids = largest.Take(c.Parameter<int>("medoids")).ToList();
+                    var table = new JsonArray([.. largest.Take(c.Parameter<int>("tableRows")).Select(x => (JsonNode)new JsonObject
+                    {
+                        ["cluster"] = x.index,
+                        ["size"] = x.cluster.Size,
+                        ["medoid"] = x.cluster.Medoid,
+                        ["meanSimilarity"] = Math.Round(x.cluster.MeanSimilarity, 4),
+                    })]);
+                    return StepOutcome.Of(job, ("job", job.ToJson()), ("clusters", result.Clusters), ("singletons", result.Singletons),
+                        ("medoids", new JsonArray([.. medoids.Select(x => (JsonNode)x.cluster.Medoid)])),
+                        ("sizes", new JsonArray([.. medoids.Select(x => (JsonNode)x.cluster.Size)])),
+                        ("table", table));
+                },
+            },
+            new()
+            {
+                Service = FingerprintsService.Name,
+                Name = "search",
+                Summary = "The k compounds most similar (Tanimoto) to a query fingerprint, pruned through a Butina clustering when given.",
+                Inputs = [new("dataset", T.Fingerprints, true, "the fingerprints searched"), new("butina", T.Butina, false, "a Butina clustering of that dataset, to prune the search")],
+                Parameters =
+                [
+                    new("queryHex", ParameterKind.String, "the query fingerprint in the data files' hex encoding") { Required = true },
+                    new("fingerprintType", ParameterKind.String, "the query's fingerprint type (the dataset's)") { Default = FingerprintType.Ecfp4.Name },
+                    new("k", ParameterKind.Integer, "hits") { Default = 10, Minimum = 1, Maximum = options.MaxSearchK },
+                ],
+                Outputs = [new("table", T.Table, "the hits, most similar first"), new("distancesComputed", T.Integer, "Tanimoto distances the search computed")],
+                Execute = async c =>
+                {
+                    var request = new SearchRequest
+                    {
+                        DatasetId = c.InputString("dataset"),
+                        QueryHex = c.Parameter<string>("queryHex"),
+                        FingerprintType = c.Parameter<string>("fingerprintType"),
+                        K = c.Parameter<int>("k"),
+                    };
+                    if (c.HasInput("butina"))
+                    {
+                        request.ButinaJobId = c.InputJob("butina").JobId;
+                    }
+
+                    var response = await new FingerprintsClient(await c.InvokerAsync(FingerprintsService.Name)).SearchAsync(request, c.CallOptions);
+                    var table = new JsonArray([.. response.Hits.Select((h, rank) => (JsonNode)new JsonObject
+                    {
+                        ["rank"] = rank + 1,
+                        ["index"] = h.Index,
+                        ["compound"] = h.Label,
+                        ["similarity"] = Math.Round(h.Similarity, 4),
+                    })]);
+                    return StepOutcome.Of(("table", table), ("distancesComputed", response.DistancesComputed));
+                },
+            },
+        ];
+    }
+}

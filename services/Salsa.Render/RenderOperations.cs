@@ -1,0 +1,83 @@
+using Salsa.Contracts.Clients;
+using Salsa.Contracts.Common;
+using Salsa.Contracts.Operations;
+using Salsa.Contracts.Render;
+using Salsa.Hosting;
+using Salsa.Rendering.Maps;
+using Salsa.Rendering.Scatter;
+using T = Salsa.Contracts.Operations.ValueTypes;
+
+namespace Salsa.Render;
+
+/// <summary>The render service's workflow operations: a census map of a clustering, a scatter plot of an embedding.</summary>
+internal static class RenderOperations
+{
+    public static IReadOnlyList<OperationSpec> Describe(ServiceLimits limits)
+    {
+        var map = new CensusMapOptions();
+        var scatter = new ScatterOptions();
+        return
+        [
+            new()
+            {
+                Service = RenderService.Name,
+                Name = "census-map",
+                Summary = "A map of clustered census points (SVG, PNG) and GeoJSON of the clusters with their population.",
+                Inputs = [new("points", T.Points, true, "the census query's points"), new("clustering", T.Clustering, true, "their clustering (annealing or k-means)")],
+                Parameters =
+                [
+                    new("width", ParameterKind.Integer, "pixels") { Default = map.Width, Minimum = FigureRequest.MinWidth, Maximum = limits.MaxImageSide },
+                    new("height", ParameterKind.Integer, "pixels") { Default = map.Height, Minimum = FigureRequest.MinHeight, Maximum = limits.MaxImageSide },
+                    new("title", ParameterKind.String, "the map's title (empty: the number of clusters)") { Default = "" },
+                    new("counties", ParameterKind.Boolean, "draw county outlines") { Default = false },
+                ],
+                Outputs = [new("job", T.Rendering, "the rendering job (its files)")],
+                Artifacts = [Artifacts.MapSvg, Artifacts.MapPng, Artifacts.ClustersGeoJson],
+                Execute = async c =>
+                {
+                    var clustering = c.InputJob("clustering");
+                    var request = new RenderCensusMapRequest
+                    {
+                        PointsDatasetId = c.InputString("points"),
+                        ClusteringJobId = clustering.JobId,
+                        ClusteringService = clustering.Service,
+                        Width = c.Parameter<int>("width"),
+                        Height = c.Parameter<int>("height"),
+                        Title = c.Parameter<string>("title"),
+                        Counties = c.Parameter<bool>("counties"),
+                    };
+                    var job = await c.RunJobAsync(RenderService.Name, (invoker, options) => new RenderClient(invoker).StartCensusMapAsync(request, options));
+                    return StepOutcome.Of(job, ("job", job.ToJson()));
+                },
+            },
+            new()
+            {
+                Service = RenderService.Name,
+                Name = "scatter",
+                Summary = "A scatter plot (SVG, PNG) of an embedding, coloured by the cluster of each item when a clustering of its dataset is given.",
+                Inputs = [new("embedding", T.Embedding, true, "the MDS embedding"), new("clustering", T.Clustering, false, "a clustering of the embedding's dataset, to colour the items")],
+                Parameters =
+                [
+                    new("width", ParameterKind.Integer, "pixels") { Default = scatter.Width, Minimum = FigureRequest.MinWidth, Maximum = limits.MaxImageSide },
+                    new("height", ParameterKind.Integer, "pixels") { Default = scatter.Height, Minimum = FigureRequest.MinHeight, Maximum = limits.MaxImageSide },
+                    new("title", ParameterKind.String, "the plot's title (empty: the embedding's size and stress)") { Default = "" },
+                ],
+                Outputs = [new("job", T.Rendering, "the rendering job (its files)")],
+                Artifacts = [Artifacts.ScatterSvg, Artifacts.ScatterPng],
+                Execute = async c =>
+                {
+                    var request = new RenderScatterRequest
+                    {
+                        EmbeddingJobId = c.InputJob("embedding").JobId,
+                        ClusteringJobId = c.HasInput("clustering") ? c.InputJob("clustering").JobId : "",
+                        Width = c.Parameter<int>("width"),
+                        Height = c.Parameter<int>("height"),
+                        Title = c.Parameter<string>("title"),
+                    };
+                    var job = await c.RunJobAsync(RenderService.Name, (invoker, options) => new RenderClient(invoker).StartScatterAsync(request, options));
+                    return StepOutcome.Of(job, ("job", job.ToJson()));
+                },
+            },
+        ];
+    }
+}
