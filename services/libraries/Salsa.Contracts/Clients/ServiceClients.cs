@@ -14,7 +14,7 @@ namespace Salsa.Contracts.Clients;
 
 // The clients grpc-dotnet generates from proto/ (Grpc.Tools, GrpcServices="Both"), named here once so
 // callers write `new CensusClient(channel)` rather than `new Census.CensusClient(channel)`, a name
-// that clashes with the services' own namespaces. Every service also serves Jobs and Datasets.
+// that clashes with the services' own namespaces. Every service also serves Datasets, and those that run jobs serve Jobs.
 
 /// <summary><c>salsa.common.v1.Jobs</c>: watch, cancel and download the outputs of any service's jobs.</summary>
 public sealed class JobsClient(CallInvoker invoker) : JobsGrpc.JobsClient(invoker)
