@@ -63,9 +63,6 @@ public sealed class StepContext(StepDefinition step, IReadOnlyDictionary<string,
     private static T Convert<T>(JsonNode value) =>
         value is JsonValue v && v.TryGetValue<T>(out var direct) ? direct : value.Deserialize<T>() ?? throw new InvalidOperationException($"{value.ToJsonString()} is not a {typeof(T).Name}.");
 
-    public string? OptionalString(string name) =>
-        Step.Parameters.TryGetValue(name, out var value) && value is not null ? value.GetValue<string>() : null;
-
     public IEnumerable<string> Strings(string name) =>
         Step.Parameters.TryGetValue(name, out var value) && value is JsonArray list ? list.Select(x => x!.GetValue<string>()) : [];
 
