@@ -1,0 +1,3 @@
+using Salsa.Testing;
+
+[assembly: AssemblyFixture(typeof(PostgresFixture))]
