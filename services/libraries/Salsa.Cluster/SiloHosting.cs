@@ -37,11 +37,13 @@ public static class SiloHosting
             if (settings.ConnectionString is { } connectionString)
             {
                 silo.UseAdoNetClustering(o => (o.Invariant, o.ConnectionString) = (AdoNetInvariant, connectionString));
+                silo.AddAdoNetGrainStorageAsDefault(o => (o.Invariant, o.ConnectionString) = (AdoNetInvariant, connectionString));
                 silo.ConfigureEndpoints(settings.Address, settings.SiloPort, settings.GatewayPort, listenOnAnyHostAddress: false);
             }
             else
             {
                 silo.UseLocalhostClustering(settings.SiloPort, settings.GatewayPort);
+                silo.AddMemoryGrainStorageAsDefault();
             }
         });
         return builder;

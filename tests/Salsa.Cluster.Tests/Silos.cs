@@ -1,0 +1,62 @@
+using System.Diagnostics;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
+using Npgsql;
+
+namespace Salsa.Cluster.Tests;
+
+/// <summary>Real silos on loopback ports, and reads of the tables behind them.</summary>
+internal static class Silos
+{
+    private static CancellationToken Token => TestContext.Current.CancellationToken;
+
+    public static async Task<IHost> StartAsync(string connectionString, string clusterId)
+    {
+        var builder = Host.CreateApplicationBuilder();
+        builder.Logging.SetMinimumLevel(LogLevel.Warning);
+        builder.AddSalsaSilo(new SiloSettings
+        {
+            ClusterId = clusterId,
+            ConnectionString = connectionString,
+            SiloPort = FreePort(),
+            GatewayPort = FreePort(),
+        });
+        var host = builder.Build();
+        await host.StartAsync(Token);
+        return host;
+    }
+
+    private static int FreePort()
+    {
+        using var listener = new System.Net.Sockets.TcpListener(System.Net.IPAddress.Loopback, 0);
+        listener.Start();
+        return ((System.Net.IPEndPoint)listener.LocalEndpoint).Port;
+    }
+
+    public static async Task UntilAsync(Func<Task<bool>> condition, string what)
+    {
+        var clock = Stopwatch.StartNew();
+        while (!await condition())
+        {
+            Assert.True(clock.Elapsed < TimeSpan.FromSeconds(90), $"Timed out waiting for {what}.");
+            await Task.Delay(200, Token);
+        }
+    }
+
+    public static async Task<List<T>> QueryAsync<T>(string connectionString, string sql, Func<NpgsqlDataReader, T> read)
+    {
+        await using var connection = new NpgsqlConnection(connectionString);
+        await connection.OpenAsync(Token);
+        await using var command = new NpgsqlCommand(sql, connection);
+        await using var reader = await command.ExecuteReaderAsync(Token);
+        var rows = new List<T>();
+        while (await reader.ReadAsync(Token))
+        {
+            rows.Add(read(reader));
+        }
+
+        return rows;
+    }
+
+    public static async Task<int> QueryScalarAsync(string connectionString, string sql) => (await QueryAsync(connectionString, sql, r => r.GetInt32(0))).Single();
+}
