@@ -11,7 +11,7 @@ namespace Salsa.Cluster;
 public static class OrleansSchema
 {
     /// <summary>The scripts in the order they apply.</summary>
-    public static IReadOnlyList<string> Scripts { get; } = ["membership.sql", "persistence.sql"];
+    public static IReadOnlyList<string> Scripts { get; } = ["membership.sql", "persistence.sql", "reminders.sql"];
 
     /// <summary>The text of one script (for psql: <c>dotnet run … -- schema</c> or a deployment's init folder).</summary>
     public static string Read(string script)

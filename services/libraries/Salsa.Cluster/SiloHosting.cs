@@ -38,12 +38,14 @@ public static class SiloHosting
             {
                 silo.UseAdoNetClustering(o => (o.Invariant, o.ConnectionString) = (AdoNetInvariant, connectionString));
                 silo.AddAdoNetGrainStorageAsDefault(o => (o.Invariant, o.ConnectionString) = (AdoNetInvariant, connectionString));
+                silo.UseAdoNetReminderService(o => (o.Invariant, o.ConnectionString) = (AdoNetInvariant, connectionString));
                 silo.ConfigureEndpoints(settings.Address, settings.SiloPort, settings.GatewayPort, listenOnAnyHostAddress: false);
             }
             else
             {
                 silo.UseLocalhostClustering(settings.SiloPort, settings.GatewayPort);
                 silo.AddMemoryGrainStorageAsDefault();
+                silo.UseInMemoryReminderService();
             }
         });
         return builder;
