@@ -10,7 +10,7 @@ internal static class Silos
 {
     private static CancellationToken Token => TestContext.Current.CancellationToken;
 
-    public static async Task<IHost> StartAsync(string connectionString, string clusterId)
+    public static async Task<IHost> StartAsync(string connectionString, string clusterId, Action<IHostApplicationBuilder>? configure = null)
     {
         var builder = Host.CreateApplicationBuilder();
         builder.Logging.SetMinimumLevel(LogLevel.Warning);
@@ -21,6 +21,7 @@ internal static class Silos
             SiloPort = FreePort(),
             GatewayPort = FreePort(),
         });
+        configure?.Invoke(builder);
         var host = builder.Build();
         await host.StartAsync(Token);
         return host;

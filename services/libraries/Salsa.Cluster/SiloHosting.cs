@@ -33,6 +33,7 @@ public static class SiloHosting
         ArgumentNullException.ThrowIfNull(settings);
         builder.UseOrleans(silo =>
         {
+            silo.Services.AddPlacementDirector<Partitions.PartitionPlacement, Partitions.PartitionPlacementDirector>();
             silo.Configure<ClusterOptions>(o => (o.ClusterId, o.ServiceId) = (settings.ClusterId, settings.ServiceId));
             if (settings.ConnectionString is { } connectionString)
             {
