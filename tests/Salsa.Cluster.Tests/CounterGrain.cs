@@ -6,9 +6,6 @@ public interface ICounterGrain : IGrainWithStringKey
     Task<int> AddAsync(int amount);
 
     Task<int> GetAsync();
-
-    /// <summary>Ends this activation, so the next call reads the state from storage.</summary>
-    Task DeactivateAsync();
 }
 
 [GenerateSerializer]
@@ -28,10 +25,4 @@ public sealed class CounterGrain([PersistentState("counter")] IPersistentState<C
     }
 
     public Task<int> GetAsync() => Task.FromResult(state.State.Total);
-
-    public Task DeactivateAsync()
-    {
-        DeactivateOnIdle();
-        return Task.CompletedTask;
-    }
 }

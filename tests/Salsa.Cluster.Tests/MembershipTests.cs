@@ -42,7 +42,8 @@ public sealed class MembershipTests(PostgresFixture postgres)
         using var second = await Silos.StartAsync(connectionString, clusterId);
         var grains = first.Services.GetRequiredService<IGrainFactory>();
         var management = grains.GetGrain<IManagementGrain>(0);
-        await Silos.UntilAsync(async () => (await management.GetHosts(onlyActive: true)).Count == 2, "both silos active");
+        await Silos.ActiveSilosAsync(first, 2);
+        Assert.Equal(2, (await management.GetHosts(onlyActive: true)).Count);
 
         // Grains are placed on both: the cluster is one.
         var silos = new HashSet<string>(StringComparer.Ordinal);
@@ -55,7 +56,7 @@ public sealed class MembershipTests(PostgresFixture postgres)
         Assert.Equal([3, 3], await Silos.QueryAsync(connectionString, "SELECT status FROM orleans_membership ORDER BY port", r => r.GetInt32(0)));
 
         await second.StopAsync(Token);
-        await Silos.UntilAsync(async () => (await management.GetHosts(onlyActive: true)).Count == 1, "the stopped silo gone from the active set");
+        await Silos.ActiveSilosAsync(first, 1);
         var statuses = await Silos.QueryAsync(connectionString, "SELECT status FROM orleans_membership ORDER BY status", r => r.GetInt32(0));
         Assert.Equal([3, 6], statuses); // active, dead
         Assert.True(await Silos.QueryScalarAsync(connectionString, "SELECT version FROM orleans_membership_version") >= 4);

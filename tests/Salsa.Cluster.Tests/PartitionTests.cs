@@ -56,7 +56,7 @@ public sealed class PartitionTests(PostgresFixture postgres)
         using var first = await Silos.StartAsync(connectionString, clusterId, Store);
         using var second = await Silos.StartAsync(connectionString, clusterId, Store);
         var grains = first.Services.GetRequiredService<IGrainFactory>();
-        await Silos.UntilAsync(async () => (await grains.GetGrain<IManagementGrain>(0).GetHosts(onlyActive: true)).Count == 2, "both silos active");
+        await Silos.ActiveSilosAsync(first, 2);
         var twoSilos = await SumAsync(grains, grid, centres);
 
         Assert.Equal(2, (await Task.WhenAll(grid.Select(k => grains.GetGrain<IPartitionGrain>(k.ToGrainKey()).SiloAsync()))).Distinct().Count());

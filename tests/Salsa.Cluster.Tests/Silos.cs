@@ -1,4 +1,4 @@
-using System.Diagnostics;
+using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 using Npgsql;
@@ -34,13 +34,21 @@ internal static class Silos
         return ((System.Net.IPEndPoint)listener.LocalEndpoint).Port;
     }
 
-    public static async Task UntilAsync(Func<Task<bool>> condition, string what)
+    /// <summary>
+    /// Waits for the membership this silo sees to have <paramref name="active"/> active silos: on
+    /// the silo's own membership updates, not on a clock.
+    /// </summary>
+    public static async Task ActiveSilosAsync(IHost silo, int active)
     {
-        var clock = Stopwatch.StartNew();
-        while (!await condition())
+        using var limit = CancellationTokenSource.CreateLinkedTokenSource(Token);
+        limit.CancelAfter(TimeSpan.FromSeconds(90));
+        var membership = silo.Services.GetRequiredService<IClusterMembershipService>();
+        await foreach (var snapshot in membership.MembershipUpdates.WithCancellation(limit.Token))
         {
-            Assert.True(clock.Elapsed < TimeSpan.FromSeconds(90), $"Timed out waiting for {what}.");
-            await Task.Delay(200, Token);
+            if (snapshot.Members.Values.Count(m => m.Status == SiloStatus.Active) == active)
+            {
+                return;
+            }
         }
     }
 
