@@ -1,5 +1,6 @@
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
 using Salsa.Cluster.Partitions;
 using Salsa.Store;
 using Salsa.Testing;
@@ -64,6 +65,39 @@ public sealed class PartitionTests(PostgresFixture postgres)
         AssertSameBits(local, oneSilo);
         AssertSameBits(local, twoSilos);
         Assert.Equal(Points, local.Counts.Sum());
+    }
+
+    [Fact]
+    public async Task AssignmentSums_OnTheEmbeddedSingleSilo_WithNoPostgres_AreTheLocalSums()
+    {
+        // The embedded default: one silo on localhost clustering, the store a SQLite file.
+        using var directory = new TemporaryDirectory();
+        var random = new Random(7);
+        var values = Enumerable.Range(0, 999 * 3).Select(_ => random.NextDouble()).ToArray();
+        var weights = Enumerable.Repeat(1.0, 999).ToArray();
+        var centres = values[..(4 * 3)];
+        var dataset = Guid.NewGuid();
+        var grid = PartitionKey.Grid(dataset, 3).ToList();
+        var builder = Microsoft.Extensions.Hosting.Host.CreateApplicationBuilder();
+        builder.Logging.ClearProviders();
+        builder.Configuration[DataStoreServiceCollectionExtensions.SqlitePathKey] = directory.Combine("salsa.db");
+        builder.Services.AddDataStore(builder.Configuration);
+        builder.AddSalsaSilo(new SiloSettings { SiloPort = Silos.FreePort(), GatewayPort = Silos.FreePort() });
+        using var silo = builder.Build();
+        await silo.StartAsync(Token);
+        var store = silo.Services.GetRequiredService<IDataStore>();
+        await store.CreateDatasetAsync(
+            new DatasetInfo { Id = dataset, Name = "embedded", Kind = DatasetKind.Dense, Count = 999, Dimension = 3, TotalWeight = 999, Created = DateTimeOffset.UtcNow },
+            new DatasetContent { Values = values, Weights = weights }, Token);
+
+        var sums = await SumAsync(silo.Services.GetRequiredService<IGrainFactory>(), grid, centres);
+
+        AssertSameBits(AssignmentSums.Fold([.. grid.Select(k =>
+        {
+            var (start, end) = k.Rows(999);
+            return AssignmentSums.Compute(values.AsSpan(start * 3, (end - start) * 3), weights.AsSpan(start, end - start), 3, centres);
+        })]), sums);
+        await silo.StopAsync(Token);
     }
 
     private static async Task<AssignmentSums> SumAsync(IGrainFactory grains, IReadOnlyList<PartitionKey> grid, double[] centres) =>

@@ -27,7 +27,7 @@ internal static class Silos
         return host;
     }
 
-    private static int FreePort()
+    public static int FreePort()
     {
         using var listener = new System.Net.Sockets.TcpListener(System.Net.IPAddress.Loopback, 0);
         listener.Start();
