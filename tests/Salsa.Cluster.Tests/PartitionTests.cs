@@ -31,11 +31,7 @@ public sealed class PartitionTests(PostgresFixture postgres)
         var dataset = Guid.NewGuid();
 
         var grid = PartitionKey.Grid(dataset, Partitions).ToList();
-        var local = AssignmentSums.Fold([.. grid.Select(k =>
-        {
-            var (start, end) = k.Rows(Points);
-            return AssignmentSums.Compute(values.AsSpan(start * 2, (end - start) * 2), weights.AsSpan(start, end - start), 2, centres);
-        })]);
+        var local = InOneProcess(grid, values, weights, 2, centres);
 
         void Store(IHostApplicationBuilder builder)
         {
@@ -92,13 +88,17 @@ public sealed class PartitionTests(PostgresFixture postgres)
 
         var sums = await SumAsync(silo.Services.GetRequiredService<IGrainFactory>(), grid, centres);
 
-        AssertSameBits(AssignmentSums.Fold([.. grid.Select(k =>
-        {
-            var (start, end) = k.Rows(999);
-            return AssignmentSums.Compute(values.AsSpan(start * 3, (end - start) * 3), weights.AsSpan(start, end - start), 3, centres);
-        })]), sums);
+        AssertSameBits(InOneProcess(grid, values, weights, 3, centres), sums);
         await silo.StopAsync(Token);
     }
+
+    /// <summary>The grid's sums computed here, partition by partition, folded in partition order.</summary>
+    private static AssignmentSums InOneProcess(IReadOnlyList<PartitionKey> grid, double[] values, double[] weights, int dimension, double[] centres) =>
+        AssignmentSums.Fold([.. grid.Select(k =>
+        {
+            var (start, end) = k.Rows(weights.Length);
+            return AssignmentSums.Compute(values.AsSpan(start * dimension, (end - start) * dimension), weights.AsSpan(start, end - start), dimension, centres);
+        })]);
 
     private static async Task<AssignmentSums> SumAsync(IGrainFactory grains, IReadOnlyList<PartitionKey> grid, double[] centres) =>
         AssignmentSums.Fold(await Task.WhenAll(grid.Select(k => grains.GetGrain<IPartitionGrain>(k.ToGrainKey()).AssignAsync(centres))));

@@ -33,9 +33,11 @@ public static class GatewayCommandLine
     public static async Task<int> InvokeAsync(string[] args, TextWriter? output = null, TextWriter? error = null, CancellationToken cancellationToken = default)
     {
         var result = Create().Parse(args);
+        // UTF-8 whatever the locale: what the commands print (the schema, the operations reference) is committed.
+        await using var stdout = output is null ? new StreamWriter(Console.OpenStandardOutput(), new System.Text.UTF8Encoding(false)) { AutoFlush = true } : null;
         var configuration = new InvocationConfiguration
         {
-            Output = output ?? Console.Out,
+            Output = output ?? stdout!,
             Error = error ?? Console.Error,
             // The host (server) and the run command stop cleanly on Ctrl+C themselves.
             ProcessTerminationTimeout = null,

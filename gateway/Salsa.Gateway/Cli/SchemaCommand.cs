@@ -8,8 +8,7 @@ namespace Salsa.Gateway.Cli;
 /// What the workflow format is, printed from the operation catalog rather than kept by hand:
 /// <c>schema</c> prints the JSON Schema committed as <c>workflows/workflow.schema.json</c>;
 /// <c>operations</c> lists the operations a step can name, and <c>operations --markdown</c> prints
-/// the reference section of <c>docs/workflows.md</c>. Neither starts a service. The output is
-/// UTF-8 whatever the locale, since it is committed.
+/// the reference section of <c>docs/workflows.md</c>. Neither starts a service.
 /// </summary>
 public static class SchemaCommand
 {
@@ -30,17 +29,7 @@ public static class SchemaCommand
 
     private static int Write(ParseResult parse, string text)
     {
-        var output = parse.InvocationConfiguration.Output;
-        if (ReferenceEquals(output, Console.Out))
-        {
-            using var stdout = new StreamWriter(Console.OpenStandardOutput(), new System.Text.UTF8Encoding(false));
-            stdout.Write(text);
-        }
-        else
-        {
-            output.Write(text);
-        }
-
+        parse.InvocationConfiguration.Output.Write(text);
         return 0;
     }
 }

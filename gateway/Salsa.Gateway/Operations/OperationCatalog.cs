@@ -1,12 +1,6 @@
-using Salsa.Annealing;
-using Salsa.Census;
-using Salsa.Chem;
 using Salsa.Contracts.Operations;
-using Salsa.Fingerprints;
+using Salsa.Gateway.Services;
 using Salsa.Hosting;
-using Salsa.KMeans;
-using Salsa.Mds;
-using Salsa.Render;
 
 namespace Salsa.Gateway.Operations;
 
@@ -24,11 +18,7 @@ public sealed class OperationCatalog
     public OperationCatalog(ServiceLimits? limits = null)
     {
         limits ??= new ServiceLimits();
-        IEnumerable<OperationSpec> all =
-        [
-            .. CensusService.Operations(limits), .. ChemService.Operations(limits), .. AnnealingService.Operations(limits), .. KMeansService.Operations(limits),
-            .. FingerprintsService.Operations(limits), .. MdsService.Operations(limits), .. RenderService.Operations(limits),
-        ];
+        IEnumerable<OperationSpec> all = HostedServices.All.SelectMany(m => m.Operations(limits));
         _operations = all.ToDictionary(o => o.Key, StringComparer.Ordinal);
     }
 

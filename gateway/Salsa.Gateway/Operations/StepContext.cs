@@ -9,6 +9,7 @@ using Salsa.Gateway.Services;
 using Salsa.Gateway.Workflows;
 using Grpc.Core;
 using Grpc.Core.Interceptors;
+using Grpc.Net.Client;
 
 namespace Salsa.Gateway.Operations;
 
@@ -69,8 +70,11 @@ public sealed class StepContext(StepDefinition step, IReadOnlyDictionary<string,
     public async Task<CallInvoker> InvokerAsync(string service)
     {
         var channel = await Services.ChannelAsync(service, CancellationToken).ConfigureAwait(false);
-        return channel.Intercept(new HopInterceptor(Hops, Step.Id, service));
+        return RecordedInvoker(channel, service);
     }
+
+    /// <summary>Calls through <paramref name="channel"/>, each a hop of this step named by its method.</summary>
+    private CallInvoker RecordedInvoker(GrpcChannel channel, string service) => channel.Intercept(new HopInterceptor(Hops, Step.Id, service));
 
     /// <summary>
     /// Runs a job on <paramref name="service"/>: the start call, then the watch stream (its progress
@@ -88,7 +92,7 @@ public sealed class StepContext(StepDefinition step, IReadOnlyDictionary<string,
         // must be known by id so it can be cancelled, never left running unseen. It is brief (the
         // job is queued, not run) and has its own limit.
         using var startLimit = new CancellationTokenSource(TimeSpan.FromSeconds(30));
-        var job = await start(channel.Intercept(new HopInterceptor(Hops, Step.Id, service)), new CallOptions(cancellationToken: startLimit.Token)).ConfigureAwait(false);
+        var job = await start(RecordedInvoker(channel, service), new CallOptions(cancellationToken: startLimit.Token)).ConfigureAwait(false);
         var jobs = new JobsClient(channel);
         if (CancellationToken.IsCancellationRequested)
         {

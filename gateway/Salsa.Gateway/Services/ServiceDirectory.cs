@@ -1,14 +1,7 @@
 using System.Collections.Concurrent;
 using System.Diagnostics;
-using Salsa.Annealing;
-using Salsa.Census;
-using Salsa.Chem;
-using Salsa.Fingerprints;
 using Grpc.Net.Client;
 using Salsa.Hosting.Host;
-using Salsa.KMeans;
-using Salsa.Mds;
-using Salsa.Render;
 using Salsa.Store;
 
 namespace Salsa.Gateway.Services;
@@ -27,16 +20,7 @@ public sealed class ServiceDirectory(IConfiguration configuration, StoreOptions 
 {
     public const string Section = "Gateway:Services";
 
-    private static readonly Dictionary<string, Func<ServiceHostSettings, WebApplication>> s_embeddable = new(StringComparer.Ordinal)
-    {
-        [CensusService.Name] = SalsaServiceHost.Create<CensusService>,
-        [ChemService.Name] = SalsaServiceHost.Create<ChemService>,
-        [AnnealingService.Name] = SalsaServiceHost.Create<AnnealingService>,
-        [KMeansService.Name] = SalsaServiceHost.Create<KMeansService>,
-        [FingerprintsService.Name] = SalsaServiceHost.Create<FingerprintsService>,
-        [MdsService.Name] = SalsaServiceHost.Create<MdsService>,
-        [RenderService.Name] = SalsaServiceHost.Create<RenderService>,
-    };
+    private static readonly Dictionary<string, ServiceModule> s_embeddable = HostedServices.All.ToDictionary(m => m.Name, StringComparer.Ordinal);
 
     private readonly ConcurrentDictionary<string, Lazy<Task<(ServiceEndpoint Endpoint, GrpcChannel Channel)>>> _services = new(StringComparer.Ordinal);
     private readonly ConcurrentBag<WebApplication> _hosted = [];
@@ -94,7 +78,7 @@ public sealed class ServiceDirectory(IConfiguration configuration, StoreOptions 
         for (var attempt = 1; ; attempt++)
         {
             var ports = new ServicePorts(ServicePorts.NextFreeLoopbackPort(), ServicePorts.NextFreeLoopbackPort());
-            var app = s_embeddable[service](new ServiceHostSettings { Settings = EmbeddedSettings(ports), LoadAppSettings = false });
+            var app = s_embeddable[service].Create(new ServiceHostSettings { Settings = EmbeddedSettings(ports), LoadAppSettings = false });
             try
             {
                 await app.StartAsync(CancellationToken.None).ConfigureAwait(false);

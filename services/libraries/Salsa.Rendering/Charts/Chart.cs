@@ -218,8 +218,8 @@ public sealed class Chart(string title = "", string xLabel = "", string yLabel =
             return;
         }
 
-        var (x0, x1) = (_categories.Count > 0 ? -0.5 : _series.SelectMany(s => s.X).Select(PlotX).Where(double.IsFinite).DefaultIfEmpty(0).Min(),
-            _categories.Count > 0 ? _categories.Count - 0.5 : _series.SelectMany(s => s.X).Select(PlotX).Where(double.IsFinite).DefaultIfEmpty(1).Max());
+        var xs = _series.SelectMany(s => s.X).Select(PlotX).Where(double.IsFinite).ToList();
+        var (x0, x1) = _categories.Count > 0 ? (-0.5, _categories.Count - 0.5) : (xs.DefaultIfEmpty(0).Min(), xs.DefaultIfEmpty(1).Max());
         var (y0, y1) = (plot.Axes.Left.Min, plot.Axes.Left.Max);
         var points = _series.SelectMany(s => s.X.Select((x, i) => (X: (PlotX(x) - x0) / Math.Max(1e-12, x1 - x0), Y: (PlotY(s.Y[i]) - y0) / Math.Max(1e-12, y1 - y0))))
             .Where(p => double.IsFinite(p.X) && double.IsFinite(p.Y)).ToList();

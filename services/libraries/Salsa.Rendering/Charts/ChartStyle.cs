@@ -89,29 +89,18 @@ public static class ChartStyle
     public static byte[] RenderPng(IReadOnlyList<Plot> panels, int columns, int panelWidth, int panelHeight, double scale = 1)
     {
         var (width, height) = FigureSize(panels, columns, panelWidth, panelHeight);
-        var info = new SKImageInfo((int)Math.Ceiling(width * scale), (int)Math.Ceiling(height * scale));
-        using var surface = SKSurface.Create(info) ?? throw new InvalidOperationException($"Skia could not allocate a {info.Width}×{info.Height} image.");
-        surface.Canvas.Clear(SKColors.White);
-        surface.Canvas.Scale((float)scale);
-        Draw(surface.Canvas, panels, columns, panelWidth, panelHeight);
-        using var image = surface.Snapshot();
-        using var png = image.Encode(SKEncodedImageFormat.Png, 100);
-        return png.ToArray();
+        using var canvas = Canvas.CreateRaster(width, height, scale);
+        Draw(canvas, panels, columns, panelWidth, panelHeight);
+        return canvas.ToPngBytes();
     }
 
     /// <summary>Several plots as the panels of one SVG document; text stays text.</summary>
     public static string RenderSvg(IReadOnlyList<Plot> panels, int columns, int panelWidth, int panelHeight)
     {
         var (width, height) = FigureSize(panels, columns, panelWidth, panelHeight);
-        using var buffer = new MemoryStream();
-        using (var stream = new SKManagedWStream(buffer))
-        using (var svg = SKSvgCanvas.Create(SKRect.Create(width, height), stream))
-        {
-            svg.Clear(SKColors.White);
-            Draw(svg, panels, columns, panelWidth, panelHeight);
-        }
-
-        return System.Text.Encoding.UTF8.GetString(buffer.ToArray());
+        using var canvas = Canvas.CreateSvg(width, height);
+        Draw(canvas, panels, columns, panelWidth, panelHeight);
+        return canvas.ToSvgString();
     }
 
     private static (int Width, int Height) FigureSize(IReadOnlyList<Plot> panels, int columns, int panelWidth, int panelHeight)
@@ -125,18 +114,15 @@ public static class ChartStyle
         return (Math.Min(columns, panels.Count) * panelWidth, rows * panelHeight);
     }
 
-    private static void Draw(SKCanvas canvas, IReadOnlyList<Plot> panels, int columns, int panelWidth, int panelHeight)
+    private static void Draw(Canvas canvas, IReadOnlyList<Plot> panels, int columns, int panelWidth, int panelHeight)
     {
+        canvas.Clear(DrawingColor.White);
         for (var i = 0; i < panels.Count; i++)
         {
-            var left = i % columns * panelWidth;
-            var top = i / columns * panelHeight;
             // A plot clears its figure area first: clipped, that is its own panel only.
-            var panel = new PixelRect(left, left + panelWidth, top + panelHeight, top);
-            canvas.Save();
-            canvas.ClipRect(panel.ToSKRect());
-            panels[i].Render(canvas, panel);
-            canvas.Restore();
+            var plot = panels[i];
+            canvas.DrawWithSkia(i % columns * panelWidth, i / columns * panelHeight, panelWidth, panelHeight,
+                (skia, area) => plot.Render(skia, new PixelRect(area.Left, area.Right, area.Bottom, area.Top)));
         }
     }
 

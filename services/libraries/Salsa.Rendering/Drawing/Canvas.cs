@@ -116,6 +116,21 @@ public sealed partial class Canvas : IDisposable
         }
     }
 
+    /// <summary>
+    /// Lets Skia-based drawing code (a ScottPlot plot) draw into a rectangle of this canvas, clipped
+    /// to it, through the same PNG and SVG output as everything else on the canvas.
+    /// </summary>
+    internal void DrawWithSkia(double left, double top, double width, double height, Action<SKCanvas, SKRect> draw)
+    {
+        ArgumentNullException.ThrowIfNull(draw);
+        ThrowIfNotDrawable();
+        var area = SKRect.Create((float)left, (float)top, (float)width, (float)height);
+        _canvas.Save();
+        _canvas.ClipRect(area);
+        draw(_canvas, area);
+        _canvas.Restore();
+    }
+
     /// <summary>Fills the whole canvas with <paramref name="color"/>, replacing what was there.</summary>
     public void Clear(Color color)
     {
