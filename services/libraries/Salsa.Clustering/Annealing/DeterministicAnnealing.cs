@@ -18,14 +18,30 @@ public static class DeterministicAnnealing
     {
         ArgumentNullException.ThrowIfNull(points);
         ArgumentNullException.ThrowIfNull(options);
-        return new AnnealingRun<DenseKernel>(new DenseKernel(points), points.TotalWeight, options, progress).Execute(cancellationToken);
+        return new AnnealingRun(new LocalPoints<DenseKernel>(new DenseKernel(points), points.TotalWeight, options.Parallel.Ranks), options, progress).Execute(cancellationToken);
+    }
+
+    /// <summary>
+    /// The same loop over a dataset's partition grid (grains on a cluster, or <see cref="LocalPartitions"/>):
+    /// one rank drives it and every pass goes to every partition. The result depends on the grid, not
+    /// on where the partitions are. <paramref name="checkpoint"/> receives the loop's state at each
+    /// temperature; <paramref name="resumeFrom"/> continues from such a state to the same result.
+    /// </summary>
+    public static AnnealingResult Run(
+        IAnnealingPartitions partitions, AnnealingOptions options, ChannelWriter<ClusteringProgress>? progress = null,
+        AnnealingCheckpoint? resumeFrom = null, Action<AnnealingCheckpoint>? checkpoint = null, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(partitions);
+        ArgumentNullException.ThrowIfNull(options);
+        var driver = options with { Parallel = new ParallelismOptions { Ranks = 1, BlockSize = options.Parallel.BlockSize } };
+        return new AnnealingRun(new PartitionedPoints(partitions, cancellationToken), driver, progress) { ResumeFrom = resumeFrom, Checkpoint = checkpoint }.Execute(cancellationToken);
     }
 
     public static AnnealingResult Run(BinaryVectors points, AnnealingOptions options, ChannelWriter<ClusteringProgress>? progress = null, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(points);
         ArgumentNullException.ThrowIfNull(options);
-        return new AnnealingRun<BinaryKernel>(new BinaryKernel(points), points.TotalWeight, options, progress).Execute(cancellationToken);
+        return new AnnealingRun(new LocalPoints<BinaryKernel>(new BinaryKernel(points), points.TotalWeight, options.Parallel.Ranks), options, progress).Execute(cancellationToken);
     }
 
     public static Task<AnnealingResult> RunAsync(DenseVectors points, AnnealingOptions options, ChannelWriter<ClusteringProgress>? progress = null, CancellationToken cancellationToken = default) =>
@@ -36,50 +52,51 @@ public static class DeterministicAnnealing
 }
 
 /// <summary>One run: the state every rank shares (read-only data, the result) and the rank body.</summary>
-internal sealed class AnnealingRun<TKernel>(TKernel kernel, double totalWeight, AnnealingOptions options, ChannelWriter<ClusteringProgress>? progress)
-    where TKernel : struct, IPointKernel
+internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions options, ChannelWriter<ClusteringProgress>? progress)
 {
     private const double LogTiny = -690; // log of a mass too small to matter, never −∞
     private const int MinimumIterationsAfterSplit = 30;
 
     private readonly int _kp = CentreSet.Pad(options.MaxClusters);
-    private readonly int _dimension = kernel.Dimension;
-    private readonly int[] _assignments = new int[kernel.Count];
+    private readonly int _dimension = points.Dimension;
+    private int _planLength;
 
-    private TKernel Kernel { get; } = kernel;
+    private AnnealingPoints Points { get; } = points;
 
-    private double TotalWeight { get; } = totalWeight;
+    private double TotalWeight { get; } = points.TotalWeight;
+
+    public AnnealingCheckpoint? ResumeFrom { get; init; }
+
+    public Action<AnnealingCheckpoint>? Checkpoint { get; init; }
 
     private AnnealingOptions Options { get; } = options;
 
     private ChannelWriter<ClusteringProgress>? Progress { get; } = progress;
     private readonly Stopwatch _clock = Stopwatch.StartNew();
-    private BlockPlan _plan = null!;
-    private OrderedBlockSum _sums = null!;
     private AnnealingResult? _result;
 
     public AnnealingResult Execute(CancellationToken cancellationToken)
     {
-        Options.Validate(Kernel.Count);
-        var scatterLength = Kernel.SmallDimension ? Options.MaxClusters * _dimension * _dimension : 0;
-        var partialLength = Math.Max(_kp * (_dimension + 2) + 4, scatterLength + _kp + 4);
-        _plan = BlockPlan.For(Kernel.Count, partialLength, Options.Parallel.BlockSize);
-        _sums = new OrderedBlockSum(_plan, partialLength);
+        Options.Validate(Points.Count);
+        var scatterLength = Points.SmallDimension ? Options.MaxClusters * _dimension * _dimension : 0;
+        _planLength = Math.Max(_kp * (_dimension + 2) + 4, scatterLength + _kp + 4);
+        Points.Prepare(_planLength, Options.Parallel.BlockSize);
         ClusteringExecution.Run(Options.Parallel, cancellationToken, comm => new Rank(this, comm, cancellationToken).Run());
         return _result!;
     }
 
     /// <summary>One rank's view: its own copy of the centres (every rank computes the same ones).</summary>
-    private sealed class Rank(AnnealingRun<TKernel> run, Communicator comm, CancellationToken cancellationToken)
+    private sealed class Rank(AnnealingRun run, Communicator comm, CancellationToken cancellationToken)
     {
-        private readonly TKernel _kernel = run.Kernel;
+        private readonly AnnealingPoints _points = run.Points;
         private readonly CentreSet _centres = new(run._dimension, run.Options.MaxClusters);
         private readonly double[] _logMass = new double[run._kp];
-        private readonly double[] _total = new double[run._sums.Length];
+        private readonly double[] _total = new double[run._planLength];
         private readonly List<AnnealingStep> _trajectory = [];
         private long _step;
         private int _iterations;
         private double _spread;
+        private double[]? _assignedUnder;
 
         private int Kp => run._kp;
 
@@ -88,17 +105,46 @@ internal sealed class AnnealingRun<TKernel>(TKernel kernel, double totalWeight, 
         public void Run()
         {
             var options = run.Options;
-            var spread = InitialiseAtCentroid();
-            _spread = spread;
-            var lambda = ScatterEigenPower(double.PositiveInfinity)[0].Lambda;
-            var temperature = options.StartTemperature ?? Math.Max(2.4 * lambda, 1e-300);
-            var minimum = options.MinTemperature ?? temperature * AnnealingOptions.DefaultTemperatureRange;
-            var tolerance = options.Tolerance * Math.Max(spread, 1e-300);
-            var splitHere = false;
-            var mergedHere = false;
-            var visited = 1;
+            double temperature, minimum, tolerance;
+            bool splitHere, mergedHere;
+            int visited;
+            if (run.ResumeFrom is { } from)
+            {
+                (temperature, minimum, tolerance, splitHere, mergedHere, visited) = Restore(from);
+            }
+            else
+            {
+                var spread = InitialiseAtCentroid();
+                _spread = spread;
+                var lambda = ScatterEigenPower(double.PositiveInfinity)[0].Lambda;
+                temperature = options.StartTemperature ?? Math.Max(2.4 * lambda, 1e-300);
+                minimum = options.MinTemperature ?? temperature * AnnealingOptions.DefaultTemperatureRange;
+                tolerance = options.Tolerance * Math.Max(spread, 1e-300);
+                (splitHere, mergedHere, visited) = (false, false, 1);
+            }
+
             while (true)
             {
+                if (comm.Rank == 0 && run.Checkpoint is { } save)
+                {
+                    save(new AnnealingCheckpoint
+                    {
+                        Temperature = temperature,
+                        MinTemperature = minimum,
+                        Tolerance = tolerance,
+                        Spread = _spread,
+                        SplitHere = splitHere,
+                        MergedHere = mergedHere,
+                        Visited = visited,
+                        Clusters = _centres.K,
+                        Centres = _centres.ToRowMajor(),
+                        LogMass = (double[])_logMass.Clone(),
+                        Splits = [.. _splits.Select(p => new AnnealingSplit(p.Parent, p.Child, p.Separation))],
+                        Trajectory = [.. _trajectory],
+                        Iterations = _iterations,
+                    });
+                }
+
                 // Near a critical temperature the children of a split drift apart slowly (critical
                 // slowing down), so they get a fair number of iterations before convergence is judged.
                 var (freeEnergy, iterations, hardness) = Converge(temperature, tolerance, splitHere ? MinimumIterationsAfterSplit : 1);
@@ -139,18 +185,26 @@ internal sealed class AnnealingRun<TKernel>(TKernel kernel, double totalWeight, 
             }
         }
 
+        /// <summary>The loop's state as a checkpoint left it.</summary>
+        private (double Temperature, double Minimum, double Tolerance, bool SplitHere, bool MergedHere, int Visited) Restore(AnnealingCheckpoint from)
+        {
+            if (from.Centres.Length != from.Clusters * D || from.LogMass.Length != Kp || from.Clusters > run.Options.MaxClusters)
+            {
+                throw new ClusteringInputException($"The checkpoint holds {from.Clusters} centres in {from.Centres.Length / Math.Max(from.Clusters, 1)} dimensions; this run has {D} dimensions and at most {run.Options.MaxClusters} clusters.", nameof(from));
+            }
+
+            _centres.Set(from.Centres, from.Clusters);
+            from.LogMass.CopyTo(_logMass, 0);
+            _splits.AddRange(from.Splits.Select(s => (s.Parent, s.Child, s.Separation)));
+            _trajectory.AddRange(from.Trajectory);
+            (_iterations, _spread) = (from.Iterations, from.Spread);
+            return (from.Temperature, from.MinTemperature, from.Tolerance, from.SplitHere, from.MergedHere, from.Visited);
+        }
+
         /// <summary>One cluster at the weighted centroid; returns the data's spread (trace of its covariance).</summary>
         private double InitialiseAtCentroid()
         {
-            var sums = Reduce((start, end, partial) =>
-            {
-                for (var i = start; i < end; i++)
-                {
-                    var w = _kernel.Weight(i);
-                    _kernel.AccumulateOne(i, 0, w, partial, 1);
-                    partial[D] += w;
-                }
-            }, D + 1);
+            var sums = Reduce(Pass(AnnealingPassKind.Centroid, D + 1));
             var centroid = new double[D];
             for (var j = 0; j < D; j++)
             {
@@ -161,15 +215,7 @@ internal sealed class AnnealingRun<TKernel>(TKernel kernel, double totalWeight, 
             Array.Fill(_logMass, double.NegativeInfinity);
             _logMass[0] = 0;
 
-            var spread = Reduce((start, end, partial) =>
-            {
-                Span<double> distance = stackalloc double[Kp];
-                for (var i = start; i < end; i++)
-                {
-                    _kernel.SquaredDistances(i, _centres.Transposed, _centres.Norms, Kp, distance);
-                    partial[0] += _kernel.Weight(i) * distance[0];
-                }
-            }, 1)[0];
+            var spread = Reduce(Pass(AnnealingPassKind.Spread, 1))[0];
             return spread / run.TotalWeight;
         }
 
@@ -186,7 +232,7 @@ internal sealed class AnnealingRun<TKernel>(TKernel kernel, double totalWeight, 
                 iteration++;
                 _iterations++;
                 cancellationToken.ThrowIfCancellationRequested();
-                var totals = Reduce((start, end, partial) => ClusteringKernels.AnnealingEStep(_kernel, _centres, _logMass, inverseT, start, end, partial), ClusteringKernels.AnnealingLength(Kp, D));
+                var totals = Reduce(Pass(AnnealingPassKind.EStep, ClusteringKernels.AnnealingLength(Kp, D)) with { InverseTemperature = inverseT });
                 freeEnergy = -temperature * totals[Kp * (D + 1)] / run.TotalWeight;
                 hardness = totals[Kp * (D + 1) + 1] / run.TotalWeight;
 
@@ -290,7 +336,7 @@ internal sealed class AnnealingRun<TKernel>(TKernel kernel, double totalWeight, 
         {
             var candidates = new List<(int Cluster, double Lambda, double[] Axis)>();
             var k = _centres.K;
-            if (_kernel.SmallDimension)
+            if (_points.SmallDimension)
             {
                 foreach (var (cluster, lambda, axis) in ScatterEigen(temperature))
                 {
@@ -350,26 +396,7 @@ internal sealed class AnnealingRun<TKernel>(TKernel kernel, double totalWeight, 
             var k = _centres.K;
             var d2 = D * D;
             var inverseT = 1 / temperature;
-            var totals = Reduce((start, end, partial) =>
-            {
-                Span<double> a = stackalloc double[Kp];
-                var mass = partial[..Kp];
-                var scatter = partial.Slice(Kp, k * d2);
-                for (var i = start; i < end; i++)
-                {
-                    var w = _kernel.Weight(i);
-                    if (w == 0)
-                    {
-                        continue;
-                    }
-
-                    _kernel.SquaredDistances(i, _centres.Transposed, _centres.Norms, Kp, a);
-                    SoftMax.Exponentiate(a, _logMass, inverseT, out var sum);
-                    SoftMax.Scale(a, w / sum);
-                    SoftMax.Add(mass, a);
-                    _kernel.AccumulateScatter(i, a, _centres, scatter);
-                }
-            }, Kp + k * d2);
+            var totals = Reduce(Pass(AnnealingPassKind.Scatter, Kp + k * d2) with { InverseTemperature = inverseT });
 
             for (var c = 0; c < k; c++)
             {
@@ -427,43 +454,7 @@ internal sealed class AnnealingRun<TKernel>(TKernel kernel, double totalWeight, 
                     }
                 }
 
-                var totals = Reduce((start, end, partial) =>
-                {
-                    Span<double> r = stackalloc double[Kp];
-                    Span<double> dots = stackalloc double[Kp];
-                    var rs = partial.Slice(D * Kp, Kp);
-                    var mass = partial.Slice(D * Kp + Kp, Kp);
-                    for (var i = start; i < end; i++)
-                    {
-                        var w = _kernel.Weight(i);
-                        if (w == 0)
-                        {
-                            continue;
-                        }
-
-                        if (inverseT == 0)
-                        {
-                            r.Clear();
-                            r[0] = w;
-                        }
-                        else
-                        {
-                            _kernel.SquaredDistances(i, _centres.Transposed, _centres.Norms, Kp, r);
-                            SoftMax.Exponentiate(r, _logMass, inverseT, out var sum);
-                            SoftMax.Scale(r, w / sum);
-                        }
-
-                        _kernel.Dots(i, vectorsT, Kp, dots);
-                        for (var c = 0; c < k; c++)
-                        {
-                            dots[c] = r[c] * (dots[c] - yDotV[c]);
-                        }
-
-                        _kernel.Accumulate(i, dots, partial, Kp);
-                        SoftMax.Add(rs, dots);
-                        SoftMax.Add(mass, r);
-                    }
-                }, D * Kp + 2 * Kp);
+                var totals = Reduce(Pass(AnnealingPassKind.ScatterPower, D * Kp + 2 * Kp) with { InverseTemperature = inverseT, VectorsT = vectorsT, YDotV = yDotV });
 
                 for (var c = 0; c < k; c++)
                 {
@@ -521,7 +512,9 @@ internal sealed class AnnealingRun<TKernel>(TKernel kernel, double totalWeight, 
             for (var iteration = 0; iteration <= run.Options.FinalRefinementIterations; iteration++)
             {
                 cancellationToken.ThrowIfCancellationRequested();
-                var totals = Reduce((start, end, partial) => ClusteringKernels.LloydAssign(_kernel, _centres, start, end, partial, run._assignments, null), ClusteringKernels.LloydLength(Kp, D));
+                var pass = Pass(AnnealingPassKind.Lloyd, ClusteringKernels.LloydLength(Kp, D)) with { AssignedUnder = _assignedUnder };
+                var totals = Reduce(pass);
+                _assignedUnder = pass.Centres;
                 cost = totals[Kp * (D + 1)];
                 var changed = totals[Kp * (D + 1) + 1];
                 if (iteration == run.Options.FinalRefinementIterations || (iteration > 0 && changed == 0))
@@ -557,8 +550,6 @@ internal sealed class AnnealingRun<TKernel>(TKernel kernel, double totalWeight, 
                 return cost;
             }
 
-            var (first, end) = run._plan.PointsOf(comm.Rank, comm.Size);
-            var savedAssignments = new int[end - first];
             var rejections = 0;
             for (var attempt = 0; attempt < run.Options.SplitMergeAttempts && rejections < Math.Min(2 * k, 16); attempt++)
             {
@@ -588,8 +579,8 @@ internal sealed class AnnealingRun<TKernel>(TKernel kernel, double totalWeight, 
 
                 var rows = _centres.ToRowMajor();
                 var moved = (double[])rows.Clone();
-                run._assignments.AsSpan(first, end - first).CopyTo(savedAssignments);
-                comm.Barrier(); // every rank has saved its points before any pass (balanced: any rank's) rewrites them
+                _points.SaveAssignments(comm);
+                var assignedUnder = _assignedUnder;
                 var total = mass[keep] + mass[free];
                 var offset = 0.8 * Math.Sqrt(lambda);
                 for (var j = 0; j < D; j++)
@@ -609,7 +600,8 @@ internal sealed class AnnealingRun<TKernel>(TKernel kernel, double totalWeight, 
                 else
                 {
                     _centres.Set(rows, k);
-                    savedAssignments.CopyTo(run._assignments.AsSpan(first, end - first));
+                    _points.RestoreAssignments(comm);
+                    _assignedUnder = assignedUnder;
                     rejections++;
                 }
             }
@@ -623,26 +615,7 @@ internal sealed class AnnealingRun<TKernel>(TKernel kernel, double totalWeight, 
         private (double[] Mass, double[] Cost) ClusterCosts()
         {
             var k = _centres.K;
-            var totals = Reduce((start, end, partial) =>
-            {
-                Span<double> distance = stackalloc double[Kp];
-                for (var i = start; i < end; i++)
-                {
-                    _kernel.SquaredDistances(i, _centres.Transposed, _centres.Norms, Kp, distance);
-                    var best = 0;
-                    for (var c = 1; c < k; c++)
-                    {
-                        if (distance[c] < distance[best])
-                        {
-                            best = c;
-                        }
-                    }
-
-                    var w = _kernel.Weight(i);
-                    partial[best] += w;
-                    partial[Kp + best] += w * distance[best];
-                }
-            }, 2 * Kp);
+            var totals = Reduce(Pass(AnnealingPassKind.ClusterCosts, 2 * Kp));
             return (totals[..k], totals[Kp..(Kp + k)]);
         }
 
@@ -650,7 +623,7 @@ internal sealed class AnnealingRun<TKernel>(TKernel kernel, double totalWeight, 
         private (double Lambda, double[] Axis) PrincipalAxis(int cluster)
         {
             var cold = _spread * 1e-12;
-            if (_kernel.SmallDimension)
+            if (_points.SmallDimension)
             {
                 foreach (var (c, lambda, axis) in ScatterEigen(cold))
                 {
@@ -678,13 +651,16 @@ internal sealed class AnnealingRun<TKernel>(TKernel kernel, double totalWeight, 
             return distance;
         }
 
-        /// <summary>Runs a pass over this rank's blocks, then folds every block's partial in block order.</summary>
-        /// <summary>A pass over the blocks (balanced between ranks unless told not to), folded in block order.</summary>
-        private double[] Reduce(BlockPass pass, int length, bool balance = true)
+        /// <summary>A pass over all points (balanced between ranks), folded in block and partition order.</summary>
+        private double[] Reduce(AnnealingPass pass)
         {
-            run._sums.Reduce(comm, _step++, pass, length, _total, balance);
+            _points.Reduce(comm, _step++, pass, _total, balance: true);
             return _total;
         }
+
+        /// <summary>A pass over the current centres and log masses.</summary>
+        private AnnealingPass Pass(AnnealingPassKind kind, int length) =>
+            new(kind, length, run._planLength, run.Options.Parallel.BlockSize, _centres, _logMass);
 
         private void Report(string phase, double temperature, double objective)
         {
@@ -699,10 +675,11 @@ internal sealed class AnnealingRun<TKernel>(TKernel kernel, double totalWeight, 
             var k = _centres.K;
             var weights = new double[k];
             var sizes = new int[k];
-            for (var i = 0; i < run._assignments.Length; i++)
+            var final = _points.Final(Pass(AnnealingPassKind.Lloyd, ClusteringKernels.LloydLength(Kp, D)));
+            for (var i = 0; i < final.Assignments.Length; i++)
             {
-                weights[run._assignments[i]] += _kernel.Weight(i);
-                sizes[run._assignments[i]]++;
+                weights[final.Assignments[i]] += final.Weights[i];
+                sizes[final.Assignments[i]]++;
             }
 
             return new AnnealingResult
@@ -712,7 +689,7 @@ internal sealed class AnnealingRun<TKernel>(TKernel kernel, double totalWeight, 
                 Centres = _centres.ToRowMajor(),
                 ClusterWeights = weights,
                 ClusterSizes = sizes,
-                Assignments = (int[])run._assignments.Clone(),
+                Assignments = final.Assignments,
                 WeightedCost = cost,
                 Trajectory = _trajectory,
                 Iterations = _iterations,

@@ -40,6 +40,11 @@ public sealed class DenseVectors
         TotalWeight = PointWeights.Total(Weights);
     }
 
+    private DenseVectors(double[] values, int dimension, double[] weights, double totalWeight)
+    {
+        (Values, Dimension, Weights, Count, TotalWeight) = (values, dimension, weights, weights.Length, totalWeight);
+    }
+
     public int Count { get; }
 
     public int Dimension { get; }
@@ -50,6 +55,19 @@ public sealed class DenseVectors
     public double[] Weights { get; }
 
     public double TotalWeight { get; }
+
+    /// <summary>
+    /// Points <c>[start, end)</c> as vectors of their own (copied): a partition of these points. Its
+    /// weights may all be zero, which a dataset's may not.
+    /// </summary>
+    public DenseVectors Slice(int start, int end)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(start);
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(end, Count);
+        ArgumentOutOfRangeException.ThrowIfLessThanOrEqual(end, start);
+        var weights = Weights[start..end];
+        return new DenseVectors(Values[(start * Dimension)..(end * Dimension)], Dimension, weights, PointWeights.Total(weights));
+    }
 
     public ReadOnlySpan<double> Point(int index) => Values.AsSpan(index * Dimension, Dimension);
 

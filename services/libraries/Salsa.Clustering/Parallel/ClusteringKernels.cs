@@ -62,15 +62,7 @@ internal static class ClusteringKernels
         for (var i = start; i < end; i++)
         {
             kernel.SquaredDistances(i, centres.Transposed, centres.Norms, kp, distance);
-            var best = 0;
-            for (var c = 1; c < k; c++)
-            {
-                if (distance[c] < distance[best])
-                {
-                    best = c;
-                }
-            }
-
+            var best = Nearest(distance, k);
             var w = kernel.Weight(i);
             if (nearest is not null)
             {
@@ -86,5 +78,20 @@ internal static class ClusteringKernels
                 assignments[i] = best;
             }
         }
+    }
+
+    /// <summary>The nearest of the first <paramref name="k"/> centres by squared distance, ties to the lowest index.</summary>
+    public static int Nearest(ReadOnlySpan<double> distance, int k)
+    {
+        var best = 0;
+        for (var c = 1; c < k; c++)
+        {
+            if (distance[c] < distance[best])
+            {
+                best = c;
+            }
+        }
+
+        return best;
     }
 }

@@ -96,6 +96,31 @@ internal sealed class OrderedBlockSum
         }
 
         communicator.Barrier();
+        Fold(step, total);
+    }
+
+    /// <summary>
+    /// The same step on the calling thread alone: every block in order, then the fold — the same bits
+    /// as any number of ranks, without starting any.
+    /// </summary>
+    public void ReduceAlone(long step, BlockPass pass, int length, Span<double> total)
+    {
+        if (total.Length != Length)
+        {
+            throw new ArgumentException($"The total needs {Length} values.", nameof(total));
+        }
+
+        for (var b = 0; b < Plan.Blocks; b++)
+        {
+            var (start, stop) = Plan.Block(b);
+            pass(start, stop, Begin(b, step)[..length]);
+        }
+
+        Fold(step, total);
+    }
+
+    private void Fold(long step, Span<double> total)
+    {
         var set = _partials[step & 1];
         set[0].AsSpan(0, Length).CopyTo(total);
         for (var b = 1; b < set.Length; b++)

@@ -1,0 +1,147 @@
+using Salsa.Clustering.Parallel;
+
+namespace Salsa.Clustering.Annealing;
+
+/// <summary>
+/// The inner loops of deterministic annealing, one per <see cref="AnnealingPassKind"/>: each adds the
+/// points <c>[start, end)</c> into a block's partial. The same code runs on a machine's ranks and on a
+/// cluster's partitions.
+/// </summary>
+internal static class AnnealingPasses
+{
+    public static void Run<TKernel>(in TKernel kernel, AnnealingPass pass, int start, int end, Span<double> partial, int[] assignments)
+        where TKernel : struct, IPointKernel
+    {
+        var centres = pass.CentreSet;
+        switch (pass.Kind)
+        {
+            case AnnealingPassKind.Centroid:
+                Centroid(kernel, start, end, partial);
+                break;
+            case AnnealingPassKind.Spread:
+                Spread(kernel, centres, start, end, partial);
+                break;
+            case AnnealingPassKind.EStep:
+                ClusteringKernels.AnnealingEStep(kernel, centres, pass.LogMass, pass.InverseTemperature, start, end, partial);
+                break;
+            case AnnealingPassKind.Scatter:
+                Scatter(kernel, centres, pass.LogMass, pass.InverseTemperature, start, end, partial);
+                break;
+            case AnnealingPassKind.ScatterPower:
+                ScatterPower(kernel, pass, start, end, partial);
+                break;
+            case AnnealingPassKind.Lloyd:
+                ClusteringKernels.LloydAssign(kernel, centres, start, end, partial, assignments, null);
+                break;
+            case AnnealingPassKind.ClusterCosts:
+                ClusterCosts(kernel, centres, start, end, partial);
+                break;
+            default:
+                throw new ArgumentOutOfRangeException(nameof(pass), pass.Kind, "Not an annealing pass.");
+        }
+    }
+
+    private static void Centroid<TKernel>(in TKernel kernel, int start, int end, Span<double> partial)
+        where TKernel : struct, IPointKernel
+    {
+        var d = kernel.Dimension;
+        for (var i = start; i < end; i++)
+        {
+            var w = kernel.Weight(i);
+            kernel.AccumulateOne(i, 0, w, partial, 1);
+            partial[d] += w;
+        }
+    }
+
+    private static void Spread<TKernel>(in TKernel kernel, CentreSet centres, int start, int end, Span<double> partial)
+        where TKernel : struct, IPointKernel
+    {
+        Span<double> distance = stackalloc double[centres.Kp];
+        for (var i = start; i < end; i++)
+        {
+            kernel.SquaredDistances(i, centres.Transposed, centres.Norms, centres.Kp, distance);
+            partial[0] += kernel.Weight(i) * distance[0];
+        }
+    }
+
+    private static void Scatter<TKernel>(in TKernel kernel, CentreSet centres, double[] logMass, double inverseT, int start, int end, Span<double> partial)
+        where TKernel : struct, IPointKernel
+    {
+        var kp = centres.Kp;
+        var d2 = kernel.Dimension * kernel.Dimension;
+        Span<double> a = stackalloc double[kp];
+        var mass = partial[..kp];
+        var scatter = partial.Slice(kp, centres.K * d2);
+        for (var i = start; i < end; i++)
+        {
+            var w = kernel.Weight(i);
+            if (w == 0)
+            {
+                continue;
+            }
+
+            kernel.SquaredDistances(i, centres.Transposed, centres.Norms, kp, a);
+            SoftMax.Exponentiate(a, logMass, inverseT, out var sum);
+            SoftMax.Scale(a, w / sum);
+            SoftMax.Add(mass, a);
+            kernel.AccumulateScatter(i, a, centres, scatter);
+        }
+    }
+
+    private static void ScatterPower<TKernel>(in TKernel kernel, AnnealingPass pass, int start, int end, Span<double> partial)
+        where TKernel : struct, IPointKernel
+    {
+        var centres = pass.CentreSet;
+        var (kp, k, d) = (centres.Kp, centres.K, kernel.Dimension);
+        var (vectorsT, yDotV, inverseT) = (pass.VectorsT!, pass.YDotV!, pass.InverseTemperature);
+        Span<double> r = stackalloc double[kp];
+        Span<double> dots = stackalloc double[kp];
+        var rs = partial.Slice(d * kp, kp);
+        var mass = partial.Slice(d * kp + kp, kp);
+        for (var i = start; i < end; i++)
+        {
+            var w = kernel.Weight(i);
+            if (w == 0)
+            {
+                continue;
+            }
+
+            if (inverseT == 0)
+            {
+                r.Clear();
+                r[0] = w;
+            }
+            else
+            {
+                kernel.SquaredDistances(i, centres.Transposed, centres.Norms, kp, r);
+                SoftMax.Exponentiate(r, pass.LogMass, inverseT, out var sum);
+                SoftMax.Scale(r, w / sum);
+            }
+
+            kernel.Dots(i, vectorsT, kp, dots);
+            for (var c = 0; c < k; c++)
+            {
+                dots[c] = r[c] * (dots[c] - yDotV[c]);
+            }
+
+            kernel.Accumulate(i, dots, partial, kp);
+            SoftMax.Add(rs, dots);
+            SoftMax.Add(mass, r);
+        }
+    }
+
+    private static void ClusterCosts<TKernel>(in TKernel kernel, CentreSet centres, int start, int end, Span<double> partial)
+        where TKernel : struct, IPointKernel
+    {
+        var (kp, k) = (centres.Kp, centres.K);
+        Span<double> distance = stackalloc double[kp];
+        for (var i = start; i < end; i++)
+        {
+            kernel.SquaredDistances(i, centres.Transposed, centres.Norms, kp, distance);
+            var best = ClusteringKernels.Nearest(distance, k);
+            var w = kernel.Weight(i);
+            partial[best] += w;
+            partial[kp + best] += w * distance[best];
+        }
+    }
+}
