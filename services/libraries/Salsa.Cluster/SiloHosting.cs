@@ -1,5 +1,11 @@
 using Microsoft.Extensions.Hosting;
+using System.Globalization;
+using System.Net;
+using Microsoft.Extensions.Configuration;
+using Microsoft.Extensions.DependencyInjection;
 using Orleans.Configuration;
+using Salsa.Cluster.Annealing;
+using Salsa.Cluster.Compute;
 
 namespace Salsa.Cluster;
 
@@ -15,25 +21,83 @@ public sealed record SiloSettings
     public string? ConnectionString { get; init; }
 
     /// <summary>The address other silos reach this one at (its namespace's or host's address).</summary>
-    public System.Net.IPAddress Address { get; init; } = System.Net.IPAddress.Loopback;
+    public IPAddress Address { get; init; } = IPAddress.Loopback;
 
     public int SiloPort { get; init; } = 11111;
 
     public int GatewayPort { get; init; } = 30000;
+
+    /// <summary>The cores a partition's pass runs on.</summary>
+    public int Ranks { get; init; } = Environment.ProcessorCount;
+
+    /// <summary>Checkpoints, resumption and retries of the jobs this silo coordinates.</summary>
+    public ClusterJobOptions Jobs { get; init; } = new();
+
+    /// <summary>
+    /// How long a silo that stopped answering (killed, cut off) goes unnoticed at most, roughly: the
+    /// probe timeout, of which two in a row missed make the others vote it dead.
+    /// </summary>
+    public TimeSpan ProbeTimeout { get; init; } = TimeSpan.FromSeconds(2);
 }
 
 /// <summary>A process becomes a silo of the Salsa cluster.</summary>
 public static class SiloHosting
 {
+    /// <summary>The configuration section of a silo's settings (<c>Cluster:Id</c>, <c>Cluster:SiloPort</c>, …).</summary>
+    public const string Section = "Cluster";
+
+    /// <summary>
+    /// A silo's settings from configuration: <c>Cluster:Id</c>, <c>Cluster:Address</c>,
+    /// <c>Cluster:SiloPort</c>, <c>Cluster:GatewayPort</c>, <c>Cluster:Ranks</c>,
+    /// <c>Cluster:CheckpointSeconds</c>, <c>Cluster:ResumeCheckSeconds</c>,
+    /// <c>Cluster:ProbeTimeoutSeconds</c>; the membership database is
+    /// <c>Cluster:ConnectionString</c>, else the store's PostgreSQL (<c>ConnectionStrings:salsa</c>).
+    /// </summary>
+    public static SiloSettings ReadSettings(IConfiguration configuration)
+    {
+        ArgumentNullException.ThrowIfNull(configuration);
+        var section = configuration.GetSection(Section);
+        var defaults = new SiloSettings();
+        int Int(string key, int fallback) => section[key] is { } text ? int.Parse(text, CultureInfo.InvariantCulture) : fallback;
+        TimeSpan Seconds(string key, TimeSpan fallback) => section[key] is { } text ? TimeSpan.FromSeconds(double.Parse(text, CultureInfo.InvariantCulture)) : fallback;
+        return new SiloSettings
+        {
+            ClusterId = section["Id"] ?? defaults.ClusterId,
+            ServiceId = section["ServiceId"] ?? defaults.ServiceId,
+            ConnectionString = section["ConnectionString"] ?? configuration.GetConnectionString(Store.DataStoreServiceCollectionExtensions.ConnectionStringName),
+            Address = section["Address"] is { } address ? IPAddress.Parse(address) : defaults.Address,
+            SiloPort = Int("SiloPort", defaults.SiloPort),
+            GatewayPort = Int("GatewayPort", defaults.GatewayPort),
+            Ranks = Int("Ranks", defaults.Ranks),
+            ProbeTimeout = Seconds("ProbeTimeoutSeconds", defaults.ProbeTimeout),
+            Jobs = new ClusterJobOptions
+            {
+                CheckpointInterval = Seconds("CheckpointSeconds", defaults.Jobs.CheckpointInterval),
+                ResumeCheck = Seconds("ResumeCheckSeconds", defaults.Jobs.ResumeCheck),
+                PartitionRetry = Seconds("PartitionRetrySeconds", defaults.Jobs.PartitionRetry),
+            },
+        };
+    }
+
     public const string AdoNetInvariant = "Npgsql";
 
     public static IHostApplicationBuilder AddSalsaSilo(this IHostApplicationBuilder builder, SiloSettings settings)
     {
         ArgumentNullException.ThrowIfNull(builder);
         ArgumentNullException.ThrowIfNull(settings);
+        if (settings.ConnectionString is { } schemaDatabase)
+        {
+            // Before the silo starts (hosted services start in order): its tables and stored queries.
+            builder.Services.AddHostedService(_ => new OrleansSchemaInitializer(schemaDatabase));
+        }
+
         builder.UseOrleans(silo =>
         {
             silo.Services.AddPlacementDirector<Partitions.PartitionPlacement, Partitions.PartitionPlacementDirector>();
+            silo.Services.AddSingleton(_ => new SiloCompute(settings.Ranks));
+            silo.Services.Configure<ClusterJobOptions>(o => (o.CheckpointInterval, o.ResumeCheck, o.PartitionRetry) = (settings.Jobs.CheckpointInterval, settings.Jobs.ResumeCheck, settings.Jobs.PartitionRetry));
+            silo.Configure<ReminderOptions>(o => o.MinimumReminderPeriod = TimeSpan.FromSeconds(5));
+            silo.Configure<ClusterMembershipOptions>(o => (o.ProbeTimeout, o.NumMissedProbesLimit) = (settings.ProbeTimeout, 2));
             silo.Configure<ClusterOptions>(o => (o.ClusterId, o.ServiceId) = (settings.ClusterId, settings.ServiceId));
             if (settings.ConnectionString is { } connectionString)
             {
@@ -51,4 +115,31 @@ public static class SiloHosting
         });
         return builder;
     }
+}
+
+/// <summary>A process that is not a silo talks to the cluster as an Orleans client.</summary>
+public static class ClusterClientHosting
+{
+    /// <summary>Joins the cluster of <paramref name="settings"/> as a client, through its PostgreSQL membership.</summary>
+    public static IHostApplicationBuilder AddSalsaClusterClient(this IHostApplicationBuilder builder, SiloSettings settings)
+    {
+        ArgumentNullException.ThrowIfNull(builder);
+        ArgumentNullException.ThrowIfNull(settings);
+        var connectionString = settings.ConnectionString ?? throw new ArgumentException("A cluster client finds the silos through PostgreSQL membership: give a connection string.", nameof(settings));
+        builder.UseOrleansClient(client =>
+        {
+            client.Configure<ClusterOptions>(o => (o.ClusterId, o.ServiceId) = (settings.ClusterId, settings.ServiceId));
+            client.UseAdoNetClustering(o => (o.Invariant, o.ConnectionString) = (SiloHosting.AdoNetInvariant, connectionString));
+            client.Configure<GatewayOptions>(o => o.GatewayListRefreshPeriod = TimeSpan.FromSeconds(5));
+        });
+        return builder;
+    }
+}
+
+/// <summary>Applies the Orleans tables and stored queries before the silo joins.</summary>
+internal sealed class OrleansSchemaInitializer(string connectionString) : IHostedService
+{
+    public Task StartAsync(CancellationToken cancellationToken) => OrleansSchema.ApplyAsync(connectionString, cancellationToken);
+
+    public Task StopAsync(CancellationToken cancellationToken) => Task.CompletedTask;
 }

@@ -1,28 +1,32 @@
+using System.Diagnostics;
+using Salsa.Cluster.Annealing;
+using Salsa.Cluster.Compute;
+using Salsa.Clustering;
+using Salsa.Clustering.Annealing;
 using Salsa.Store;
 
 namespace Salsa.Cluster.Partitions;
 
 /// <summary>
 /// A partition of a dense dataset, kept in memory on whichever silo Orleans placed it; it loads its
-/// rows from the store when activated (again on a survivor, if its silo is lost).
+/// rows from the store when activated (again on a survivor, if its silo is lost) and computes passes
+/// on its silo's cores.
 /// </summary>
 public interface IPartitionGrain : IGrainWithStringKey
 {
-    /// <summary>The rows this partition holds.</summary>
-    Task<int> PointsAsync();
+    Task<PartitionInfo> InfoAsync();
 
-    /// <summary>Its contribution to one Lloyd step for <paramref name="centres"/> (row-major, the dataset's dimension).</summary>
-    Task<AssignmentSums> AssignAsync(double[] centres);
+    /// <summary>This partition's sums for one annealing pass.</summary>
+    Task<PartitionSums> RunAsync(AnnealingPass pass);
 
-    /// <summary>The silo this partition is on (for job views and tests).</summary>
-    Task<string> SiloAsync();
+    /// <summary>Each row's nearest centre of <paramref name="pass"/>, and its weight.</summary>
+    Task<PartitionRows> AssignAsync(AnnealingPass pass);
 }
 
 [PartitionPlacement]
-public sealed class PartitionGrain(IDataStore store) : Grain, IPartitionGrain
+public sealed class PartitionGrain(IDataStore store, SiloCompute compute) : Grain, IPartitionGrain
 {
-    private double[] _values = [];
-    private double[] _weights = [];
+    private AnnealingPartition _partition = null!;
     private int _dimension;
 
     public override async Task OnActivateAsync(CancellationToken cancellationToken)
@@ -35,15 +39,28 @@ public sealed class PartitionGrain(IDataStore store) : Grain, IPartitionGrain
             throw new InvalidOperationException($"Dataset {key.DatasetId} is not dense; partitions hold dense points.");
         }
 
+        if (key.Count > info.Count)
+        {
+            throw new InvalidOperationException($"Dataset {key.DatasetId} has {info.Count} points, too few for {key.Count} partitions.");
+        }
+
         var (start, end) = key.Rows(info.Count);
         _dimension = info.Dimension;
-        _values = content.Values[(start * _dimension)..(end * _dimension)];
-        _weights = content.Weights[start..end];
+        _partition = new AnnealingPartition(new DenseVectors(content.Values, info.Dimension, content.Weights).Slice(start, end));
     }
 
-    public Task<int> PointsAsync() => Task.FromResult(_weights.Length);
+    public Task<PartitionInfo> InfoAsync() => Task.FromResult(new PartitionInfo(_partition.Count, _partition.TotalWeight, _dimension, RuntimeIdentity));
 
-    public Task<AssignmentSums> AssignAsync(double[] centres) => Task.FromResult(AssignmentSums.Compute(_values, _weights, _dimension, centres));
+    public async Task<PartitionSums> RunAsync(AnnealingPass pass)
+    {
+        var clock = Stopwatch.StartNew();
+        var sums = await compute.RunAsync(parallel => _partition.Run(pass, parallel));
+        return new PartitionSums(sums, clock.Elapsed.TotalMicroseconds, RuntimeIdentity);
+    }
 
-    public Task<string> SiloAsync() => Task.FromResult(RuntimeIdentity);
+    public Task<PartitionRows> AssignAsync(AnnealingPass pass)
+    {
+        var rows = _partition.Assign(pass);
+        return Task.FromResult(new PartitionRows(rows.Assignments, rows.Weights));
+    }
 }

@@ -10,8 +10,7 @@ namespace Salsa.Cluster.Partitions;
 public readonly record struct PartitionKey(Guid DatasetId, int Index, int Count)
 {
     /// <summary>The rows [Start, End) of a dataset of <paramref name="points"/> points: as even as integers allow.</summary>
-    public (int Start, int End) Rows(int points) =>
-        ((int)((long)points * Index / Count), (int)((long)points * (Index + 1) / Count));
+    public (int Start, int End) Rows(int points) => Salsa.Clustering.Annealing.AnnealingPartition.Rows(points, Index, Count);
 
     /// <summary>The grain key, e.g. <c>1f0c…/3/8</c>.</summary>
     public string ToGrainKey() => string.Create(CultureInfo.InvariantCulture, $"{DatasetId:N}/{Index}/{Count}");

@@ -1,0 +1,33 @@
+using Microsoft.AspNetCore.Http.HttpResults;
+using Salsa.Cluster.Annealing;
+
+namespace Salsa.Silo;
+
+/// <summary>What a silo tells about its cluster: the members and their status, and a job's view.</summary>
+public static class ClusterApi
+{
+    public static WebApplication MapClusterApi(this WebApplication app)
+    {
+        ArgumentNullException.ThrowIfNull(app);
+        var group = app.MapGroup("/api/cluster").WithTags("Cluster");
+        group.MapGet("/", Members).WithSummary("The cluster's silos as this one sees them");
+        group.MapGet("/jobs/annealing/{id:guid}", JobAsync).WithSummary("An annealing job on the cluster: status, progress, silos, partitions, pass statistics");
+        return app;
+    }
+
+    private static Ok<ClusterView> Members(IClusterMembershipService membership)
+    {
+        var snapshot = membership.CurrentSnapshot;
+        return TypedResults.Ok(new ClusterView(
+            snapshot.Version.Value,
+            [.. snapshot.Members.Values.OrderBy(m => m.SiloAddress.ToString(), StringComparer.Ordinal)
+                .Select(m => new SiloView(m.SiloAddress.ToString(), m.Name, m.Status.ToString()))]));
+    }
+
+    private static async Task<Ok<AnnealingJobView>> JobAsync(Guid id, IGrainFactory grains) =>
+        TypedResults.Ok(await grains.GetGrain<IAnnealingJobGrain>(id).GetAsync());
+}
+
+public sealed record ClusterView(long Version, IReadOnlyList<SiloView> Silos);
+
+public sealed record SiloView(string Address, string Name, string Status);

@@ -1,0 +1,180 @@
+using System.Diagnostics;
+using Salsa.Cluster.Partitions;
+using Salsa.Clustering.Annealing;
+
+namespace Salsa.Cluster.Annealing;
+
+/// <summary>
+/// A dataset's partition grid as grains, seen by the annealing loop: each pass goes to every
+/// partition at once and their sums are folded in partition order. A partition whose silo is lost
+/// mid-pass is asked again (Orleans activates it on a survivor, where it reloads its rows); its sums
+/// depend only on the pass and its rows, so the repeated pass gives the same bits.
+/// </summary>
+internal sealed class GrainPartitions : IAnnealingPartitions
+{
+    private readonly IPartitionGrain[] _grains;
+    private readonly TimeSpan _retryFor;
+    private readonly Lock _lock = new();
+    private readonly HashSet<string> _silos = new(StringComparer.Ordinal);
+    private PassStatistics _statistics = PassStatistics.None;
+
+    private GrainPartitions(IPartitionGrain[] grains, PartitionInfo[] infos, TimeSpan retryFor)
+    {
+        (_grains, _retryFor) = (grains, retryFor);
+        Count = infos.Sum(i => i.Points);
+        Dimension = infos[0].Dimension;
+        TotalWeight = AnnealingPartition.Fold([.. infos.Select(i => new[] { i.TotalWeight })])[0];
+        _silos.UnionWith(infos.Select(i => i.Silo));
+    }
+
+    /// <summary>The grid of <paramref name="partitions"/> over <paramref name="datasetId"/>, its partitions activated (rows loaded).</summary>
+    public static GrainPartitions Open(IGrainFactory grains, Guid datasetId, int partitions, TimeSpan retryFor, CancellationToken cancellationToken)
+    {
+        var refs = PartitionKey.Grid(datasetId, partitions).Select(k => grains.GetGrain<IPartitionGrain>(k.ToGrainKey())).ToArray();
+        var retries = 0L;
+        var infos = Fan(refs, g => g.InfoAsync(), retryFor, ref retries, cancellationToken);
+        if (infos.Any(i => i.Dimension != infos[0].Dimension))
+        {
+            throw new InvalidOperationException("The partitions disagree on the dataset's dimension.");
+        }
+
+        return new GrainPartitions(refs, infos, retryFor) { _statistics = new PassStatistics(0, retries, 0, 0) };
+    }
+
+    public int Count { get; }
+
+    public int Dimension { get; }
+
+    public double TotalWeight { get; }
+
+    /// <summary>Passes so far, how often a partition was asked again, and the waits split into the slowest partition's compute and the rest.</summary>
+    public PassStatistics Statistics
+    {
+        get
+        {
+            lock (_lock)
+            {
+                return _statistics;
+            }
+        }
+    }
+
+    /// <summary>The silos the partitions were found on.</summary>
+    public string[] Silos
+    {
+        get
+        {
+            lock (_lock)
+            {
+                return [.. _silos.Order(StringComparer.Ordinal)];
+            }
+        }
+    }
+
+    public double[] Reduce(AnnealingPass pass, CancellationToken cancellationToken)
+    {
+        var clock = Stopwatch.StartNew();
+        var retries = 0L;
+        var sums = Fan(_grains, g => g.RunAsync(pass), _retryFor, ref retries, cancellationToken);
+        var wall = clock.Elapsed.TotalMicroseconds;
+        var slowest = sums.Max(s => s.ComputeMicroseconds);
+        lock (_lock)
+        {
+            _statistics = _statistics with
+            {
+                Passes = _statistics.Passes + 1,
+                Retries = _statistics.Retries + retries,
+                ComputeMicroseconds = _statistics.ComputeMicroseconds + slowest,
+                MessagingMicroseconds = _statistics.MessagingMicroseconds + Math.Max(0, wall - slowest),
+            };
+            _silos.UnionWith(sums.Select(s => s.Silo));
+        }
+
+        return AnnealingPartition.Fold([.. sums.Select(s => s.Sums)]);
+    }
+
+    public PartitionAssignments Assign(AnnealingPass pass, CancellationToken cancellationToken)
+    {
+        var retries = 0L;
+        var rows = Fan(_grains, g => g.AssignAsync(pass), _retryFor, ref retries, cancellationToken);
+        return new PartitionAssignments([.. rows.SelectMany(r => r.Assignments)], [.. rows.SelectMany(r => r.Weights)]);
+    }
+
+    // Runs on the job's own thread (never a grain turn), so it waits for the calls.
+    private static T[] Fan<T>(IPartitionGrain[] grains, Func<IPartitionGrain, Task<T>> call, TimeSpan retryFor, ref long retries, CancellationToken cancellationToken)
+    {
+        var results = new T[grains.Length];
+        var pending = Enumerable.Range(0, grains.Length).ToArray();
+        var deadline = Stopwatch.StartNew();
+        var backoff = TimeSpan.FromMilliseconds(100);
+        while (true)
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+            var calls = pending.Select(i => call(grains[i])).ToArray();
+            try
+            {
+                Task.WaitAll(calls, cancellationToken);
+            }
+            catch (AggregateException)
+            {
+                // Inspected call by call below.
+            }
+
+            var failed = new List<int>();
+            for (var c = 0; c < calls.Length; c++)
+            {
+                if (calls[c].IsCompletedSuccessfully)
+                {
+                    results[pending[c]] = calls[c].Result;
+                }
+                else if (IsTransient(calls[c].Exception!.InnerException!) && deadline.Elapsed < retryFor)
+                {
+                    failed.Add(pending[c]);
+                }
+                else
+                {
+                    throw new PartitionFailedException(pending[c], calls[c].Exception!.InnerException!);
+                }
+            }
+
+            if (failed.Count == 0)
+            {
+                return results;
+            }
+
+            retries += failed.Count;
+            pending = [.. failed];
+            cancellationToken.WaitHandle.WaitOne(backoff);
+            backoff = TimeSpan.FromTicks(Math.Min(backoff.Ticks * 2, TimeSpan.FromSeconds(2).Ticks));
+        }
+    }
+
+    // A lost silo, a message refused or timed out while the cluster learns of it: worth asking again.
+    private static bool IsTransient(Exception exception) =>
+        exception is SiloUnavailableException or OrleansMessageRejectionException or TimeoutException or Orleans.Runtime.Messaging.ConnectionFailedException
+        || (exception is OrleansException && exception.Message.Contains("unavailable", StringComparison.OrdinalIgnoreCase));
+}
+
+/// <summary>Passes of a job and where their time went.</summary>
+[GenerateSerializer, Immutable]
+public sealed record PassStatistics(
+    [property: Id(0)] long Passes,
+    [property: Id(1)] long Retries,
+    [property: Id(2)] double ComputeMicroseconds,
+    [property: Id(3)] double MessagingMicroseconds)
+{
+    public static PassStatistics None { get; } = new(0, 0, 0, 0);
+
+    public PassStatistics Add(PassStatistics other)
+    {
+        ArgumentNullException.ThrowIfNull(other);
+        return new(Passes + other.Passes, Retries + other.Retries, ComputeMicroseconds + other.ComputeMicroseconds, MessagingMicroseconds + other.MessagingMicroseconds);
+    }
+}
+
+/// <summary>A partition failed in a way asking again will not mend (its data, or a lost silo past the retry time).</summary>
+public sealed class PartitionFailedException(int partition, Exception inner)
+    : Exception($"Partition {partition} failed: {inner.Message}", inner)
+{
+    public int Partition { get; } = partition;
+}

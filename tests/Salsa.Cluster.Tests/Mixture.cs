@@ -1,0 +1,62 @@
+using Salsa.Clustering;
+using Salsa.Clustering.Annealing;
+using Salsa.Clustering.Parallel;
+using Salsa.Store;
+
+namespace Salsa.Cluster.Tests;
+
+/// <summary>A weighted 2-D mixture of a few blobs, stored as a dense dataset, and its reference result.</summary>
+internal sealed class Mixture
+{
+    public Mixture(int points, int seed)
+    {
+        var random = new Random(seed);
+        var blobs = Enumerable.Range(0, 9).Select(_ => (X: random.NextDouble() * 100, Y: random.NextDouble() * 100, S: 1 + random.NextDouble() * 6)).ToArray();
+        Values = new double[points * 2];
+        Weights = new double[points];
+        for (var i = 0; i < points; i++)
+        {
+            var (x, y, s) = blobs[i % blobs.Length];
+            Values[2 * i] = x + s * Gaussian(random);
+            Values[2 * i + 1] = y + s * Gaussian(random);
+            Weights[i] = Math.Round(1 + random.NextDouble() * 999);
+        }
+
+        Count = points;
+    }
+
+    public int Count { get; }
+
+    public double[] Values { get; }
+
+    public double[] Weights { get; }
+
+    public Guid Id { get; } = Guid.NewGuid();
+
+    public DenseVectors Vectors => new(Values, 2, Weights);
+
+    public Task StoreAsync(IDataStore store, CancellationToken cancellationToken) => store.CreateDatasetAsync(
+        new DatasetInfo { Id = Id, Name = "mixture", Kind = DatasetKind.Dense, Count = Count, Dimension = 2, TotalWeight = Weights.Sum(), Created = DateTimeOffset.UtcNow },
+        new DatasetContent { Values = Values, Weights = Weights }, cancellationToken);
+
+    /// <summary>The same grid computed in this process: what the cluster must give, bit for bit.</summary>
+    public AnnealingResult Reference(int partitions, AnnealingOptions options)
+    {
+        using var grid = new LocalPartitions(Vectors, partitions, new ParallelismOptions { Ranks = 2 });
+        return DeterministicAnnealing.Run(grid, options);
+    }
+
+    public static void AssertSameBits(AnnealingResult expected, AnnealingResult actual)
+    {
+        Assert.Equal(expected.Clusters, actual.Clusters);
+        Assert.Equal(expected.Centres.Select(BitConverter.DoubleToInt64Bits), actual.Centres.Select(BitConverter.DoubleToInt64Bits));
+        Assert.Equal(BitConverter.DoubleToInt64Bits(expected.WeightedCost), BitConverter.DoubleToInt64Bits(actual.WeightedCost));
+        Assert.Equal(expected.Assignments, actual.Assignments);
+        Assert.Equal(expected.ClusterWeights.Select(BitConverter.DoubleToInt64Bits), actual.ClusterWeights.Select(BitConverter.DoubleToInt64Bits));
+        Assert.Equal(expected.Iterations, actual.Iterations);
+        Assert.Equal(expected.Trajectory, actual.Trajectory);
+    }
+
+    private static double Gaussian(Random random) =>
+        Math.Sqrt(-2 * Math.Log(1 - random.NextDouble())) * Math.Cos(2 * Math.PI * random.NextDouble());
+}
