@@ -102,6 +102,12 @@ public static class SiloHosting
             if (settings.ConnectionString is { } connectionString)
             {
                 silo.UseAdoNetClustering(o => (o.Invariant, o.ConnectionString) = (AdoNetInvariant, connectionString));
+                // The strongly consistent directory: while a lost silo is being replaced, the default
+                // (eventually consistent) one may let a second activation of a grain start — for a job's
+                // coordinator, a second run of the job.
+#pragma warning disable ORLEANSEXP003 // Evaluation API of Orleans 10; the documented way to a single activation through failures.
+                silo.AddDistributedGrainDirectory();
+#pragma warning restore ORLEANSEXP003
                 silo.AddAdoNetGrainStorageAsDefault(o => (o.Invariant, o.ConnectionString) = (AdoNetInvariant, connectionString));
                 silo.UseAdoNetReminderService(o => (o.Invariant, o.ConnectionString) = (AdoNetInvariant, connectionString));
                 silo.ConfigureEndpoints(settings.Address, settings.SiloPort, settings.GatewayPort, listenOnAnyHostAddress: false);

@@ -1,0 +1,140 @@
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
+using Salsa.Cluster.Annealing;
+using Salsa.Clustering.Annealing;
+using Salsa.Store;
+using Salsa.Testing;
+
+namespace Salsa.Cluster.Tests;
+
+/// <summary>
+/// Silos as separate processes joined through PostgreSQL membership, a client that starts and
+/// watches jobs, and silos killed outright (SIGKILL) in the middle of a job: the job completes with
+/// the bits of the grid computed in one process, whatever the topology did meanwhile.
+/// </summary>
+public sealed class SiloProcessTests(PostgresFixture postgres)
+{
+    private const int Partitions = 12;
+    private static readonly AnnealingOptions Options = new() { MaxClusters = 12, CoolingFactor = 0.93 };
+
+    private static CancellationToken Token => TestContext.Current.CancellationToken;
+
+    [Fact]
+    public async Task ThreeSiloProcesses_JobHasTheBitsOfTheGridInOneProcess()
+    {
+        await using var cluster = await ProcessCluster.StartAsync(postgres, 3);
+
+        var job = await cluster.StartJobAsync();
+        var (view, result) = await Jobs.ResultAsync(cluster.Grains, job, Token);
+
+        Mixture.AssertSameBits(ProcessCluster.Reference, result);
+        Assert.Equal(3, view.Silos.Length);
+        Assert.Equal(0, view.Resumes);
+    }
+
+    [Fact]
+    public async Task PartitionSiloKilledMidJob_PartitionsMoveAndTheJobEndsWithTheSameBits()
+    {
+        await using var cluster = await ProcessCluster.StartAsync(postgres, 3);
+        var job = await cluster.StartJobAsync();
+        var running = await Jobs.WaitAsync(cluster.Grains, job, v => v.Checkpoints >= 1 && v.Silos.Length == 3, Token);
+        Assert.Equal(JobStatuses.Running, running.Status);
+
+        var victim = cluster.Silos.First(s => !s.Is(running.Coordinator));
+        victim.Kill();
+        var (view, result) = await Jobs.ResultAsync(cluster.Grains, job, Token);
+
+        Mixture.AssertSameBits(ProcessCluster.Reference, result);
+        Assert.Equal(0, view.Resumes);
+        Assert.True(view.Passes.Retries > 0, "No partition was asked again after its silo was killed.");
+    }
+
+    [Fact]
+    public async Task CoordinatorSiloKilledMidJob_JobResumesFromItsCheckpointWithTheSameBits()
+    {
+        await using var cluster = await ProcessCluster.StartAsync(postgres, 3);
+        var job = await cluster.StartJobAsync();
+        var running = await Jobs.WaitAsync(cluster.Grains, job, v => v.Checkpoints >= 2, Token);
+        Assert.Equal(JobStatuses.Running, running.Status);
+
+        var coordinator = cluster.Silos.Single(s => s.Is(running.Coordinator));
+        coordinator.Kill();
+        var (view, result) = await Jobs.ResultAsync(cluster.Grains, job, Token);
+
+        Mixture.AssertSameBits(ProcessCluster.Reference, result);
+        Assert.Equal(1, view.Resumes);
+        Assert.False(coordinator.Is(view.Coordinator));
+        Assert.True(view.Checkpoints > running.Checkpoints);
+    }
+
+    [Fact]
+    public async Task SiloJoiningMidJob_DoesNotChangeTheResult()
+    {
+        await using var cluster = await ProcessCluster.StartAsync(postgres, 2);
+        var job = await cluster.StartJobAsync();
+        await Jobs.WaitAsync(cluster.Grains, job, v => v.Checkpoints >= 1, Token);
+
+        await cluster.AddSiloAsync();
+        var (view, result) = await Jobs.ResultAsync(cluster.Grains, job, Token);
+
+        Mixture.AssertSameBits(ProcessCluster.Reference, result);
+        Assert.Equal(JobStatuses.Succeeded, view.Status);
+    }
+
+    /// <summary>Silo processes, the dataset in their PostgreSQL store, and a cluster client.</summary>
+    private sealed class ProcessCluster : IAsyncDisposable
+    {
+        private static readonly Lazy<(Mixture Mixture, AnnealingResult Reference)> s_data = new(() =>
+        {
+            var mixture = new Mixture(30_011, 3);
+            return (mixture, mixture.Reference(Partitions, Options));
+        });
+
+        private readonly string _connectionString;
+        private readonly string _clusterId = $"p{Guid.NewGuid():N}";
+        private IHost _client = null!;
+
+        private ProcessCluster(string connectionString) => _connectionString = connectionString;
+
+        public List<SiloProcess> Silos { get; } = [];
+
+        public IGrainFactory Grains => _client.Services.GetRequiredService<IClusterClient>();
+
+        public static AnnealingResult Reference => s_data.Value.Reference;
+
+        public static async Task<ProcessCluster> StartAsync(PostgresFixture postgres, int silos)
+        {
+            var cluster = new ProcessCluster(await postgres.NewDatabaseAsync());
+            cluster.Silos.AddRange(await Task.WhenAll(Enumerable.Range(0, silos).Select(_ => SiloProcess.StartAsync(cluster._connectionString, cluster._clusterId, Token))));
+            var builder = Host.CreateApplicationBuilder();
+            builder.Logging.SetMinimumLevel(LogLevel.Warning);
+            builder.Configuration[$"ConnectionStrings:{DataStoreServiceCollectionExtensions.ConnectionStringName}"] = cluster._connectionString;
+            builder.Services.AddDataStore(builder.Configuration);
+            builder.AddSalsaClusterClient(new SiloSettings { ClusterId = cluster._clusterId, ConnectionString = cluster._connectionString });
+            cluster._client = builder.Build();
+            await cluster._client.StartAsync(Token);
+            await s_data.Value.Mixture.StoreAsync(cluster._client.Services.GetRequiredService<IDataStore>(), Token);
+            return cluster;
+        }
+
+        public async Task AddSiloAsync() => Silos.Add(await SiloProcess.StartAsync(_connectionString, _clusterId, Token));
+
+        public async Task<Guid> StartJobAsync()
+        {
+            var job = Guid.NewGuid();
+            await Grains.GetGrain<IAnnealingJobGrain>(job).StartAsync(AnnealingJobSpec.From(s_data.Value.Mixture.Id, Partitions, Options));
+            return job;
+        }
+
+        public async ValueTask DisposeAsync()
+        {
+            await _client.StopAsync(CancellationToken.None);
+            _client.Dispose();
+            foreach (var silo in Silos)
+            {
+                silo.Dispose();
+            }
+        }
+    }
+}
