@@ -1,4 +1,5 @@
 using Salsa.Hosting.Clustering.Annealing;
+using Salsa.Hosting.Clustering.Cluster;
 using Salsa.Hosting.Host;
 using Salsa.Hosting;
 using Salsa.Contracts.Operations;
@@ -15,7 +16,7 @@ public sealed class AnnealingService : ISalsaService
     public static void AddServices(WebApplicationBuilder builder)
     {
         ArgumentNullException.ThrowIfNull(builder);
-        builder.AddJobs().AddDatasets();
+        builder.AddJobs().AddDatasets().AddClusterCompute();
         builder.Services.AddSingleton<AnnealingJobs>();
         builder.Services.AddSingleton<AnnealingGrpcService>();
     }

@@ -2,7 +2,7 @@ using System.Globalization;
 using Salsa.Clustering;
 using Salsa.Clustering.Fingerprints;
 using Salsa.Hosting.Datasets;
-using Salsa.Hosting.Errors;
+using LimitExceededException = Salsa.Hosting.Errors.LimitExceededException; // not Orleans.Runtime's (Orleans' implicit usings come with the cluster)
 using Salsa.Store;
 
 namespace Salsa.Fingerprints;

@@ -2,7 +2,7 @@ using Salsa.Clustering.Mds;
 using Salsa.Clustering.Parallel;
 using Salsa.Hosting;
 using Salsa.Hosting.Datasets;
-using Salsa.Hosting.Errors;
+using LimitExceededException = Salsa.Hosting.Errors.LimitExceededException; // not Orleans.Runtime's (Orleans' implicit usings come with the cluster)
 using Salsa.Store;
 
 namespace Salsa.Mds;

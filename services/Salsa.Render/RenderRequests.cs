@@ -1,6 +1,6 @@
 using Salsa.Hosting;
 using Salsa.Hosting.Datasets;
-using Salsa.Hosting.Errors;
+using LimitExceededException = Salsa.Hosting.Errors.LimitExceededException; // not Orleans.Runtime's (Orleans' implicit usings come with the cluster)
 using Salsa.Hosting.Jobs;
 
 namespace Salsa.Render;

@@ -85,6 +85,7 @@ public sealed class AnnealingJobTests(PostgresFixture postgres)
 
         Mixture.AssertSameBits(mixture.Reference(3, Options), result);
         Assert.Single(view.Silos);
+        Assert.True(result.Elapsed > TimeSpan.Zero, $"elapsed {result.Elapsed}");
         await silo.StopAsync(Token);
     }
 

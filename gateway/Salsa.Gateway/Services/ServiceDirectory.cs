@@ -105,8 +105,10 @@ public sealed class ServiceDirectory(IConfiguration configuration, StoreOptions 
             ["Logging:LogLevel:Default"] = configuration["Gateway:EmbeddedLogLevel"] ?? "Warning",
         };
 
-        // The gateway's own limits (Salsa:Limits:…) apply to the services it hosts.
-        foreach (var (key, value) in configuration.GetSection("Salsa").AsEnumerable())
+        // The gateway's own limits (Salsa:Limits:…) apply to the services it hosts, and its cluster
+        // settings (Cluster:…): with Cluster:Enabled the service it hosts that can compute on the
+        // cluster is a silo — the single localhost silo of the embedded default, or a member.
+        foreach (var (key, value) in configuration.GetSection("Salsa").AsEnumerable().Concat(configuration.GetSection("Cluster").AsEnumerable()))
         {
             settings[key] = value;
         }

@@ -56,10 +56,14 @@ public abstract class VectorClusteringJobs<TRequest, TSummary>(JobManager jobs, 
     /// <summary>Runs the algorithm on the job's ranks; returns per-point assignments and the summary.</summary>
     protected abstract (int[] Assignments, TSummary Summary) Cluster(TRequest request, DatasetInfo info, VectorInput input, JobContext context);
 
+    /// <summary>Runs the algorithm where it runs for this input: on the job's ranks by default; an algorithm that can run on the cluster overrides this.</summary>
+    protected virtual Task<(int[] Assignments, TSummary Summary)> ClusterAsync(TRequest request, DatasetInfo info, VectorInput input, JobContext context) =>
+        Task.FromResult(Cluster(request, info, input, context));
+
     private async Task<JobOutcome> RunAsync(JobContext context, TRequest request)
     {
         var (info, input) = await datasets.LoadVectorsAsync(request.DatasetId, context.CancellationToken).ConfigureAwait(false);
-        var (assignments, summary) = Cluster(request, info, input, context);
+        var (assignments, summary) = await ClusterAsync(request, info, input, context).ConfigureAwait(false);
         await context.SaveArtifactAsync(Artifacts.Assignments, Artifacts.OctetStream, ArtifactFormats.Int32s(assignments)).ConfigureAwait(false);
         await context.SaveArtifactAsync(Artifacts.Clustering, Artifacts.Protobuf, summary.ToClustering().ToByteArray()).ConfigureAwait(false);
         return new JobOutcome(summary);

@@ -174,6 +174,7 @@ public sealed partial class AnnealingJobGrain(
             Temperature = _latest?.Temperature ?? 0,
             Clusters = _latest?.Clusters ?? 0,
             Objective = _latest?.Objective ?? 0,
+            Elapsed = _latest?.Elapsed ?? TimeSpan.Zero,
             Partitions = State.Spec?.Partitions ?? 0,
             Silos = live is null ? State.Silos : [.. State.Silos.Union(live.Silos).Order(StringComparer.Ordinal)],
             Coordinator = RuntimeIdentity,

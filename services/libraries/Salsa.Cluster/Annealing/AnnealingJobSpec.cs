@@ -117,6 +117,9 @@ public sealed record AnnealingJobView
 
     [Id(12)] public string? Error { get; init; }
 
+    /// <summary>The run's time at its latest progress (of this activation's run, since a resume).</summary>
+    [Id(13)] public TimeSpan Elapsed { get; init; }
+
     public bool IsFinished => Status is JobStatuses.Succeeded or JobStatuses.Failed or JobStatuses.Cancelled;
 }
 

@@ -1,4 +1,5 @@
 using Salsa.Clustering.Annealing;
+using Salsa.Hosting.Clustering.Cluster;
 using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Jobs;
 using Salsa.Store;
@@ -6,10 +7,22 @@ using Salsa.Store;
 namespace Salsa.Hosting.Clustering.Annealing;
 
 /// <summary>Deterministic annealing as jobs: dense or binary input, progress after each temperature.</summary>
-public sealed class AnnealingJobs(JobManager jobs, DatasetCatalog datasets, ServiceLimits limits)
+/// <remarks>With <c>Cluster:Enabled</c>, dense datasets are annealed on the cluster (<see cref="ClusterCompute"/>); binary ones stay here.</remarks>
+public sealed class AnnealingJobs(JobManager jobs, DatasetCatalog datasets, ServiceLimits limits, ClusterCompute? cluster = null)
     : VectorClusteringJobs<AnnealingRequest, AnnealingSummary>(jobs, datasets, limits)
 {
     public override string Kind => "annealing";
+
+    protected override async Task<(int[] Assignments, AnnealingSummary Summary)> ClusterAsync(AnnealingRequest request, DatasetInfo info, VectorInput input, JobContext context)
+    {
+        if (cluster is null || input.Dense is null)
+        {
+            return Cluster(request, info, input, context);
+        }
+
+        var (result, placement) = await cluster.AnnealAsync(context, info.Id, info.Count, request.ToOptions(context.Parallelism, Limits.MaxTemperatures)).ConfigureAwait(false);
+        return (result.Assignments, AnnealingSummary.From(DatasetCatalog.KindName(info.Kind), info.Count, result) with { Placement = placement });
+    }
 
     protected override (int[] Assignments, AnnealingSummary Summary) Cluster(AnnealingRequest request, DatasetInfo info, VectorInput input, JobContext context)
     {

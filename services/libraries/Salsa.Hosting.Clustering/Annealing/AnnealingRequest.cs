@@ -93,6 +93,9 @@ public sealed record AnnealingSummary(
     int Iterations,
     double ElapsedMs) : IClusteringSummary
 {
+    /// <summary>Where the job ran on the cluster (partitions, silos, pass costs); null when it ran in the service.</summary>
+    public Contracts.Common.ClusterPlacement? Placement { get; init; }
+
     public static AnnealingSummary From(string input, int points, AnnealingResult result)
     {
         ArgumentNullException.ThrowIfNull(result);
@@ -121,6 +124,7 @@ public sealed record AnnealingSummary(
             Iterations = s.Iterations,
         }));
         proto.Clustering = ToClustering();
+        proto.Placement = Placement;
         return proto;
     }
 

@@ -1,0 +1,136 @@
+using Microsoft.AspNetCore.Builder;
+using Microsoft.Extensions.Configuration;
+using Microsoft.Extensions.DependencyInjection;
+using Salsa.Hosting.Host;
+using Salsa.Cluster;
+using Salsa.Cluster.Annealing;
+using Salsa.Clustering;
+using Salsa.Clustering.Annealing;
+using Salsa.Contracts.Common;
+using Salsa.Hosting.Jobs;
+
+namespace Salsa.Hosting.Clustering.Cluster;
+
+/// <summary>
+/// A service's jobs computed on the machine level: the service's process is a silo of the cluster
+/// (<c>Cluster:Enabled</c>; with a PostgreSQL connection string it joins the others, without one it
+/// is a single localhost silo), a job is a coordinator grain keyed by the job's id, and the job
+/// watches it — progress, and through a lost silo — until it ends.
+/// </summary>
+public sealed class ClusterCompute(IGrainFactory grains, ClusterGrid grid)
+{
+    private static readonly TimeSpan s_watch = TimeSpan.FromMilliseconds(200);
+
+    /// <summary>Deterministic annealing of a dense dataset on the cluster; the job's id names its coordinator, so a job run again (after a restart) finds the same run.</summary>
+    public async Task<(AnnealingResult Result, ClusterPlacement Placement)> AnnealAsync(JobContext context, Guid datasetId, int points, AnnealingOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(context);
+        ArgumentNullException.ThrowIfNull(options);
+        var coordinator = grains.GetGrain<IAnnealingJobGrain>(context.JobId);
+        var spec = AnnealingJobSpec.From(datasetId, grid.PartitionsFor(points), options);
+        var progress = context.ClusteringProgress();
+        await coordinator.StartAsync(spec).WaitAsync(context.CancellationToken).ConfigureAwait(false);
+        using var cancel = context.CancellationToken.Register(() => _ = coordinator.CancelAsync());
+        var view = default(AnnealingJobView)!;
+        var reported = (Iteration: -1, Phase: "");
+        while (true)
+        {
+            try
+            {
+                view = await coordinator.GetAsync().WaitAsync(TimeSpan.FromSeconds(30), context.CancellationToken).ConfigureAwait(false);
+            }
+            catch (Exception exception) when (exception is OrleansException or TimeoutException)
+            {
+                // The coordinator's silo is being replaced; the job resumes on a survivor.
+                await Task.Delay(s_watch, context.CancellationToken).ConfigureAwait(false);
+                continue;
+            }
+
+            if (view.Phase is { } phase && (view.Iterations, phase) != reported)
+            {
+                reported = (view.Iterations, phase);
+                progress.TryWrite(new ClusteringProgress("annealing", phase, view.Iterations, view.Temperature, view.Clusters, view.Objective, view.Elapsed));
+            }
+
+            if (view.IsFinished)
+            {
+                break;
+            }
+
+            await Task.Delay(s_watch, context.CancellationToken).ConfigureAwait(false);
+        }
+
+        context.CancellationToken.ThrowIfCancellationRequested();
+        if (view.Status != JobStatuses.Succeeded)
+        {
+            throw new InvalidOperationException($"The annealing job on the cluster {view.Status}: {view.Error}");
+        }
+
+        var result = StateJson.Read<AnnealingResult>(await coordinator.ResultAsync().ConfigureAwait(false) ?? throw new InvalidOperationException("The cluster's job succeeded without a result."));
+        return (result, Placement(view));
+    }
+
+    private static ClusterPlacement Placement(AnnealingJobView view)
+    {
+        var passes = Math.Max(1, view.Passes.Passes);
+        var placement = new ClusterPlacement
+        {
+            Partitions = view.Partitions,
+            Coordinator = view.Coordinator ?? "",
+            Resumes = view.Resumes,
+            Passes = view.Passes.Passes,
+            Retries = view.Passes.Retries,
+            ComputeUsPerPass = view.Passes.ComputeMicroseconds / passes,
+            MessagingUsPerPass = view.Passes.MessagingMicroseconds / passes,
+        };
+        placement.Silos.Add(view.Silos);
+        return placement;
+    }
+}
+
+/// <summary>
+/// How a dataset is cut into partitions on the cluster: by its size alone (never by the silos), so
+/// a job's result is the same on any cluster. <c>Cluster:PointsPerPartition</c> (default 32,768) and
+/// at most <c>Cluster:MaxPartitions</c> (64). A dataset of one partition gives the bits of the
+/// service's own run.
+/// </summary>
+public sealed record ClusterGrid(int PointsPerPartition = 32_768, int MaxPartitions = 64)
+{
+    public int PartitionsFor(int points) => Math.Clamp((points + PointsPerPartition - 1) / PointsPerPartition, 1, MaxPartitions);
+}
+
+public static class ClusterComputeFeatures
+{
+    /// <summary>Whether <c>Cluster:Enabled</c> is set: this service computes its jobs on the cluster.</summary>
+    public static bool ClusterEnabled(this IConfiguration configuration) =>
+        configuration?.GetValue<bool>($"{SiloHosting.Section}:Enabled") ?? throw new ArgumentNullException(nameof(configuration));
+
+    /// <summary>
+    /// With <c>Cluster:Enabled</c>, makes this service's process a silo (<see cref="SiloHosting.ReadSettings"/>;
+    /// a single localhost silo on free ports when there is neither a PostgreSQL connection string nor
+    /// a <c>Cluster:SiloPort</c>) and registers <see cref="ClusterCompute"/>; otherwise nothing.
+    /// </summary>
+    public static WebApplicationBuilder AddClusterCompute(this WebApplicationBuilder builder)
+    {
+        ArgumentNullException.ThrowIfNull(builder);
+        if (!builder.Configuration.ClusterEnabled())
+        {
+            return builder;
+        }
+
+        var section = builder.Configuration.GetSection(SiloHosting.Section);
+        var settings = SiloHosting.ReadSettings(builder.Configuration);
+        if (settings.ConnectionString is null && section["SiloPort"] is null)
+        {
+            settings = settings with { SiloPort = ServicePorts.NextFreeLoopbackPort(), GatewayPort = ServicePorts.NextFreeLoopbackPort() };
+        }
+
+        builder.AddSalsaSilo(settings);
+        var defaults = new ClusterGrid();
+        builder.Services.AddSingleton(new ClusterGrid(
+            section.GetValue("PointsPerPartition", defaults.PointsPerPartition),
+            section.GetValue("MaxPartitions", defaults.MaxPartitions)));
+        builder.Services.AddSingleton<ClusterCompute>();
+        return builder;
+    }
+}
