@@ -22,6 +22,7 @@ IExperiment[] experiments =
     new ParallelOverheadExperiment(),
     new KernelThroughputExperiment(),
     new CensusAnnealingExperiment(),
+    new ClusterExperiment(),
     new ServicesExperiment(),
     new GatewayExperiment(),
 ];

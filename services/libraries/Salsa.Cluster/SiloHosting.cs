@@ -38,6 +38,9 @@ public sealed record SiloSettings
     /// probe timeout, of which two in a row missed make the others vote it dead.
     /// </summary>
     public TimeSpan ProbeTimeout { get; init; } = TimeSpan.FromSeconds(2);
+
+    /// <summary>How long the grains of a lost silo wait before they activate elsewhere (the directory's safety lease).</summary>
+    public TimeSpan DirectoryLease { get; init; } = TimeSpan.FromSeconds(10);
 }
 
 /// <summary>A process becomes a silo of the Salsa cluster.</summary>
@@ -50,7 +53,7 @@ public static class SiloHosting
     /// A silo's settings from configuration: <c>Cluster:Id</c>, <c>Cluster:Address</c>,
     /// <c>Cluster:SiloPort</c>, <c>Cluster:GatewayPort</c>, <c>Cluster:Ranks</c>,
     /// <c>Cluster:CheckpointSeconds</c>, <c>Cluster:ResumeCheckSeconds</c>,
-    /// <c>Cluster:ProbeTimeoutSeconds</c>; the membership database is
+    /// <c>Cluster:ProbeTimeoutSeconds</c>, <c>Cluster:DirectoryLeaseSeconds</c>; the membership database is
     /// <c>Cluster:ConnectionString</c>, else the store's PostgreSQL (<c>ConnectionStrings:salsa</c>).
     /// </summary>
     public static SiloSettings ReadSettings(IConfiguration configuration)
@@ -70,6 +73,7 @@ public static class SiloHosting
             GatewayPort = Int("GatewayPort", defaults.GatewayPort),
             Ranks = Int("Ranks", defaults.Ranks),
             ProbeTimeout = Seconds("ProbeTimeoutSeconds", defaults.ProbeTimeout),
+            DirectoryLease = Seconds("DirectoryLeaseSeconds", defaults.DirectoryLease),
             Jobs = new ClusterJobOptions
             {
                 CheckpointInterval = Seconds("CheckpointSeconds", defaults.Jobs.CheckpointInterval),
@@ -97,7 +101,13 @@ public static class SiloHosting
             silo.Services.AddSingleton(_ => new SiloCompute(settings.Ranks));
             silo.Services.Configure<ClusterJobOptions>(o => (o.CheckpointInterval, o.ResumeCheck, o.PartitionRetry) = (settings.Jobs.CheckpointInterval, settings.Jobs.ResumeCheck, settings.Jobs.PartitionRetry));
             silo.Configure<ReminderOptions>(o => o.MinimumReminderPeriod = TimeSpan.FromSeconds(5));
-            silo.Configure<ClusterMembershipOptions>(o => (o.ProbeTimeout, o.NumMissedProbesLimit) = (settings.ProbeTimeout, 2));
+            silo.Configure<ClusterMembershipOptions>(o =>
+            {
+                (o.ProbeTimeout, o.NumMissedProbesLimit) = (settings.ProbeTimeout, 2);
+                // A silo computing on all its cores is slow to answer; that is no reason to wait
+                // longer for one that is gone.
+                o.ExtendProbeTimeoutDuringDegradation = false;
+            });
             silo.Configure<ClusterOptions>(o => (o.ClusterId, o.ServiceId) = (settings.ClusterId, settings.ServiceId));
             if (settings.ConnectionString is { } connectionString)
             {
@@ -108,6 +118,10 @@ public static class SiloHosting
 #pragma warning disable ORLEANSEXP003 // Evaluation API of Orleans 10; the documented way to a single activation through failures.
                 silo.AddDistributedGrainDirectory();
 #pragma warning restore ORLEANSEXP003
+                // After a silo is lost its grains may not register elsewhere until this lease ends (a
+                // silo declared dead might still be running them). Orleans' default (30 s) is for
+                // slow failure detection; ours declares a silo dead within a few probes.
+                silo.Configure<GrainDirectoryOptions>(o => o.RangeLeaseDuration = settings.DirectoryLease);
                 silo.AddAdoNetGrainStorageAsDefault(o => (o.Invariant, o.ConnectionString) = (AdoNetInvariant, connectionString));
                 silo.UseAdoNetReminderService(o => (o.Invariant, o.ConnectionString) = (AdoNetInvariant, connectionString));
                 silo.ConfigureEndpoints(settings.Address, settings.SiloPort, settings.GatewayPort, listenOnAnyHostAddress: false);

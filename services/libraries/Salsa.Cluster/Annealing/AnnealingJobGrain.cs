@@ -25,7 +25,7 @@ public interface IAnnealingJobGrain : IGrainWithGuidKey
 
     Task<AnnealingJobView> CancelAsync();
 
-    /// <summary>From the job's own loop: a checkpoint to keep (JSON), with the pass statistics since the last.</summary>
+    /// <summary>From the job's own loop: a checkpoint to keep (JSON), with this activation's pass statistics so far.</summary>
     Task CheckpointAsync(string checkpoint, PassStatistics passes, string[] silos);
 
     /// <summary>From the job's own loop: how it ended.</summary>
@@ -43,6 +43,7 @@ public sealed partial class AnnealingJobGrain(
     private CancellationTokenSource? _stop;
     private Task? _loop;
     private volatile GrainPartitions? _partitions;
+    private PassStatistics _earlier = PassStatistics.None;
     private Guid _id;
 
     private AnnealingJobState State => state.State;
@@ -120,7 +121,7 @@ public sealed partial class AnnealingJobGrain(
 
         State.Checkpoint = checkpoint;
         State.Checkpoints++;
-        State.Passes = State.Passes.Add(passes);
+        State.Passes = _earlier.Add(passes);
         State.Silos = [.. State.Silos.Union(silos).Order(StringComparer.Ordinal)];
         await state.WriteStateAsync();
     }
@@ -132,7 +133,7 @@ public sealed partial class AnnealingJobGrain(
             return;
         }
 
-        State.Passes = State.Passes.Add(passes);
+        State.Passes = _earlier.Add(passes);
         State.Silos = [.. State.Silos.Union(silos).Order(StringComparer.Ordinal)];
         await FinishAsync(failure is null ? JobStatuses.Succeeded : JobStatuses.Failed, result, failure);
     }
@@ -180,7 +181,7 @@ public sealed partial class AnnealingJobGrain(
             Coordinator = RuntimeIdentity,
             Resumes = State.Resumes,
             Checkpoints = State.Checkpoints,
-            Passes = State.Passes,
+            Passes = live is null ? State.Passes : _earlier.Add(live.Statistics),
             Error = State.Error,
         };
     }
@@ -193,6 +194,7 @@ public sealed partial class AnnealingJobGrain(
         var grains = GrainFactory;
         var settings = options.Value;
         var stop = _stop = new CancellationTokenSource();
+        _earlier = State.Passes; // passes of earlier activations (up to their last checkpoint)
         _loop = Task.Factory.StartNew(() => RunLoop(spec, resumeFrom, self, grains, settings, stop.Token), stop.Token, TaskCreationOptions.LongRunning, TaskScheduler.Default);
     }
 
@@ -200,14 +202,7 @@ public sealed partial class AnnealingJobGrain(
     private void RunLoop(AnnealingJobSpec spec, AnnealingCheckpoint? resumeFrom, IAnnealingJobGrain self, IGrainFactory grains, ClusterJobOptions settings, CancellationToken stop)
     {
         GrainPartitions? partitions = null;
-        var reported = PassStatistics.None;
-        PassStatistics Since()
-        {
-            var now = partitions?.Statistics ?? PassStatistics.None;
-            var delta = new PassStatistics(now.Passes - reported.Passes, now.Retries - reported.Retries, now.ComputeMicroseconds - reported.ComputeMicroseconds, now.MessagingMicroseconds - reported.MessagingMicroseconds);
-            reported = now;
-            return delta;
-        }
+        PassStatistics Passes() => partitions?.Statistics ?? PassStatistics.None;
 
         try
         {
@@ -217,13 +212,13 @@ public sealed partial class AnnealingJobGrain(
             {
                 if (lastSave.Elapsed >= settings.CheckpointInterval)
                 {
-                    self.CheckpointAsync(StateJson.Write(checkpoint), Since(), partitions.Silos).WaitAsync(stop).GetAwaiter().GetResult();
+                    self.CheckpointAsync(StateJson.Write(checkpoint), Passes(), partitions.Silos).WaitAsync(stop).GetAwaiter().GetResult();
                     lastSave.Restart();
                 }
             }
 
             var result = DeterministicAnnealing.Run(partitions, spec.ToOptions(), _progress.Writer, resumeFrom, Checkpoint, stop);
-            self.CompleteAsync(StateJson.Write(result), null, Since(), partitions.Silos).WaitAsync(stop).GetAwaiter().GetResult();
+            self.CompleteAsync(StateJson.Write(result), null, Passes(), partitions.Silos).WaitAsync(stop).GetAwaiter().GetResult();
         }
         catch (OperationCanceledException) when (stop.IsCancellationRequested)
         {
@@ -234,7 +229,7 @@ public sealed partial class AnnealingJobGrain(
 #pragma warning restore CA1031
         {
             LogFailed(logger, exception, _id);
-            self.CompleteAsync(null, exception.Message, Since(), partitions?.Silos ?? []).GetAwaiter().GetResult();
+            self.CompleteAsync(null, exception.Message, Passes(), partitions?.Silos ?? []).GetAwaiter().GetResult();
         }
     }
 

@@ -17,6 +17,7 @@ internal sealed class GrainPartitions : IAnnealingPartitions
     private readonly Lock _lock = new();
     private readonly HashSet<string> _silos = new(StringComparer.Ordinal);
     private PassStatistics _statistics = PassStatistics.None;
+    private double _slowestPassMicroseconds;
 
     private GrainPartitions(IPartitionGrain[] grains, PartitionInfo[] infos, TimeSpan retryFor)
     {
@@ -32,7 +33,7 @@ internal sealed class GrainPartitions : IAnnealingPartitions
     {
         var refs = PartitionKey.Grid(datasetId, partitions).Select(k => grains.GetGrain<IPartitionGrain>(k.ToGrainKey())).ToArray();
         var retries = 0L;
-        var infos = Fan(refs, g => g.InfoAsync(), retryFor, ref retries, cancellationToken);
+        var infos = Fan(refs, g => g.InfoAsync(), retryFor, TimeSpan.FromMinutes(2), ref retries, cancellationToken);
         if (infos.Any(i => i.Dimension != infos[0].Dimension))
         {
             throw new InvalidOperationException("The partitions disagree on the dataset's dimension.");
@@ -47,7 +48,7 @@ internal sealed class GrainPartitions : IAnnealingPartitions
 
     public double TotalWeight { get; }
 
-    /// <summary>Passes so far, how often a partition was asked again, and the waits split into the slowest partition's compute and the rest.</summary>
+    /// <summary>Passes so far, how often a partition was asked again, and the waits split into the busiest silo's compute and the rest.</summary>
     public PassStatistics Statistics
     {
         get
@@ -75,9 +76,10 @@ internal sealed class GrainPartitions : IAnnealingPartitions
     {
         var clock = Stopwatch.StartNew();
         var retries = 0L;
-        var sums = Fan(_grains, g => g.RunAsync(pass), _retryFor, ref retries, cancellationToken);
+        var sums = Fan(_grains, g => g.RunAsync(pass), _retryFor, PassTimeout, ref retries, cancellationToken);
         var wall = clock.Elapsed.TotalMicroseconds;
-        var slowest = sums.Max(s => s.ComputeMicroseconds);
+        _slowestPassMicroseconds = Math.Max(_slowestPassMicroseconds, wall);
+        var slowest = PartitionSums.CriticalCompute(sums);
         lock (_lock)
         {
             _statistics = _statistics with
@@ -96,12 +98,17 @@ internal sealed class GrainPartitions : IAnnealingPartitions
     public PartitionAssignments Assign(AnnealingPass pass, CancellationToken cancellationToken)
     {
         var retries = 0L;
-        var rows = Fan(_grains, g => g.AssignAsync(pass), _retryFor, ref retries, cancellationToken);
+        var rows = Fan(_grains, g => g.AssignAsync(pass), _retryFor, PassTimeout, ref retries, cancellationToken);
         return new PartitionAssignments([.. rows.SelectMany(r => r.Assignments)], [.. rows.SelectMany(r => r.Weights)]);
     }
 
+    // A call to a silo that was killed mid-call gets no answer until Orleans gives up on it (its
+    // response timeout, 30 s); a pass that takes far longer than any before is asked again sooner.
+    // Asking again is harmless: a partition's sums depend only on the pass and its rows.
+    private TimeSpan PassTimeout => TimeSpan.FromMicroseconds(Math.Max(2e6, 20 * _slowestPassMicroseconds));
+
     // Runs on the job's own thread (never a grain turn), so it waits for the calls.
-    private static T[] Fan<T>(IPartitionGrain[] grains, Func<IPartitionGrain, Task<T>> call, TimeSpan retryFor, ref long retries, CancellationToken cancellationToken)
+    private static T[] Fan<T>(IPartitionGrain[] grains, Func<IPartitionGrain, Task<T>> call, TimeSpan retryFor, TimeSpan timeout, ref long retries, CancellationToken cancellationToken)
     {
         var results = new T[grains.Length];
         var pending = Enumerable.Range(0, grains.Length).ToArray();
@@ -110,7 +117,7 @@ internal sealed class GrainPartitions : IAnnealingPartitions
         while (true)
         {
             cancellationToken.ThrowIfCancellationRequested();
-            var calls = pending.Select(i => call(grains[i])).ToArray();
+            var calls = pending.Select(i => call(grains[i]).WaitAsync(timeout, cancellationToken)).ToArray();
             try
             {
                 Task.WaitAll(calls, cancellationToken);

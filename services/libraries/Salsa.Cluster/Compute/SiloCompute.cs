@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using Salsa.Ccr;
 using Salsa.Clustering.Parallel;
 
@@ -24,15 +25,20 @@ public sealed class SiloCompute : IDisposable
     /// <summary>The ranks a partition's pass runs on (this silo's cores).</summary>
     public int Ranks { get; }
 
-    /// <summary>Runs <paramref name="work"/> on the silo's cores once none else does.</summary>
-    public async Task<T> RunAsync<T>(Func<ParallelismOptions, T> work, CancellationToken cancellationToken = default)
+    /// <summary>Runs <paramref name="work"/> on the silo's cores once none else does; returns its result and how long it computed (not counting the wait).</summary>
+    public async Task<(T Result, TimeSpan Compute)> RunAsync<T>(Func<ParallelismOptions, T> work, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(work);
         await _gate.WaitAsync(cancellationToken).ConfigureAwait(false);
         try
         {
             var parallel = new ParallelismOptions { Ranks = Ranks, Dispatcher = _dispatcher };
-            return await Task.Run(() => work(parallel), cancellationToken).ConfigureAwait(false);
+            return await Task.Run(() =>
+            {
+                var started = Stopwatch.GetTimestamp();
+                var result = work(parallel);
+                return (result, Stopwatch.GetElapsedTime(started));
+            }, cancellationToken).ConfigureAwait(false);
         }
         finally
         {

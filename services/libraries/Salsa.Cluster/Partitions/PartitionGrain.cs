@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using Salsa.Cluster.Annealing;
 using Salsa.Cluster.Compute;
 using Salsa.Clustering;
@@ -53,9 +52,8 @@ public sealed class PartitionGrain(IDataStore store, SiloCompute compute) : Grai
 
     public async Task<PartitionSums> RunAsync(AnnealingPass pass)
     {
-        var clock = Stopwatch.StartNew();
-        var sums = await compute.RunAsync(parallel => _partition.Run(pass, parallel));
-        return new PartitionSums(sums, clock.Elapsed.TotalMicroseconds, RuntimeIdentity);
+        var (sums, time) = await compute.RunAsync(parallel => _partition.Run(pass, parallel));
+        return new PartitionSums(sums, time.TotalMicroseconds, RuntimeIdentity);
     }
 
     public Task<PartitionRows> AssignAsync(AnnealingPass pass)

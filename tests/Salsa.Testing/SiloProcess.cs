@@ -1,10 +1,13 @@
 using System.Diagnostics;
 using System.Globalization;
 
-namespace Salsa.Cluster.Tests;
+namespace Salsa.Testing;
 
-/// <summary>A silo as its own process (<c>Salsa.Silo</c>), as a deployment runs it; killed outright when a test says.</summary>
-internal sealed class SiloProcess : IDisposable
+/// <summary>
+/// A silo as its own process (<c>Salsa.Silo</c>, whose build output must sit beside the caller's:
+/// reference its project), as a deployment runs it; killed outright when a test says.
+/// </summary>
+public sealed class SiloProcess : IDisposable
 {
     private readonly Process _process;
     private readonly List<string> _output = [];
@@ -23,9 +26,9 @@ internal sealed class SiloProcess : IDisposable
     /// <paramref name="connectionString"/>, listening on <paramref name="address"/> (inside network
     /// namespace <paramref name="netns"/> when given); returns once the host says it started.
     /// </summary>
-    public static async Task<SiloProcess> StartAsync(string connectionString, string clusterId, CancellationToken token, string address = "127.0.0.1", string? netns = null)
+    public static async Task<SiloProcess> StartAsync(string connectionString, string clusterId, CancellationToken token, string address = "127.0.0.1", string? netns = null, IEnumerable<string>? settings = null)
     {
-        var (siloPort, gatewayPort, restPort) = (Silos.FreePort(), Silos.FreePort(), Silos.FreePort());
+        var (siloPort, gatewayPort, restPort) = (FreePort(), FreePort(), FreePort());
         var info = new ProcessStartInfo(netns is null ? "dotnet" : "ip")
         {
             WorkingDirectory = AppContext.BaseDirectory,
@@ -43,6 +46,8 @@ internal sealed class SiloProcess : IDisposable
         foreach (var argument in new[]
         {
             Path.Combine(AppContext.BaseDirectory, "Salsa.Silo.dll"),
+            // Its own content root: the caller's folder may hold another program's appsettings.json.
+            $"--contentRoot={Directory.CreateTempSubdirectory("salsa-silo-").FullName}",
             string.Create(CultureInfo.InvariantCulture, $"--Kestrel:Endpoints:Rest:Url=http://{address}:{restPort}"),
             $"--ConnectionStrings:salsa={connectionString}",
             $"--Cluster:Id={clusterId}",
@@ -52,9 +57,10 @@ internal sealed class SiloProcess : IDisposable
             "--Cluster:CheckpointSeconds=0.5",
             "--Cluster:ResumeCheckSeconds=5",
             "--Cluster:ProbeTimeoutSeconds=1",
+            "--Cluster:DirectoryLeaseSeconds=4",
             "--Logging:LogLevel:Default=Warning",
             "--Logging:LogLevel:Microsoft.Hosting.Lifetime=Information",
-        })
+        }.Concat(settings ?? []))
         {
             info.ArgumentList.Add(argument);
         }
@@ -93,6 +99,13 @@ internal sealed class SiloProcess : IDisposable
         process.BeginErrorReadLine();
         await ready.Task.WaitAsync(TimeSpan.FromSeconds(90), token);
         return silo;
+    }
+
+    private static int FreePort()
+    {
+        using var listener = new System.Net.Sockets.TcpListener(System.Net.IPAddress.Loopback, 0);
+        listener.Start();
+        return ((System.Net.IPEndPoint)listener.LocalEndpoint).Port;
     }
 
     /// <summary>What the process wrote so far (for a failing test's message).</summary>
