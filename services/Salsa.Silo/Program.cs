@@ -1,3 +1,4 @@
+using Orleans.Dashboard;
 using Salsa.Cluster;
 using Salsa.Hosting;
 using Salsa.Silo;
@@ -5,9 +6,10 @@ using Salsa.Silo;
 var builder = WebApplication.CreateBuilder(args);
 builder.AddServiceDefaults("silo");
 builder.AddStore();
-builder.AddSalsaSilo(SiloHosting.ReadSettings(builder.Configuration));
+builder.AddSalsaSilo(SiloHosting.ReadSettings(builder.Configuration), silo => silo.AddDashboard());
 
 var app = builder.Build();
 app.MapDefaultEndpoints();
 app.MapClusterApi();
+app.MapOrleansDashboard(routePrefix: "/dashboard");
 await app.RunAsync();

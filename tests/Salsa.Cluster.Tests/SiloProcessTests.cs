@@ -1,3 +1,4 @@
+using System.Net;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
@@ -82,6 +83,23 @@ public sealed class SiloProcessTests(PostgresFixture postgres)
         Assert.Equal(JobStatuses.Succeeded, view.Status);
     }
 
+    [Fact]
+    public async Task SilosOnSeparateHosts_NetworkNamespaces_JobHasTheBitsOfTheGridInOneProcess()
+    {
+        await using var network = await TestNetwork.CreateAsync(3, Token);
+        await using var server = await PostgresServer.StartAsync([network.Bridge], Token);
+        await server.CreateDatabaseAsync("hosts", Token);
+        var connectionString = server.ConnectionStringFor("hosts", network.Bridge);
+
+        await using var cluster = await ProcessCluster.StartAsync(connectionString, [.. network.Hosts.Select(h => ((string?)h.Namespace, h.Address))]);
+        var job = await cluster.StartJobAsync();
+        var (view, result) = await Jobs.ResultAsync(cluster.Grains, job, Token);
+
+        Mixture.AssertSameBits(ProcessCluster.Reference, result);
+        Assert.Equal(3, view.Silos.Length);
+        Assert.All(view.Silos, silo => Assert.Contains(network.Hosts, h => silo.StartsWith($"S{h.Address}:", StringComparison.Ordinal)));
+    }
+
     /// <summary>Silo processes, the dataset in their PostgreSQL store, and a cluster client.</summary>
     private sealed class ProcessCluster : IAsyncDisposable
     {
@@ -103,10 +121,14 @@ public sealed class SiloProcessTests(PostgresFixture postgres)
 
         public static AnnealingResult Reference => s_data.Value.Reference;
 
-        public static async Task<ProcessCluster> StartAsync(PostgresFixture postgres, int silos)
+        public static async Task<ProcessCluster> StartAsync(PostgresFixture postgres, int silos) =>
+            await StartAsync(await postgres.NewDatabaseAsync(), [.. Enumerable.Range(0, silos).Select(_ => ((string?)null, IPAddress.Loopback))]);
+
+        /// <summary>A silo per host: in its network namespace (null: this one), bound to its address.</summary>
+        public static async Task<ProcessCluster> StartAsync(string connectionString, IReadOnlyList<(string? Namespace, IPAddress Address)> hosts)
         {
-            var cluster = new ProcessCluster(await postgres.NewDatabaseAsync());
-            cluster.Silos.AddRange(await Task.WhenAll(Enumerable.Range(0, silos).Select(_ => SiloProcess.StartAsync(cluster._connectionString, cluster._clusterId, Token))));
+            var cluster = new ProcessCluster(connectionString);
+            cluster.Silos.AddRange(await Task.WhenAll(hosts.Select(h => SiloProcess.StartAsync(cluster._connectionString, cluster._clusterId, Token, h.Address.ToString(), h.Namespace))));
             var builder = Host.CreateApplicationBuilder();
             builder.Logging.SetMinimumLevel(LogLevel.Warning);
             builder.Configuration[$"ConnectionStrings:{DataStoreServiceCollectionExtensions.ConnectionStringName}"] = cluster._connectionString;

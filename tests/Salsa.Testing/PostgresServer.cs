@@ -60,9 +60,9 @@ public sealed partial class PostgresServer : IAsyncDisposable
     public string ConnectionString => ConnectionStringFor(DefaultDatabase);
 
     /// <summary>An Npgsql connection string for <paramref name="database"/> on this server, as the superuser.</summary>
-    public string ConnectionStringFor(string database) => new NpgsqlConnectionStringBuilder
+    public string ConnectionStringFor(string database, IPAddress? host = null) => new NpgsqlConnectionStringBuilder
     {
-        Host = IPAddress.Loopback.ToString(),
+        Host = (host ?? IPAddress.Loopback).ToString(),
         Port = Port,
         Username = Superuser,
         Database = database,
@@ -71,7 +71,12 @@ public sealed partial class PostgresServer : IAsyncDisposable
 
     /// <summary>Finds the binaries, creates a cluster, starts it and waits until it accepts connections.</summary>
     /// <exception cref="InvalidOperationException">The binaries are missing (the message says how to install them) or the server did not start.</exception>
-    public static async Task<PostgresServer> StartAsync(CancellationToken cancellationToken = default)
+    public static Task<PostgresServer> StartAsync(CancellationToken cancellationToken = default) => StartAsync([], cancellationToken);
+
+    /// <inheritdoc cref="StartAsync(CancellationToken)"/>
+    /// <param name="alsoListenOn">Addresses besides loopback the server listens on (e.g. a test network's bridge), each trusted for its /24.</param>
+    /// <param name="cancellationToken">Cancels the start.</param>
+    public static async Task<PostgresServer> StartAsync(IReadOnlyList<IPAddress> alsoListenOn, CancellationToken cancellationToken = default)
     {
         var bin = FindBinDirectory();
         var root = Directory.CreateTempSubdirectory("salsa-pg-").FullName;
@@ -97,13 +102,19 @@ public sealed partial class PostgresServer : IAsyncDisposable
             await File.AppendAllTextAsync(Path.Combine(data, "postgresql.conf"), $"""
 
                 # Salsa.Testing.PostgresServer
-                listen_addresses = '127.0.0.1'
+                listen_addresses = '{string.Join(',', new[] { "127.0.0.1" }.Concat(alsoListenOn.Select(a => a.ToString())))}'
                 unix_socket_directories = '{root}'
                 fsync = off
                 synchronous_commit = off
                 full_page_writes = off
                 max_connections = 300
                 """, cancellationToken);
+
+            foreach (var address in alsoListenOn)
+            {
+                var bytes = address.GetAddressBytes();
+                await File.AppendAllTextAsync(Path.Combine(data, "pg_hba.conf"), $"host all all {bytes[0]}.{bytes[1]}.{bytes[2]}.0/24 trust\n", cancellationToken);
+            }
 
             for (var attempt = 1; ; attempt++)
             {

@@ -39,6 +39,9 @@ public sealed record SiloSettings
     /// </summary>
     public TimeSpan ProbeTimeout { get; init; } = TimeSpan.FromSeconds(2);
 
+    /// <summary>Exports a span per grain call (Orleans' activity sources) besides the jobs' own spans; off by default (thousands per second).</summary>
+    public bool TraceGrainCalls { get; init; }
+
     /// <summary>How long the grains of a lost silo wait before they activate elsewhere (the directory's safety lease).</summary>
     public TimeSpan DirectoryLease { get; init; } = TimeSpan.FromSeconds(10);
 }
@@ -74,6 +77,7 @@ public static class SiloHosting
             Ranks = Int("Ranks", defaults.Ranks),
             ProbeTimeout = Seconds("ProbeTimeoutSeconds", defaults.ProbeTimeout),
             DirectoryLease = Seconds("DirectoryLeaseSeconds", defaults.DirectoryLease),
+            TraceGrainCalls = section["TraceGrainCalls"] is { } trace && bool.Parse(trace),
             Jobs = new ClusterJobOptions
             {
                 CheckpointInterval = Seconds("CheckpointSeconds", defaults.Jobs.CheckpointInterval),
@@ -85,10 +89,19 @@ public static class SiloHosting
 
     public const string AdoNetInvariant = "Npgsql";
 
-    public static IHostApplicationBuilder AddSalsaSilo(this IHostApplicationBuilder builder, SiloSettings settings)
+    public static IHostApplicationBuilder AddSalsaSilo(this IHostApplicationBuilder builder, SiloSettings settings, Action<ISiloBuilder>? configure = null)
     {
         ArgumentNullException.ThrowIfNull(builder);
         ArgumentNullException.ThrowIfNull(settings);
+        if (!string.IsNullOrWhiteSpace(Environment.GetEnvironmentVariable("OTEL_EXPORTER_OTLP_ENDPOINT")))
+        {
+            // Beside the service's own OpenTelemetry (which exports over OTLP): the jobs' spans and
+            // meters, Orleans' meter, and Orleans' per-call spans when asked for.
+            builder.Services.AddOpenTelemetry()
+                .WithTracing(tracing => tracing.AddSource([ClusterTelemetry.Name, .. settings.TraceGrainCalls ? ClusterTelemetry.OrleansSources : []]))
+                .WithMetrics(metrics => metrics.AddMeter(ClusterTelemetry.Name, ClusterTelemetry.OrleansMeter));
+        }
+
         if (settings.ConnectionString is { } schemaDatabase)
         {
             // Before the silo starts (hosted services start in order): its tables and stored queries.
@@ -109,6 +122,11 @@ public static class SiloHosting
                 o.ExtendProbeTimeoutDuringDegradation = false;
             });
             silo.Configure<ClusterOptions>(o => (o.ClusterId, o.ServiceId) = (settings.ClusterId, settings.ServiceId));
+            if (settings.TraceGrainCalls)
+            {
+                silo.AddActivityPropagation();
+            }
+
             if (settings.ConnectionString is { } connectionString)
             {
                 silo.UseAdoNetClustering(o => (o.Invariant, o.ConnectionString) = (AdoNetInvariant, connectionString));
@@ -132,6 +150,8 @@ public static class SiloHosting
                 silo.AddMemoryGrainStorageAsDefault();
                 silo.UseInMemoryReminderService();
             }
+
+            configure?.Invoke(silo);
         });
         return builder;
     }

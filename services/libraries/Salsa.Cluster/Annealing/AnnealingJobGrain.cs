@@ -15,8 +15,11 @@ namespace Salsa.Cluster.Annealing;
 /// </summary>
 public interface IAnnealingJobGrain : IGrainWithGuidKey
 {
-    /// <summary>Starts the job; starting it again with the same spec returns it as it is (no second run).</summary>
-    Task<AnnealingJobView> StartAsync(AnnealingJobSpec spec);
+    /// <summary>
+    /// Starts the job; starting it again with the same spec returns it as it is (no second run).
+    /// <paramref name="traceParent"/> (W3C) puts the job's spans in the caller's trace.
+    /// </summary>
+    Task<AnnealingJobView> StartAsync(AnnealingJobSpec spec, string? traceParent = null);
 
     Task<AnnealingJobView> GetAsync();
 
@@ -70,7 +73,7 @@ public sealed partial class AnnealingJobGrain(
         }
     }
 
-    public async Task<AnnealingJobView> StartAsync(AnnealingJobSpec spec)
+    public async Task<AnnealingJobView> StartAsync(AnnealingJobSpec spec, string? traceParent = null)
     {
         ArgumentNullException.ThrowIfNull(spec);
         if (State.Spec is { } existing)
@@ -84,7 +87,7 @@ public sealed partial class AnnealingJobGrain(
             throw new ArgumentException("A job needs at least one partition.", nameof(spec));
         }
 
-        (State.Spec, State.Status) = (spec, JobStatuses.Running);
+        (State.Spec, State.Status, State.TraceParent) = (spec, JobStatuses.Running, traceParent);
         await state.WriteStateAsync();
         await this.RegisterOrUpdateReminder(ResumeReminder, options.Value.ResumeCheck, options.Value.ResumeCheck);
         StartLoop();
@@ -190,12 +193,23 @@ public sealed partial class AnnealingJobGrain(
     {
         var spec = State.Spec!;
         var resumeFrom = State.Checkpoint is { } json ? StateJson.Read<AnnealingCheckpoint>(json) : null;
+        ActivityContext.TryParse(State.TraceParent, null, out var parent);
         var self = this.AsReference<IAnnealingJobGrain>();
         var grains = GrainFactory;
         var settings = options.Value;
         var stop = _stop = new CancellationTokenSource();
         _earlier = State.Passes; // passes of earlier activations (up to their last checkpoint)
-        _loop = Task.Factory.StartNew(() => RunLoop(spec, resumeFrom, self, grains, settings, stop.Token), stop.Token, TaskCreationOptions.LongRunning, TaskScheduler.Default);
+        var (id, resumes, silo) = (_id, State.Resumes, RuntimeIdentity);
+        _loop = Task.Factory.StartNew(() =>
+        {
+            using var span = ClusterTelemetry.Source.StartActivity("annealing job", ActivityKind.Internal, parent);
+            span?.SetTag("salsa.job.id", id.ToString());
+            span?.SetTag("salsa.cluster.partitions", spec.Partitions);
+            span?.SetTag("salsa.cluster.coordinator", silo);
+            span?.SetTag("salsa.cluster.resumes", resumes);
+            span?.SetTag("salsa.cluster.resumed_from_checkpoint", resumeFrom is not null);
+            RunLoop(spec, resumeFrom, self, grains, settings, stop.Token);
+        }, stop.Token, TaskCreationOptions.LongRunning, TaskScheduler.Default);
     }
 
     // On the job's own thread: waits on partitions and on its own grain's turns, never inside one.
@@ -208,16 +222,20 @@ public sealed partial class AnnealingJobGrain(
         {
             partitions = _partitions = GrainPartitions.Open(grains, spec.DatasetId, spec.Partitions, settings.PartitionRetry, stop);
             var lastSave = Stopwatch.StartNew();
+            var stretch = (Started: DateTimeOffset.UtcNow, Passes: PassStatistics.None);
             void Checkpoint(AnnealingCheckpoint checkpoint)
             {
                 if (lastSave.Elapsed >= settings.CheckpointInterval)
                 {
+                    stretch = RecordStretch(stretch, partitions.Statistics, checkpoint);
                     self.CheckpointAsync(StateJson.Write(checkpoint), Passes(), partitions.Silos).WaitAsync(stop).GetAwaiter().GetResult();
                     lastSave.Restart();
                 }
             }
 
             var result = DeterministicAnnealing.Run(partitions, spec.ToOptions(), _progress.Writer, resumeFrom, Checkpoint, stop);
+            RecordStretch(stretch, partitions.Statistics, null);
+            Activity.Current?.SetTag("salsa.cluster.silos", string.Join(' ', partitions.Silos));
             self.CompleteAsync(StateJson.Write(result), null, Passes(), partitions.Silos).WaitAsync(stop).GetAwaiter().GetResult();
         }
         catch (OperationCanceledException) when (stop.IsCancellationRequested)
@@ -231,6 +249,28 @@ public sealed partial class AnnealingJobGrain(
             LogFailed(logger, exception, _id);
             self.CompleteAsync(null, exception.Message, Passes(), partitions?.Silos ?? []).GetAwaiter().GetResult();
         }
+    }
+
+    /// <summary>
+    /// A span for the passes since the last one (started then, ended now): how many, and their wait
+    /// split into the busiest silo's compute and messaging — the fan-out as a trace viewer shows it.
+    /// </summary>
+    private static (DateTimeOffset Started, PassStatistics Passes) RecordStretch((DateTimeOffset Started, PassStatistics Passes) since, PassStatistics now, AnnealingCheckpoint? at)
+    {
+        var passes = now.Passes - since.Passes.Passes;
+        using var span = ClusterTelemetry.Source.StartActivity("annealing passes", ActivityKind.Internal, Activity.Current?.Context ?? default, startTime: since.Started);
+        span?.SetTag("salsa.cluster.passes", passes);
+        span?.SetTag("salsa.cluster.compute_us", now.ComputeMicroseconds - since.Passes.ComputeMicroseconds);
+        span?.SetTag("salsa.cluster.messaging_us", now.MessagingMicroseconds - since.Passes.MessagingMicroseconds);
+        span?.SetTag("salsa.cluster.messaging_us_per_pass", passes == 0 ? 0 : (now.MessagingMicroseconds - since.Passes.MessagingMicroseconds) / passes);
+        span?.SetTag("salsa.cluster.retries", now.Retries - since.Passes.Retries);
+        if (at is not null)
+        {
+            span?.SetTag("salsa.annealing.temperature", at.Temperature);
+            span?.SetTag("salsa.annealing.clusters", at.Clusters);
+        }
+
+        return (DateTimeOffset.UtcNow, now);
     }
 
     [LoggerMessage(Level = LogLevel.Information, Message = "Annealing job {JobId} resumes from checkpoint {Checkpoint}.")]

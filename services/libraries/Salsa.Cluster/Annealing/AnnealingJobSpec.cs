@@ -147,4 +147,7 @@ public sealed class AnnealingJobState
     [Id(7)] public PassStatistics Passes { get; set; } = PassStatistics.None;
 
     [Id(8)] public string[] Silos { get; set; } = [];
+
+    /// <summary>The caller's W3C trace parent, so a resumed run's spans join the same trace.</summary>
+    [Id(9)] public string? TraceParent { get; set; }
 }

@@ -80,6 +80,13 @@ internal sealed class GrainPartitions : IAnnealingPartitions
         var wall = clock.Elapsed.TotalMicroseconds;
         _slowestPassMicroseconds = Math.Max(_slowestPassMicroseconds, wall);
         var slowest = PartitionSums.CriticalCompute(sums);
+        ClusterTelemetry.Passes.Add(1);
+        ClusterTelemetry.Messaging.Record(Math.Max(0, wall - slowest));
+        if (retries > 0)
+        {
+            ClusterTelemetry.Retries.Add(retries);
+        }
+
         lock (_lock)
         {
             _statistics = _statistics with

@@ -29,7 +29,7 @@ public sealed class ClusterCompute(IGrainFactory grains, ClusterGrid grid)
         var coordinator = grains.GetGrain<IAnnealingJobGrain>(context.JobId);
         var spec = AnnealingJobSpec.From(datasetId, grid.PartitionsFor(points), options);
         var progress = context.ClusteringProgress();
-        await coordinator.StartAsync(spec).WaitAsync(context.CancellationToken).ConfigureAwait(false);
+        await coordinator.StartAsync(spec, System.Diagnostics.Activity.Current?.Id).WaitAsync(context.CancellationToken).ConfigureAwait(false);
         using var cancel = context.CancellationToken.Register(() => _ = coordinator.CancelAsync());
         var view = default(AnnealingJobView)!;
         var reported = (Iteration: -1, Phase: "");
