@@ -24,8 +24,13 @@ public static class ClusterApi
                 .Select(m => new SiloView(m.SiloAddress.ToString(), m.Name, m.Status.ToString()))]));
     }
 
-    private static async Task<Ok<AnnealingJobView>> JobAsync(Guid id, IGrainFactory grains) =>
-        TypedResults.Ok(await grains.GetGrain<IAnnealingJobGrain>(id).GetAsync());
+    private static async Task<Results<Ok<AnnealingJobView>, ProblemHttpResult>> JobAsync(Guid id, IGrainFactory grains)
+    {
+        var view = await grains.GetGrain<IAnnealingJobGrain>(id).GetAsync();
+        return view.Status == JobStatuses.New
+            ? TypedResults.Problem(statusCode: StatusCodes.Status404NotFound, title: "No such job", detail: $"The cluster has no annealing job {id}.")
+            : TypedResults.Ok(view);
+    }
 }
 
 public sealed record ClusterView(long Version, IReadOnlyList<SiloView> Silos);

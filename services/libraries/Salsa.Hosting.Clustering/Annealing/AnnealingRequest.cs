@@ -94,7 +94,7 @@ public sealed record AnnealingSummary(
     double ElapsedMs) : IClusteringSummary
 {
     /// <summary>Where the job ran on the cluster (partitions, silos, pass costs); null when it ran in the service.</summary>
-    public Contracts.Common.ClusterPlacement? Placement { get; init; }
+    public Cluster.Placement? Placement { get; init; }
 
     public static AnnealingSummary From(string input, int points, AnnealingResult result)
     {
@@ -124,7 +124,7 @@ public sealed record AnnealingSummary(
             Iterations = s.Iterations,
         }));
         proto.Clustering = ToClustering();
-        proto.Placement = Placement;
+        proto.Placement = Placement?.ToProto();
         return proto;
     }
 

@@ -22,7 +22,7 @@ public sealed class ClusterCompute(IGrainFactory grains, ClusterGrid grid)
     private static readonly TimeSpan s_watch = TimeSpan.FromMilliseconds(200);
 
     /// <summary>Deterministic annealing of a dense dataset on the cluster; the job's id names its coordinator, so a job run again (after a restart) finds the same run.</summary>
-    public async Task<(AnnealingResult Result, ClusterPlacement Placement)> AnnealAsync(JobContext context, Guid datasetId, int points, AnnealingOptions options)
+    public async Task<(AnnealingResult Result, Placement Placement)> AnnealAsync(JobContext context, Guid datasetId, int points, AnnealingOptions options)
     {
         ArgumentNullException.ThrowIfNull(context);
         ArgumentNullException.ThrowIfNull(options);
@@ -70,21 +70,32 @@ public sealed class ClusterCompute(IGrainFactory grains, ClusterGrid grid)
         return (result, Placement(view));
     }
 
-    private static ClusterPlacement Placement(AnnealingJobView view)
+    private static Placement Placement(AnnealingJobView view)
     {
         var passes = Math.Max(1, view.Passes.Passes);
-        var placement = new ClusterPlacement
+        return new Placement(view.Partitions, view.Silos, view.Coordinator ?? "", view.Resumes, view.Passes.Passes, view.Passes.Retries,
+            view.Passes.ComputeMicroseconds / passes, view.Passes.MessagingMicroseconds / passes);
+    }
+}
+
+/// <summary>Where a job ran on the cluster (kept with the job's result; <see cref="ClusterPlacement"/> in gRPC).</summary>
+public sealed record Placement(
+    int Partitions, IReadOnlyList<string> Silos, string Coordinator, int Resumes, long Passes, long Retries, double ComputeUsPerPass, double MessagingUsPerPass)
+{
+    public ClusterPlacement ToProto()
+    {
+        var proto = new ClusterPlacement
         {
-            Partitions = view.Partitions,
-            Coordinator = view.Coordinator ?? "",
-            Resumes = view.Resumes,
-            Passes = view.Passes.Passes,
-            Retries = view.Passes.Retries,
-            ComputeUsPerPass = view.Passes.ComputeMicroseconds / passes,
-            MessagingUsPerPass = view.Passes.MessagingMicroseconds / passes,
+            Partitions = Partitions,
+            Coordinator = Coordinator,
+            Resumes = Resumes,
+            Passes = Passes,
+            Retries = Retries,
+            ComputeUsPerPass = ComputeUsPerPass,
+            MessagingUsPerPass = MessagingUsPerPass,
         };
-        placement.Silos.Add(view.Silos);
-        return placement;
+        proto.Silos.Add(Silos);
+        return proto;
     }
 }
 
