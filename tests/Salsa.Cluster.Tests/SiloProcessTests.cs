@@ -105,7 +105,7 @@ public sealed class SiloProcessTests(PostgresFixture postgres)
     {
         private static readonly Lazy<(Mixture Mixture, AnnealingResult Reference)> s_data = new(() =>
         {
-            var mixture = new Mixture(30_011, 3);
+            var mixture = new Mixture(15_013, 3);
             return (mixture, mixture.Reference(Partitions, Options));
         });
 

@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using System.Net.Http.Json;
 using System.Text.Json;
 using Salsa.Gateway.Operations;
@@ -90,11 +89,11 @@ public sealed class CrashRecoveryTests
     /// <summary><c>dotnet Salsa.Gateway.dll</c> in server mode, configured on its command line.</summary>
     private sealed class GatewayProcess : IDisposable
     {
-        private readonly Process _process;
+        private readonly HostProcess _host;
 
-        private GatewayProcess(Process process, ServicePorts ports)
+        private GatewayProcess(HostProcess host, ServicePorts ports)
         {
-            _process = process;
+            _host = host;
             Http = new HttpClient { BaseAddress = ports.RestAddress };
         }
 
@@ -104,58 +103,25 @@ public sealed class CrashRecoveryTests
         {
             var ports = new ServicePorts(ServicePorts.NextFreeLoopbackPort(), ServicePorts.NextFreeLoopbackPort());
             var workflows = new WorkflowLibrary(new WorkflowParser(new OperationCatalog()), new ConfigurationBuilder().Build()).Directory!;
-            var info = new ProcessStartInfo("dotnet")
-            {
-                WorkingDirectory = AppContext.BaseDirectory,
-                RedirectStandardOutput = true,
-                RedirectStandardError = true,
-                ArgumentList =
-                {
-                    Path.Combine(AppContext.BaseDirectory, "Salsa.Gateway.dll"),
-                    $"--Kestrel:Endpoints:Rest:Url={ports.RestAddress}",
-                    $"--Kestrel:Endpoints:Grpc:Url={ports.GrpcAddress}",
-                    $"--Store:SqlitePath={store}",
-                    $"--Gateway:WorkflowsDirectory={workflows}",
-                    "--Gateway:WarmStart=false",
-                    "--Logging:LogLevel:Default=Warning",
-                    "--Logging:LogLevel:Microsoft.Hosting.Lifetime=Information",
-                },
-            };
-            // Ready when the host says so on its console (the lifetime log), not after some time.
-            var ready = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-            var process = new Process { StartInfo = info, EnableRaisingEvents = true };
-            process.OutputDataReceived += (_, e) =>
-            {
-                if (e.Data?.Contains("Application started", StringComparison.Ordinal) == true)
-                {
-                    ready.TrySetResult();
-                }
-            };
-            process.ErrorDataReceived += (_, _) => { };
-            process.Exited += (_, _) => ready.TrySetException(new InvalidOperationException("The gateway process exited before it was ready."));
-            process.Start();
-            process.BeginOutputReadLine();
-            process.BeginErrorReadLine();
-            var gateway = new GatewayProcess(process, ports);
-            await ready.Task.WaitAsync(TimeSpan.FromSeconds(60), token);
-            return gateway;
+            var host = await HostProcess.StartAsync("Salsa.Gateway.dll",
+            [
+                $"--Kestrel:Endpoints:Rest:Url={ports.RestAddress}",
+                $"--Kestrel:Endpoints:Grpc:Url={ports.GrpcAddress}",
+                $"--Store:SqlitePath={store}",
+                $"--Gateway:WorkflowsDirectory={workflows}",
+                "--Gateway:WarmStart=false",
+                "--Logging:LogLevel:Default=Warning",
+                "--Logging:LogLevel:Microsoft.Hosting.Lifetime=Information",
+            ], token, timeout: TimeSpan.FromSeconds(60));
+            return new GatewayProcess(host, ports);
         }
 
         /// <summary>SIGKILL: the process gets no chance to record anything.</summary>
-        public void Kill()
-        {
-            _process.Kill(entireProcessTree: true);
-            _process.WaitForExit();
-        }
+        public void Kill() => _host.Kill();
 
         public void Dispose()
         {
-            if (!_process.HasExited)
-            {
-                Kill();
-            }
-
-            _process.Dispose();
+            _host.Dispose();
             Http.Dispose();
         }
     }
