@@ -1,4 +1,5 @@
 using System.Net;
+using System.Text.Json;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
@@ -32,6 +33,18 @@ public sealed class SiloProcessTests(PostgresFixture postgres)
         Mixture.AssertSameBits(ProcessCluster.Reference, result);
         Assert.Equal(3, view.Silos.Length);
         Assert.Equal(0, view.Resumes);
+
+        // What a silo tells over REST: the members, the job, the Orleans dashboard.
+        using var http = new HttpClient { BaseAddress = cluster.Silos[0].Rest };
+        var members = JsonDocument.Parse(await http.GetStringAsync("api/cluster", Token)).RootElement.GetProperty("silos");
+        Assert.Equal(3, members.EnumerateArray().Count(m => m.GetProperty("status").GetString() == "Active"));
+        var jobView = JsonDocument.Parse(await http.GetStringAsync($"api/cluster/jobs/annealing/{job}", Token)).RootElement;
+        Assert.Equal(JobStatuses.Succeeded, jobView.GetProperty("status").GetString());
+        Assert.Equal(Partitions, jobView.GetProperty("partitions").GetInt32());
+        using var unknown = await http.GetAsync($"api/cluster/jobs/annealing/{Guid.NewGuid()}", Token);
+        Assert.Equal(HttpStatusCode.NotFound, unknown.StatusCode);
+        using var dashboard = await http.GetAsync("dashboard/", Token);
+        Assert.Equal(HttpStatusCode.OK, dashboard.StatusCode);
     }
 
     [Fact]

@@ -10,9 +10,12 @@ public sealed class SiloProcess : IDisposable
 {
     private readonly HostProcess _host;
 
-    private SiloProcess(HostProcess host, int siloPort) => (_host, SiloPort) = (host, siloPort);
+    private SiloProcess(HostProcess host, int siloPort, Uri rest) => (_host, SiloPort, Rest) = (host, siloPort, rest);
 
     public int SiloPort { get; }
+
+    /// <summary>The silo's REST endpoint (<c>/api/cluster</c>, the dashboard).</summary>
+    public Uri Rest { get; }
 
     public bool HasExited => _host.HasExited;
 
@@ -45,7 +48,7 @@ public sealed class SiloProcess : IDisposable
             "--Logging:LogLevel:Microsoft.Hosting.Lifetime=Information",
         ];
         var host = await HostProcess.StartAsync("Salsa.Silo.dll", arguments.Concat(settings ?? []), token, netns);
-        return new SiloProcess(host, siloPort);
+        return new SiloProcess(host, siloPort, new Uri(string.Create(CultureInfo.InvariantCulture, $"http://{address}:{restPort}/")));
     }
 
     /// <summary>Whether a silo identity (<c>S127.0.0.1:port:generation</c>) is this process's.</summary>
