@@ -44,7 +44,6 @@ public sealed partial class AnnealingJobGrain(
     private readonly Channel<ClusteringProgress> _progress = Channel.CreateUnbounded<ClusteringProgress>(new() { SingleReader = true });
     private ClusteringProgress? _latest;
     private CancellationTokenSource? _stop;
-    private Task? _loop;
     private volatile GrainPartitions? _partitions;
     private PassStatistics _earlier = PassStatistics.None;
     private Guid _id;
@@ -200,7 +199,8 @@ public sealed partial class AnnealingJobGrain(
         var stop = _stop = new CancellationTokenSource();
         _earlier = State.Passes; // passes of earlier activations (up to their last checkpoint)
         var (id, resumes, silo) = (_id, State.Resumes, RuntimeIdentity);
-        _loop = Task.Factory.StartNew(() =>
+        // Not awaited: the loop records its own outcome (CompleteAsync) and stops with the activation (_stop).
+        _ = Task.Factory.StartNew(() =>
         {
             using var span = ClusterTelemetry.Source.StartActivity("annealing job", ActivityKind.Internal, parent);
             span?.SetTag("salsa.job.id", id.ToString());
