@@ -1,4 +1,5 @@
 using Salsa.Ccr;
+using Salsa.Clustering.KMeans;
 using Salsa.Clustering.Parallel;
 
 namespace Salsa.Clustering.Annealing;
@@ -27,6 +28,9 @@ public sealed class AnnealingPartition
     public int Count => _points.Count;
 
     public double TotalWeight => _points.TotalWeight;
+
+    /// <summary>The partition's rows.</summary>
+    internal DenseVectors Points => _points;
 
     /// <summary>The rows <c>[Start, End)</c> of partition <paramref name="index"/> of <paramref name="partitions"/> over <paramref name="points"/> points: as even as integers allow.</summary>
     public static (int Start, int End) Rows(int points, int index, int partitions)
@@ -151,9 +155,10 @@ public sealed class AnnealingPartition
 /// A dataset's partition grid in this process, each partition on all cores in turn: the
 /// single-machine run of the same grid a cluster computes, and so its reference.
 /// </summary>
-public sealed class LocalPartitions : IAnnealingPartitions, IDisposable
+public sealed class LocalPartitions : IKMeansPartitions, IDisposable
 {
     private readonly AnnealingPartition[] _partitions;
+    private readonly Lazy<KMeansPartition[]> _kmeans;
     private readonly ParallelismOptions _parallel;
     private readonly Dispatcher? _owned;
 
@@ -177,6 +182,7 @@ public sealed class LocalPartitions : IAnnealingPartitions, IDisposable
             _parallel = _parallel with { Dispatcher = _owned };
         }
 
+        _kmeans = new(() => [.. _partitions.Select(p => new KMeansPartition(p))]);
         Dimension = points.Dimension;
         Count = points.Count;
         TotalWeight = AnnealingPartition.Fold([.. _partitions.Select(p => new[] { p.TotalWeight })])[0];
@@ -192,6 +198,15 @@ public sealed class LocalPartitions : IAnnealingPartitions, IDisposable
         AnnealingPartition.Fold([.. _partitions.Select(p => p.Run(pass, _parallel, cancellationToken))]);
 
     public void Dispose() => _owned?.Dispose();
+
+    public double[] SeedMasses(KMeansSeedStep seeding, CancellationToken cancellationToken) =>
+        [.. _kmeans.Value.Select(p => p.SeedMass(seeding))];
+
+    public KMeansCandidate Pick(int partition, KMeansSeedStep seeding, double target, CancellationToken cancellationToken) =>
+        _kmeans.Value[partition].Pick(seeding, target);
+
+    public KMeansCandidate[] Farthest(double[] centres, int kp, CancellationToken cancellationToken) =>
+        [.. _kmeans.Value.Select(p => p.Farthest(centres, kp))];
 
     public PartitionAssignments Assign(AnnealingPass pass, CancellationToken cancellationToken)
     {

@@ -19,6 +19,21 @@ public static class WeightedKMeans
         return new KMeansRun<DenseKernel>(new DenseKernel(points), options, progress).Execute(cancellationToken);
     }
 
+    /// <summary>
+    /// The same k-means over a dataset's partition grid (grains on a cluster, or <see cref="Annealing.LocalPartitions"/>),
+    /// driven from this thread: the result depends on the grid, not on where the partitions are, and a
+    /// grid of one partition gives this machine's bits. <paramref name="checkpoint"/> receives the
+    /// loop's state after each Lloyd iteration; <paramref name="resumeFrom"/> continues from such a state to the same result.
+    /// </summary>
+    public static KMeansResult Run(
+        IKMeansPartitions partitions, KMeansOptions options, ChannelWriter<ClusteringProgress>? progress = null,
+        KMeansCheckpoint? resumeFrom = null, Action<KMeansCheckpoint>? checkpoint = null, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(partitions);
+        ArgumentNullException.ThrowIfNull(options);
+        return new PartitionedKMeans(partitions, options, progress, cancellationToken).Run(resumeFrom, checkpoint);
+    }
+
     public static KMeansResult Run(BinaryVectors points, KMeansOptions options, ChannelWriter<ClusteringProgress>? progress = null, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(points);
@@ -238,25 +253,7 @@ internal sealed class KMeansRun<TKernel>(TKernel kernel, KMeansOptions options, 
                 _iterations++;
                 cancellationToken.ThrowIfCancellationRequested();
                 var totals = Reduce((start, end, partial) => ClusteringKernels.LloydAssign(_kernel, _centres, start, end, partial, run._assignments, run._nearest), ClusteringKernels.LloydLength(Kp, D));
-                inertia = totals[Kp * (D + 1)];
-                var changed = totals[Kp * (D + 1) + 1];
-                var empty = -1;
-                for (var c = 0; c < K; c++)
-                {
-                    var weight = totals[c];
-                    if (weight <= 0)
-                    {
-                        empty = empty < 0 ? c : empty;
-                        continue;
-                    }
-
-                    for (var j = 0; j < D; j++)
-                    {
-                        _centres[c, j] = totals[Kp + j * Kp + c] / weight;
-                    }
-                }
-
-                _centres.UpdateNorms();
+                var (changed, empty) = LloydStep.MoveCentres(totals, _centres, out inertia);
                 if (comm.Rank == 0)
                 {
                     run.Progress?.TryWrite(new ClusteringProgress("kmeans", $"restart {restart + 1}", _iterations, null, K, inertia, run._clock.Elapsed));
@@ -338,4 +335,37 @@ internal sealed class KMeansRun<TKernel>(TKernel kernel, KMeansOptions options, 
         }
     }
 
+}
+
+/// <summary>The centre update of a Lloyd iteration, shared by the machine run and the partitioned one.</summary>
+internal static class LloydStep
+{
+    /// <summary>
+    /// Moves every centre that kept some weight to the weighted mean of its points (from a Lloyd
+    /// pass's folded <paramref name="totals"/>); returns how many points changed cluster and the first
+    /// cluster left empty (−1 if none).
+    /// </summary>
+    public static (double Changed, int Empty) MoveCentres(double[] totals, CentreSet centres, out double inertia)
+    {
+        var (kp, d) = (centres.Kp, centres.Dimension);
+        inertia = totals[kp * (d + 1)];
+        var empty = -1;
+        for (var c = 0; c < centres.K; c++)
+        {
+            var weight = totals[c];
+            if (weight <= 0)
+            {
+                empty = empty < 0 ? c : empty;
+                continue;
+            }
+
+            for (var j = 0; j < d; j++)
+            {
+                centres[c, j] = totals[kp + j * kp + c] / weight;
+            }
+        }
+
+        centres.UpdateNorms();
+        return (totals[kp * (d + 1) + 1], empty);
+    }
 }
