@@ -4,6 +4,7 @@ using Salsa.Gateway.Runs;
 using Salsa.Gateway.Services;
 using Salsa.Gateway.Workflows;
 using Salsa.Hosting;
+using Salsa.Hosting.Clustering.Cluster;
 using Salsa.Hosting.Host;
 
 namespace Salsa.Gateway;
@@ -25,6 +26,10 @@ public sealed class GatewayService : ISalsaService
     {
         ArgumentNullException.ThrowIfNull(builder);
         builder.AddStore(); // runs are kept in the store the services share
+
+        // With Cluster:Enabled this process is the silo its embedded services compute on (they are
+        // the cluster's clients): one silo, whichever services a run starts.
+        builder.AddClusterCompute();
         var services = builder.Services;
         services.AddSingleton<OperationCatalog>();
         services.AddSingleton<WorkflowParser>();

@@ -4,14 +4,27 @@ using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Jobs;
 using Salsa.Store;
 using Salsa.Hosting.Clustering;
+using Salsa.Hosting.Clustering.Cluster;
 
 namespace Salsa.KMeans;
 
 /// <summary>k-means as jobs: dense or binary input, progress after each Lloyd iteration.</summary>
-public sealed class KMeansJobs(JobManager jobs, DatasetCatalog datasets, ServiceLimits limits)
+/// <remarks>With <c>Cluster:Enabled</c>, dense datasets are clustered on the cluster (<see cref="ClusterCompute"/>); binary ones stay here.</remarks>
+public sealed class KMeansJobs(JobManager jobs, DatasetCatalog datasets, ServiceLimits limits, ClusterCompute? cluster = null)
     : VectorClusteringJobs<KMeansRequest, KMeansSummary>(jobs, datasets, limits)
 {
     public override string Kind => "kmeans";
+
+    protected override async Task<(int[] Assignments, KMeansSummary Summary)> ClusterAsync(KMeansRequest request, DatasetInfo info, VectorInput input, JobContext context)
+    {
+        if (cluster is null || input.Dense is null)
+        {
+            return Cluster(request, info, input, context);
+        }
+
+        var (result, placement) = await cluster.KMeansAsync(context, info.Id, info.Count, request.ToOptions(context.Parallelism)).ConfigureAwait(false);
+        return (result.Assignments, KMeansSummary.From(DatasetCatalog.KindName(info.Kind), info.Count, result) with { Placement = placement });
+    }
 
     protected override (int[] Assignments, KMeansSummary Summary) Cluster(KMeansRequest request, DatasetInfo info, VectorInput input, JobContext context)
     {

@@ -3,6 +3,7 @@ using Salsa.Clustering.Parallel;
 using Salsa.Hosting;
 using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Clustering;
+using Salsa.Hosting.Clustering.Cluster;
 
 namespace Salsa.KMeans;
 
@@ -79,6 +80,9 @@ public sealed record KMeansSummary(
     int EmptyClusterRepairs,
     double ElapsedMs) : IClusteringSummary
 {
+    /// <summary>Where the job ran on the cluster (partitions, silos, pass costs); null when it ran in the service.</summary>
+    public Placement? Placement { get; init; }
+
     public static KMeansSummary From(string input, int points, KMeansResult result)
     {
         ArgumentNullException.ThrowIfNull(result);
@@ -102,6 +106,7 @@ public sealed record KMeansSummary(
         proto.ClusterSizes.Add(ClusterSizes);
         proto.RestartInertias.Add(RestartInertias);
         proto.Clustering = ToClustering();
+        proto.Placement = Placement?.ToProto();
         return proto;
     }
 

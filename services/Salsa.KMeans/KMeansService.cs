@@ -1,3 +1,4 @@
+using Salsa.Hosting.Clustering.Cluster;
 using Salsa.Hosting.Host;
 using Salsa.Hosting;
 using Salsa.Contracts.Operations;
@@ -14,7 +15,7 @@ public sealed class KMeansService : ISalsaService
     public static void AddServices(WebApplicationBuilder builder)
     {
         ArgumentNullException.ThrowIfNull(builder);
-        builder.AddJobs().AddDatasets();
+        builder.AddJobs().AddDatasets().AddClusterCompute();
         builder.Services.AddSingleton<KMeansJobs>();
         builder.Services.AddSingleton<KMeansGrpcService>();
     }

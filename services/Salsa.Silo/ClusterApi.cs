@@ -1,5 +1,7 @@
 using Microsoft.AspNetCore.Http.HttpResults;
 using Salsa.Cluster.Annealing;
+using Salsa.Cluster.Jobs;
+using Salsa.Cluster.KMeans;
 
 namespace Salsa.Silo;
 
@@ -11,7 +13,10 @@ public static class ClusterApi
         ArgumentNullException.ThrowIfNull(app);
         var group = app.MapGroup("/api/cluster").WithTags("Cluster");
         group.MapGet("/", Members).WithSummary("The cluster's silos as this one sees them");
-        group.MapGet("/jobs/annealing/{id:guid}", JobAsync).WithSummary("An annealing job on the cluster: status, progress, silos, partitions, pass statistics");
+        group.MapGet("/jobs/annealing/{id:guid}", (Guid id, IGrainFactory grains) => JobAsync(grains.GetGrain<IAnnealingJobGrain>(id), "annealing", id))
+            .WithSummary("An annealing job on the cluster: status, progress, silos, partitions, pass statistics");
+        group.MapGet("/jobs/kmeans/{id:guid}", (Guid id, IGrainFactory grains) => JobAsync(grains.GetGrain<IKMeansJobGrain>(id), "k-means", id))
+            .WithSummary("A k-means job on the cluster: status, progress, silos, partitions, pass statistics");
         return app;
     }
 
@@ -24,11 +29,11 @@ public static class ClusterApi
                 .Select(m => new SiloView(m.SiloAddress.ToString(), m.Name, m.Status.ToString()))]));
     }
 
-    private static async Task<Results<Ok<AnnealingJobView>, ProblemHttpResult>> JobAsync(Guid id, IGrainFactory grains)
+    private static async Task<Results<Ok<ClusterJobView>, ProblemHttpResult>> JobAsync(IClusterJobGrain job, string algorithm, Guid id)
     {
-        var view = await grains.GetGrain<IAnnealingJobGrain>(id).GetAsync();
+        var view = await job.GetAsync();
         return view.Status == JobStatuses.New
-            ? TypedResults.Problem(statusCode: StatusCodes.Status404NotFound, title: "No such job", detail: $"The cluster has no annealing job {id}.")
+            ? TypedResults.Problem(statusCode: StatusCodes.Status404NotFound, title: "No such job", detail: $"The cluster has no {algorithm} job {id}.")
             : TypedResults.Ok(view);
     }
 }

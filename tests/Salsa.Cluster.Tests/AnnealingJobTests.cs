@@ -1,7 +1,7 @@
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
-using Microsoft.Extensions.Logging;
 using Salsa.Cluster.Annealing;
+using Salsa.Cluster.Jobs;
 using Salsa.Clustering.Annealing;
 using Salsa.Store;
 using Salsa.Testing;
@@ -69,13 +69,7 @@ public sealed class AnnealingJobTests(PostgresFixture postgres)
         // The embedded default: one silo on localhost clustering, the store a SQLite file.
         using var directory = new TemporaryDirectory();
         var mixture = new Mixture(1_999, 5);
-        var builder = Host.CreateApplicationBuilder();
-        builder.Logging.ClearProviders();
-        builder.Configuration[DataStoreServiceCollectionExtensions.SqlitePathKey] = directory.Combine("salsa.db");
-        builder.Services.AddDataStore(builder.Configuration);
-        builder.AddSalsaSilo(new SiloSettings { SiloPort = Silos.FreePort(), GatewayPort = Silos.FreePort() });
-        using var silo = builder.Build();
-        await silo.StartAsync(Token);
+        using var silo = await Silos.StartEmbeddedAsync(directory, b => b.AddSalsaSilo(new SiloSettings { SiloPort = Silos.FreePort(), GatewayPort = Silos.FreePort() }));
         await mixture.StoreAsync(silo.Services.GetRequiredService<IDataStore>(), Token);
         var grains = silo.Services.GetRequiredService<IGrainFactory>();
         var job = Guid.NewGuid();
@@ -93,13 +87,8 @@ public sealed class AnnealingJobTests(PostgresFixture postgres)
     public async Task Job_OfAMissingDataset_FailsWithTheReason()
     {
         using var directory = new TemporaryDirectory();
-        var builder = Host.CreateApplicationBuilder();
-        builder.Logging.ClearProviders();
-        builder.Configuration[DataStoreServiceCollectionExtensions.SqlitePathKey] = directory.Combine("salsa.db");
-        builder.Services.AddDataStore(builder.Configuration);
-        builder.AddSalsaSilo(new SiloSettings { SiloPort = Silos.FreePort(), GatewayPort = Silos.FreePort(), Jobs = new ClusterJobOptions { PartitionRetry = TimeSpan.FromSeconds(1) } });
-        using var silo = builder.Build();
-        await silo.StartAsync(Token);
+        using var silo = await Silos.StartEmbeddedAsync(directory, b => b.AddSalsaSilo(
+            new SiloSettings { SiloPort = Silos.FreePort(), GatewayPort = Silos.FreePort(), Jobs = new ClusterJobOptions { PartitionRetry = TimeSpan.FromSeconds(1) } }));
         var grains = silo.Services.GetRequiredService<IGrainFactory>();
         var job = Guid.NewGuid();
 

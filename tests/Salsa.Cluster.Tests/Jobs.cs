@@ -1,19 +1,24 @@
 using Salsa.Cluster.Annealing;
+using Salsa.Cluster.Jobs;
 using Salsa.Clustering.Annealing;
 
 namespace Salsa.Cluster.Tests;
 
-/// <summary>Drives a job on the cluster as a caller would: start, watch, read the result.</summary>
+/// <summary>Drives a job on the cluster as a caller would: start, watch, read the result (an annealing job unless told).</summary>
 internal static class Jobs
 {
+    public static Task<ClusterJobView> ViewAsync(IGrainFactory grains, Guid job, CancellationToken cancellationToken) =>
+        ViewAsync<IAnnealingJobGrain>(grains, job, cancellationToken);
+
     /// <summary>The job's view, asked again while the cluster replaces a lost silo.</summary>
-    public static async Task<AnnealingJobView> ViewAsync(IGrainFactory grains, Guid job, CancellationToken cancellationToken)
+    public static async Task<ClusterJobView> ViewAsync<TGrain>(IGrainFactory grains, Guid job, CancellationToken cancellationToken)
+        where TGrain : IClusterJobGrain
     {
         while (true)
         {
             try
             {
-                return await grains.GetGrain<IAnnealingJobGrain>(job).GetAsync().WaitAsync(TimeSpan.FromSeconds(10), cancellationToken);
+                return await grains.GetGrain<TGrain>(job).GetAsync().WaitAsync(TimeSpan.FromSeconds(10), cancellationToken);
             }
             catch (Exception exception) when (exception is OrleansException or TimeoutException)
             {
@@ -22,14 +27,18 @@ internal static class Jobs
         }
     }
 
+    public static Task<ClusterJobView> WaitAsync(IGrainFactory grains, Guid job, Func<ClusterJobView, bool> until, CancellationToken cancellationToken, TimeSpan? limit = null) =>
+        WaitAsync<IAnnealingJobGrain>(grains, job, until, cancellationToken, limit);
+
     /// <summary>Waits until <paramref name="until"/> holds for the job's view (or the job finished).</summary>
-    public static async Task<AnnealingJobView> WaitAsync(IGrainFactory grains, Guid job, Func<AnnealingJobView, bool> until, CancellationToken cancellationToken, TimeSpan? limit = null)
+    public static async Task<ClusterJobView> WaitAsync<TGrain>(IGrainFactory grains, Guid job, Func<ClusterJobView, bool> until, CancellationToken cancellationToken, TimeSpan? limit = null)
+        where TGrain : IClusterJobGrain
     {
         using var timeout = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         timeout.CancelAfter(limit ?? TimeSpan.FromMinutes(4));
         while (true)
         {
-            var view = await ViewAsync(grains, job, timeout.Token);
+            var view = await ViewAsync<TGrain>(grains, job, timeout.Token);
             if (until(view) || view.IsFinished)
             {
                 return view;
@@ -39,11 +48,15 @@ internal static class Jobs
         }
     }
 
-    public static async Task<(AnnealingJobView View, AnnealingResult Result)> ResultAsync(IGrainFactory grains, Guid job, CancellationToken cancellationToken)
+    public static Task<(ClusterJobView View, AnnealingResult Result)> ResultAsync(IGrainFactory grains, Guid job, CancellationToken cancellationToken) =>
+        ResultAsync<IAnnealingJobGrain, AnnealingResult>(grains, job, cancellationToken);
+
+    public static async Task<(ClusterJobView View, TResult Result)> ResultAsync<TGrain, TResult>(IGrainFactory grains, Guid job, CancellationToken cancellationToken)
+        where TGrain : IClusterJobGrain
     {
-        var view = await WaitAsync(grains, job, _ => false, cancellationToken);
+        var view = await WaitAsync<TGrain>(grains, job, _ => false, cancellationToken);
         Assert.True(view.Status == JobStatuses.Succeeded, $"The job ended {view.Status}: {view.Error}");
-        var json = await grains.GetGrain<IAnnealingJobGrain>(job).ResultAsync();
-        return (view, StateJson.Read<AnnealingResult>(json!));
+        var json = await grains.GetGrain<TGrain>(job).ResultAsync();
+        return (view, StateJson.Read<TResult>(json!));
     }
 }

@@ -1,5 +1,6 @@
 using Salsa.Clustering;
 using Salsa.Clustering.Annealing;
+using Salsa.Clustering.KMeans;
 using Salsa.Clustering.Parallel;
 using Salsa.Store;
 
@@ -44,6 +45,23 @@ internal sealed class Mixture
     {
         using var grid = new LocalPartitions(Vectors, partitions, new ParallelismOptions { Ranks = 2 });
         return DeterministicAnnealing.Run(grid, options);
+    }
+
+    /// <summary>k-means of the same grid in this process.</summary>
+    public KMeansResult Reference(int partitions, KMeansOptions options)
+    {
+        using var grid = new LocalPartitions(Vectors, partitions, new ParallelismOptions { Ranks = 2 });
+        return WeightedKMeans.Run(grid, options);
+    }
+
+    public static void AssertSameBits(KMeansResult expected, KMeansResult actual)
+    {
+        Assert.Equal(expected.Centres.Select(BitConverter.DoubleToInt64Bits), actual.Centres.Select(BitConverter.DoubleToInt64Bits));
+        Assert.Equal(BitConverter.DoubleToInt64Bits(expected.Inertia), BitConverter.DoubleToInt64Bits(actual.Inertia));
+        Assert.Equal(expected.Assignments, actual.Assignments);
+        Assert.Equal(expected.RestartInertias, actual.RestartInertias);
+        Assert.Equal(expected.Iterations, actual.Iterations);
+        Assert.Equal(expected.BestRestart, actual.BestRestart);
     }
 
     public static void AssertSameBits(AnnealingResult expected, AnnealingResult actual)

@@ -4,7 +4,10 @@ using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 using Salsa.Cluster.Annealing;
+using Salsa.Cluster.Jobs;
+using Salsa.Cluster.KMeans;
 using Salsa.Clustering.Annealing;
+using Salsa.Clustering.KMeans;
 using Salsa.Store;
 using Salsa.Testing;
 
@@ -19,6 +22,7 @@ public sealed class SiloProcessTests(PostgresFixture postgres)
 {
     private const int Partitions = 12;
     private static readonly AnnealingOptions Options = new() { MaxClusters = 12, CoolingFactor = 0.93 };
+    private static readonly KMeansOptions KMeansOptions = new() { Clusters = 40, Restarts = 12, Seed = 2 };
 
     private static CancellationToken Token => TestContext.Current.CancellationToken;
 
@@ -83,6 +87,24 @@ public sealed class SiloProcessTests(PostgresFixture postgres)
     }
 
     [Fact]
+    public async Task KMeansCoordinatorSiloKilledMidJob_JobResumesFromItsCheckpointWithTheSameBits()
+    {
+        await using var cluster = await ProcessCluster.StartAsync(postgres, 3);
+        var job = Guid.NewGuid();
+        await cluster.Grains.GetGrain<IKMeansJobGrain>(job).StartAsync(KMeansJobSpec.From(ProcessCluster.DatasetId, Partitions, KMeansOptions));
+        var running = await Jobs.WaitAsync<IKMeansJobGrain>(cluster.Grains, job, v => v.Checkpoints >= 2, Token);
+        Assert.Equal(JobStatuses.Running, running.Status);
+
+        var coordinator = cluster.Silos.Single(s => s.Is(running.Coordinator));
+        coordinator.Kill();
+        var (view, result) = await Jobs.ResultAsync<IKMeansJobGrain, KMeansResult>(cluster.Grains, job, Token);
+
+        Mixture.AssertSameBits(ProcessCluster.KMeansReference, result);
+        Assert.Equal(1, view.Resumes);
+        Assert.False(coordinator.Is(view.Coordinator));
+    }
+
+    [Fact]
     public async Task SiloJoiningMidJob_DoesNotChangeTheResult()
     {
         await using var cluster = await ProcessCluster.StartAsync(postgres, 2);
@@ -122,6 +144,8 @@ public sealed class SiloProcessTests(PostgresFixture postgres)
             return (mixture, mixture.Reference(Partitions, Options));
         });
 
+        private static readonly Lazy<KMeansResult> s_kmeans = new(() => s_data.Value.Mixture.Reference(Partitions, KMeansOptions));
+
         private readonly string _connectionString;
         private readonly string _clusterId = $"p{Guid.NewGuid():N}";
         private IHost _client = null!;
@@ -133,6 +157,10 @@ public sealed class SiloProcessTests(PostgresFixture postgres)
         public IGrainFactory Grains => _client.Services.GetRequiredService<IClusterClient>();
 
         public static AnnealingResult Reference => s_data.Value.Reference;
+
+        public static Guid DatasetId => s_data.Value.Mixture.Id;
+
+        public static KMeansResult KMeansReference => s_kmeans.Value;
 
         public static async Task<ProcessCluster> StartAsync(PostgresFixture postgres, int silos) =>
             await StartAsync(await postgres.NewDatabaseAsync(), [.. Enumerable.Range(0, silos).Select(_ => ((string?)null, IPAddress.Loopback))]);

@@ -27,6 +27,22 @@ internal static class Silos
         return host;
     }
 
+    /// <summary>
+    /// A started host over a SQLite store in <paramref name="directory"/> — the embedded default's
+    /// store — made a silo or a client by <paramref name="configure"/> (e.g. <c>AddSalsaSilo</c>).
+    /// </summary>
+    public static async Task<IHost> StartEmbeddedAsync(Salsa.Testing.TemporaryDirectory directory, Action<HostApplicationBuilder> configure)
+    {
+        var builder = Host.CreateApplicationBuilder();
+        builder.Logging.ClearProviders();
+        builder.Configuration[Store.DataStoreServiceCollectionExtensions.SqlitePathKey] = directory.Combine("salsa.db");
+        Store.DataStoreServiceCollectionExtensions.AddDataStore(builder.Services, builder.Configuration);
+        configure(builder);
+        var host = builder.Build();
+        await host.StartAsync(Token);
+        return host;
+    }
+
     public static int FreePort()
     {
         using var listener = new System.Net.Sockets.TcpListener(System.Net.IPAddress.Loopback, 0);

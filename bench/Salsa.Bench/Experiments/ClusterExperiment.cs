@@ -7,6 +7,7 @@ using Salsa.Bench.Experiments.Kernels;
 using Salsa.Bench.Harness;
 using Salsa.Cluster;
 using Salsa.Cluster.Annealing;
+using Salsa.Cluster.Jobs;
 using Salsa.Cluster.Partitions;
 using Salsa.Clustering;
 using Salsa.Clustering.Annealing;
@@ -132,14 +133,14 @@ public sealed class ClusterExperiment : IExperiment
             new DatasetInfo { Id = id, Name = "census", Kind = DatasetKind.Dense, Count = data.Count, Dimension = 2, TotalWeight = data.TotalWeight, Created = DateTimeOffset.UtcNow },
             new DatasetContent { Values = data.Values, Weights = data.Weights }, cancellationToken);
 
-    private static async Task<(AnnealingJobView View, AnnealingResult Result)> RunJobAsync(IGrainFactory grains, Guid datasetId, AnnealingOptions options, CancellationToken cancellationToken, Func<AnnealingJobView, Task>? watch = null)
+    private static async Task<(ClusterJobView View, AnnealingResult Result)> RunJobAsync(IGrainFactory grains, Guid datasetId, AnnealingOptions options, CancellationToken cancellationToken, Func<ClusterJobView, Task>? watch = null)
     {
         var id = Guid.NewGuid();
         var coordinator = grains.GetGrain<IAnnealingJobGrain>(id);
         await coordinator.StartAsync(AnnealingJobSpec.From(datasetId, Partitions, options));
         while (true)
         {
-            AnnealingJobView view;
+            ClusterJobView view;
             try
             {
                 view = await coordinator.GetAsync().WaitAsync(TimeSpan.FromSeconds(10), cancellationToken);
@@ -166,7 +167,7 @@ public sealed class ClusterExperiment : IExperiment
     }
 
     /// <summary>Three silos, a job, a partition silo killed once the job has checkpointed: how long until passes complete again.</summary>
-    private static async Task<(TimeSpan Recovery, bool Identical, AnnealingJobView View)> KillSiloAsync(string connectionString, Guid datasetId, AnnealingOptions options, AnnealingResult reference, CancellationToken cancellationToken)
+    private static async Task<(TimeSpan Recovery, bool Identical, ClusterJobView View)> KillSiloAsync(string connectionString, Guid datasetId, AnnealingOptions options, AnnealingResult reference, CancellationToken cancellationToken)
     {
         await using var cluster = await ProcessCluster.StartAsync(connectionString, 3, cancellationToken);
         Stopwatch? sinceKill = null;
@@ -201,7 +202,7 @@ public sealed class ClusterExperiment : IExperiment
         expected.Clusters == actual.Clusters && SameBits(expected.Centres, actual.Centres) && expected.Assignments.SequenceEqual(actual.Assignments)
         && BitConverter.DoubleToInt64Bits(expected.WeightedCost) == BitConverter.DoubleToInt64Bits(actual.WeightedCost);
 
-    private static void Report(ExperimentContext context, int points, Dictionary<int, (double Wall, double Compute, double Messaging)> iterations, TimeSpan recovery, bool faultIdentical, AnnealingJobView fault)
+    private static void Report(ExperimentContext context, int points, Dictionary<int, (double Wall, double Compute, double Messaging)> iterations, TimeSpan recovery, bool faultIdentical, ClusterJobView fault)
     {
         context.Section("Result", string.Create(CultureInfo.InvariantCulture,
             $"{points:N0} census block groups in a grid of {Partitions} partitions, K = {Clusters}; silos are separate processes on this {Environment.ProcessorCount}-core machine, " +

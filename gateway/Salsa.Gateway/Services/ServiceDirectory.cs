@@ -1,6 +1,8 @@
 using System.Collections.Concurrent;
 using System.Diagnostics;
 using Grpc.Net.Client;
+using Salsa.Cluster;
+using Salsa.Hosting.Clustering.Cluster;
 using Salsa.Hosting.Host;
 using Salsa.Store;
 
@@ -16,7 +18,7 @@ public sealed record ServiceEndpoint(string Name, Uri GrpcAddress, Uri? RestAddr
 /// host code as when it runs alone and over the gateway's store, started when first needed. Either
 /// way every hop is a real gRPC call.
 /// </summary>
-public sealed class ServiceDirectory(IConfiguration configuration, StoreOptions store, ILogger<ServiceDirectory> logger) : IAsyncDisposable
+public sealed class ServiceDirectory(IConfiguration configuration, StoreOptions store, ILogger<ServiceDirectory> logger, SiloSettings? silo = null) : IAsyncDisposable
 {
     public const string Section = "Gateway:Services";
 
@@ -106,11 +108,19 @@ public sealed class ServiceDirectory(IConfiguration configuration, StoreOptions 
         };
 
         // The gateway's own limits (Salsa:Limits:…) apply to the services it hosts, and its cluster
-        // settings (Cluster:…): with Cluster:Enabled the service it hosts that can compute on the
-        // cluster is a silo — the single localhost silo of the embedded default, or a member.
+        // settings (Cluster:…): with Cluster:Enabled the services it hosts that can compute on the
+        // cluster do so — through this process's silo (below), or as silos of their own when the
+        // gateway is itself only a client.
         foreach (var (key, value) in configuration.GetSection("Salsa").AsEnumerable().Concat(configuration.GetSection("Cluster").AsEnumerable()))
         {
             settings[key] = value;
+        }
+
+        if (silo is not null && !ClusterComputeFeatures.IsClient(configuration))
+        {
+            // This process is the silo: the services it hosts compute through it as its clients.
+            settings[$"{SiloHosting.Section}:Role"] = ClusterComputeFeatures.ClientRole;
+            settings[$"{SiloHosting.Section}:GatewayPort"] = silo.GatewayPort.ToString(System.Globalization.CultureInfo.InvariantCulture);
         }
 
         return settings;

@@ -4,7 +4,7 @@ using System.Net;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Orleans.Configuration;
-using Salsa.Cluster.Annealing;
+using Salsa.Cluster.Jobs;
 using Salsa.Cluster.Compute;
 
 namespace Salsa.Cluster;
@@ -113,7 +113,12 @@ public static class SiloHosting
             silo.Services.AddPlacementDirector<Partitions.PartitionPlacement, Partitions.PartitionPlacementDirector>();
             silo.Services.AddSingleton(_ => new SiloCompute(settings.Ranks));
             silo.Services.Configure<ClusterJobOptions>(o => (o.CheckpointInterval, o.ResumeCheck, o.PartitionRetry) = (settings.Jobs.CheckpointInterval, settings.Jobs.ResumeCheck, settings.Jobs.PartitionRetry));
-            silo.Configure<ReminderOptions>(o => o.MinimumReminderPeriod = TimeSpan.FromSeconds(5));
+            if (settings.Jobs.ResumeCheck < TimeSpan.FromMinutes(1))
+            {
+                // A resume check more often than Orleans' minimum (tests, impatient deployments).
+                silo.Configure<ReminderOptions>(o => o.MinimumReminderPeriod = TimeSpan.FromSeconds(5));
+            }
+
             silo.Configure<ClusterMembershipOptions>(o =>
             {
                 (o.ProbeTimeout, o.NumMissedProbesLimit) = (settings.ProbeTimeout, 2);
@@ -160,17 +165,27 @@ public static class SiloHosting
 /// <summary>A process that is not a silo talks to the cluster as an Orleans client.</summary>
 public static class ClusterClientHosting
 {
-    /// <summary>Joins the cluster of <paramref name="settings"/> as a client, through its PostgreSQL membership.</summary>
+    /// <summary>
+    /// Joins the cluster of <paramref name="settings"/> as a client: through its PostgreSQL membership,
+    /// or — without a connection string — the single localhost silo whose gateway listens on
+    /// <see cref="SiloSettings.GatewayPort"/> (the embedded default, where the gateway's process is the silo).
+    /// </summary>
     public static IHostApplicationBuilder AddSalsaClusterClient(this IHostApplicationBuilder builder, SiloSettings settings)
     {
         ArgumentNullException.ThrowIfNull(builder);
         ArgumentNullException.ThrowIfNull(settings);
-        var connectionString = settings.ConnectionString ?? throw new ArgumentException("A cluster client finds the silos through PostgreSQL membership: give a connection string.", nameof(settings));
         builder.UseOrleansClient(client =>
         {
             client.Configure<ClusterOptions>(o => (o.ClusterId, o.ServiceId) = (settings.ClusterId, settings.ServiceId));
-            client.UseAdoNetClustering(o => (o.Invariant, o.ConnectionString) = (SiloHosting.AdoNetInvariant, connectionString));
-            client.Configure<GatewayOptions>(o => o.GatewayListRefreshPeriod = TimeSpan.FromSeconds(5));
+            if (settings.ConnectionString is { } connectionString)
+            {
+                client.UseAdoNetClustering(o => (o.Invariant, o.ConnectionString) = (SiloHosting.AdoNetInvariant, connectionString));
+                client.Configure<GatewayOptions>(o => o.GatewayListRefreshPeriod = TimeSpan.FromSeconds(5));
+            }
+            else
+            {
+                client.UseLocalhostClustering(settings.GatewayPort, settings.ServiceId, settings.ClusterId);
+            }
         });
         return builder;
     }

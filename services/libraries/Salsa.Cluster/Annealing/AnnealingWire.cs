@@ -1,5 +1,3 @@
-using System.Text.Json;
-using System.Text.Json.Serialization;
 using Salsa.Clustering.Annealing;
 
 namespace Salsa.Cluster.Annealing;
@@ -46,40 +44,4 @@ public sealed class AnnealingPassConverter : IConverter<AnnealingPass, Annealing
         YDotV = value.YDotV,
         AssignedUnder = value.AssignedUnder,
     };
-}
-
-/// <summary>A partition's sums for one pass, how long its silo computed them (not counting a wait for the silo's cores), and where.</summary>
-[GenerateSerializer, Immutable]
-public sealed record PartitionSums([property: Id(0)] double[] Sums, [property: Id(1)] double ComputeMicroseconds, [property: Id(2)] string Silo)
-{
-    /// <summary>
-    /// The compute a fan-out of one pass had to wait for: a silo computes its partitions one after
-    /// another, so the busiest silo's total. The rest of the wait is messaging.
-    /// </summary>
-    public static double CriticalCompute(IEnumerable<PartitionSums> sums) =>
-        sums.GroupBy(s => s.Silo, StringComparer.Ordinal).Max(g => g.Sum(s => s.ComputeMicroseconds));
-}
-
-/// <summary>A partition's rows: nearest centre and weight of each.</summary>
-[GenerateSerializer, Immutable]
-public sealed record PartitionRows([property: Id(0)] int[] Assignments, [property: Id(1)] double[] Weights);
-
-/// <summary>What a partition holds: rows, their total weight, dimension, and the silo it is on.</summary>
-[GenerateSerializer, Immutable]
-public sealed record PartitionInfo([property: Id(0)] int Points, [property: Id(1)] double TotalWeight, [property: Id(2)] int Dimension, [property: Id(3)] string Silo);
-
-/// <summary>
-/// The algorithm's state kept in grain state (checkpoints, results) as JSON: every double to the bit
-/// (the shortest text that reads back to the same value), −∞ log masses included.
-/// </summary>
-public static class StateJson
-{
-    private static readonly JsonSerializerOptions s_options = new(JsonSerializerDefaults.Web)
-    {
-        NumberHandling = JsonNumberHandling.AllowNamedFloatingPointLiterals,
-    };
-
-    public static string Write<T>(T value) => JsonSerializer.Serialize(value, s_options);
-
-    public static T Read<T>(string json) => JsonSerializer.Deserialize<T>(json, s_options) ?? throw new JsonException($"No {typeof(T).Name} in the state.");
 }

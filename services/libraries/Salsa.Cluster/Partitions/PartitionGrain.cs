@@ -1,7 +1,7 @@
-using Salsa.Cluster.Annealing;
 using Salsa.Cluster.Compute;
 using Salsa.Clustering;
 using Salsa.Clustering.Annealing;
+using Salsa.Clustering.KMeans;
 using Salsa.Store;
 
 namespace Salsa.Cluster.Partitions;
@@ -20,12 +20,22 @@ public interface IPartitionGrain : IGrainWithStringKey
 
     /// <summary>Each row's nearest centre of <paramref name="pass"/>, and its weight.</summary>
     Task<PartitionRows> AssignAsync(AnnealingPass pass);
+
+    /// <summary>This partition's k-means++ mass for one seeding step (Σ w·D²).</summary>
+    Task<double> SeedMassAsync(KMeansSeedStep seeding);
+
+    /// <summary>The row a k-means++ draw falls on.</summary>
+    Task<KMeansCandidate> PickAsync(KMeansSeedStep seeding, double target);
+
+    /// <summary>The row that adds most to the k-means cost under <paramref name="centres"/>.</summary>
+    Task<KMeansCandidate> FarthestAsync(double[] centres, int kp);
 }
 
 [PartitionPlacement]
 public sealed class PartitionGrain(IDataStore store, SiloCompute compute) : Grain, IPartitionGrain
 {
     private AnnealingPartition _partition = null!;
+    private KMeansPartition? _kmeans;
     private int _dimension;
 
     public override async Task OnActivateAsync(CancellationToken cancellationToken)
@@ -48,6 +58,9 @@ public sealed class PartitionGrain(IDataStore store, SiloCompute compute) : Grai
         _partition = new AnnealingPartition(new DenseVectors(content.Values, info.Dimension, content.Weights).Slice(start, end));
     }
 
+    // Kept between seeding steps: each step then costs one distance per row.
+    private KMeansPartition KMeans => _kmeans ??= new KMeansPartition(_partition);
+
     public Task<PartitionInfo> InfoAsync() => Task.FromResult(new PartitionInfo(_partition.Count, _partition.TotalWeight, _dimension, RuntimeIdentity));
 
     public async Task<PartitionSums> RunAsync(AnnealingPass pass)
@@ -55,6 +68,15 @@ public sealed class PartitionGrain(IDataStore store, SiloCompute compute) : Grai
         var (sums, time) = await compute.RunAsync(parallel => _partition.Run(pass, parallel));
         return new PartitionSums(sums, time.TotalMicroseconds, RuntimeIdentity);
     }
+
+    public async Task<double> SeedMassAsync(KMeansSeedStep seeding) =>
+        (await compute.RunAsync(_ => KMeans.SeedMass(seeding))).Result;
+
+    public async Task<KMeansCandidate> PickAsync(KMeansSeedStep seeding, double target) =>
+        (await compute.RunAsync(_ => KMeans.Pick(seeding, target))).Result;
+
+    public async Task<KMeansCandidate> FarthestAsync(double[] centres, int kp) =>
+        (await compute.RunAsync(_ => KMeans.Farthest(centres, kp))).Result;
 
     public Task<PartitionRows> AssignAsync(AnnealingPass pass)
     {

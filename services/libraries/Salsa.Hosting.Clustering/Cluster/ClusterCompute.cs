@@ -3,9 +3,13 @@ using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Salsa.Hosting.Host;
 using Salsa.Cluster;
+using System.Diagnostics;
 using Salsa.Cluster.Annealing;
+using Salsa.Cluster.KMeans;
+using Salsa.Cluster.Jobs;
 using Salsa.Clustering;
 using Salsa.Clustering.Annealing;
+using Salsa.Clustering.KMeans;
 using Salsa.Contracts.Common;
 using Salsa.Hosting.Jobs;
 
@@ -28,10 +32,32 @@ public sealed class ClusterCompute(IGrainFactory grains, ClusterGrid grid)
         ArgumentNullException.ThrowIfNull(options);
         var coordinator = grains.GetGrain<IAnnealingJobGrain>(context.JobId);
         var spec = AnnealingJobSpec.From(datasetId, grid.PartitionsFor(points), options);
+        await coordinator.StartAsync(spec, Activity.Current?.Id).WaitAsync(context.CancellationToken).ConfigureAwait(false);
+        var (json, placement) = await WatchAsync(context, coordinator).ConfigureAwait(false);
+        return (StateJson.Read<AnnealingResult>(json), placement);
+    }
+
+    /// <summary>k-means of a dense dataset on the cluster, its coordinator named by the job's id.</summary>
+    public async Task<(KMeansResult Result, Placement Placement)> KMeansAsync(JobContext context, Guid datasetId, int points, KMeansOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(context);
+        ArgumentNullException.ThrowIfNull(options);
+        var coordinator = grains.GetGrain<IKMeansJobGrain>(context.JobId);
+        var spec = KMeansJobSpec.From(datasetId, grid.PartitionsFor(points), options);
+        await coordinator.StartAsync(spec, Activity.Current?.Id).WaitAsync(context.CancellationToken).ConfigureAwait(false);
+        var (json, placement) = await WatchAsync(context, coordinator).ConfigureAwait(false);
+        return (StateJson.Read<KMeansResult>(json), placement);
+    }
+
+    /// <summary>
+    /// Watches a started job until it ends: its progress goes to the job's stream, a cancelled job
+    /// cancels it, and a coordinator whose silo is lost is asked again until the job resumes on a survivor.
+    /// </summary>
+    private static async Task<(string Result, Placement Placement)> WatchAsync(JobContext context, IClusterJobGrain coordinator)
+    {
         var progress = context.ClusteringProgress();
-        await coordinator.StartAsync(spec, System.Diagnostics.Activity.Current?.Id).WaitAsync(context.CancellationToken).ConfigureAwait(false);
         using var cancel = context.CancellationToken.Register(() => _ = coordinator.CancelAsync());
-        var view = default(AnnealingJobView)!;
+        var view = default(ClusterJobView)!;
         var reported = (Iteration: -1, Phase: "");
         while (true)
         {
@@ -49,7 +75,7 @@ public sealed class ClusterCompute(IGrainFactory grains, ClusterGrid grid)
             if (view.Phase is { } phase && (view.Iterations, phase) != reported)
             {
                 reported = (view.Iterations, phase);
-                progress.TryWrite(new ClusteringProgress("annealing", phase, view.Iterations, view.Temperature, view.Clusters, view.Objective, view.Elapsed));
+                progress.TryWrite(new ClusteringProgress(view.Algorithm, phase, view.Iterations, view.Temperature, view.Clusters, view.Objective, view.Elapsed));
             }
 
             if (view.IsFinished)
@@ -63,14 +89,14 @@ public sealed class ClusterCompute(IGrainFactory grains, ClusterGrid grid)
         context.CancellationToken.ThrowIfCancellationRequested();
         if (view.Status != JobStatuses.Succeeded)
         {
-            throw new InvalidOperationException($"The annealing job on the cluster {view.Status}: {view.Error}");
+            throw new InvalidOperationException($"The {view.Algorithm} job on the cluster {view.Status}: {view.Error}");
         }
 
-        var result = StateJson.Read<AnnealingResult>(await coordinator.ResultAsync().ConfigureAwait(false) ?? throw new InvalidOperationException("The cluster's job succeeded without a result."));
-        return (result, Placement(view));
+        var json = await coordinator.ResultAsync().ConfigureAwait(false) ?? throw new InvalidOperationException("The cluster's job succeeded without a result.");
+        return (json, Placement(view));
     }
 
-    private static Placement Placement(AnnealingJobView view)
+    private static Placement Placement(ClusterJobView view)
     {
         var passes = Math.Max(1, view.Passes.Passes);
         return new Placement(view.Partitions, view.Silos, view.Coordinator ?? "", view.Resumes, view.Passes.Passes, view.Passes.Retries,
@@ -119,7 +145,9 @@ public static class ClusterComputeFeatures
     /// <summary>
     /// With <c>Cluster:Enabled</c>, makes this service's process a silo (<see cref="SiloHosting.ReadSettings"/>;
     /// a single localhost silo on free ports when there is neither a PostgreSQL connection string nor
-    /// a <c>Cluster:SiloPort</c>) and registers <see cref="ClusterCompute"/>; otherwise nothing.
+    /// a <c>Cluster:SiloPort</c>) — or, with <c>Cluster:Role</c> = <c>client</c>, a client of the cluster's
+    /// silos (through PostgreSQL membership, or the localhost silo at <c>Cluster:GatewayPort</c>) — and
+    /// registers <see cref="ClusterCompute"/> and the <see cref="SiloSettings"/> in effect; otherwise nothing.
     /// </summary>
     public static WebApplicationBuilder AddClusterCompute(this WebApplicationBuilder builder)
     {
@@ -131,17 +159,33 @@ public static class ClusterComputeFeatures
 
         var section = builder.Configuration.GetSection(SiloHosting.Section);
         var settings = SiloHosting.ReadSettings(builder.Configuration);
-        if (settings.ConnectionString is null && section["SiloPort"] is null)
+        if (IsClient(builder.Configuration))
         {
-            settings = settings with { SiloPort = ServicePorts.NextFreeLoopbackPort(), GatewayPort = ServicePorts.NextFreeLoopbackPort() };
+            builder.AddSalsaClusterClient(settings);
+        }
+        else
+        {
+            if (settings.ConnectionString is null && section["SiloPort"] is null)
+            {
+                settings = settings with { SiloPort = ServicePorts.NextFreeLoopbackPort(), GatewayPort = ServicePorts.NextFreeLoopbackPort() };
+            }
+
+            builder.AddSalsaSilo(settings);
         }
 
-        builder.AddSalsaSilo(settings);
         var defaults = new ClusterGrid();
+        builder.Services.AddSingleton(settings);
         builder.Services.AddSingleton(new ClusterGrid(
             section.GetValue("PointsPerPartition", defaults.PointsPerPartition),
             section.GetValue("MaxPartitions", defaults.MaxPartitions)));
         builder.Services.AddSingleton<ClusterCompute>();
         return builder;
     }
+
+    /// <summary>Whether <c>Cluster:Role</c> is <c>client</c>: the process computes through the cluster's silos without being one.</summary>
+    public static bool IsClient(IConfiguration configuration) =>
+        string.Equals(configuration?[$"{SiloHosting.Section}:Role"], ClientRole, StringComparison.OrdinalIgnoreCase);
+
+    /// <summary>The value of <c>Cluster:Role</c> for a process that is a client of the cluster, not a silo.</summary>
+    public const string ClientRole = "client";
 }

@@ -1,16 +1,17 @@
 using System.Diagnostics;
-using Salsa.Cluster.Partitions;
+using Salsa.Cluster.Jobs;
 using Salsa.Clustering.Annealing;
+using Salsa.Clustering.KMeans;
 
-namespace Salsa.Cluster.Annealing;
+namespace Salsa.Cluster.Partitions;
 
 /// <summary>
-/// A dataset's partition grid as grains, seen by the annealing loop: each pass goes to every
-/// partition at once and their sums are folded in partition order. A partition whose silo is lost
+/// A dataset's partition grid as grains, seen by an algorithm's loop (annealing, k-means): each pass
+/// goes to every partition at once and their sums are folded in partition order. A partition whose silo is lost
 /// mid-pass is asked again (Orleans activates it on a survivor, where it reloads its rows); its sums
 /// depend only on the pass and its rows, so the repeated pass gives the same bits.
 /// </summary>
-internal sealed class GrainPartitions : IAnnealingPartitions
+public sealed class GrainPartitions : IKMeansPartitions
 {
     private readonly IPartitionGrain[] _grains;
     private readonly TimeSpan _retryFor;
@@ -109,6 +110,42 @@ internal sealed class GrainPartitions : IAnnealingPartitions
         return new PartitionAssignments([.. rows.SelectMany(r => r.Assignments)], [.. rows.SelectMany(r => r.Weights)]);
     }
 
+    public double[] SeedMasses(KMeansSeedStep seeding, CancellationToken cancellationToken)
+    {
+        var retries = 0L;
+        var masses = Fan(_grains, g => g.SeedMassAsync(seeding), _retryFor, PassTimeout, ref retries, cancellationToken);
+        CountRetries(retries);
+        return masses;
+    }
+
+    public KMeansCandidate Pick(int partition, KMeansSeedStep seeding, double target, CancellationToken cancellationToken)
+    {
+        var retries = 0L;
+        var candidate = Fan([_grains[partition]], g => g.PickAsync(seeding, target), _retryFor, PassTimeout, ref retries, cancellationToken)[0];
+        CountRetries(retries);
+        return candidate;
+    }
+
+    public KMeansCandidate[] Farthest(double[] centres, int kp, CancellationToken cancellationToken)
+    {
+        var retries = 0L;
+        var candidates = Fan(_grains, g => g.FarthestAsync(centres, kp), _retryFor, PassTimeout, ref retries, cancellationToken);
+        CountRetries(retries);
+        return candidates;
+    }
+
+    private void CountRetries(long retries)
+    {
+        if (retries > 0)
+        {
+            ClusterTelemetry.Retries.Add(retries);
+            lock (_lock)
+            {
+                _statistics = _statistics with { Retries = _statistics.Retries + retries };
+            }
+        }
+    }
+
     // A call to a silo that was killed mid-call gets no answer until Orleans gives up on it (its
     // response timeout, 30 s); a pass that takes far longer than any before is asked again sooner.
     // Asking again is harmless: a partition's sums depend only on the pass and its rows.
@@ -167,23 +204,6 @@ internal sealed class GrainPartitions : IAnnealingPartitions
     private static bool IsTransient(Exception exception) =>
         exception is SiloUnavailableException or OrleansMessageRejectionException or TimeoutException or Orleans.Runtime.Messaging.ConnectionFailedException
         || (exception is OrleansException && exception.Message.Contains("unavailable", StringComparison.OrdinalIgnoreCase));
-}
-
-/// <summary>Passes of a job and where their time went.</summary>
-[GenerateSerializer, Immutable]
-public sealed record PassStatistics(
-    [property: Id(0)] long Passes,
-    [property: Id(1)] long Retries,
-    [property: Id(2)] double ComputeMicroseconds,
-    [property: Id(3)] double MessagingMicroseconds)
-{
-    public static PassStatistics None { get; } = new(0, 0, 0, 0);
-
-    public PassStatistics Add(PassStatistics other)
-    {
-        ArgumentNullException.ThrowIfNull(other);
-        return new(Passes + other.Passes, Retries + other.Retries, ComputeMicroseconds + other.ComputeMicroseconds, MessagingMicroseconds + other.MessagingMicroseconds);
-    }
 }
 
 /// <summary>A partition failed in a way asking again will not mend (its data, or a lost silo past the retry time).</summary>

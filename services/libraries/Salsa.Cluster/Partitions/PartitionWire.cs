@@ -1,0 +1,21 @@
+namespace Salsa.Cluster.Partitions;
+
+/// <summary>A partition's sums for one pass, how long its silo computed them (not counting a wait for the silo's cores), and where.</summary>
+[GenerateSerializer, Immutable]
+public sealed record PartitionSums([property: Id(0)] double[] Sums, [property: Id(1)] double ComputeMicroseconds, [property: Id(2)] string Silo)
+{
+    /// <summary>
+    /// The compute a fan-out of one pass had to wait for: a silo computes its partitions one after
+    /// another, so the busiest silo's total. The rest of the wait is messaging.
+    /// </summary>
+    public static double CriticalCompute(IEnumerable<PartitionSums> sums) =>
+        sums.GroupBy(s => s.Silo, StringComparer.Ordinal).Max(g => g.Sum(s => s.ComputeMicroseconds));
+}
+
+/// <summary>A partition's rows: nearest centre and weight of each.</summary>
+[GenerateSerializer, Immutable]
+public sealed record PartitionRows([property: Id(0)] int[] Assignments, [property: Id(1)] double[] Weights);
+
+/// <summary>What a partition holds: rows, their total weight, dimension, and the silo it is on.</summary>
+[GenerateSerializer, Immutable]
+public sealed record PartitionInfo([property: Id(0)] int Points, [property: Id(1)] double TotalWeight, [property: Id(2)] int Dimension, [property: Id(3)] string Silo);
