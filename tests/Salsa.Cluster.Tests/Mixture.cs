@@ -3,6 +3,7 @@ using Salsa.Clustering.Annealing;
 using Salsa.Clustering.KMeans;
 using Salsa.Clustering.Parallel;
 using Salsa.Store;
+using Salsa.Testing;
 
 namespace Salsa.Cluster.Tests;
 
@@ -11,18 +12,7 @@ internal sealed class Mixture
 {
     public Mixture(int points, int seed)
     {
-        var random = new Random(seed);
-        var blobs = Enumerable.Range(0, 9).Select(_ => (X: random.NextDouble() * 100, Y: random.NextDouble() * 100, S: 1 + random.NextDouble() * 6)).ToArray();
-        Values = new double[points * 2];
-        Weights = new double[points];
-        for (var i = 0; i < points; i++)
-        {
-            var (x, y, s) = blobs[i % blobs.Length];
-            Values[2 * i] = x + s * Gaussian(random);
-            Values[2 * i + 1] = y + s * Gaussian(random);
-            Weights[i] = Math.Round(1 + random.NextDouble() * 999);
-        }
-
+        (Values, Weights) = WeightedBlobs.Make(points, seed);
         Count = points;
     }
 
@@ -74,7 +64,4 @@ internal sealed class Mixture
         Assert.Equal(expected.Iterations, actual.Iterations);
         Assert.Equal(expected.Trajectory, actual.Trajectory);
     }
-
-    private static double Gaussian(Random random) =>
-        Math.Sqrt(-2 * Math.Log(1 - random.NextDouble())) * Math.Cos(2 * Math.PI * random.NextDouble());
 }

@@ -250,9 +250,11 @@ public abstract partial class ClusterJobGrain<TSpec, TCheckpoint>(
             var stretch = (Started: DateTimeOffset.UtcNow, Passes: PassStatistics.None);
             void Checkpoint(TCheckpoint checkpoint)
             {
+                // A span per step the algorithm offers a checkpoint at (an annealing temperature, a
+                // Lloyd iteration); its state is kept at most every CheckpointInterval.
+                stretch = RecordStretch(stretch, partitions.Statistics, checkpoint);
                 if (lastSave.Elapsed >= settings.CheckpointInterval)
                 {
-                    stretch = RecordStretch(stretch, partitions.Statistics, checkpoint);
                     self.CheckpointAsync(StateJson.Write(checkpoint), Passes(), partitions.Silos).WaitAsync(stop).GetAwaiter().GetResult();
                     lastSave.Restart();
                 }
@@ -277,8 +279,9 @@ public abstract partial class ClusterJobGrain<TSpec, TCheckpoint>(
     }
 
     /// <summary>
-    /// A span for the passes since the last one (started then, ended now): how many, and their wait
-    /// split into the busiest silo's compute and messaging — the fan-out as a trace viewer shows it.
+    /// A span for the passes since the last one (started then, ended now; one step of the algorithm):
+    /// how many, and their wait split into the busiest silo's compute and messaging — the fan-out
+    /// as a trace viewer shows it.
     /// </summary>
     private (DateTimeOffset Started, PassStatistics Passes) RecordStretch((DateTimeOffset Started, PassStatistics Passes) since, PassStatistics now, TCheckpoint? at)
     {
