@@ -1,6 +1,7 @@
 using System.Globalization;
 using Salsa.Clustering;
 using Salsa.Clustering.Fingerprints;
+using Salsa.Hosting.Clustering.Cluster;
 using Salsa.Hosting.Datasets;
 using LimitExceededException = Salsa.Hosting.Errors.LimitExceededException; // not Orleans.Runtime's (Orleans' implicit usings come with the cluster)
 using Salsa.Store;
@@ -11,9 +12,11 @@ namespace Salsa.Fingerprints;
 /// Exact top-k Tanimoto search, shared by the REST and gRPC faces: the request is checked against the
 /// dataset (binary, same fingerprint type, same length) and the limits, the dataset's index is taken
 /// from the cache or built, and the search runs on the search dispatcher — pruned through a Butina
-/// job's clusters when one is named, otherwise comparing every compound.
+/// job's clusters when one is named, otherwise comparing every compound — on the dataset's
+/// partitions across the cluster when the service computes there (<c>Cluster:Enabled</c>), with the
+/// same hits.
 /// </summary>
-public sealed class FingerprintSearch(DatasetCatalog datasets, ButinaJobs butina, SearchIndexCache cache, SearchDispatcher dispatcher, FingerprintsOptions options)
+public sealed class FingerprintSearch(DatasetCatalog datasets, ButinaJobs butina, SearchIndexCache cache, SearchDispatcher dispatcher, FingerprintsOptions options, ClusterCompute? cluster = null)
 {
     public async Task<FingerprintSearchResult> SearchAsync(FingerprintSearchRequest request, CancellationToken cancellationToken)
     {
@@ -30,6 +33,14 @@ public sealed class FingerprintSearch(DatasetCatalog datasets, ButinaJobs butina
         if (request.ButinaJobId is { } jobId)
         {
             await butina.RequireSearchableAsync(jobId, info, cancellationToken);
+        }
+
+        if (cluster is not null && request.ButinaJobId is null)
+        {
+            // A brute-force search compares every compound: the partitions do so where they are.
+            var found = await cluster.SearchAsync(info.Id, info.Count, query, request.K, cancellationToken);
+            return new FingerprintSearchResult(
+                [.. found.Answer.Hits.Select(h => new SearchHit(h.Compound, found.Labels.GetValueOrDefault(h.Compound, ""), h.Similarity))], found.Answer.DistancesComputed);
         }
 
         var set = await cache.GetOrBuildAsync(info.Id, request.ButinaJobId, () => BuildAsync(info, request.ButinaJobId), cancellationToken);

@@ -1,3 +1,4 @@
+using Salsa.Hosting.Clustering.Cluster;
 using Microsoft.Extensions.Options;
 using Salsa.Hosting.Clustering.Annealing;
 using Salsa.Hosting.Host;
@@ -16,7 +17,7 @@ public sealed class FingerprintsService : ISalsaService
     public static void AddServices(WebApplicationBuilder builder)
     {
         ArgumentNullException.ThrowIfNull(builder);
-        builder.AddJobs().AddDatasets();
+        builder.AddJobs().AddDatasets().AddClusterCompute();
         var services = builder.Services;
         services.Configure<FingerprintsOptions>(builder.Configuration.GetSection(FingerprintsOptions.Section));
         services.AddSingleton(sp => sp.GetRequiredService<IOptions<FingerprintsOptions>>().Value);

@@ -27,6 +27,29 @@ public sealed class SimilaritySearchTests
         }
     }
 
+    [Theory]
+    [InlineData(1, 1)]
+    [InlineData(3, 7)]
+    [InlineData(7, 20)]
+    [InlineData(7, 300)]
+    public void Merge_PartsOfTheSet_EqualsBruteForceOverTheWhole(int parts, int k)
+    {
+        // Duplicates put equal distances in different parts: the merge must still break ties by index.
+        var points = WithDuplicates(ChemFixtures.Chem500);
+        var whole = SimilarityIndex.Build(points, new int[points.Count], [0]);
+        var slices = Enumerable.Range(0, parts).Select(p => (Start: points.Count * p / parts, End: points.Count * (p + 1) / parts)).ToArray();
+        var indexes = slices.Select(s => SimilarityIndex.Build(points.Slice(s.Start, s.End), new int[s.End - s.Start], [0])).ToArray();
+
+        foreach (var query in Queries(points).Take(60))
+        {
+            var merged = SimilarityIndex.Merge([.. indexes.Select((index, p) => (index.SearchBruteForce(query, Math.Min(k, index.Count)), slices[p].Start))], k);
+
+            var expected = whole.SearchBruteForce(query, k);
+            Assert.Equal(expected.Hits, merged.Hits);
+            Assert.Equal(expected.DistancesComputed, merged.DistancesComputed);
+        }
+    }
+
     [Fact]
     public void Search_DuplicatePrints_BreaksTiesByIndex()
     {

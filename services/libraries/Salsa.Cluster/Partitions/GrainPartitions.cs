@@ -201,7 +201,7 @@ public sealed class GrainPartitions : IKMeansPartitions
     }
 
     // A lost silo, a message refused or timed out while the cluster learns of it: worth asking again.
-    private static bool IsTransient(Exception exception) =>
+    internal static bool IsTransient(Exception exception) =>
         exception is SiloUnavailableException or OrleansMessageRejectionException or TimeoutException or Orleans.Runtime.Messaging.ConnectionFailedException
         || (exception is OrleansException && exception.Message.Contains("unavailable", StringComparison.OrdinalIgnoreCase));
 }

@@ -19,3 +19,9 @@ public sealed record PartitionRows([property: Id(0)] int[] Assignments, [propert
 /// <summary>What a partition holds: rows, their total weight, dimension, and the silo it is on.</summary>
 [GenerateSerializer, Immutable]
 public sealed record PartitionInfo([property: Id(0)] int Points, [property: Id(1)] double TotalWeight, [property: Id(2)] int Dimension, [property: Id(3)] string Silo);
+
+/// <summary>A partition's best fingerprints for one query, best first (indices within the partition, labels when the dataset has them), what the search compared, and where.</summary>
+[GenerateSerializer, Immutable]
+public sealed record PartitionHits(
+    [property: Id(0)] int[] Compounds, [property: Id(1)] double[] Similarities, [property: Id(2)] double[] Distances, [property: Id(3)] string[]? Labels,
+    [property: Id(4)] long Computed, [property: Id(5)] string Silo);

@@ -95,6 +95,15 @@ public sealed class BinaryVectors
 
     internal int[] Offsets { get; }
 
+    /// <summary>Fingerprints <c>[start, end)</c> as vectors of their own (copied): a partition of these.</summary>
+    public BinaryVectors Slice(int start, int end)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(start);
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(end, Count);
+        ArgumentOutOfRangeException.ThrowIfLessThanOrEqual(end, start);
+        return new BinaryVectors(Packed[(start * Words)..(end * Words)], Bits, Weights[start..end]);
+    }
+
     public ReadOnlySpan<ulong> Fingerprint(int index) => Packed.AsSpan(index * Words, Words);
 
     public ReadOnlySpan<ushort> BitsOf(int index) => SetBits.AsSpan(Offsets[index], Offsets[index + 1] - Offsets[index]);

@@ -24,6 +24,30 @@ public sealed partial class SimilarityIndex
         return SearchAll(query, Tanimoto.PopCount(query), k);
     }
 
+    /// <summary>
+    /// The brute-force answer over a whole set from the answers of its parts (each the
+    /// <paramref name="k"/> best of its rows; <c>Offset</c>: its first row's index in the set): the
+    /// same hits, in the same order, as <see cref="SearchBruteForce"/> over the whole set — the order
+    /// (distance, then compound index) is total, so the k best of the union are among the parts' k best.
+    /// </summary>
+    public static SimilaritySearchResult Merge(IReadOnlyList<(SimilaritySearchResult Answer, int Offset)> parts, int k)
+    {
+        ArgumentNullException.ThrowIfNull(parts);
+        ArgumentOutOfRangeException.ThrowIfLessThan(k, 1);
+        var hits = new TopHits(k);
+        var computed = 0L;
+        foreach (var (answer, offset) in parts)
+        {
+            computed += answer.DistancesComputed;
+            foreach (var hit in answer.Hits)
+            {
+                hits.Offer(hit.Distance, hit.Similarity, offset + hit.Compound);
+            }
+        }
+
+        return new SimilaritySearchResult { Hits = hits.ToSortedArray(), DistancesComputed = computed, ClustersVisited = 0, ClustersSkipped = 0, MembersSkipped = 0 };
+    }
+
     internal SimilaritySearchResult SearchPruned(ReadOnlySpan<ulong> query, int popCount, int k)
     {
         var hits = new TopHits(k);

@@ -7,6 +7,7 @@ using System.Diagnostics;
 using Salsa.Cluster.Annealing;
 using Salsa.Cluster.KMeans;
 using Salsa.Cluster.Jobs;
+using Salsa.Cluster.Partitions;
 using Salsa.Clustering;
 using Salsa.Clustering.Annealing;
 using Salsa.Clustering.KMeans;
@@ -48,6 +49,13 @@ public sealed class ClusterCompute(IGrainFactory grains, ClusterGrid grid)
         var (json, placement) = await WatchAsync(context, coordinator).ConfigureAwait(false);
         return (StateJson.Read<KMeansResult>(json), placement);
     }
+
+    /// <summary>
+    /// Exact top-k similarity search of a fingerprint dataset over its partitions on the cluster:
+    /// the brute-force answer over the whole set, hit for hit, with the hits' labels.
+    /// </summary>
+    public Task<PartitionSearchResult> SearchAsync(Guid datasetId, int points, ulong[] query, int k, CancellationToken cancellationToken) =>
+        PartitionSearch.SearchAsync(grains, datasetId, points, grid.PartitionsFor(points), query, k, TimeSpan.FromSeconds(30), cancellationToken);
 
     /// <summary>
     /// Watches a started job until it ends: its progress goes to the job's stream, a cancelled job
