@@ -8,9 +8,11 @@ using Salsa.Bench.Harness;
 using Salsa.Cluster;
 using Salsa.Cluster.Annealing;
 using Salsa.Cluster.Jobs;
+using Salsa.Cluster.KMeans;
 using Salsa.Cluster.Partitions;
 using Salsa.Clustering;
 using Salsa.Clustering.Annealing;
+using Salsa.Clustering.KMeans;
 using Salsa.Clustering.Parallel;
 using Salsa.Store;
 using Salsa.Testing;
@@ -32,7 +34,7 @@ public sealed class ClusterExperiment : IExperiment
 
     public string Name => "cluster";
 
-    public string Description => "Orleans silos (1, 2, 3 processes): DA iteration time at K = 100 on the national census, messaging, bit-identity with one node, recovery from a killed silo.";
+    public string Description => "Orleans silos (1, 2, 3 processes): DA iteration time at K = 100 on the national census, messaging, bit-identity with one node, recovery from a killed silo; a k-means job on the same grid.";
 
     public async Task RunAsync(ExperimentContext context, CancellationToken cancellationToken)
     {
@@ -46,6 +48,10 @@ public sealed class ClusterExperiment : IExperiment
         var pass = EStep(data);
         var referenceSums = grid.Reduce(pass, cancellationToken);
         var referenceJob = DeterministicAnnealing.Run(grid, job, cancellationToken: cancellationToken);
+        var kmeans = new KMeansOptions { Clusters = Clusters, Restarts = 1, MaxIterations = context.Quick ? 10 : 30, Seed = 3 };
+        var kmeansClock = Stopwatch.StartNew();
+        var referenceKMeans = WeightedKMeans.Run(grid, kmeans, cancellationToken: cancellationToken);
+        var kmeansJobs = new Dictionary<int, (double Seconds, double ComputeUs, double MessagingUs, bool Identical)> { [0] = (kmeansClock.Elapsed.TotalSeconds, 0, 0, true) };
         var inProcess = new List<double>();
         for (var r = -3; r < repeats; r++)
         {
@@ -91,6 +97,7 @@ public sealed class ClusterExperiment : IExperiment
 
             var (jobView, jobResult) = await RunJobAsync(cluster.Grains, datasetId, job, cancellationToken);
             identical &= SameBits(referenceJob, jobResult);
+            kmeansJobs[silos] = await KMeansJobAsync(cluster.Grains, datasetId, kmeans, referenceKMeans, cancellationToken);
             var (wallUs, computeUs) = (Statistics.Median(walls), Statistics.Median(computes));
             var messagingUs = Statistics.Median([.. walls.Zip(computes, (w, c) => Math.Max(0, w - c))]);
             iterations[silos] = (wallUs, computeUs, messagingUs);
@@ -103,6 +110,18 @@ public sealed class ClusterExperiment : IExperiment
             context.Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"  silos={silos}: {wallUs / 1000:F2} ms per iteration, busiest silo computing {computeUs / 1000:F2} ms, messaging {messagingUs:F0} µs, identical {identical}"));
         }
 
+        foreach (var (silos, run) in kmeansJobs.OrderBy(k => k.Key))
+        {
+            var @case = string.Create(CultureInfo.InvariantCulture, $"algorithm=kmeans,data={dataLabel},n={data.Count},k={Clusters},iterations={kmeans.MaxIterations},partitions={Partitions},silos={silos}");
+            context.Add(@case, "seconds_per_job", run.Seconds, "s");
+            if (silos > 0)
+            {
+                context.Add(@case, "lloyd_compute_us_per_pass", run.ComputeUs, "µs");
+                context.Add(@case, "lloyd_messaging_us_per_pass", run.MessagingUs, "µs");
+                context.Add(@case, "identical_to_single_node", run.Identical ? 1 : 0, "bool");
+            }
+        }
+
         var (recovery, faultIdentical, faultView) = await KillSiloAsync(connectionString, datasetId, job, referenceJob, cancellationToken);
         var faultCase = string.Create(CultureInfo.InvariantCulture, $"data={dataLabel},n={data.Count},k={Clusters},partitions={Partitions},silos=3,fault=kill-silo");
         context.Add(faultCase, "time_to_recover_s", recovery.TotalSeconds, "s");
@@ -110,6 +129,49 @@ public sealed class ClusterExperiment : IExperiment
         context.Add(faultCase, "identical_to_single_node", faultIdentical ? 1 : 0, "bool");
 
         Report(context, data.Count, iterations, recovery, faultIdentical, faultView);
+        ReportKMeans(context, data.Count, kmeans, kmeansJobs);
+    }
+
+    /// <summary>A whole k-means job on the cluster (k-means++ seeding through the partitions, then Lloyd passes): its time, its passes' compute and messaging, and whether its bits are the grid's.</summary>
+    private static async Task<(double Seconds, double ComputeUs, double MessagingUs, bool Identical)> KMeansJobAsync(
+        IGrainFactory grains, Guid datasetId, KMeansOptions options, KMeansResult reference, CancellationToken cancellationToken)
+    {
+        var id = Guid.NewGuid();
+        var clock = Stopwatch.StartNew();
+        var coordinator = grains.GetGrain<IKMeansJobGrain>(id);
+        await coordinator.StartAsync(KMeansJobSpec.From(datasetId, Partitions, options));
+        while (true)
+        {
+            var view = await coordinator.GetAsync().WaitAsync(TimeSpan.FromSeconds(30), cancellationToken);
+            if (view.IsFinished)
+            {
+                var seconds = clock.Elapsed.TotalSeconds;
+                var json = view.Status == JobStatuses.Succeeded ? await coordinator.ResultAsync() : null;
+                var result = json is null ? throw new InvalidOperationException($"The k-means job ended {view.Status}: {view.Error}") : StateJson.Read<KMeansResult>(json);
+                var passes = Math.Max(1, view.Passes.Passes);
+                var identical = SameBits(reference.Centres, result.Centres) && reference.Assignments.SequenceEqual(result.Assignments)
+                    && BitConverter.DoubleToInt64Bits(reference.Inertia) == BitConverter.DoubleToInt64Bits(result.Inertia);
+                return (seconds, view.Passes.ComputeMicroseconds / passes, view.Passes.MessagingMicroseconds / passes, identical);
+            }
+
+            await Task.Delay(20, cancellationToken);
+        }
+    }
+
+    private static void ReportKMeans(ExperimentContext context, int points, KMeansOptions options, Dictionary<int, (double Seconds, double ComputeUs, double MessagingUs, bool Identical)> jobs)
+    {
+        context.Section("k-means on the cluster", string.Create(CultureInfo.InvariantCulture,
+            $"The same {points:N0} points and grid, K = {options.Clusters}, one k-means++ seeding and {options.MaxIterations} Lloyd iterations at most, as a whole job: the coordinator draws each of the {options.Clusters} seeds " +
+            $"from the partitions' masses (a fan-out for the masses, a call to the partition the draw falls in), then sends every Lloyd iteration to all partitions. " +
+            $"Silos = 0 is the same grid in the benchmark's process. Compute and messaging are per Lloyd pass (the busiest silo's compute, the rest of the wait); **identical** compares centres, assignments and inertia bit for bit."));
+        context.Table(["silos", "job, s", "ratio to in-process", "Lloyd pass: compute, ms", "messaging, µs", "identical"],
+            jobs.OrderBy(j => j.Key).Select(j => (IReadOnlyList<string>)[
+                j.Key.ToString(CultureInfo.InvariantCulture),
+                j.Value.Seconds.ToString("F2", CultureInfo.InvariantCulture),
+                (j.Value.Seconds / jobs[0].Seconds).ToString("F2", CultureInfo.InvariantCulture),
+                j.Key == 0 ? "–" : (j.Value.ComputeUs / 1000).ToString("F2", CultureInfo.InvariantCulture),
+                j.Key == 0 ? "–" : j.Value.MessagingUs.ToString("F0", CultureInfo.InvariantCulture),
+                j.Key == 0 ? "reference" : j.Value.Identical ? "yes" : "no"]));
     }
 
     /// <summary>An E-step at K = 100: centres spread over the data, a temperature where most points still share several.</summary>
