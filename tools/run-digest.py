@@ -4,7 +4,7 @@
     python3 tools/run-digest.py out/<run-id>
 
 Reads the run folder the gateway's `run` command writes: every step's outputs from result.json
-(job ids left out, since they are fresh per run; dataset ids are content hashes and stay) and
+(job ids left out, since they are fresh per run, and a job's placement on the cluster; dataset ids are content hashes and stay) and
 every data file the run kept. Prints one SHA-256 per step and file, then one over all of them.
 Timings, hops and dates are not part of it, nor are the figures (PNG, SVG): their captions name
 the run's jobs, and what they draw is in the step outputs and data files.
@@ -15,9 +15,14 @@ import pathlib
 import sys
 
 
+# Fresh per run (job ids), or where a job ran rather than what it computed (its placement on the
+# cluster: silos, timings).
+LEFT_OUT = {"jobId", "placement"}
+
+
 def without_job_ids(value):
     if isinstance(value, dict):
-        return {k: without_job_ids(v) for k, v in value.items() if k != "jobId"}
+        return {k: without_job_ids(v) for k, v in value.items() if k not in LEFT_OUT}
     if isinstance(value, list):
         return [without_job_ids(v) for v in value]
     return value

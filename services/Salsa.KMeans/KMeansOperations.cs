@@ -30,7 +30,8 @@ internal static class KMeansOperations
                     new("tolerance", ParameterKind.Number, "relative change of inertia that ends a restart") { Default = defaults.Tolerance, Minimum = 0 },
                     new("seed", ParameterKind.Integer, "random seed") { Default = defaults.Seed },
                 ],
-                Outputs = [new("job", T.Clustering, "the clustering job (assignments)"), new("clusters", T.Integer, "K"), new("inertia", T.Number, "weighted inertia"), new("table", T.Table, "one row per cluster")],
+                Outputs = [new("job", T.Clustering, "the clustering job (assignments)"), new("clusters", T.Integer, "K"), new("inertia", T.Number, "weighted inertia"), new("table", T.Table, "one row per cluster"),
+                    new("placement", T.Table, "where the job ran on the cluster: partitions, silos, passes and their compute and messaging (absent when it ran in the service)")],
                 Artifacts = [Artifacts.Assignments, Artifacts.Clustering],
                 Execute = async c =>
                 {
@@ -45,7 +46,8 @@ internal static class KMeansOperations
                     };
                     var job = await c.RunJobAsync(KMeansService.Name, (invoker, options) => new KMeansClient(invoker).StartAsync(request, options));
                     var result = await new KMeansClient(await c.InvokerAsync(KMeansService.Name)).GetResultAsync(new JobRef { JobId = job.JobId }, c.CallOptions);
-                    return StepOutcome.Of(job, ("job", job.ToJson()), ("clusters", result.Clusters), ("inertia", result.Inertia), ("table", ClusterTable.Of(result.Clustering)));
+                    return StepOutcome.Of(job, ("job", job.ToJson()), ("clusters", result.Clusters), ("inertia", result.Inertia), ("table", ClusterTable.Of(result.Clustering)),
+                        ("placement", ClusterTable.Placement(result.Placement)));
                 },
             },
         ];

@@ -41,6 +41,7 @@ public static class AnnealingOperation
                 new("job", T.Clustering, "the clustering job (assignments)"), new("clusters", T.Integer, "clusters found"),
                 new("weightedCost", T.Number, "weighted squared-distance cost of the final assignment"), new("iterations", T.Integer, "EM iterations in all"),
                 new("table", T.Table, "one row per cluster"),
+                new("placement", T.Table, "where the job ran on the cluster: partitions, silos, passes and their compute and messaging (absent when it ran in the service)"),
             ],
             Artifacts = [Artifacts.Assignments, Artifacts.Clustering],
             Execute = async c =>
@@ -67,7 +68,7 @@ public static class AnnealingOperation
                 var job = await c.RunJobAsync(service, (invoker, options) => start(invoker, request, options));
                 var answer = await result(await c.InvokerAsync(service), new JobRef { JobId = job.JobId }, c.CallOptions);
                 return StepOutcome.Of(job, ("job", job.ToJson()), ("clusters", answer.Clusters), ("weightedCost", answer.WeightedCost), ("iterations", answer.Iterations),
-                    ("table", ClusterTable.Of(answer.Clustering)));
+                    ("table", ClusterTable.Of(answer.Clustering)), ("placement", ClusterTable.Placement(answer.Placement)));
             },
         };
     }
