@@ -124,7 +124,8 @@ public sealed class ClusterExperiment : IExperiment
 
         var (recovery, faultIdentical, faultView) = await KillSiloAsync(connectionString, datasetId, job, referenceJob, cancellationToken);
         var faultCase = string.Create(CultureInfo.InvariantCulture, $"data={dataLabel},n={data.Count},k={Clusters},partitions={Partitions},silos=3,fault=kill-silo");
-        context.Add(faultCase, "time_to_recover_s", recovery.TotalSeconds, "s");
+        context.Add(faultCase, "time_to_recover_s", faultView.Passes.LongestPassMicroseconds / 1e6, "s");
+        context.Add(faultCase, "client_observed_recovery_s", recovery.TotalSeconds, "s");
         context.Add(faultCase, "retries", faultView.Passes.Retries, "calls");
         context.Add(faultCase, "identical_to_single_node", faultIdentical ? 1 : 0, "bool");
 
@@ -283,7 +284,8 @@ public sealed class ClusterExperiment : IExperiment
                 i.Key == 0 ? "reference" : context.Rows.Any(r => r.Case.EndsWith($",silos={i.Key}", StringComparison.Ordinal) && r.Metric == "identical_to_single_node" && r.Value == 1) ? "yes" : "no"]));
         context.Paragraph(string.Create(CultureInfo.InvariantCulture,
             $"**Fault.** Three silos, a DA job; once it had checkpointed, a silo holding partitions (not the coordinator's) was killed with SIGKILL. " +
-            $"Passes completed again {recovery.TotalSeconds:F1} s later (the cluster's failure detection: probes of 1 s, two missed, votes; the directory's safety lease of 4 s; then the partitions reactivate on the survivors and reload their rows — each reads the whole dataset from the store and keeps its slice, most of the time on the national set); " +
+            $"The interrupted pass completed {fault.Passes.LongestPassMicroseconds / 1e6:F1} s after it was sent (the job's own figure, `time_to_recover_s`: the cluster's failure detection — probes of 1 s, two missed, votes — the directory's safety lease of 4 s, then the partitions reactivated on the survivors reloading their rows: each reads the whole dataset from the store and keeps its slice); " +
+            $"the benchmark, a client watching the job through the silos' gateways (one of which was the killed silo), saw passes complete again {recovery.TotalSeconds:F1} s after the kill (`client_observed_recovery_s`); " +
             $"{fault.Passes.Retries} partition calls were asked again; the job's result was {(faultIdentical ? "bit-identical" : "NOT identical")} to the single-node one."));
 
         // A model of the machine level on P machines of 16 cores, national census: each partition's

@@ -107,10 +107,20 @@ public sealed record PassStatistics(
 {
     public static PassStatistics None { get; } = new(0, 0, 0, 0);
 
+    /// <summary>
+    /// The longest a single pass waited, partitions asked again included: after a lost silo, the
+    /// interrupted pass's wait is the job's time to recover (failure detection, the directory's
+    /// lease, the partitions reactivated on survivors and their rows reloaded).
+    /// </summary>
+    [Id(4)] public double LongestPassMicroseconds { get; init; }
+
     public PassStatistics Add(PassStatistics other)
     {
         ArgumentNullException.ThrowIfNull(other);
-        return new(Passes + other.Passes, Retries + other.Retries, ComputeMicroseconds + other.ComputeMicroseconds, MessagingMicroseconds + other.MessagingMicroseconds);
+        return new(Passes + other.Passes, Retries + other.Retries, ComputeMicroseconds + other.ComputeMicroseconds, MessagingMicroseconds + other.MessagingMicroseconds)
+        {
+            LongestPassMicroseconds = Math.Max(LongestPassMicroseconds, other.LongestPassMicroseconds),
+        };
     }
 }
 

@@ -79,7 +79,12 @@ public sealed class GrainPartitions : IKMeansPartitions
         var retries = 0L;
         var sums = Fan(_grains, g => g.RunAsync(pass), _retryFor, PassTimeout, ref retries, cancellationToken);
         var wall = clock.Elapsed.TotalMicroseconds;
-        _slowestPassMicroseconds = Math.Max(_slowestPassMicroseconds, wall);
+        if (retries == 0)
+        {
+            // The timeout follows passes as they normally run: one that waited out a lost silo
+            // must not make the next loss wait twenty times as long.
+            _slowestPassMicroseconds = Math.Max(_slowestPassMicroseconds, wall);
+        }
         var slowest = PartitionSums.CriticalCompute(sums);
         ClusterTelemetry.Passes.Add(1);
         ClusterTelemetry.Messaging.Record(Math.Max(0, wall - slowest));
@@ -96,6 +101,7 @@ public sealed class GrainPartitions : IKMeansPartitions
                 Retries = _statistics.Retries + retries,
                 ComputeMicroseconds = _statistics.ComputeMicroseconds + slowest,
                 MessagingMicroseconds = _statistics.MessagingMicroseconds + Math.Max(0, wall - slowest),
+                LongestPassMicroseconds = Math.Max(_statistics.LongestPassMicroseconds, wall),
             };
             _silos.UnionWith(sums.Select(s => s.Silo));
         }
