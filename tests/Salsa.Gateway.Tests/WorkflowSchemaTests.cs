@@ -7,6 +7,8 @@ using Salsa.Gateway.Workflows;
 using YamlDotNet.Core;
 using YamlDotNet.RepresentationModel;
 
+using Salsa.Testing;
+
 namespace Salsa.Gateway.Tests;
 
 /// <summary>
@@ -19,7 +21,7 @@ public sealed partial class WorkflowSchemaTests
 {
     private static readonly OperationCatalog s_catalog = new();
     private static readonly WorkflowParser s_parser = new(s_catalog);
-    private static readonly string s_root = RepositoryRoot();
+    private static readonly string s_root = Repository.Root;
     private static readonly JsonSchemaSubset s_schema = new(JsonNode.Parse(File.ReadAllText(Path.Combine(s_root, WorkflowSchema.CommittedPath)))!.AsObject());
 
     // Every step key, a duration in each form, `after` and `artifacts` as a name and as a list.
@@ -241,19 +243,6 @@ public sealed partial class WorkflowSchemaTests
         YamlMappingNode map => new JsonObject(map.Children.Select(kv => KeyValuePair.Create(((YamlScalarNode)kv.Key).Value!, Json(kv.Value)))),
         _ => throw new NotSupportedException(node.GetType().Name),
     };
-
-    private static string RepositoryRoot()
-    {
-        for (var dir = new DirectoryInfo(AppContext.BaseDirectory); dir is not null; dir = dir.Parent)
-        {
-            if (File.Exists(Path.Combine(dir.FullName, "Salsa.Services.sln")))
-            {
-                return dir.FullName;
-            }
-        }
-
-        throw new DirectoryNotFoundException($"No Salsa.Services.sln above {AppContext.BaseDirectory}.");
-    }
 
     [GeneratedRegex("^```([a-z]*)\n(.*?)^```$", RegexOptions.Multiline | RegexOptions.Singleline)]
     private static partial Regex CodeBlockPattern();

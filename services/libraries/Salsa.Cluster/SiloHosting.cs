@@ -71,7 +71,7 @@ public static class SiloHosting
             ClusterId = section["Id"] ?? defaults.ClusterId,
             ServiceId = section["ServiceId"] ?? defaults.ServiceId,
             ConnectionString = section["ConnectionString"] ?? configuration.GetConnectionString(Store.DataStoreServiceCollectionExtensions.ConnectionStringName),
-            Address = section["Address"] is { } address ? IPAddress.Parse(address) : defaults.Address,
+            Address = section["Address"] is { } address ? ResolveAddress(address) : defaults.Address,
             SiloPort = Int("SiloPort", defaults.SiloPort),
             GatewayPort = Int("GatewayPort", defaults.GatewayPort),
             Ranks = Int("Ranks", defaults.Ranks),
@@ -85,6 +85,25 @@ public static class SiloHosting
                 PartitionRetry = Seconds("PartitionRetrySeconds", defaults.Jobs.PartitionRetry),
             },
         };
+    }
+
+    /// <summary>
+    /// <c>Cluster:Address</c>: an IP address, a host name (resolved to its first IPv4 address), or
+    /// <c>auto</c> — this host's own first non-loopback IPv4 address, what a container replicated with
+    /// <c>--scale</c> advertises, since no two replicas may share one address.
+    /// </summary>
+    public static IPAddress ResolveAddress(string address)
+    {
+        ArgumentException.ThrowIfNullOrWhiteSpace(address);
+        if (IPAddress.TryParse(address, out var parsed))
+        {
+            return parsed;
+        }
+
+        var auto = string.Equals(address, "auto", StringComparison.OrdinalIgnoreCase);
+        var candidates = Dns.GetHostAddresses(auto ? Dns.GetHostName() : address).Where(a => a.AddressFamily == System.Net.Sockets.AddressFamily.InterNetwork).ToList();
+        return candidates.FirstOrDefault(a => !IPAddress.IsLoopback(a)) ?? candidates.FirstOrDefault()
+            ?? throw new ArgumentException($"Cluster:Address '{address}' has no IPv4 address.", nameof(address));
     }
 
     public const string AdoNetInvariant = "Npgsql";

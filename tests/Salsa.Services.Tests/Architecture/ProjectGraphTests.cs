@@ -1,4 +1,5 @@
 using System.Xml.Linq;
+using Salsa.Testing;
 
 namespace Salsa.Services.Tests.Architecture;
 
@@ -115,20 +116,7 @@ public sealed class ProjectGraphTests
         }
     }
 
-    private static string Root { get; } = FindRoot();
-
-    private static string FindRoot()
-    {
-        for (var dir = new DirectoryInfo(AppContext.BaseDirectory); dir is not null; dir = dir.Parent)
-        {
-            if (File.Exists(Path.Combine(dir.FullName, "Salsa.Services.sln")))
-            {
-                return dir.FullName;
-            }
-        }
-
-        throw new InvalidOperationException($"No Salsa.Services.sln above {AppContext.BaseDirectory}.");
-    }
+    private static string Root => Repository.Root;
 
     private static Dictionary<string, ProjectFile> Load()
     {
