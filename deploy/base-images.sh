@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Makes the base images the Dockerfiles name — mcr.microsoft.com/dotnet/{runtime-deps,aspnet,sdk}:10.0
-# and node:20-bookworm-slim — on a machine that cannot pull them (no registry reachable): a Debian
+# Makes the images the Dockerfile and docker-compose.yml name — mcr.microsoft.com/dotnet/{runtime-deps,
+# aspnet,sdk}:10.0, node:20-bookworm-slim, postgres:15-bookworm — on a machine that cannot pull them (no registry reachable): a Debian
 # bookworm root made with debootstrap, this machine's CA certificates, and the .NET runtime and SDK
 # and Node.js this machine carries.
 # With Docker and a registry, skip this: the Dockerfiles pull the real images.
@@ -20,6 +20,7 @@ RUNTIME_DEPS=mcr.microsoft.com/dotnet/runtime-deps:$TAG
 ASPNET=mcr.microsoft.com/dotnet/aspnet:$TAG
 SDK=mcr.microsoft.com/dotnet/sdk:$TAG
 NODE=docker.io/library/node:20-bookworm-slim
+POSTGRES=docker.io/library/postgres:15-bookworm
 BUILD=($ENGINE build --runtime runc --ulimit nofile=1024:1024 --ulimit nproc=1024:1024)
 
 have() { [ -z "${FORCE:-}" ] && $ENGINE image exists "$1" 2>/dev/null; }
@@ -76,4 +77,39 @@ if ! have "$NODE"; then
     | "${BUILD[@]}" -t "$NODE" -f - "$context" >/dev/null
   rm -rf "$context/node"
   echo "base-images: $NODE"
+fi
+
+if ! have "$POSTGRES"; then
+  # Debian bookworm's PostgreSQL 15, with the part of the official image's contract compose uses:
+  # POSTGRES_USER / POSTGRES_PASSWORD / POSTGRES_DB on first start, the data in PGDATA, pg_isready.
+  cat > "$context/docker-entrypoint.sh" <<'ENTRY'
+#!/bin/sh
+set -e
+if [ ! -s "$PGDATA/PG_VERSION" ]; then
+  pwfile=$(mktemp)
+  printf '%s' "${POSTGRES_PASSWORD:?POSTGRES_PASSWORD is required}" > "$pwfile"
+  initdb -D "$PGDATA" -U "${POSTGRES_USER:-postgres}" --pwfile="$pwfile" --auth-local=trust --auth-host=scram-sha-256 >/dev/null
+  rm -f "$pwfile"
+  printf "listen_addresses = '*'\nunix_socket_directories = '/tmp'\n" >> "$PGDATA/postgresql.conf"
+  echo "host all all all scram-sha-256" >> "$PGDATA/pg_hba.conf"
+  db=${POSTGRES_DB:-${POSTGRES_USER:-postgres}}
+  if [ "$db" != postgres ]; then
+    echo "CREATE DATABASE \"$db\" OWNER \"${POSTGRES_USER:-postgres}\";" | postgres --single -D "$PGDATA" postgres >/dev/null
+  fi
+fi
+[ "$1" = postgres ] && shift && exec postgres -D "$PGDATA" "$@"
+exec "$@"
+ENTRY
+  chmod +x "$context/docker-entrypoint.sh"
+  printf '%s\n' "FROM $RUNTIME_DEPS" \
+    'RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql-15 >/dev/null && rm -rf /var/lib/apt/lists/*' \
+    'ENV PATH=/usr/lib/postgresql/15/bin:$PATH PGDATA=/var/lib/postgresql/data PGHOST=/tmp' \
+    'RUN mkdir -p "$PGDATA" && chown -R postgres:postgres /var/lib/postgresql' \
+    'COPY docker-entrypoint.sh /usr/local/bin/' \
+    'USER postgres' \
+    'EXPOSE 5432' \
+    'ENTRYPOINT ["docker-entrypoint.sh"]' \
+    'CMD ["postgres"]' \
+    | "${BUILD[@]}" -t "$POSTGRES" -f - "$context" >/dev/null
+  echo "base-images: $POSTGRES"
 fi
