@@ -1,5 +1,4 @@
 using Microsoft.Extensions.DependencyInjection;
-using Microsoft.Extensions.Hosting;
 using Salsa.Cluster.Annealing;
 using Salsa.Cluster.Jobs;
 using Salsa.Clustering.Annealing;
@@ -26,14 +25,9 @@ public sealed class AnnealingJobTests(PostgresFixture postgres)
         var connectionString = await postgres.NewDatabaseAsync();
         var mixture = new Mixture(4_001, 11);
         var reference = mixture.Reference(Partitions, Options);
-        void Store(IHostApplicationBuilder builder)
-        {
-            builder.Configuration[$"ConnectionStrings:{DataStoreServiceCollectionExtensions.ConnectionStringName}"] = connectionString;
-            builder.Services.AddDataStore(builder.Configuration);
-        }
-
+        var store = Silos.PostgresStore(connectionString);
         AnnealingResult oneSilo;
-        using (var silo = await Silos.StartAsync(connectionString, $"one-{Guid.NewGuid():N}", Store))
+        using (var silo = await Silos.StartAsync(connectionString, $"one-{Guid.NewGuid():N}", store))
         {
             await mixture.StoreAsync(silo.Services.GetRequiredService<IDataStore>(), Token);
             var grains = silo.Services.GetRequiredService<IGrainFactory>();
@@ -43,8 +37,8 @@ public sealed class AnnealingJobTests(PostgresFixture postgres)
         }
 
         var clusterId = $"two-{Guid.NewGuid():N}";
-        using var first = await Silos.StartAsync(connectionString, clusterId, Store);
-        using var second = await Silos.StartAsync(connectionString, clusterId, Store);
+        using var first = await Silos.StartAsync(connectionString, clusterId, store);
+        using var second = await Silos.StartAsync(connectionString, clusterId, store);
         await Silos.ActiveSilosAsync(first, 2);
         var factory = first.Services.GetRequiredService<IGrainFactory>();
         var twoJob = Guid.NewGuid();

@@ -1,5 +1,4 @@
 using Microsoft.Extensions.DependencyInjection;
-using Microsoft.Extensions.Hosting;
 using Salsa.Cluster.Partitions;
 using Salsa.Clustering;
 using Salsa.Clustering.Fingerprints;
@@ -20,15 +19,10 @@ public sealed class SearchTests(PostgresFixture postgres)
     public async Task Search_OnTwoSilos_EqualsBruteForceOverTheWholeSet()
     {
         var connectionString = await postgres.NewDatabaseAsync();
-        void Store(IHostApplicationBuilder builder)
-        {
-            builder.Configuration[$"ConnectionStrings:{DataStoreServiceCollectionExtensions.ConnectionStringName}"] = connectionString;
-            builder.Services.AddDataStore(builder.Configuration);
-        }
-
+        var store = Silos.PostgresStore(connectionString);
         var clusterId = $"search-{Guid.NewGuid():N}";
-        using var first = await Silos.StartAsync(connectionString, clusterId, Store);
-        using var second = await Silos.StartAsync(connectionString, clusterId, Store);
+        using var first = await Silos.StartAsync(connectionString, clusterId, store);
+        using var second = await Silos.StartAsync(connectionString, clusterId, store);
         await Silos.ActiveSilosAsync(first, 2);
         var (words, labels) = Prints();
         var id = Guid.NewGuid();

@@ -43,6 +43,13 @@ internal static class Silos
         return host;
     }
 
+    /// <summary>The store in the PostgreSQL database of <paramref name="connectionString"/>, for a silo's host (the partitions read their rows from it).</summary>
+    public static Action<IHostApplicationBuilder> PostgresStore(string connectionString) => builder =>
+    {
+        builder.Configuration[$"ConnectionStrings:{Salsa.Store.DataStoreServiceCollectionExtensions.ConnectionStringName}"] = connectionString;
+        Salsa.Store.DataStoreServiceCollectionExtensions.AddDataStore(builder.Services, builder.Configuration);
+    };
+
     public static int FreePort()
     {
         using var listener = new System.Net.Sockets.TcpListener(System.Net.IPAddress.Loopback, 0);
