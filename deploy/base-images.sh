@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Makes the images the Dockerfile and docker-compose.yml name — mcr.microsoft.com/dotnet/{runtime-deps,
-# aspnet,sdk}:10.0, node:20-bookworm-slim, postgres:15-bookworm — on a machine that cannot pull them (no registry reachable): a Debian
-# bookworm root made with debootstrap, this machine's CA certificates, and the .NET runtime and SDK
-# and Node.js this machine carries.
+# aspnet,sdk}:10.0, node:20-bookworm-slim, postgres:15-bookworm, mcr.microsoft.com/dotnet/aspire-dashboard
+# — on a machine that cannot pull them (no registry reachable): a Debian bookworm root made with
+# debootstrap, this machine's CA certificates, the .NET runtime and SDK and Node.js this machine
+# carries, Debian's PostgreSQL 15, and the Aspire dashboard from its NuGet package.
 # With Docker and a registry, skip this: the Dockerfiles pull the real images.
 #
 #   deploy/base-images.sh            # podman (default) or ENGINE=docker
@@ -21,6 +22,8 @@ ASPNET=mcr.microsoft.com/dotnet/aspnet:$TAG
 SDK=mcr.microsoft.com/dotnet/sdk:$TAG
 NODE=docker.io/library/node:20-bookworm-slim
 POSTGRES=docker.io/library/postgres:15-bookworm
+DASHBOARD_VERSION=13.6.5
+DASHBOARD=mcr.microsoft.com/dotnet/aspire-dashboard:${DASHBOARD_VERSION%.*}
 BUILD=($ENGINE build --runtime runc --ulimit nofile=1024:1024 --ulimit nproc=1024:1024)
 
 have() { [ -z "${FORCE:-}" ] && $ENGINE image exists "$1" 2>/dev/null; }
@@ -112,4 +115,27 @@ ENTRY
     'CMD ["postgres"]' \
     | "${BUILD[@]}" -t "$POSTGRES" -f - "$context" >/dev/null
   echo "base-images: $POSTGRES"
+fi
+
+if ! have "$DASHBOARD"; then
+  # The standalone dashboard as NuGet ships it (a self-contained linux-x64 build), set up as the
+  # official image is: UI on 18888, OTLP/gRPC on 18889, OTLP/HTTP on 18890, user app.
+  packages=$context/packages
+  printf '%s\n' '<Project Sdk="Microsoft.NET.Sdk"><PropertyGroup><TargetFramework>net10.0</TargetFramework></PropertyGroup>' \
+    "<ItemGroup><PackageDownload Include=\"Aspire.Dashboard.Sdk.linux-x64\" Version=\"[$DASHBOARD_VERSION]\" /></ItemGroup></Project>" \
+    > "$context/download.csproj"
+  dotnet restore "$context/download.csproj" --packages "$packages" -v q >/dev/null
+  mv "$packages/aspire.dashboard.sdk.linux-x64/$DASHBOARD_VERSION/tools" "$context/dashboard"
+  rm -rf "$packages" "$context/download.csproj" "$context/obj"
+  printf '%s\n' "FROM $RUNTIME_DEPS" \
+    'COPY dashboard /app' \
+    'RUN chmod -R a+rX /app && chmod a+x /app/Aspire.Dashboard' \
+    'ENV ASPNETCORE_URLS=http://+:18888 DOTNET_DASHBOARD_OTLP_ENDPOINT_URL=http://+:18889 DOTNET_DASHBOARD_OTLP_HTTP_ENDPOINT_URL=http://+:18890' \
+    'EXPOSE 18888 18889 18890' \
+    'USER app' \
+    'WORKDIR /app' \
+    'ENTRYPOINT ["/app/Aspire.Dashboard"]' \
+    | "${BUILD[@]}" -t "$DASHBOARD" -f - "$context" >/dev/null
+  rm -rf "$context/dashboard"
+  echo "base-images: $DASHBOARD"
 fi

@@ -10,7 +10,7 @@ public sealed class CommandLineTests
 
     [Theory]
     [InlineData(new[] { "--help" }, "run", "schema", "operations", "--Key=value")]
-    [InlineData(new[] { "run", "--help" }, "<workflow>", "--set", "--out", "--store")]
+    [InlineData(new[] { "run", "--help" }, "<workflow>", "--set", "--out", "--store", "--gateway")]
     [InlineData(new[] { "schema", "-h" }, "JSON Schema", "workflow.schema.json")]
     [InlineData(new[] { "operations", "--help" }, "--markdown")]
     public async Task Help_EveryMode_DescribesItsArgumentsAndExitsZero(string[] args, params string[] mentions)
@@ -27,6 +27,9 @@ public sealed class CommandLineTests
     [InlineData(new[] { "run", "census-indiana", "--frobnicate" }, "--frobnicate", "Salsa.Gateway run --help")]
     [InlineData(new[] { "run", "census-indiana", "--set", "cluster.maxClusters" }, "cluster.maxClusters", "step.parameter=value")]
     [InlineData(new[] { "run", "census-indiana", "--out" }, "--out", "Salsa.Gateway run --help")]
+    [InlineData(new[] { "run", "census-indiana", "--gateway", "ftp://127.0.0.1:5080" }, "ftp://127.0.0.1:5080", "Salsa.Gateway run --help")]
+    [InlineData(new[] { "run", "census-indiana", "--gateway", "127.0.0.1:5080" }, "not an http(s) address", "Salsa.Gateway run --help")]
+    [InlineData(new[] { "run", "census-indiana", "--gateway", "http://127.0.0.1:5080", "--store", "s.db" }, "--store", "Salsa.Gateway run --help")]
     [InlineData(new[] { "schema", "extra" }, "extra", "Salsa.Gateway schema --help")]
     [InlineData(new[] { "operations", "--markdwn" }, "--markdwn", "Salsa.Gateway operations --help")]
     public async Task UsageError_SaysWhatWasWrongAndExitsTwo(string[] args, string names, string advice)

@@ -4,21 +4,22 @@ using System.Text.Json;
 using System.Text.Json.Nodes;
 using Salsa.Gateway.Runs;
 using Salsa.Gateway.Workflows;
-using Salsa.Hosting.Host;
 using Spectre.Console;
 
 namespace Salsa.Gateway.Cli;
 
 /// <summary>
 /// <c>run &lt;workflow.yaml | name&gt;</c>: runs one workflow in this process — the gateway with its
-/// embedded services (or remote ones when addressed) — with a live progress bar per step, prints the
-/// hop table and writes <c>out/&lt;run-id&gt;/</c>: <c>result.json</c> and every file the run kept.
+/// embedded services (or remote ones when addressed) — or on a gateway server (<c>--gateway</c>), with
+/// a live progress bar per step, prints the hop table and writes <c>out/&lt;run-id&gt;/</c>:
+/// <c>result.json</c> and every file the run kept.
 /// </summary>
 public static class RunCommand
 {
     private static readonly JsonSerializerOptions s_indented = new(RunManager.Json) { WriteIndented = true };
 
-    public sealed record Options(string Workflow, IReadOnlyDictionary<string, JsonNode?> Parameters, string OutputRoot, IReadOnlyDictionary<string, string?> Settings);
+    /// <summary>What to run, and where: <paramref name="Gateway"/> null runs it in this process (with <paramref name="Settings"/>), else on that gateway server.</summary>
+    public sealed record Options(string Workflow, IReadOnlyDictionary<string, JsonNode?> Parameters, string OutputRoot, IReadOnlyDictionary<string, string?> Settings, Uri? Gateway = null);
 
     /// <summary>The <c>run</c> command of the gateway's command line.</summary>
     public static Command Create()
@@ -39,10 +40,33 @@ public static class RunCommand
         });
         var output = new Option<string>("--out") { Description = "Where the run's folder (result.json and its files) is written.", HelpName = "dir", DefaultValueFactory = _ => "out" };
         var store = new Option<string?>("--store") { Description = "The SQLite file that keeps runs, datasets and jobs (default .salsa/salsa.db).", HelpName = "path" };
-        var command = new Command("run", "Runs one workflow in this process, the services embedded, with live progress and the hop table; writes <out>/<run-id>/.")
+        var gateway = new Option<Uri?>("--gateway")
         {
-            workflow, set, output, store,
+            Description = "Runs the workflow on the gateway server at this address (e.g. the compose deployment's http://127.0.0.1:5080) instead of in this process; the workflow is read here and sent.",
+            HelpName = "url",
+            CustomParser = result =>
+            {
+                var text = result.Tokens.Single().Value;
+                if (Uri.TryCreate(text, UriKind.Absolute, out var uri) && uri.Scheme is "http" or "https")
+                {
+                    return uri;
+                }
+
+                result.AddError($"--gateway '{text}' is not an http(s) address.");
+                return null;
+            },
         };
+        var command = new Command("run", "Runs one workflow — in this process with the services embedded, or on a gateway server (--gateway) — with live progress and the hop table; writes <out>/<run-id>/.")
+        {
+            workflow, set, output, store, gateway,
+        };
+        command.Validators.Add(result =>
+        {
+            if (result.GetResult(gateway) is not null && result.GetResult(store) is not null)
+            {
+                result.AddError("--store is the embedded gateway's store; a run on a gateway server (--gateway) is kept in that server's.");
+            }
+        });
         command.SetAction(async (parse, cancellationToken) =>
         {
             var parameters = new Dictionary<string, JsonNode?>(StringComparer.Ordinal);
@@ -68,7 +92,7 @@ public static class RunCommand
             Console.CancelKeyPress += onInterrupt;
             try
             {
-                return await RunAsync(new Options(parse.GetRequiredValue(workflow), parameters, parse.GetValue(output)!, settings), AnsiConsole.Console, linked.Token).ConfigureAwait(false);
+                return await RunAsync(new Options(parse.GetRequiredValue(workflow), parameters, parse.GetValue(output)!, settings, parse.GetValue(gateway)), AnsiConsole.Console, linked.Token).ConfigureAwait(false);
             }
             finally
             {
@@ -96,40 +120,30 @@ public static class RunCommand
         ArgumentNullException.ThrowIfNull(options);
         ArgumentNullException.ThrowIfNull(console);
 
-        // The gateway itself, on free loopback ports so it never collides with a server on 5080:
-        // the run can be watched in a browser while it goes.
-        var ports = new ServicePorts(ServicePorts.NextFreeLoopbackPort(), ServicePorts.NextFreeLoopbackPort());
-        var settings = new Dictionary<string, string?>(ServiceHostSettings.PortSettings(ports))
-        {
-            ["Logging:LogLevel:Default"] = "Warning",
-        };
-        foreach (var (key, value) in options.Settings)
-        {
-            settings[key] = value;
-        }
-
-        await using var app = SalsaServiceHost.Create<GatewayService>(new ServiceHostSettings { Settings = settings });
-        await app.StartAsync(cancellationToken);
-        var runs = app.Services.GetRequiredService<RunManager>();
-        var library = app.Services.GetRequiredService<WorkflowLibrary>();
+        await using var host = options.Gateway is { } gateway
+            ? new RemoteRunHost(gateway)
+            : (IRunHost)await EmbeddedRunHost.StartAsync(options.Settings, cancellationToken).ConfigureAwait(false);
 
         WorkflowDefinition workflow;
+        RunView run;
         try
         {
-            workflow = File.Exists(options.Workflow) || options.Workflow.EndsWith(".yaml", StringComparison.Ordinal) || options.Workflow.EndsWith(".yml", StringComparison.Ordinal)
-                ? library.LoadFile(options.Workflow, options.Parameters)
-                : library.Load(options.Workflow, options.Parameters);
+            workflow = host.Load(options.Workflow, options.Parameters);
+            run = await host.SubmitAsync(workflow, options.Parameters, cancellationToken).ConfigureAwait(false);
         }
-        catch (Exception exception) when (exception is WorkflowValidationException or FileNotFoundException or Salsa.Hosting.Errors.NotFoundException)
+        catch (Exception exception) when (exception is WorkflowValidationException or FileNotFoundException or Salsa.Hosting.Errors.NotFoundException or ArgumentException)
         {
             console.MarkupLineInterpolated($"[red]{exception.Message}[/]");
-            await app.StopAsync(CancellationToken.None);
             return GatewayCommandLine.UsageError;
         }
+        catch (GatewayUnavailableException exception)
+        {
+            console.MarkupLineInterpolated($"[red]{exception.Message}[/]");
+            return 1;
+        }
 
-        var run = await runs.SubmitAsync(workflow, options.Parameters, cancellationToken);
-        console.MarkupLineInterpolated($"[bold]{workflow.Name}[/] run [bold]{run.Id}[/]  [grey]({string.Join(" → ", workflow.Order.Select(s => s.Id))}; watch at {ports.RestAddress}#/runs/{run.Id})[/]");
-        using var cancelOnInterrupt = cancellationToken.Register(() => _ = runs.CancelAsync(run.Id, CancellationToken.None));
+        console.MarkupLineInterpolated($"[bold]{workflow.Name}[/] run [bold]{run.Id}[/]  [grey]({string.Join(" → ", workflow.Order.Select(s => s.Id))}; watch at {host.Address}#/runs/{run.Id})[/]");
+        using var cancelOnInterrupt = cancellationToken.Register(() => _ = host.CancelAsync(run.Id));
 
         await console.Progress()
             .AutoClear(false)
@@ -142,7 +156,7 @@ public static class RunCommand
                     task.IsIndeterminate = true;
                     return task;
                 });
-                await foreach (var item in runs.WatchAsync(run.Id, CancellationToken.None))
+                await foreach (var item in host.WatchAsync(run.Id, CancellationToken.None))
                 {
                     switch (item)
                     {
@@ -151,7 +165,8 @@ public static class RunCommand
                             break;
                         case RunEvent.ProgressReported { StepId: var id, Update: var p }:
                             var bar = bars[id];
-                            var max = workflow.Step(id).Parameters.GetValueOrDefault("maxClusters")?.GetValue<long>() ?? 0;
+                            // Whatever number type the value holds (parsed from YAML or JSON, or set in code).
+                            _ = long.TryParse(workflow.Step(id).Parameters.GetValueOrDefault("maxClusters")?.ToJsonString(), CultureInfo.InvariantCulture, out var max);
                             if (max > 0)
                             {
                                 bar.IsIndeterminate = false;
@@ -173,14 +188,14 @@ public static class RunCommand
                 }
             });
 
-        var final = await runs.WaitAsync(run.Id, CancellationToken.None);
+        var final = await host.WaitAsync(run.Id, CancellationToken.None).ConfigureAwait(false);
         var directory = Path.GetFullPath(Path.Combine(options.OutputRoot, final.Id.ToString()));
         Directory.CreateDirectory(directory);
-        await File.WriteAllTextAsync(Path.Combine(directory, "result.json"), JsonSerializer.Serialize(final, s_indented), CancellationToken.None);
+        await File.WriteAllTextAsync(Path.Combine(directory, "result.json"), JsonSerializer.Serialize(final, s_indented), CancellationToken.None).ConfigureAwait(false);
         foreach (var artifact in final.Artifacts)
         {
-            var file = await runs.GetArtifactAsync(final.Id, artifact.Name, CancellationToken.None);
-            await File.WriteAllBytesAsync(Path.Combine(directory, artifact.Name), file.Data, CancellationToken.None);
+            var data = await host.GetArtifactAsync(final.Id, artifact.Name, CancellationToken.None).ConfigureAwait(false);
+            await File.WriteAllBytesAsync(Path.Combine(directory, artifact.Name), data, CancellationToken.None).ConfigureAwait(false);
         }
 
         if (Console.IsOutputRedirected)
@@ -192,7 +207,6 @@ public static class RunCommand
         var colour = final.State == RunState.Succeeded ? "green" : "red";
         console.MarkupLineInterpolated($"[{colour}]{final.State.ToString().ToLowerInvariant()}[/] {final.Error} → [bold]{directory}[/]");
         console.MarkupLineInterpolated($"[grey]{string.Join(", ", final.Artifacts.Select(a => a.Name).Prepend("result.json"))}[/]");
-        await app.StopAsync(CancellationToken.None);
         return final.State == RunState.Succeeded ? 0 : 1;
     }
 
