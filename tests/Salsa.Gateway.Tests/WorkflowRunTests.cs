@@ -20,8 +20,9 @@ public sealed class WorkflowRunTests
     {
         var token = TestContext.Current.CancellationToken;
         using var directory = new TemporaryDirectory();
-        using var spans = new ActivityRecorder(GatewayService.ActivitySourceName, "Microsoft.AspNetCore");
-        await using var gateway = await GatewayServer.StartAsync(directory.Combine("salsa.db"), cancellationToken: token);
+        using var spans = new ActivityRecorder(GatewayService.ActivitySourceName, "Microsoft.AspNetCore", Salsa.Hosting.SalsaHosting.ActivitySourceName, "Salsa.Cluster");
+        // As the embedded default runs it: the annealing on the gateway's own silo.
+        await using var gateway = await GatewayServer.StartAsync(directory.Combine("salsa.db"), new Dictionary<string, string?> { ["Cluster:Enabled"] = "true" }, token);
 
         var id = await gateway.StartRunAsync(new { workflow = "census-indiana" }, token);
         var events = await gateway.EventsAsync(id, cancellationToken: token);
@@ -85,6 +86,24 @@ public sealed class WorkflowRunTests
             var server = await spans.WaitForAsync(a => a.Kind == ActivityKind.Server && a.TraceId.ToString() == traceId
                 && a.DisplayName.StartsWith($"salsa.{service}.v1.", StringComparison.Ordinal), token);
             Assert.Equal(traceId, server.TraceId.ToString());
+        }
+
+        // The annealing job's span, a child of the call that submitted it, and under it the job's run
+        // on the cluster's coordinator grain (the gateway's silo here; another process in compose).
+        using var enough = CancellationTokenSource.CreateLinkedTokenSource(token);
+        enough.CancelAfter(TimeSpan.FromMinutes(1)); // the spans end with the run: a missing one is a failure, not a wait
+        try
+        {
+            var start = await spans.WaitForAsync(a => a.Kind == ActivityKind.Server && a.TraceId.ToString() == traceId && a.DisplayName == "salsa.annealing.v1.Annealing/Start", enough.Token);
+            var job = await spans.WaitForAsync(a => a.OperationName == "annealing job" && a.Source.Name == Salsa.Hosting.SalsaHosting.ActivitySourceName && a.TraceId.ToString() == traceId, enough.Token);
+            Assert.Equal(start.SpanId, job.ParentSpanId);
+            Assert.True(job.GetTagItem("salsa.job.compute_ms") is double compute && compute > 0);
+            var coordinator = await spans.WaitForAsync(a => a.OperationName == "annealing job" && a.Source.Name == "Salsa.Cluster" && a.TraceId.ToString() == traceId, enough.Token);
+            Assert.Equal(job.SpanId, coordinator.ParentSpanId);
+        }
+        catch (OperationCanceledException) when (enough.IsCancellationRequested && !token.IsCancellationRequested)
+        {
+            Assert.Fail($"A span is missing from trace {traceId}; recorded:{Environment.NewLine}{spans.Describe(a => a.TraceId.ToString() == traceId || a.Source.Name != "Microsoft.AspNetCore")}");
         }
     }
 

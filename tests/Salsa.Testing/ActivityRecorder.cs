@@ -45,6 +45,10 @@ public sealed class ActivityRecorder : IDisposable
         }
     }
 
+    /// <summary>The spans recorded so far (source, name, kind, trace, parent), for a failure's message.</summary>
+    public string Describe(Func<Activity, bool>? filter = null) => string.Join(Environment.NewLine, _stopped.Where(filter ?? (_ => true))
+        .Select(a => $"{a.Source.Name} '{a.OperationName}' ({a.DisplayName}) {a.Kind} trace {a.TraceId} span {a.SpanId} parent {a.ParentSpanId}"));
+
     public void Dispose()
     {
         _listener.Dispose();

@@ -25,6 +25,10 @@ internal sealed class LiveJob : ITask, ICancellableJob
     private readonly List<Channel<JobEvent>> _watchers = [];
     private readonly CancellationTokenSource _cancellation = new();
     private readonly long _accepted = Stopwatch.GetTimestamp();
+
+    // The span of the call that submitted the job: the job's span is its child, in its trace, and
+    // exported by the same service (the job runs on a dispatcher thread, outside any request).
+    private readonly Activity? _submitter = Activity.Current;
     private JobRecord _record;
     private long _lastPersisted;
     private bool _finished;
@@ -90,6 +94,7 @@ internal sealed class LiveJob : ITask, ICancellableJob
 
         Update(r => r with { State = JobState.Running, Started = started, QueueMilliseconds = queueMs }, persist: true);
         _manager.Metrics.JobQueueTime.Record(queueMs);
+        using var span = StartSpan(queueMs);
         var clock = Stopwatch.GetTimestamp();
         var context = new JobContext(this, _manager.Store, _manager.Runtime.Compute, _manager.Runtime.Ranks, _cancellation.Token);
         try
@@ -105,6 +110,7 @@ internal sealed class LiveJob : ITask, ICancellableJob
             }
 
             var computeMs = Stopwatch.GetElapsedTime(clock).TotalMilliseconds;
+            span?.SetTag("salsa.job.compute_ms", computeMs);
             Finish(JobState.Succeeded, started, queueMs, computeMs, JsonSerializer.Serialize(outcome.Result, outcome.Result.GetType(), JobJson.Options), null);
         }
         catch (OperationCanceledException) when (_cancellation.IsCancellationRequested)
@@ -122,12 +128,35 @@ internal sealed class LiveJob : ITask, ICancellableJob
                 JobLog.JobFailed(_manager.Logger, Id, exception);
             }
 
+            span?.SetStatus(ActivityStatusCode.Error, exception.Message);
+            span?.AddException(exception);
+
             Finish(JobState.Failed, started, queueMs, Stopwatch.GetElapsedTime(clock).TotalMilliseconds, null,
                 validation ? exception.Message : $"The job failed: {exception.GetType().Name}: {exception.Message}");
         }
     }
 
     public void Cancel() => _cancellation.Cancel();
+
+    /// <summary>The job's span while it computes (current, so what the work calls — a cluster, a store — is under it).</summary>
+    private Activity? StartSpan(double queueMs)
+    {
+        var span = SalsaHosting.ActivitySource.CreateActivity($"{_record.Kind} job", ActivityKind.Internal, _submitter?.Context ?? default);
+        if (span is null)
+        {
+            return null;
+        }
+
+        if (_submitter is not null && Telemetry.TelemetryOwners.OwnerOf(_submitter) is { } owner)
+        {
+            span.SetCustomProperty(Telemetry.TelemetryOwners.PropertyName, owner);
+        }
+
+        span.SetTag("salsa.job.id", Id.ToString());
+        span.SetTag("salsa.job.kind", _record.Kind);
+        span.SetTag("salsa.job.queue_ms", queueMs);
+        return span.Start();
+    }
 
     public void Report(JobProgressUpdate update)
     {

@@ -36,9 +36,17 @@ internal sealed class OwnedSpansExportProcessor : BatchActivityExportProcessor
     public override void OnEnd(Activity data)
     {
         ArgumentNullException.ThrowIfNull(data);
-        if (ReferenceEquals(TelemetryOwners.OwnerOf(data), _owner))
+        if (ReferenceEquals(TelemetryOwners.OwnerOf(data), _owner) && !IsBackgroundQuery(data))
         {
             base.OnEnd(data);
         }
     }
+
+    /// <summary>
+    /// A database call that belongs to no request, job or run: the cluster's membership and reminder
+    /// polling, every few seconds from every silo and client. Each would be a one-span trace of its
+    /// own and bury the runs' traces in the viewer; a query made for a request stays in its trace.
+    /// </summary>
+    private static bool IsBackgroundQuery(Activity span) =>
+        span.Parent is null && span.ParentSpanId == default && string.Equals(span.Source.Name, "Npgsql", StringComparison.Ordinal);
 }
