@@ -145,57 +145,68 @@ public static class RunCommand
         console.MarkupLineInterpolated($"[bold]{workflow.Name}[/] run [bold]{run.Id}[/]  [grey]({string.Join(" → ", workflow.Order.Select(s => s.Id))}; watch at {host.Address}#/runs/{run.Id})[/]");
         using var cancelOnInterrupt = cancellationToken.Register(() => _ = host.CancelAsync(run.Id));
 
-        await console.Progress()
-            .AutoClear(false)
-            .Columns(new TaskDescriptionColumn { Alignment = Justify.Left }, new ProgressBarColumn(), new PercentageColumn(), new ElapsedTimeColumn(), new SpinnerColumn())
-            .StartAsync(async progress =>
-            {
-                var bars = workflow.Steps.ToDictionary(s => s.Id, s =>
-                {
-                    var task = progress.AddTask(Describe(s.Id, s.Service, s.Operation), autoStart: false, maxValue: 1);
-                    task.IsIndeterminate = true;
-                    return task;
-                });
-                await foreach (var item in host.WatchAsync(run.Id, CancellationToken.None))
-                {
-                    switch (item)
-                    {
-                        case RunEvent.StepChanged { View: var step }:
-                            Show(bars[step.Id], step);
-                            break;
-                        case RunEvent.ProgressReported { StepId: var id, Update: var p }:
-                            var bar = bars[id];
-                            // Whatever number type the value holds (parsed from YAML or JSON, or set in code).
-                            _ = long.TryParse(workflow.Step(id).Parameters.GetValueOrDefault("maxClusters")?.ToJsonString(), CultureInfo.InvariantCulture, out var max);
-                            if (max > 0)
-                            {
-                                bar.IsIndeterminate = false;
-                                bar.MaxValue = max;
-                                bar.Value = Math.Min(p.Clusters, max);
-                            }
-
-                            bar.Description = Describe(id, workflow.Step(id).Service, workflow.Step(id).Operation) + string.Create(CultureInfo.InvariantCulture,
-                                $"  [grey]{(p.Temperature is { } t ? $"T={t:G4}  " : "")}K={p.Clusters}  F={p.Objective:G6}  it={p.Iteration}[/]");
-                            break;
-                        case RunEvent.RunChanged { View: var view }:
-                            foreach (var step in view.Steps)
-                            {
-                                Show(bars[step.Id], step);
-                            }
-
-                            break;
-                    }
-                }
-            });
-
-        var final = await host.WaitAsync(run.Id, CancellationToken.None).ConfigureAwait(false);
-        var directory = Path.GetFullPath(Path.Combine(options.OutputRoot, final.Id.ToString()));
-        Directory.CreateDirectory(directory);
-        await File.WriteAllTextAsync(Path.Combine(directory, "result.json"), JsonSerializer.Serialize(final, s_indented), CancellationToken.None).ConfigureAwait(false);
-        foreach (var artifact in final.Artifacts)
+        RunView final;
+        string directory;
+        try
         {
-            var data = await host.GetArtifactAsync(final.Id, artifact.Name, CancellationToken.None).ConfigureAwait(false);
-            await File.WriteAllBytesAsync(Path.Combine(directory, artifact.Name), data, CancellationToken.None).ConfigureAwait(false);
+            await console.Progress()
+                .AutoClear(false)
+                .Columns(new TaskDescriptionColumn { Alignment = Justify.Left }, new ProgressBarColumn(), new PercentageColumn(), new ElapsedTimeColumn(), new SpinnerColumn())
+                .StartAsync(async progress =>
+                {
+                    var bars = workflow.Steps.ToDictionary(s => s.Id, s =>
+                    {
+                        var task = progress.AddTask(Describe(s.Id, s.Service, s.Operation), autoStart: false, maxValue: 1);
+                        task.IsIndeterminate = true;
+                        return task;
+                    });
+                    await foreach (var item in host.WatchAsync(run.Id, CancellationToken.None))
+                    {
+                        switch (item)
+                        {
+                            case RunEvent.StepChanged { View: var step }:
+                                Show(bars[step.Id], step);
+                                break;
+                            case RunEvent.ProgressReported { StepId: var id, Update: var p }:
+                                var bar = bars[id];
+                                // Whatever number type the value holds (parsed from YAML or JSON, or set in code).
+                                _ = long.TryParse(workflow.Step(id).Parameters.GetValueOrDefault("maxClusters")?.ToJsonString(), CultureInfo.InvariantCulture, out var max);
+                                if (max > 0)
+                                {
+                                    bar.IsIndeterminate = false;
+                                    bar.MaxValue = max;
+                                    bar.Value = Math.Min(p.Clusters, max);
+                                }
+
+                                bar.Description = Describe(id, workflow.Step(id).Service, workflow.Step(id).Operation) + string.Create(CultureInfo.InvariantCulture,
+                                    $"  [grey]{(p.Temperature is { } t ? $"T={t:G4}  " : "")}K={p.Clusters}  F={p.Objective:G6}  it={p.Iteration}[/]");
+                                break;
+                            case RunEvent.RunChanged { View: var view }:
+                                foreach (var step in view.Steps)
+                                {
+                                    Show(bars[step.Id], step);
+                                }
+
+                                break;
+                        }
+                    }
+                });
+
+            final = await host.WaitAsync(run.Id, CancellationToken.None).ConfigureAwait(false);
+            directory = Path.GetFullPath(Path.Combine(options.OutputRoot, final.Id.ToString()));
+            Directory.CreateDirectory(directory);
+            await File.WriteAllTextAsync(Path.Combine(directory, "result.json"), JsonSerializer.Serialize(final, s_indented), CancellationToken.None).ConfigureAwait(false);
+            foreach (var artifact in final.Artifacts)
+            {
+                var data = await host.GetArtifactAsync(final.Id, artifact.Name, CancellationToken.None).ConfigureAwait(false);
+                await File.WriteAllBytesAsync(Path.Combine(directory, artifact.Name), data, CancellationToken.None).ConfigureAwait(false);
+            }
+        }
+        catch (GatewayUnavailableException exception)
+        {
+            // The run goes on (or ended) there; only this view of it is lost.
+            console.MarkupLineInterpolated($"[red]{exception.Message}[/] The run is the gateway's: {host.Address}#/runs/{run.Id}");
+            return 1;
         }
 
         if (Console.IsOutputRedirected)

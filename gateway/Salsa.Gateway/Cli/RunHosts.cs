@@ -165,7 +165,7 @@ public sealed class RemoteRunHost(Uri address) : IRunHost
             }
 
             // The stream ends with the run; if the run goes on, the connection was lost.
-            var run = await GetAsync(id, cancellationToken).ConfigureAwait(false);
+            var run = await GetWhenBackAsync(id, cancellationToken).ConfigureAwait(false);
             if (RunHosts.IsFinished(run.State))
             {
                 yield break;
@@ -175,11 +175,27 @@ public sealed class RemoteRunHost(Uri address) : IRunHost
         }
     }
 
+    /// <summary>The run, asked again while the gateway is away (restarting: it resumes its runs), for up to half a minute.</summary>
+    private async Task<RunView> GetWhenBackAsync(Guid id, CancellationToken cancellationToken)
+    {
+        for (var attempt = 0; ; attempt++)
+        {
+            try
+            {
+                return await GetAsync(id, cancellationToken).ConfigureAwait(false);
+            }
+            catch (GatewayUnavailableException) when (attempt < MaxReconnects)
+            {
+                await Task.Delay(s_reconnectDelay, cancellationToken).ConfigureAwait(false);
+            }
+        }
+    }
+
     public async Task<RunView> WaitAsync(Guid id, CancellationToken cancellationToken)
     {
         while (true)
         {
-            var run = await GetAsync(id, cancellationToken).ConfigureAwait(false);
+            var run = await GetWhenBackAsync(id, cancellationToken).ConfigureAwait(false);
             if (RunHosts.IsFinished(run.State))
             {
                 return run;
