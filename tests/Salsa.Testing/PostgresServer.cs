@@ -38,6 +38,7 @@ public sealed partial class PostgresServer : IAsyncDisposable
     private readonly string _root;
     private readonly bool _runAsPostgresUser;
     private int _stopped;
+    private volatile bool _down;
 
     private PostgresServer(string binDirectory, string root, bool runAsPostgresUser, int port)
     {
@@ -168,6 +169,23 @@ public sealed partial class PostgresServer : IAsyncDisposable
         return ConnectionStringFor(name);
     }
 
+    /// <summary>Stops the server (fast shutdown: sessions are cut), keeping its data; <see cref="StartAgainAsync"/> brings it back on the same port.</summary>
+    public async Task StopAsync(CancellationToken cancellationToken = default)
+    {
+        await RunAsync(Path.Combine(BinDirectory, "pg_ctl"), ["-D", DataDirectory, "-m", "fast", "-w", "stop"], _runAsPostgresUser, cancellationToken);
+        _down = true;
+    }
+
+    /// <summary>Starts a server stopped by <see cref="StopAsync"/> again, on the same port, and waits until it accepts connections.</summary>
+    public async Task StartAgainAsync(CancellationToken cancellationToken = default)
+    {
+        await RunAsync(Path.Combine(BinDirectory, "pg_ctl"),
+            ["-D", DataDirectory, "-l", Path.Combine(_root, "server.log"), "-o", $"-p {Port}", "-w", "-t", "60", "start"],
+            _runAsPostgresUser, cancellationToken);
+        _down = false;
+        await WaitUntilAcceptingAsync(cancellationToken);
+    }
+
     public async ValueTask DisposeAsync()
     {
         if (Interlocked.Exchange(ref _stopped, 1) != 0)
@@ -178,7 +196,10 @@ public sealed partial class PostgresServer : IAsyncDisposable
         AppDomain.CurrentDomain.ProcessExit -= OnProcessExit;
         try
         {
-            await RunAsync(Path.Combine(BinDirectory, "pg_ctl"), ["-D", DataDirectory, "-m", "immediate", "-w", "stop"], _runAsPostgresUser, CancellationToken.None);
+            if (!_down)
+            {
+                await RunAsync(Path.Combine(BinDirectory, "pg_ctl"), ["-D", DataDirectory, "-m", "immediate", "-w", "stop"], _runAsPostgresUser, CancellationToken.None);
+            }
         }
         finally
         {

@@ -4,6 +4,7 @@ using System.Net;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Orleans.Configuration;
+using Orleans.Serialization;
 using Salsa.Cluster.Jobs;
 using Salsa.Cluster.Compute;
 
@@ -130,6 +131,7 @@ public static class SiloHosting
         builder.UseOrleans(silo =>
         {
             silo.Services.AddPlacementDirector<Partitions.PartitionPlacement, Partitions.PartitionPlacementDirector>();
+            silo.Services.SerializeStoreExceptions();
             silo.Services.AddSingleton(_ => new SiloCompute(settings.Ranks));
             silo.Services.Configure<ClusterJobOptions>(o => (o.CheckpointInterval, o.ResumeCheck, o.PartitionRetry) = (settings.Jobs.CheckpointInterval, settings.Jobs.ResumeCheck, settings.Jobs.PartitionRetry));
             if (settings.Jobs.ResumeCheck < TimeSpan.FromMinutes(1))
@@ -196,6 +198,7 @@ public static class ClusterClientHosting
         builder.UseOrleansClient(client =>
         {
             client.Configure<ClusterOptions>(o => (o.ClusterId, o.ServiceId) = (settings.ClusterId, settings.ServiceId));
+            client.Services.SerializeStoreExceptions();
             if (settings.ConnectionString is { } connectionString)
             {
                 client.UseAdoNetClustering(o => (o.Invariant, o.ConnectionString) = (SiloHosting.AdoNetInvariant, connectionString));
@@ -208,6 +211,17 @@ public static class ClusterClientHosting
         });
         return builder;
     }
+}
+
+internal static class StoreExceptionSerialization
+{
+    /// <summary>
+    /// Lets a database failure inside a grain (a partition reading its rows) reach its caller as
+    /// itself — message, inner exception and whether it is transient — instead of as a codec error
+    /// (Orleans serializes only exceptions of the Microsoft, System and Azure namespaces by default).
+    /// </summary>
+    public static IServiceCollection SerializeStoreExceptions(this IServiceCollection services) =>
+        services.Configure<ExceptionSerializationOptions>(o => o.SupportedNamespacePrefixes.Add("Npgsql"));
 }
 
 /// <summary>Applies the Orleans tables and stored queries before the silo joins.</summary>

@@ -2,6 +2,8 @@ using System.Data;
 using Microsoft.Extensions.Logging;
 using Npgsql;
 using NpgsqlTypes;
+using Polly;
+using Polly.Retry;
 
 namespace Salsa.Store;
 
@@ -11,7 +13,7 @@ namespace Salsa.Store;
 /// points arrive by binary COPY and leave through an ordinary query (Npgsql reads results in
 /// PostgreSQL's binary format); vectors and artifacts are <c>bytea</c>.
 /// </summary>
-public sealed class PostgresDataStore : IDataStore
+public sealed partial class PostgresDataStore : IDataStore
 {
     // Design: the data source owns a thread-safe connection pool; every call rents its own
     // connection and returns it, so calls from any number of threads or processes only meet
@@ -19,6 +21,11 @@ public sealed class PostgresDataStore : IDataStore
     // from several processes at once is serialised by a transaction-scoped advisory lock (DDL
     // racing DDL on the same names fails in PostgreSQL even with IF NOT EXISTS). No lock is held
     // in this process, so nothing here can deadlock.
+    //
+    // Reads are asked again when the database is briefly out of reach (a restart, a failover, a
+    // name the network's DNS forgot for a moment): a partition re-activated on a survivor while a
+    // silo is being replaced must not fail a job over a blip. Writes are not: whether a failed
+    // write landed is not known, and their callers decide.
 
     /// <summary>The advisory lock key for schema creation: "salsa.st" read as a big-endian int64.</summary>
     private const long SchemaLockKey = 0x73616c73612e7374;
@@ -92,6 +99,7 @@ public sealed class PostgresDataStore : IDataStore
 
     private readonly NpgsqlDataSource _dataSource;
     private readonly TimeProvider _timeProvider;
+    private readonly ResiliencePipeline _reads;
 
     /// <param name="connectionString">An Npgsql connection string (<c>Host=…;Database=…</c>); see <see cref="DataStoreFactory"/> for URIs.</param>
     /// <param name="loggerFactory">Receives Npgsql's own logs.</param>
@@ -110,7 +118,40 @@ public sealed class PostgresDataStore : IDataStore
         Location = $"{settings.Host}:{settings.Port}/{settings.Database}";
         _dataSource = builder.Build();
         _timeProvider = timeProvider ?? TimeProvider.System;
+        _reads = ReadRetry(loggerFactory?.CreateLogger<PostgresDataStore>());
     }
+
+    /// <summary>
+    /// How a read rides out a database that is briefly out of reach: a transient Npgsql failure
+    /// (the server refused or dropped the connection, a timeout, a name not resolved) is asked again
+    /// with exponential back-off and jitter, 10 times over about half a minute, then surfaces.
+    /// </summary>
+    private static ResiliencePipeline ReadRetry(ILogger? logger) => new ResiliencePipelineBuilder()
+        .AddRetry(new RetryStrategyOptions
+        {
+            ShouldHandle = new PredicateBuilder().Handle<NpgsqlException>(e => e.IsTransient),
+            MaxRetryAttempts = 10,
+            BackoffType = DelayBackoffType.Exponential,
+            UseJitter = true,
+            Delay = TimeSpan.FromMilliseconds(200),
+            MaxDelay = TimeSpan.FromSeconds(5),
+            OnRetry = retry =>
+            {
+                if (logger is not null)
+                {
+                    LogReadRetry(logger, retry.Outcome.Exception?.Message, retry.AttemptNumber + 1, retry.RetryDelay.TotalMilliseconds);
+                }
+
+                return ValueTask.CompletedTask;
+            },
+        })
+        .Build();
+
+    private async Task<T> ReadAsync<T>(Func<CancellationToken, Task<T>> read, CancellationToken cancellationToken) =>
+        await _reads.ExecuteAsync(static async (read, token) => await read(token), read, cancellationToken);
+
+    [LoggerMessage(Level = LogLevel.Warning, Message = "A store read failed ({Error}); asking again (attempt {Attempt}) in {DelayMs:F0} ms.")]
+    private static partial void LogReadRetry(ILogger logger, string? error, int attempt, double delayMs);
 
     /// <summary>Host, port and database (never the password), for logs.</summary>
     public string Location { get; }
@@ -235,81 +276,84 @@ public sealed class PostgresDataStore : IDataStore
         await importer.CompleteAsync(cancellationToken);
     }
 
-    public async Task<DatasetInfo?> GetDatasetAsync(Guid id, CancellationToken cancellationToken = default)
-    {
-        await using var select = _dataSource.CreateCommand($"SELECT {DatasetColumns} FROM salsa.datasets WHERE id = $1");
-        select.Parameters.Add(new NpgsqlParameter<Guid> { TypedValue = id });
-        await using var reader = await select.ExecuteReaderAsync(cancellationToken);
-        return await reader.ReadAsync(cancellationToken) ? ReadDatasetInfo(reader) : null;
-    }
-
-    public async Task<DatasetContent?> ReadDatasetAsync(Guid id, CancellationToken cancellationToken = default)
-    {
-        await using var connection = await _dataSource.OpenConnectionAsync(cancellationToken);
-
-        // One snapshot for the dataset row and its points, so a concurrent delete cannot split them.
-        await using var transaction = await connection.BeginTransactionAsync(IsolationLevel.RepeatableRead, cancellationToken);
-        DatasetContentBuilder builder;
-        await using (var select = new NpgsqlCommand("SELECT kind, count, dimension, bits, has_labels, has_texts FROM salsa.datasets WHERE id = $1", connection, transaction))
+    public Task<DatasetInfo?> GetDatasetAsync(Guid id, CancellationToken cancellationToken = default) =>
+        ReadAsync(async cancellationToken =>
         {
+            await using var select = _dataSource.CreateCommand($"SELECT {DatasetColumns} FROM salsa.datasets WHERE id = $1");
             select.Parameters.Add(new NpgsqlParameter<Guid> { TypedValue = id });
-            await using var row = await select.ExecuteReaderAsync(cancellationToken);
-            if (!await row.ReadAsync(cancellationToken))
-            {
-                return null;
-            }
+            await using var reader = await select.ExecuteReaderAsync(cancellationToken);
+            return await reader.ReadAsync(cancellationToken) ? ReadDatasetInfo(reader) : null;
+        }, cancellationToken);
 
-            builder = new DatasetContentBuilder((DatasetKind)row.GetInt32(0), row.GetInt32(1), row.GetInt32(2), row.GetInt32(3), row.GetBoolean(4), row.GetBoolean(5));
-        }
-
-        await using (var points = new NpgsqlCommand("SELECT idx, vector, weight, label, text FROM salsa.dataset_points WHERE dataset_id = $1 ORDER BY idx", connection, transaction))
+    public Task<DatasetContent?> ReadDatasetAsync(Guid id, CancellationToken cancellationToken = default) =>
+        ReadAsync(async cancellationToken =>
         {
-            points.Parameters.Add(new NpgsqlParameter<Guid> { TypedValue = id });
+            await using var connection = await _dataSource.OpenConnectionAsync(cancellationToken);
 
-            // Rows are small (a vector, a weight, an id and a SMILES), so the default row-buffered
-            // mode suits; Npgsql receives every column in PostgreSQL's binary format.
-            await using var reader = await points.ExecuteReaderAsync(cancellationToken);
-            var buffer = new byte[builder.VectorBytes];
-            while (await reader.ReadAsync(cancellationToken))
+            // One snapshot for the dataset row and its points, so a concurrent delete cannot split them.
+            await using var transaction = await connection.BeginTransactionAsync(IsolationLevel.RepeatableRead, cancellationToken);
+            DatasetContentBuilder builder;
+            await using (var select = new NpgsqlCommand("SELECT kind, count, dimension, bits, has_labels, has_texts FROM salsa.datasets WHERE id = $1", connection, transaction))
             {
-                var index = reader.GetInt32(0);
-                if (builder.VectorBytes > 0)
+                select.Parameters.Add(new NpgsqlParameter<Guid> { TypedValue = id });
+                await using var row = await select.ExecuteReaderAsync(cancellationToken);
+                if (!await row.ReadAsync(cancellationToken))
                 {
-                    var length = reader.IsDBNull(1) ? -1 : reader.GetBytes(1, 0, null, 0, 0);
-                    if (length != buffer.Length)
-                    {
-                        throw new InvalidDataException($"Point {index} of dataset {id} has a {length}-byte vector; {buffer.Length} expected.");
-                    }
-
-                    reader.GetBytes(1, 0, buffer, 0, buffer.Length);
-                    buffer.CopyTo(builder.NextVector);
+                    return null;
                 }
 
-                var weight = reader.GetDouble(2);
-                var label = reader.IsDBNull(3) ? null : reader.GetString(3);
-                var text = reader.IsDBNull(4) ? null : reader.GetString(4);
-                builder.Add(index, weight, label, text);
+                builder = new DatasetContentBuilder((DatasetKind)row.GetInt32(0), row.GetInt32(1), row.GetInt32(2), row.GetInt32(3), row.GetBoolean(4), row.GetBoolean(5));
             }
-        }
 
-        await transaction.CommitAsync(cancellationToken);
-        return builder.Build();
-    }
+            await using (var points = new NpgsqlCommand("SELECT idx, vector, weight, label, text FROM salsa.dataset_points WHERE dataset_id = $1 ORDER BY idx", connection, transaction))
+            {
+                points.Parameters.Add(new NpgsqlParameter<Guid> { TypedValue = id });
 
-    public async Task<IReadOnlyList<DatasetInfo>> ListDatasetsAsync(int limit = 100, CancellationToken cancellationToken = default)
-    {
-        ArgumentOutOfRangeException.ThrowIfNegative(limit);
-        await using var select = _dataSource.CreateCommand($"SELECT {DatasetColumns} FROM salsa.datasets ORDER BY created DESC, seq DESC LIMIT $1");
-        select.Parameters.Add(new NpgsqlParameter<int> { TypedValue = limit });
-        await using var reader = await select.ExecuteReaderAsync(cancellationToken);
-        var list = new List<DatasetInfo>();
-        while (await reader.ReadAsync(cancellationToken))
+                // Rows are small (a vector, a weight, an id and a SMILES), so the default row-buffered
+                // mode suits; Npgsql receives every column in PostgreSQL's binary format.
+                await using var reader = await points.ExecuteReaderAsync(cancellationToken);
+                var buffer = new byte[builder.VectorBytes];
+                while (await reader.ReadAsync(cancellationToken))
+                {
+                    var index = reader.GetInt32(0);
+                    if (builder.VectorBytes > 0)
+                    {
+                        var length = reader.IsDBNull(1) ? -1 : reader.GetBytes(1, 0, null, 0, 0);
+                        if (length != buffer.Length)
+                        {
+                            throw new InvalidDataException($"Point {index} of dataset {id} has a {length}-byte vector; {buffer.Length} expected.");
+                        }
+
+                        reader.GetBytes(1, 0, buffer, 0, buffer.Length);
+                        buffer.CopyTo(builder.NextVector);
+                    }
+
+                    var weight = reader.GetDouble(2);
+                    var label = reader.IsDBNull(3) ? null : reader.GetString(3);
+                    var text = reader.IsDBNull(4) ? null : reader.GetString(4);
+                    builder.Add(index, weight, label, text);
+                }
+            }
+
+            await transaction.CommitAsync(cancellationToken);
+            return builder.Build();
+        }, cancellationToken);
+
+    public Task<IReadOnlyList<DatasetInfo>> ListDatasetsAsync(int limit = 100, CancellationToken cancellationToken = default) =>
+        ReadAsync<IReadOnlyList<DatasetInfo>>(async cancellationToken =>
         {
-            list.Add(ReadDatasetInfo(reader));
-        }
+            ArgumentOutOfRangeException.ThrowIfNegative(limit);
+            await using var select = _dataSource.CreateCommand($"SELECT {DatasetColumns} FROM salsa.datasets ORDER BY created DESC, seq DESC LIMIT $1");
+            select.Parameters.Add(new NpgsqlParameter<int> { TypedValue = limit });
+            await using var reader = await select.ExecuteReaderAsync(cancellationToken);
+            var list = new List<DatasetInfo>();
+            while (await reader.ReadAsync(cancellationToken))
+            {
+                list.Add(ReadDatasetInfo(reader));
+            }
 
-        return list;
-    }
+            return list;
+        }, cancellationToken);
 
     public async Task<bool> DeleteDatasetAsync(Guid id, CancellationToken cancellationToken = default)
     {
@@ -363,35 +407,37 @@ public sealed class PostgresDataStore : IDataStore
         await upsert.ExecuteNonQueryAsync(cancellationToken);
     }
 
-    public async Task<JobRecord?> GetJobAsync(Guid id, CancellationToken cancellationToken = default)
-    {
-        await using var select = _dataSource.CreateCommand($"SELECT {JobColumns} FROM salsa.jobs WHERE id = $1");
-        select.Parameters.Add(new NpgsqlParameter<Guid> { TypedValue = id });
-        await using var reader = await select.ExecuteReaderAsync(cancellationToken);
-        return await reader.ReadAsync(cancellationToken) ? ReadJob(reader) : null;
-    }
-
-    public async Task<IReadOnlyList<JobRecord>> ListJobsAsync(string? service, int limit = 100, CancellationToken cancellationToken = default)
-    {
-        ArgumentOutOfRangeException.ThrowIfNegative(limit);
-        await using var select = _dataSource.CreateCommand(service is null
-            ? $"SELECT {JobColumns} FROM salsa.jobs ORDER BY created DESC, seq DESC LIMIT $1"
-            : $"SELECT {JobColumns} FROM salsa.jobs WHERE service = $2 ORDER BY created DESC, seq DESC LIMIT $1");
-        select.Parameters.Add(new NpgsqlParameter<int> { TypedValue = limit });
-        if (service is not null)
+    public Task<JobRecord?> GetJobAsync(Guid id, CancellationToken cancellationToken = default) =>
+        ReadAsync(async cancellationToken =>
         {
-            select.Parameters.Add(new NpgsqlParameter<string> { TypedValue = service });
-        }
+            await using var select = _dataSource.CreateCommand($"SELECT {JobColumns} FROM salsa.jobs WHERE id = $1");
+            select.Parameters.Add(new NpgsqlParameter<Guid> { TypedValue = id });
+            await using var reader = await select.ExecuteReaderAsync(cancellationToken);
+            return await reader.ReadAsync(cancellationToken) ? ReadJob(reader) : null;
+        }, cancellationToken);
 
-        await using var reader = await select.ExecuteReaderAsync(cancellationToken);
-        var list = new List<JobRecord>();
-        while (await reader.ReadAsync(cancellationToken))
+    public Task<IReadOnlyList<JobRecord>> ListJobsAsync(string? service, int limit = 100, CancellationToken cancellationToken = default) =>
+        ReadAsync<IReadOnlyList<JobRecord>>(async cancellationToken =>
         {
-            list.Add(ReadJob(reader));
-        }
+            ArgumentOutOfRangeException.ThrowIfNegative(limit);
+            await using var select = _dataSource.CreateCommand(service is null
+                ? $"SELECT {JobColumns} FROM salsa.jobs ORDER BY created DESC, seq DESC LIMIT $1"
+                : $"SELECT {JobColumns} FROM salsa.jobs WHERE service = $2 ORDER BY created DESC, seq DESC LIMIT $1");
+            select.Parameters.Add(new NpgsqlParameter<int> { TypedValue = limit });
+            if (service is not null)
+            {
+                select.Parameters.Add(new NpgsqlParameter<string> { TypedValue = service });
+            }
 
-        return list;
-    }
+            await using var reader = await select.ExecuteReaderAsync(cancellationToken);
+            var list = new List<JobRecord>();
+            while (await reader.ReadAsync(cancellationToken))
+            {
+                list.Add(ReadJob(reader));
+            }
+
+            return list;
+        }, cancellationToken);
 
     public async Task<int> MarkInterruptedAsync(string service, string reason, CancellationToken cancellationToken = default)
     {
@@ -422,34 +468,36 @@ public sealed class PostgresDataStore : IDataStore
         await upsert.ExecuteNonQueryAsync(cancellationToken);
     }
 
-    public async Task<Artifact?> GetArtifactAsync(Guid jobId, string name, CancellationToken cancellationToken = default)
-    {
-        ArgumentNullException.ThrowIfNull(name);
-        await using var select = _dataSource.CreateCommand("SELECT content_type, data FROM salsa.job_artifacts WHERE job_id = $1 AND name = $2");
-        select.Parameters.Add(new NpgsqlParameter<Guid> { TypedValue = jobId });
-        select.Parameters.Add(new NpgsqlParameter<string> { TypedValue = name });
-        await using var reader = await select.ExecuteReaderAsync(cancellationToken);
-        return await reader.ReadAsync(cancellationToken)
-            ? new Artifact(name, reader.GetString(0), await reader.GetFieldValueAsync<byte[]>(1, cancellationToken))
-            : null;
-    }
-
-    public async Task<IReadOnlyList<(string Name, string ContentType, long Size)>> ListArtifactsAsync(Guid jobId, CancellationToken cancellationToken = default)
-    {
-        // octet_length reads a TOASTed value's size from its header without fetching the data.
-        // COLLATE "C" orders names by code point, as SQLite does, whatever the database's locale.
-        await using var select = _dataSource.CreateCommand(
-            "SELECT name, content_type, octet_length(data)::bigint FROM salsa.job_artifacts WHERE job_id = $1 ORDER BY name COLLATE \"C\"");
-        select.Parameters.Add(new NpgsqlParameter<Guid> { TypedValue = jobId });
-        await using var reader = await select.ExecuteReaderAsync(cancellationToken);
-        var list = new List<(string, string, long)>();
-        while (await reader.ReadAsync(cancellationToken))
+    public Task<Artifact?> GetArtifactAsync(Guid jobId, string name, CancellationToken cancellationToken = default) =>
+        ReadAsync(async cancellationToken =>
         {
-            list.Add((reader.GetString(0), reader.GetString(1), reader.GetInt64(2)));
-        }
+            ArgumentNullException.ThrowIfNull(name);
+            await using var select = _dataSource.CreateCommand("SELECT content_type, data FROM salsa.job_artifacts WHERE job_id = $1 AND name = $2");
+            select.Parameters.Add(new NpgsqlParameter<Guid> { TypedValue = jobId });
+            select.Parameters.Add(new NpgsqlParameter<string> { TypedValue = name });
+            await using var reader = await select.ExecuteReaderAsync(cancellationToken);
+            return await reader.ReadAsync(cancellationToken)
+                ? new Artifact(name, reader.GetString(0), await reader.GetFieldValueAsync<byte[]>(1, cancellationToken))
+                : null;
+        }, cancellationToken);
 
-        return list;
-    }
+    public Task<IReadOnlyList<(string Name, string ContentType, long Size)>> ListArtifactsAsync(Guid jobId, CancellationToken cancellationToken = default) =>
+        ReadAsync<IReadOnlyList<(string Name, string ContentType, long Size)>>(async cancellationToken =>
+        {
+            // octet_length reads a TOASTed value's size from its header without fetching the data.
+            // COLLATE "C" orders names by code point, as SQLite does, whatever the database's locale.
+            await using var select = _dataSource.CreateCommand(
+                "SELECT name, content_type, octet_length(data)::bigint FROM salsa.job_artifacts WHERE job_id = $1 ORDER BY name COLLATE \"C\"");
+            select.Parameters.Add(new NpgsqlParameter<Guid> { TypedValue = jobId });
+            await using var reader = await select.ExecuteReaderAsync(cancellationToken);
+            var list = new List<(string, string, long)>();
+            while (await reader.ReadAsync(cancellationToken))
+            {
+                list.Add((reader.GetString(0), reader.GetString(1), reader.GetInt64(2)));
+            }
+
+            return list;
+        }, cancellationToken);
 
     public ValueTask DisposeAsync() => _dataSource.DisposeAsync();
 

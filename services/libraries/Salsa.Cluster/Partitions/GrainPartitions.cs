@@ -206,9 +206,11 @@ public sealed class GrainPartitions : IKMeansPartitions
         }
     }
 
-    // A lost silo, a message refused or timed out while the cluster learns of it: worth asking again.
+    // A lost silo, a message refused or timed out while the cluster learns of it, a partition that
+    // could not reach the database to load its rows: worth asking again.
     internal static bool IsTransient(Exception exception) =>
         exception is SiloUnavailableException or OrleansMessageRejectionException or TimeoutException or Orleans.Runtime.Messaging.ConnectionFailedException
+            or System.Data.Common.DbException { IsTransient: true }
         || (exception is OrleansException && exception.Message.Contains("unavailable", StringComparison.OrdinalIgnoreCase));
 }
 
