@@ -32,6 +32,8 @@ public sealed class GatewayService : ISalsaService
         builder.AddClusterCompute();
         var services = builder.Services;
         services.AddSingleton<OperationCatalog>();
+        services.Configure<WorkflowLimits>(builder.Configuration.GetSection(WorkflowLimits.Section));
+        services.AddSingleton(sp => sp.GetRequiredService<Microsoft.Extensions.Options.IOptions<WorkflowLimits>>().Value);
         services.AddSingleton<WorkflowParser>();
         services.AddSingleton<WorkflowLibrary>();
         services.AddSingleton<ServiceDirectory>();

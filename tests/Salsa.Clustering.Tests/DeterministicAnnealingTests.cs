@@ -99,6 +99,8 @@ public sealed class DeterministicAnnealingTests
     [InlineData(0.5, 1.0, 2.0, 1L)]
     [InlineData(0.5, 8.0, null, 21L)]
     [InlineData(0.9999999999999999, 1e300, 1e-300, long.MaxValue)]
+    [InlineData(0.95, 1e200, 1e-200, 17_958L)]
+    [InlineData(0.95, 1e-200, 1e-300, 4_491L)]
     [InlineData(0.5, null, 1.0, null)]
     public void ScheduledTemperatures_CountsTheFirstAndEveryCoolingStep_NullWhenTheDataDecide(double cooling, double? start, double? min, long? expected)
     {
@@ -175,5 +177,44 @@ public sealed class DeterministicAnnealingTests
         var error = Assert.Throws<ClusteringInputException>(() => DeterministicAnnealing.Run(points, new AnnealingOptions { MaxClusters = kmax }));
 
         Assert.Contains("Kmax", error.Message, StringComparison.Ordinal);
+    }
+
+    public static TheoryData<AnnealingOptions, string> BadOptions => new()
+    {
+        { new() { MaxIterationsPerTemperature = -1 }, "maxIterationsPerTemperature" },
+        { new() { MaxIterationsPerTemperature = 0 }, "maxIterationsPerTemperature" },
+        { new() { Tolerance = 0 }, "tolerance" },
+        { new() { Tolerance = double.PositiveInfinity }, "tolerance" },
+        { new() { SplitPerturbation = -0.1 }, "splitPerturbation" },
+        { new() { StopHardness = 1.5 }, "stopHardness" },
+        { new() { FinalRefinementIterations = -1 }, "finalRefinementIterations" },
+        { new() { SplitMergeAttempts = -1 }, "splitMergeAttempts" },
+        { new() { MaxTemperatures = 0 }, "maxTemperatures" },
+        { new() { CoolingFactor = 1 }, "coolingFactor" },
+        { new() { StartTemperature = -1 }, "startTemperature" },
+        { new() { MinTemperature = 0 }, "minTemperature" },
+        { new() { StartTemperature = 1, MinTemperature = 2 }, "minTemperature" },
+        { new() { MaxClusters = 0 }, "maxClusters" },
+    };
+
+    [Theory]
+    [MemberData(nameof(BadOptions))]
+    public void Validate_OneBadOption_NamesThatParameterAsRequestsSpellIt(AnnealingOptions options, string parameter)
+    {
+        var error = Assert.Throws<ClusteringInputException>(() => options.Validate(100));
+
+        Assert.Equal(parameter, error.ParamName);
+        Assert.StartsWith(parameter + " ", error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Run_MinTemperatureAboveTheStartTheDataGive_RefusedNamingIt()
+    {
+        var (points, _) = TestData.Gmm;
+
+        var error = Assert.Throws<ClusteringInputException>(() => DeterministicAnnealing.Run(points, new AnnealingOptions { MaxClusters = 3, MinTemperature = 1e30 }));
+
+        Assert.Equal("minTemperature", error.ParamName);
+        Assert.Contains("must not be above the start temperature", error.Message, StringComparison.Ordinal);
     }
 }

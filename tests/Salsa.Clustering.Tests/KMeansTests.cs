@@ -102,6 +102,6 @@ public sealed class KMeansTests
 
         var error = Assert.Throws<ClusteringInputException>(() => WeightedKMeans.Run(points, new KMeansOptions { Clusters = 3 }));
 
-        Assert.Contains("K must be between 1 and the number of points (2)", error.Message, StringComparison.Ordinal);
+        Assert.Contains("clusters (K) must be between 1 and the number of points (2)", error.Message, StringComparison.Ordinal);
     }
 }

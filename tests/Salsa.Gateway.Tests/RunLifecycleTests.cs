@@ -114,7 +114,7 @@ public sealed class RunLifecycleTests
         Assert.Equal(StepState.Failed, cluster.State);
         Assert.Equal(1, cluster.Attempts); // the input is wrong: a retry cannot help
         Assert.Contains("InvalidArgument", cluster.Error, StringComparison.Ordinal);
-        Assert.Contains("K must be between 1 and the number of points", cluster.Error, StringComparison.Ordinal);
+        Assert.Contains("clusters (K) must be between 1 and the number of points", cluster.Error, StringComparison.Ordinal);
         Assert.Single(final.Hops, h => h.Step == "cluster" && h.Retries == 0);
         Assert.Contains("step 'cluster' (kmeans.cluster) failed", final.Error, StringComparison.Ordinal);
         Assert.Equal(StepState.Skipped, final.Steps.Single(s => s.Id == "again").State);

@@ -137,6 +137,16 @@ public sealed class WorkflowValidationTests
     }
 
     [Fact]
+    public void CycleThroughInputs_IsReportedAsACycle()
+    {
+        // query takes cluster's job (a clustering, not points) and cluster takes query's dataset:
+        // the wiring is a cycle, whatever else is wrong with it.
+        var yaml = Valid.Replace("    inputs: { dataset: import.dataset }", "    inputs: { dataset: cluster.job }", StringComparison.Ordinal);
+
+        Assert.Matches("cycle: (query → cluster → query|cluster → query → cluster)", Single(yaml, "cycle").Message);
+    }
+
+    [Fact]
     public void MissingInput_IsNamed()
     {
         var error = Single(Valid.Replace("    inputs: { dataset: query.dataset }\n", "", StringComparison.Ordinal), "needs input 'dataset'");

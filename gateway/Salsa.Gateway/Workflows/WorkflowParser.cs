@@ -4,6 +4,7 @@ using System.Text.Json;
 using System.Text.Json.Nodes;
 using System.Text.RegularExpressions;
 using Salsa.Gateway.Operations;
+using LimitExceededException = Salsa.Hosting.Errors.LimitExceededException;
 using YamlDotNet.Core;
 using YamlDotNet.RepresentationModel;
 
@@ -15,8 +16,10 @@ namespace Salsa.Gateway.Workflows;
 /// artifacts; wrong types and bounds; references to missing steps or outputs; inputs wired to an
 /// output of another type; cycles. Every problem found is reported with its line and column.
 /// </summary>
-public sealed partial class WorkflowParser(OperationCatalog catalog)
+public sealed partial class WorkflowParser(OperationCatalog catalog, WorkflowLimits? limits = null)
 {
+    private readonly WorkflowLimits _limits = limits ?? new WorkflowLimits();
+
     // The keys, names and references the parser accepts; WorkflowSchema builds the JSON Schema from the same ones.
     internal static readonly string[] TopKeys = ["name", "description", "steps"];
     internal static readonly string[] StepKeys = ["service", "operation", "inputs", "parameters", "after", "timeout", "retry", "artifacts"];
@@ -24,7 +27,11 @@ public sealed partial class WorkflowParser(OperationCatalog catalog)
     internal const string IdPatternText = "^[a-z][a-z0-9-]*$";
     internal const string ReferencePatternText = @"^([a-z][a-z0-9-]*)\.([a-zA-Z][a-zA-Z0-9]*)$";
 
-    /// <summary>Parses and validates, or throws <see cref="WorkflowValidationException"/> listing every error.</summary>
+    /// <summary>
+    /// Parses and validates, or throws <see cref="WorkflowValidationException"/> listing every error
+    /// (<see cref="LimitExceededException"/> for a workflow beyond <see cref="WorkflowLimits"/>).
+    /// Time and memory grow linearly with the workflow's size.
+    /// </summary>
     /// <param name="yaml">The workflow's text.</param>
     /// <param name="origin">What errors call it: the file name, or <c>inline</c>.</param>
     /// <param name="file">The file's full path, or null when inline.</param>
@@ -32,6 +39,12 @@ public sealed partial class WorkflowParser(OperationCatalog catalog)
     public WorkflowDefinition Parse(string yaml, string origin, string? file = null, IReadOnlyDictionary<string, JsonNode?>? overrides = null)
     {
         ArgumentNullException.ThrowIfNull(yaml);
+        var bytes = System.Text.Encoding.UTF8.GetByteCount(yaml);
+        if (bytes > _limits.MaxBytes)
+        {
+            throw Beyond($"{origin} is {bytes:N0} bytes of YAML", _limits.MaxBytes, "bytes", nameof(WorkflowLimits.MaxBytes));
+        }
+
         var errors = new List<WorkflowError>();
         var root = Load(yaml, errors);
         if (root is null)
@@ -88,6 +101,11 @@ public sealed partial class WorkflowParser(OperationCatalog catalog)
             errors.Add(At(root, "the workflow has no steps"));
         }
 
+        if (stepsNode is not null && stepsNode.Children.Count > _limits.MaxSteps)
+        {
+            throw Beyond($"{origin} has {stepsNode.Children.Count:N0} steps", _limits.MaxSteps, "steps", nameof(WorkflowLimits.MaxSteps));
+        }
+
         var applied = new HashSet<string>(StringComparer.Ordinal);
         var wiring = new Wiring();
         foreach (var (idNode, stepNode) in Entries(stepsNode))
@@ -122,6 +140,7 @@ public sealed partial class WorkflowParser(OperationCatalog catalog)
         }
 
         CheckWiring(steps, specs, wiring, errors);
+        CheckFanOut(origin, steps);
         var keptBy = new Dictionary<string, string>(StringComparer.Ordinal);
         foreach (var step in steps)
         {
@@ -135,7 +154,9 @@ public sealed partial class WorkflowParser(OperationCatalog catalog)
             }
         }
 
-        var order = errors.Count == 0 ? Order(steps, errors) : [];
+        // Cycles are looked for even when other errors were found: a cycle through inputs of the
+        // wrong type is first of all a cycle.
+        var order = Order(steps, errors);
         if (errors.Count > 0)
         {
             throw new WorkflowValidationException(origin, [.. errors.Distinct().OrderBy(e => e.Line).ThenBy(e => e.Column)]);
@@ -409,6 +430,21 @@ public sealed partial class WorkflowParser(OperationCatalog catalog)
         }
     }
 
+    private void CheckFanOut(string origin, List<StepDefinition> steps)
+    {
+        var dependents = new Dictionary<string, int>(StringComparer.Ordinal);
+        foreach (var dependency in steps.SelectMany(s => s.DependsOn.Distinct(StringComparer.Ordinal)))
+        {
+            if ((dependents[dependency] = dependents.GetValueOrDefault(dependency) + 1) > _limits.MaxFanOut)
+            {
+                throw Beyond($"In {origin}, more than {_limits.MaxFanOut:N0} steps depend on step '{dependency}'", _limits.MaxFanOut, "dependent steps", nameof(WorkflowLimits.MaxFanOut));
+            }
+        }
+    }
+
+    private static LimitExceededException Beyond(string what, int limit, string unit, string key) =>
+        new($"{what}: over this gateway's limit of {limit:N0} {unit} ({WorkflowLimits.Section}:{key}).");
+
     private static void CheckWiring(List<StepDefinition> steps, Dictionary<string, OperationSpec> specs, Wiring wiring, List<WorkflowError> errors)
     {
         var byId = steps.GroupBy(s => s.Id).ToDictionary(g => g.Key, g => g.First(), StringComparer.Ordinal);
@@ -451,28 +487,61 @@ public sealed partial class WorkflowParser(OperationCatalog catalog)
         }
     }
 
-    /// <summary>A topological order (Kahn, in written order among ready steps); a cycle is an error naming its steps.</summary>
+    /// <summary>
+    /// A topological order (Kahn's algorithm, the ready step written first going first: O(n log n)
+    /// in steps and dependencies); a cycle is an error naming its steps. Dependencies on unknown
+    /// steps or on the step itself are left out here (reported as wiring errors).
+    /// </summary>
     private static List<StepDefinition> Order(List<StepDefinition> steps, List<WorkflowError> errors)
     {
-        var remaining = steps.ToDictionary(s => s.Id, s => s.DependsOn.Count, StringComparer.Ordinal);
-        var order = new List<StepDefinition>();
-        while (order.Count < steps.Count)
+        var index = new Dictionary<string, int>(steps.Count, StringComparer.Ordinal);
+        for (var i = 0; i < steps.Count; i++)
         {
-            var ready = steps.FirstOrDefault(s => remaining.TryGetValue(s.Id, out var n) && n == 0);
-            if (ready is null)
-            {
-                var cycle = FindCycle(steps.Where(s => remaining.ContainsKey(s.Id)).ToList());
-                var first = steps.First(s => s.Id == cycle[0]);
-                errors.Add(new WorkflowError(first.Position.Line, first.Position.Column, $"steps form a cycle: {string.Join(" → ", cycle)} → {cycle[0]}"));
-                return [];
-            }
+            index.TryAdd(steps[i].Id, i);
+        }
 
-            order.Add(ready);
-            remaining.Remove(ready.Id);
-            foreach (var step in steps.Where(s => remaining.ContainsKey(s.Id) && s.DependsOn.Contains(ready.Id)))
+        var waiting = new int[steps.Count];
+        var dependents = new List<int>?[steps.Count];
+        for (var i = 0; i < steps.Count; i++)
+        {
+            foreach (var dependency in steps[i].DependsOn.Distinct(StringComparer.Ordinal))
             {
-                remaining[step.Id]--;
+                if (index.TryGetValue(dependency, out var j) && j != i)
+                {
+                    waiting[i]++;
+                    (dependents[j] ??= []).Add(i);
+                }
             }
+        }
+
+        var ready = new PriorityQueue<int, int>();
+        for (var i = 0; i < steps.Count; i++)
+        {
+            if (waiting[i] == 0)
+            {
+                ready.Enqueue(i, i);
+            }
+        }
+
+        var order = new List<StepDefinition>(steps.Count);
+        while (ready.TryDequeue(out var next, out _))
+        {
+            order.Add(steps[next]);
+            foreach (var dependent in dependents[next] ?? [])
+            {
+                if (--waiting[dependent] == 0)
+                {
+                    ready.Enqueue(dependent, dependent);
+                }
+            }
+        }
+
+        if (order.Count < steps.Count)
+        {
+            var cycle = FindCycle([.. steps.Where((_, i) => waiting[i] > 0)]);
+            var first = steps.First(s => s.Id == cycle[0]);
+            errors.Add(new WorkflowError(first.Position.Line, first.Position.Column, $"steps form a cycle: {string.Join(" → ", cycle)} → {cycle[0]}"));
+            return [];
         }
 
         return order;
@@ -481,13 +550,15 @@ public sealed partial class WorkflowParser(OperationCatalog catalog)
     private static List<string> FindCycle(List<StepDefinition> blocked)
     {
         // Every blocked step waits for another blocked step: walk dependencies until one repeats.
-        var byId = blocked.ToDictionary(s => s.Id, StringComparer.Ordinal);
+        var byId = blocked.GroupBy(s => s.Id, StringComparer.Ordinal).ToDictionary(g => g.Key, g => g.First(), StringComparer.Ordinal);
         var path = new List<string>();
+        var onPath = new HashSet<string>(StringComparer.Ordinal);
         var current = blocked[0].Id;
-        while (!path.Contains(current))
+        while (onPath.Add(current))
         {
             path.Add(current);
-            current = byId[current].DependsOn.First(byId.ContainsKey);
+            var at = current;
+            current = byId[at].DependsOn.First(d => d != at && byId.ContainsKey(d));
         }
 
         var cycle = path[path.IndexOf(current)..];
@@ -654,7 +725,17 @@ public sealed partial class WorkflowParser(OperationCatalog catalog)
 
     private static WorkflowError At(YamlNode node, string message) => new((int)node.Start.Line, (int)node.Start.Column, message);
 
-    private static string Names(IEnumerable<string> names) => names.Any() ? string.Join(", ", names) : "none";
+    // At most a dozen names: an error in a workflow of thousands of steps stays one line.
+    private static string Names(IEnumerable<string> names)
+    {
+        var list = names.Take(13).ToList();
+        return list.Count switch
+        {
+            0 => "none",
+            13 => $"{string.Join(", ", list.Take(12))}, … and {names.Count() - 12:N0} more",
+            _ => string.Join(", ", list),
+        };
+    }
 
     private static string Article(string type) => string.Join(" or ", type.Split('|').Select(t => (t[0] is 'a' or 'e' or 'i' or 'o' or 'u' ? "an " : "a ") + t));
 

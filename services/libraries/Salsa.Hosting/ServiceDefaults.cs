@@ -38,7 +38,13 @@ public static class ServiceDefaults
         services.AddProblemDetails(o => o.CustomizeProblemDetails = DescribeBareStatus);
         services.AddExceptionHandler<ProblemDetailsExceptionHandler>();
         services.Configure<RouteHandlerOptions>(o => o.ThrowOnBadRequest = true);
-        services.Configure<JsonOptions>(o => o.SerializerOptions.NumberHandling = System.Text.Json.Serialization.JsonNumberHandling.Strict);
+        services.Configure<JsonOptions>(o =>
+        {
+            o.SerializerOptions.NumberHandling = System.Text.Json.Serialization.JsonNumberHandling.Strict;
+            // A member the request type does not have is a mistake (a misspelt option would
+            // otherwise silently take its default) or padding: refused, naming the member.
+            o.SerializerOptions.UnmappedMemberHandling = System.Text.Json.Serialization.JsonUnmappedMemberHandling.Disallow;
+        });
         services.AddOpenApi();
         services.AddHealthChecks().AddCheck("self", () => HealthCheckResult.Healthy(), ["live"]);
 

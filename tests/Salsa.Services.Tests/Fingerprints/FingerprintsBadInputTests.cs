@@ -179,7 +179,7 @@ public sealed class FingerprintsBadInputTests(FingerprintsBadInputFixture fixtur
             (async () => await client.SearchAsync(Search(ecfp, butinaJob: "zzz"), Call), StatusCode.InvalidArgument, "Butina job id"),
             (async () => await client.StartButinaAsync(new StartButinaRequest { DatasetId = fixture.Dense.ToString() }, Call), StatusCode.InvalidArgument, "binary"),
             (async () => await client.StartAnnealingAsync(new() { DatasetId = fixture.Dense.ToString(), MaxClusters = 2 }, Call), StatusCode.InvalidArgument, "binary"),
-            (async () => await client.StartAnnealingAsync(new() { DatasetId = ecfp, MaxClusters = 2, CoolingFactor = 1 }, Call), StatusCode.InvalidArgument, "cooling factor"),
+            (async () => await client.StartAnnealingAsync(new() { DatasetId = ecfp, MaxClusters = 2, CoolingFactor = 1 }, Call), StatusCode.InvalidArgument, "coolingFactor must lie strictly between 0 and 1"),
             (async () => await client.StartAnnealingAsync(new() { DatasetId = ecfp, MaxClusters = 2, CoolingFactor = 0.99999 }, Call), StatusCode.ResourceExhausted, "(Salsa:Limits:MaxTemperatures)"),
             (async () => await client.StartAnnealingAsync(new() { DatasetId = ecfp, MaxClusters = 2, MaxIterationsPerTemperature = 100_001 }, Call), StatusCode.ResourceExhausted, "(Salsa:Limits:MaxIterations)"),
             (async () => await client.GetButinaResultAsync(new JobRef { JobId = fixture.Annealing.ToString() }, Call), StatusCode.NotFound, "annealing"),

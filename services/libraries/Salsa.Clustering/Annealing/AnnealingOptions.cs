@@ -53,27 +53,62 @@ public sealed record AnnealingOptions
     {
         if (MaxClusters < 1 || MaxClusters > points)
         {
-            throw new ClusteringInputException($"Kmax must be between 1 and the number of points ({points}); it is {MaxClusters}.", nameof(MaxClusters));
+            throw RequestNames.Invalid(nameof(MaxClusters), $"(Kmax) must be between 1 and the number of points ({points}); it is {MaxClusters}.");
         }
 
         if (CoolingFactor is <= 0 or >= 1 || !double.IsFinite(CoolingFactor))
         {
-            throw new ClusteringInputException($"The cooling factor must lie strictly between 0 and 1; it is {CoolingFactor}.", nameof(CoolingFactor));
+            throw RequestNames.Invalid(nameof(CoolingFactor), $"must lie strictly between 0 and 1; it is {CoolingFactor}.");
         }
 
         if (StartTemperature is { } start && (!double.IsFinite(start) || start <= 0))
         {
-            throw new ClusteringInputException($"The start temperature must be positive and finite; it is {start}.", nameof(StartTemperature));
+            throw RequestNames.Invalid(nameof(StartTemperature), $"must be positive and finite; it is {start}.");
         }
 
         if (MinTemperature is { } min && (!double.IsFinite(min) || min <= 0))
         {
-            throw new ClusteringInputException($"The minimum temperature must be positive and finite; it is {min}.", nameof(MinTemperature));
+            throw RequestNames.Invalid(nameof(MinTemperature), $"must be positive and finite; it is {min}.");
         }
 
-        if (MaxTemperatures < 1 || MaxIterationsPerTemperature < 1 || !(Tolerance > 0) || !(SplitPerturbation > 0) || StopHardness is <= 0 or > 1 || FinalRefinementIterations < 0 || SplitMergeAttempts < 0)
+        if (StartTemperature is { } first && MinTemperature is { } lowest && lowest > first)
         {
-            throw new ClusteringInputException("Iterations must be positive and tolerance, perturbation and stop hardness in range.", nameof(Tolerance));
+            throw RequestNames.Invalid(nameof(MinTemperature), $"must not be above startTemperature ({first}); it is {lowest}. Cooling goes from the start temperature down to the minimum.");
+        }
+
+        if (MaxTemperatures < 1)
+        {
+            throw RequestNames.Invalid(nameof(MaxTemperatures), $"must be at least 1; it is {MaxTemperatures}.");
+        }
+
+        if (MaxIterationsPerTemperature < 1)
+        {
+            throw RequestNames.Invalid(nameof(MaxIterationsPerTemperature), $"must be at least 1; it is {MaxIterationsPerTemperature}.");
+        }
+
+        if (!(Tolerance > 0) || !double.IsFinite(Tolerance))
+        {
+            throw RequestNames.Invalid(nameof(Tolerance), $"must be positive and finite; it is {Tolerance}.");
+        }
+
+        if (!(SplitPerturbation > 0) || !double.IsFinite(SplitPerturbation))
+        {
+            throw RequestNames.Invalid(nameof(SplitPerturbation), $"must be positive and finite; it is {SplitPerturbation}.");
+        }
+
+        if (StopHardness is <= 0 or > 1 || double.IsNaN(StopHardness))
+        {
+            throw RequestNames.Invalid(nameof(StopHardness), $"must lie in (0, 1]; it is {StopHardness}.");
+        }
+
+        if (FinalRefinementIterations < 0)
+        {
+            throw RequestNames.Invalid(nameof(FinalRefinementIterations), $"must not be negative; it is {FinalRefinementIterations}.");
+        }
+
+        if (SplitMergeAttempts < 0)
+        {
+            throw RequestNames.Invalid(nameof(SplitMergeAttempts), $"must not be negative; it is {SplitMergeAttempts}.");
         }
 
         Parallel.Validate();
@@ -87,14 +122,16 @@ public sealed record AnnealingOptions
     /// </summary>
     public long? ScheduledTemperatures()
     {
-        double range;
+        // ln(min / start), taken as a difference of logarithms: the ratio itself under- or overflows
+        // for schedules such as 1e200 down to 1e-200 (about 18,000 temperatures at 0.95).
+        double logRange;
         if (MinTemperature is not { } min)
         {
-            range = DefaultTemperatureRange;
+            logRange = Math.Log(DefaultTemperatureRange);
         }
         else if (StartTemperature is { } start)
         {
-            range = min / start;
+            logRange = Math.Log(min) - Math.Log(start);
         }
         else
         {
@@ -102,7 +139,7 @@ public sealed record AnnealingOptions
         }
 
         // The first temperature, then one per cooling step until the temperature is at most the lowest.
-        var steps = range >= 1 ? 0 : Math.Ceiling(Math.Log(range) / Math.Log(CoolingFactor));
+        var steps = logRange >= 0 ? 0 : Math.Ceiling(logRange / Math.Log(CoolingFactor));
         return steps >= long.MaxValue - 1 ? long.MaxValue : (long)steps + 1;
     }
 }

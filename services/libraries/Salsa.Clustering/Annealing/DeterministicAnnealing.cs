@@ -119,6 +119,13 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
                 var lambda = ScatterEigenPower(double.PositiveInfinity)[0].Lambda;
                 temperature = options.StartTemperature ?? Math.Max(2.4 * lambda, 1e-300);
                 minimum = options.MinTemperature ?? temperature * AnnealingOptions.DefaultTemperatureRange;
+                if (minimum > temperature)
+                {
+                    // Only a minimum given without a start can get here (Validate refuses the pair).
+                    throw RequestNames.Invalid(nameof(AnnealingOptions.MinTemperature),
+                        $"must not be above the start temperature, which this data set puts at {temperature:R} (just above its first critical temperature); it is {minimum:R}.");
+                }
+
                 tolerance = options.Tolerance * Math.Max(spread, 1e-300);
                 (splitHere, mergedHere, visited) = (false, false, 1);
             }

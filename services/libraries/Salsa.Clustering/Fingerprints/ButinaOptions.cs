@@ -23,12 +23,12 @@ public sealed record ButinaOptions
     {
         if (!(Cutoff > 0 && Cutoff < 1))
         {
-            throw new ClusteringInputException($"The Tanimoto distance cut-off must lie strictly between 0 and 1; it is {Cutoff}.", nameof(Cutoff));
+            throw RequestNames.Invalid(nameof(Cutoff), $"(the Tanimoto distance cut-off) must lie strictly between 0 and 1; it is {Cutoff}.");
         }
 
         if (ExactStatisticsLimit < 1)
         {
-            throw new ClusteringInputException($"The exact-statistics limit must be at least 1; it is {ExactStatisticsLimit}.", nameof(ExactStatisticsLimit));
+            throw RequestNames.Invalid(nameof(ExactStatisticsLimit), $"must be at least 1; it is {ExactStatisticsLimit}.");
         }
 
         Parallel.Validate();

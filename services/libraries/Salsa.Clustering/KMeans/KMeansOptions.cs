@@ -24,12 +24,22 @@ public sealed record KMeansOptions
     {
         if (Clusters < 1 || Clusters > points)
         {
-            throw new ClusteringInputException($"K must be between 1 and the number of points ({points}); it is {Clusters}.", nameof(Clusters));
+            throw RequestNames.Invalid(nameof(Clusters), $"(K) must be between 1 and the number of points ({points}); it is {Clusters}.");
         }
 
-        if (Restarts < 1 || MaxIterations < 1 || !(Tolerance >= 0))
+        if (Restarts < 1)
         {
-            throw new ClusteringInputException("Restarts and iterations must be at least 1 and the tolerance non-negative.", nameof(Restarts));
+            throw RequestNames.Invalid(nameof(Restarts), $"must be at least 1; it is {Restarts}.");
+        }
+
+        if (MaxIterations < 1)
+        {
+            throw RequestNames.Invalid(nameof(MaxIterations), $"must be at least 1; it is {MaxIterations}.");
+        }
+
+        if (!(Tolerance >= 0) || !double.IsFinite(Tolerance))
+        {
+            throw RequestNames.Invalid(nameof(Tolerance), $"must be finite and non-negative; it is {Tolerance}.");
         }
 
         Parallel.Validate();

@@ -43,12 +43,12 @@ public sealed record SmacofOptions
     {
         if (Dimensions is not (2 or 3))
         {
-            throw new ClusteringInputException($"The embedding dimension must be 2 or 3; it is {Dimensions}.", nameof(Dimensions));
+            throw RequestNames.Invalid(nameof(Dimensions), $"(the embedding dimension) must be 2 or 3; it is {Dimensions}.");
         }
 
         if (MaxItems is < 1 or > LargestSupportedItems)
         {
-            throw new ClusteringInputException($"MaxItems must be between 1 and {LargestSupportedItems}; it is {MaxItems}.", nameof(MaxItems));
+            throw RequestNames.Invalid(nameof(MaxItems), $"must be between 1 and {LargestSupportedItems}; it is {MaxItems}.");
         }
 
         if (items > MaxItems)
@@ -61,14 +61,19 @@ public sealed record SmacofOptions
             throw new ClusteringInputException($"An embedding in {Dimensions} dimensions needs at least {Dimensions + 1} items; there are {items}.", nameof(Dimensions));
         }
 
-        if (MaxIterations < 1 || TorgersonIterations < 1)
+        if (MaxIterations < 1)
         {
-            throw new ClusteringInputException("MaxIterations and TorgersonIterations must be at least 1.", nameof(MaxIterations));
+            throw RequestNames.Invalid(nameof(MaxIterations), $"must be at least 1; it is {MaxIterations}.");
+        }
+
+        if (TorgersonIterations < 1)
+        {
+            throw RequestNames.Invalid(nameof(TorgersonIterations), $"must be at least 1; it is {TorgersonIterations}.");
         }
 
         if (!(Tolerance >= 0) || !double.IsFinite(Tolerance))
         {
-            throw new ClusteringInputException($"The tolerance must be finite and non-negative; it is {Tolerance}.", nameof(Tolerance));
+            throw RequestNames.Invalid(nameof(Tolerance), $"must be finite and non-negative; it is {Tolerance}.");
         }
 
         if (!Enum.IsDefined(Initialization))

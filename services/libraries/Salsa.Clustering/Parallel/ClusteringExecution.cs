@@ -24,12 +24,12 @@ public sealed record ParallelismOptions
     {
         if (Ranks is < 1 or > Spmd.MaxSize)
         {
-            throw new ClusteringInputException($"Ranks must be between 1 and {Spmd.MaxSize}; it is {Ranks}.", nameof(Ranks));
+            throw RequestNames.Invalid(nameof(Ranks), $"must be between 1 and {Spmd.MaxSize}; it is {Ranks}.");
         }
 
         if (BlockSize is < 1)
         {
-            throw new ClusteringInputException($"The block size must be at least 1; it is {BlockSize}.", nameof(BlockSize));
+            throw RequestNames.Invalid(nameof(BlockSize), $"must be at least 1; it is {BlockSize}.");
         }
     }
 }

@@ -1,0 +1,19 @@
+namespace Salsa.Gateway.Workflows;
+
+/// <summary>
+/// How large a workflow the gateway reads, from <c>Gateway:Workflows</c>. A workflow beyond one is
+/// refused before it is validated (413 / RESOURCE_EXHAUSTED, naming the limit and its key).
+/// </summary>
+public sealed class WorkflowLimits
+{
+    public const string Section = "Gateway:Workflows";
+
+    /// <summary>The YAML's size in UTF-8 bytes (the shipped workflows are about 2 KB).</summary>
+    public int MaxBytes { get; set; } = 256 * 1024;
+
+    /// <summary>Steps in one workflow (the shipped ones have up to 8).</summary>
+    public int MaxSteps { get; set; } = 500;
+
+    /// <summary>Steps that may depend on one step (through its outputs or <c>after</c>).</summary>
+    public int MaxFanOut { get; set; } = 64;
+}
