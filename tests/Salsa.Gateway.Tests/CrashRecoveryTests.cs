@@ -39,6 +39,45 @@ public sealed class CrashRecoveryTests
         Assert.Equal(3, run.GetProperty("artifacts").GetArrayLength());
     }
 
+    [Fact]
+    public async Task GatewayKilledMidStep_ResumedRunWatchesTheSameRemoteJob_HopsKept()
+    {
+        // The annealing service runs apart from the gateway (and outlives it): the job the killed
+        // gateway started keeps computing; the next gateway must take it up, not start a second.
+        var token = TestContext.Current.CancellationToken;
+        using var directory = new TemporaryDirectory();
+        var store = directory.Combine("salsa.db");
+        await using var annealing = await Standalone.StartAsync<Salsa.Annealing.AnnealingService>(store, token);
+        var remote = $"--Gateway:Services:annealing={annealing.Ports.GrpcAddress}";
+        Guid id;
+        JsonElement before;
+        using (var first = await GatewayProcess.StartAsync(store, token, remote))
+        {
+            using var started = await first.Http.PostAsJsonAsync("/api/runs", new { workflow = "census-indiana" }, token);
+            id = JsonDocument.Parse(await started.Content.ReadAsStringAsync(token)).RootElement.GetProperty("id").GetGuid();
+            await WaitForClusterProgressAsync(first.Http, id, token);
+            before = JsonDocument.Parse(await first.Http.GetStringAsync($"/api/runs/{id}", token)).RootElement.Clone();
+            first.Kill();
+        }
+
+        using var second = await GatewayProcess.StartAsync(store, token, remote);
+        var run = await FinalRunAsync(second.Http, id, token);
+
+        Assert.Equal("succeeded", run.GetProperty("state").GetString());
+        var job = Assert.Single(Step(before, "cluster").GetProperty("jobs").EnumerateArray()).GetProperty("jobId").GetString();
+        Assert.Equal(job, Assert.Single(Step(run, "cluster").GetProperty("jobs").EnumerateArray()).GetProperty("jobId").GetString());
+        var jobs = await new Salsa.Contracts.Clients.JobsClient(annealing.Channel).ListAsync(new Salsa.Contracts.Common.ListJobsRequest { Limit = 10 }, cancellationToken: token);
+        Assert.Equal([job], jobs.Jobs.Select(j => j.JobId));
+
+        // The hops of the first process (its start of the job) are in the run, then the second's.
+        var hops = run.GetProperty("hops").EnumerateArray().Where(h => h.GetProperty("step").GetString() == "cluster").Select(h => h.GetProperty("operation").GetString()).ToList();
+        Assert.Equal(["Start", "Jobs.Get", "Jobs.Watch", "GetResult"], hops);
+        Assert.All(before.GetProperty("hops").EnumerateArray(), h => Assert.Contains(run.GetProperty("hops").EnumerateArray(), k => k.ToString() == h.ToString()));
+    }
+
+    private static JsonElement Step(JsonElement run, string id) =>
+        run.GetProperty("steps").EnumerateArray().Single(s => s.GetProperty("id").GetString() == id);
+
     private static async Task WaitForClusterProgressAsync(HttpClient http, Guid id, CancellationToken token)
     {
         await foreach (var (name, data) in EventsAsync(http, id, token))
@@ -99,7 +138,7 @@ public sealed class CrashRecoveryTests
 
         public HttpClient Http { get; }
 
-        public static async Task<GatewayProcess> StartAsync(string store, CancellationToken token)
+        public static async Task<GatewayProcess> StartAsync(string store, CancellationToken token, params string[] settings)
         {
             var ports = new ServicePorts(ServicePorts.NextFreeLoopbackPort(), ServicePorts.NextFreeLoopbackPort());
             var workflows = new WorkflowLibrary(new WorkflowParser(new OperationCatalog()), new ConfigurationBuilder().Build()).Directory!;
@@ -112,6 +151,7 @@ public sealed class CrashRecoveryTests
                 "--Gateway:WarmStart=false",
                 "--Logging:LogLevel:Default=Warning",
                 "--Logging:LogLevel:Microsoft.Hosting.Lifetime=Information",
+                .. settings,
             ], token, timeout: TimeSpan.FromSeconds(60));
             return new GatewayProcess(host, ports);
         }

@@ -7,8 +7,6 @@ using Salsa.Contracts.Clients;
 using Salsa.Contracts.Gateway;
 using Salsa.Gateway.Runs;
 using Grpc.Core;
-using Grpc.Net.Client;
-using Salsa.Hosting.Host;
 using Salsa.KMeans;
 using Salsa.Testing;
 
@@ -228,8 +226,8 @@ public sealed class RunLifecycleTests
         var token = TestContext.Current.CancellationToken;
         using var directory = new TemporaryDirectory();
         var store = directory.Combine("salsa.db");
-        await using var census = await StartStandalone<CensusService>(store, token);
-        await using var kmeans = await StartStandalone<KMeansService>(store, token);
+        await using var census = await Standalone.StartAsync<CensusService>(store, token);
+        await using var kmeans = await Standalone.StartAsync<KMeansService>(store, token);
         await using var gateway = await GatewayServer.StartAsync(store, new Dictionary<string, string?>
         {
             ["Gateway:Services:census"] = census.Ports.GrpcAddress.ToString(),
@@ -251,29 +249,5 @@ public sealed class RunLifecycleTests
         // The standalone services did the work: their own job list has the k-means job.
         var jobs = await new JobsClient(kmeans.Channel).ListAsync(new Salsa.Contracts.Common.ListJobsRequest { Limit = 5 }, new CallOptions(cancellationToken: token));
         Assert.Single(jobs.Jobs);
-    }
-
-    private static async Task<Standalone> StartStandalone<TService>(string store, CancellationToken token)
-        where TService : ISalsaService
-    {
-        var ports = new ServicePorts(ServicePorts.NextFreeLoopbackPort(), ServicePorts.NextFreeLoopbackPort());
-        var settings = new Dictionary<string, string?>(ServiceHostSettings.PortSettings(ports)) { ["Store:SqlitePath"] = store, ["Logging:LogLevel:Default"] = "Warning" };
-        var app = SalsaServiceHost.Create<TService>(new ServiceHostSettings { Settings = settings, LoadAppSettings = false });
-        await app.StartAsync(token);
-        return new Standalone(app, ports);
-    }
-
-    private sealed class Standalone(Microsoft.AspNetCore.Builder.WebApplication app, ServicePorts ports) : IAsyncDisposable
-    {
-        public ServicePorts Ports { get; } = ports;
-
-        public GrpcChannel Channel { get; } = GrpcChannel.ForAddress(ports.GrpcAddress);
-
-        public async ValueTask DisposeAsync()
-        {
-            Channel.Dispose();
-            await app.StopAsync(CancellationToken.None);
-            await app.DisposeAsync();
-        }
     }
 }

@@ -27,6 +27,14 @@ public sealed record StepProgress(string Phase, int Iteration, double? Temperatu
 public sealed class StepContext(StepDefinition step, IReadOnlyDictionary<string, JsonNode?> inputs, ServiceDirectory services,
     HopRecorder hops, Action<StepProgress> progress, CancellationToken cancellationToken) : IStepContext
 {
+    private int _jobCalls;
+
+    /// <summary>Jobs this step started before the gateway stopped (the run is resumed): the n-th job call watches the n-th of them again while it lives.</summary>
+    public IReadOnlyList<Runs.StepJob> Earlier { get; init; } = [];
+
+    /// <summary>Told of every job the step starts or takes up again, before it is watched (so it is stored, and found after a crash).</summary>
+    public Func<Runs.StepJob, Task> JobStarted { get; init; } = _ => Task.CompletedTask;
+
     public StepDefinition Step { get; } = step;
 
     public ServiceDirectory Services { get; } = services;
@@ -88,12 +96,19 @@ public sealed class StepContext(StepDefinition step, IReadOnlyDictionary<string,
         var channel = await Services.ChannelAsync(service, CancellationToken).ConfigureAwait(false);
         CancellationToken.ThrowIfCancellationRequested();
 
-        // The start call is not cut short by the step's cancellation: a job the service accepted
-        // must be known by id so it can be cancelled, never left running unseen. It is brief (the
-        // job is queued, not run) and has its own limit.
-        using var startLimit = new CancellationTokenSource(TimeSpan.FromSeconds(30));
-        var job = await start(RecordedInvoker(channel, service), new CallOptions(cancellationToken: startLimit.Token)).ConfigureAwait(false);
         var jobs = new JobsClient(channel);
+        var call = _jobCalls++;
+        var job = call < Earlier.Count && Earlier[call].Service == service ? await LiveJobAsync(service, jobs, Earlier[call].JobId).ConfigureAwait(false) : null;
+        if (job is null)
+        {
+            // The start call is not cut short by the step's cancellation: a job the service accepted
+            // must be known by id so it can be cancelled, never left running unseen. It is brief (the
+            // job is queued, not run) and has its own limit.
+            using var startLimit = new CancellationTokenSource(TimeSpan.FromSeconds(30));
+            job = await start(RecordedInvoker(channel, service), new CallOptions(cancellationToken: startLimit.Token)).ConfigureAwait(false);
+        }
+
+        await JobStarted(new Runs.StepJob(service, job.JobId)).ConfigureAwait(false);
         if (CancellationToken.IsCancellationRequested)
         {
             await CancelJobAsync(service, jobs, job.JobId).ConfigureAwait(false);
@@ -131,6 +146,23 @@ public sealed class StepContext(StepDefinition step, IReadOnlyDictionary<string,
         return final.State == JobState.Succeeded
             ? new JobAddress(service, job.JobId)
             : throw new StepFailedException($"The {service} job {job.JobId} ended {final.State.ToString().ToLowerInvariant()}: {final.Error}");
+    }
+
+    /// <summary>
+    /// A job started before the gateway stopped, when it still queues, runs or has succeeded (it is
+    /// then watched again, not started twice); null when it is gone or ended otherwise.
+    /// </summary>
+    private async Task<JobInfo?> LiveJobAsync(string service, JobsClient jobs, string jobId)
+    {
+        try
+        {
+            var job = await Hops.CallAsync(Step.Id, service, "Jobs.Get", new JobRef { JobId = jobId }, jobs.GetAsync, CancellationToken).ConfigureAwait(false);
+            return job.State is JobState.Queued or JobState.Running or JobState.Succeeded ? job : null;
+        }
+        catch (RpcException exception) when (exception.StatusCode is StatusCode.NotFound)
+        {
+            return null;
+        }
     }
 
     private async Task CancelJobAsync(string service, JobsClient jobs, string jobId)

@@ -233,6 +233,8 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
     {
         await Task.Yield();
         var persist = Persister(run);
+        // Hops are stored as they are recorded, so those made before a crash are in the resumed run.
+        run.Hops.Recorded += _ => persist.Changed();
         try
         {
             try
@@ -318,7 +320,7 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
                     Resumes = view.Resumes + 1,
                     Steps = [.. workflow.Steps.Select(s => view.Steps.FirstOrDefault(v => v.Id == s.Id) is { State: StepState.Succeeded } done
                         ? done with { Reused = true }
-                        : new StepView { Id = s.Id, Service = s.Service, Operation = s.Operation, DependsOn = s.DependsOn })],
+                        : new StepView { Id = s.Id, Service = s.Service, Operation = s.Operation, DependsOn = s.DependsOn, Jobs = view.Steps.FirstOrDefault(v => v.Id == s.Id)?.Jobs ?? [] })],
                 };
                 var run = new LiveRun(resumed, workflow, request);
                 Interlocked.Increment(ref _waiting);

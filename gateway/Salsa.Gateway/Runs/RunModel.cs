@@ -73,7 +73,16 @@ public sealed record StepView
 
     /// <summary>True when the step's outputs were kept from before a gateway restart (the run was resumed).</summary>
     public bool Reused { get; init; }
+
+    /// <summary>
+    /// The service jobs the step's latest attempt started, in order: a gateway that stops mid-step
+    /// finds them here when the run resumes, and watches them again instead of starting new ones.
+    /// </summary>
+    public IReadOnlyList<StepJob> Jobs { get; init; } = [];
 }
+
+/// <summary>A job a step started on a service.</summary>
+public sealed record StepJob(string Service, string JobId);
 
 /// <summary>A file a run kept (from a step's service job).</summary>
 public sealed record RunArtifactView(string Name, string ContentType, long Size, string Step);

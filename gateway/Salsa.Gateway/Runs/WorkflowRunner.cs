@@ -72,6 +72,8 @@ internal sealed class WorkflowRunner(OperationCatalog catalog, ServiceDirectory 
         var spec = catalog.Find(step.Service, step.Operation) ?? throw new InvalidOperationException($"No operation {step.Service}.{step.Operation}.");
         var inputs = step.Inputs.ToDictionary(i => i.Key, i => run.Step(i.Value.Step).Outputs?[i.Value.Output]?.DeepClone(), StringComparer.Ordinal);
         var clock = Stopwatch.GetTimestamp();
+        // Jobs the step started before the gateway stopped (a resumed run): the first attempt takes them up again.
+        var earlier = run.Step(step.Id).Jobs;
         run.UpdateStep(step.Id, s => s with { State = StepState.Running, Started = DateTimeOffset.UtcNow, Error = null, Attempts = 0 });
         persist.Changed();
         using var activity = Activities.StartActivity($"step {step.Id}");
@@ -80,7 +82,7 @@ internal sealed class WorkflowRunner(OperationCatalog catalog, ServiceDirectory 
 
         for (var attempt = 1; ; attempt++)
         {
-            run.UpdateStep(step.Id, s => s with { Attempts = attempt, Progress = null }); // progress is per attempt
+            run.UpdateStep(step.Id, s => s with { Attempts = attempt, Progress = null, Jobs = [] }); // progress and jobs are per attempt
             using var timeout = CancellationTokenSource.CreateLinkedTokenSource(run.Cancellation.Token);
             if (step.Timeout is { } limit)
             {
@@ -91,7 +93,15 @@ internal sealed class WorkflowRunner(OperationCatalog catalog, ServiceDirectory 
             bool retryable;
             try
             {
-                var context = new StepContext(step, inputs, services, run.Hops, p => run.Report(step.Id, p), timeout.Token);
+                var context = new StepContext(step, inputs, services, run.Hops, p => run.Report(step.Id, p), timeout.Token)
+                {
+                    Earlier = attempt == 1 ? earlier : [],
+                    JobStarted = async job =>
+                    {
+                        run.UpdateStep(step.Id, s => s with { Jobs = [.. s.Jobs, job] });
+                        await persist.FlushAsync().ConfigureAwait(false);
+                    },
+                };
                 var outcome = await spec.Execute(context).ConfigureAwait(false);
                 await KeepArtifactsAsync(run, step, context, outcome).ConfigureAwait(false);
                 var outputs = new JsonObject(outcome.Outputs.Select(o => KeyValuePair.Create(o.Key, o.Value)));
