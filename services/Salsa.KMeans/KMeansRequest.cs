@@ -1,3 +1,4 @@
+using System.ComponentModel.DataAnnotations;
 using Salsa.Clustering.KMeans;
 using Salsa.Clustering.Parallel;
 using Salsa.Hosting;
@@ -13,13 +14,17 @@ public sealed record KMeansRequest : IVectorClusteringRequest
     /// <summary>A dense or binary dataset.</summary>
     public required Guid DatasetId { get; init; }
 
+    [Range(1, int.MaxValue)]
     public required int Clusters { get; init; }
 
     /// <summary>k-means++ seedings tried; the lowest inertia wins.</summary>
+    [Range(1, int.MaxValue)]
     public int? Restarts { get; init; }
 
+    [Range(1, int.MaxValue)]
     public int? MaxIterations { get; init; }
 
+    [Range(0d, double.MaxValue)]
     public double? Tolerance { get; init; }
 
     public int? Seed { get; init; }

@@ -121,6 +121,78 @@ public sealed class EveryServiceTests(EveryServiceFixture fixture) : IClassFixtu
 
     [Theory]
     [MemberData(nameof(Services))]
+    public async Task OpenApi_EveryOperation_DeclaresItsProblemResponsesAndIdFormats(string name)
+    {
+        using var document = JsonDocument.Parse(await fixture[name].Rest.GetStringAsync("/openapi/v1.json", Token));
+        var root = document.RootElement;
+        Assert.Equal("object", root.GetProperty("components").GetProperty("schemas").GetProperty("ProblemDetails").GetProperty("type").GetString());
+
+        var checkedOperations = 0;
+        foreach (var path in root.GetProperty("paths").EnumerateObject().Where(p => p.Name.StartsWith("/api/", StringComparison.Ordinal)))
+        {
+            foreach (var operation in path.Value.EnumerateObject().Where(o => o.Name is "get" or "post" or "delete" or "put"))
+            {
+                var responses = operation.Value.GetProperty("responses");
+                var where = $"{name}: {operation.Name.ToUpperInvariant()} {path.Name}";
+                void Declares(string status)
+                {
+                    Assert.True(responses.TryGetProperty(status, out var response), $"{where} does not declare {status}");
+                    var schema = response.GetProperty("content").GetProperty("application/problem+json").GetProperty("schema");
+                    Assert.Equal("#/components/schemas/ProblemDetails", schema.GetProperty("$ref").GetString());
+                }
+
+                if (path.Name.Contains('{', StringComparison.Ordinal))
+                {
+                    Declares("400");
+                    Declares("404");
+                }
+
+                if (operation.Value.TryGetProperty("requestBody", out _))
+                {
+                    Declares("400");
+                    Declares("413");
+                    Declares("415");
+                }
+
+                if (operation.Name == "post" && responses.TryGetProperty("202", out _))
+                {
+                    Declares("429");
+                }
+
+                foreach (var parameter in operation.Value.TryGetProperty("parameters", out var list) ? list.EnumerateArray() : default)
+                {
+                    if (parameter.GetProperty("in").GetString() == "path" && parameter.GetProperty("name").GetString() == "id")
+                    {
+                        Assert.Equal("uuid", parameter.GetProperty("schema").GetProperty("format").GetString());
+                    }
+                }
+
+                checkedOperations++;
+            }
+        }
+
+        Assert.True(checkedOperations >= 5, $"{name}: {checkedOperations} operations");
+    }
+
+    [Theory]
+    [InlineData("annealing", "AnnealingRequest", "maxClusters", "coolingFactor")]
+    [InlineData("kmeans", "KMeansRequest", "clusters", null)]
+    public async Task OpenApi_RequestSchemas_StateTheRangesTheValidatorsEnforce(string name, string schemaName, string count, string? fraction)
+    {
+        using var document = JsonDocument.Parse(await fixture[name].Rest.GetStringAsync("/openapi/v1.json", Token));
+        var properties = document.RootElement.GetProperty("components").GetProperty("schemas").GetProperty(schemaName).GetProperty("properties");
+
+        Assert.Equal(1, properties.GetProperty(count).GetProperty("minimum").GetInt32());
+        if (fraction is not null)
+        {
+            var schema = properties.GetProperty(fraction).ToString();
+            Assert.Contains("exclusiveMinimum", schema, StringComparison.Ordinal);
+            Assert.Contains("exclusiveMaximum", schema, StringComparison.Ordinal);
+        }
+    }
+
+    [Theory]
+    [MemberData(nameof(Services))]
     public async Task Docs_SwaggerUi_AnswersWithThePage(string name)
     {
         using var response = await fixture[name].Rest.GetAsync("/docs", Token);

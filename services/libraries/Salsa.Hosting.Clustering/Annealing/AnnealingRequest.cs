@@ -1,3 +1,4 @@
+using System.ComponentModel.DataAnnotations;
 using System.Globalization;
 using Salsa.Clustering.Annealing;
 using Salsa.Clustering.Parallel;
@@ -12,18 +13,28 @@ public sealed record AnnealingRequest : IVectorClusteringRequest
     public required Guid DatasetId { get; init; }
 
     /// <summary>Kmax: clusters split until there are this many.</summary>
+    [Range(1, int.MaxValue)]
     public required int MaxClusters { get; init; }
 
+    /// <summary>T ← factor·T after each temperature (default 0.95).</summary>
+    [Range(0d, 1d, MinimumIsExclusive = true, MaximumIsExclusive = true)]
     public double? CoolingFactor { get; init; }
 
+    /// <summary>First temperature (default: just above the data's first critical temperature).</summary>
+    [Range(0d, double.MaxValue, MinimumIsExclusive = true)]
     public double? StartTemperature { get; init; }
 
+    /// <summary>Lowest temperature, at most the start (default: 10⁻⁶ of the start).</summary>
+    [Range(0d, double.MaxValue, MinimumIsExclusive = true)]
     public double? MinTemperature { get; init; }
 
+    [Range(1, int.MaxValue)]
     public int? MaxIterationsPerTemperature { get; init; }
 
+    [Range(0d, double.MaxValue, MinimumIsExclusive = true)]
     public double? Tolerance { get; init; }
 
+    [Range(0, int.MaxValue)]
     public int? SplitMergeAttempts { get; init; }
 
     /// <summary>The algorithm's options; cooling stops after <paramref name="maxTemperatures"/> temperatures (by default the algorithm's cap).</summary>

@@ -1,0 +1,103 @@
+using System.Text.Json.Nodes;
+using Microsoft.AspNetCore.OpenApi;
+using Microsoft.OpenApi;
+
+namespace Salsa.Hosting.Errors;
+
+/// <summary>
+/// Declares in every service's OpenAPI document what its REST operations answer besides success,
+/// so client generators and fuzzers need not guess: the ProblemDetails responses each kind of
+/// operation can give (the statuses of <see cref="ServiceErrors"/>) and the format of ids.
+/// </summary>
+internal sealed class ProblemResponses : IOpenApiDocumentTransformer
+{
+    private const string ProblemJson = "application/problem+json";
+    private const string SchemaName = "ProblemDetails";
+
+    public Task TransformAsync(OpenApiDocument document, OpenApiDocumentTransformerContext context, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(document);
+        document.AddComponent(SchemaName, Schema());
+        var problem = new OpenApiSchemaReference(SchemaName, document);
+        foreach (var (path, item) in document.Paths)
+        {
+            if (!path.StartsWith("/api/", StringComparison.Ordinal) || item.Operations is null)
+            {
+                continue;
+            }
+
+            foreach (var (method, operation) in item.Operations)
+            {
+                Describe(path, method, operation, problem);
+            }
+        }
+
+        return Task.CompletedTask;
+    }
+
+    private static void Describe(string path, HttpMethod method, OpenApiOperation operation, OpenApiSchemaReference problem)
+    {
+        var hasBody = operation.RequestBody is not null;
+        var hasId = path.Contains('{', StringComparison.Ordinal);
+        var startsWork = method == HttpMethod.Post && (operation.Responses?.ContainsKey("202") == true || path == "/api/runs");
+        foreach (var parameter in operation.Parameters ?? [])
+        {
+            if (parameter.In == ParameterLocation.Path && parameter.Name is "id" && parameter.Schema is OpenApiSchema schema)
+            {
+                schema.Format = "uuid";
+            }
+        }
+
+        operation.Responses ??= [];
+        if (hasBody || hasId || operation.Parameters is { Count: > 0 })
+        {
+            Add(operation, 400, "The request is not valid: malformed JSON or id, a missing or unknown member, a value out of range (the detail names it).", problem);
+        }
+
+        if (hasId)
+        {
+            Add(operation, 404, "No such id (the detail names it).", problem);
+        }
+
+        if (method == HttpMethod.Get && (path.EndsWith("/result", StringComparison.Ordinal) || path.Contains("/artifacts/", StringComparison.Ordinal)))
+        {
+            Add(operation, 409, "The job has not succeeded (yet): it has no result or file.", problem);
+        }
+
+        if (hasBody)
+        {
+            Add(operation, 413, "Over a configured limit: the body's size, or a value beyond the service's limits (the detail names the configuration key).", problem);
+            Add(operation, 415, "The body is not of a media type the operation reads.", problem);
+        }
+
+        if (startsWork)
+        {
+            Add(operation, 429, "The job queue is full: try again after the Retry-After header's seconds.", problem);
+        }
+    }
+
+    private static void Add(OpenApiOperation operation, int status, string description, OpenApiSchemaReference problem) =>
+        operation.Responses!.TryAdd(status.ToString(System.Globalization.CultureInfo.InvariantCulture), new OpenApiResponse
+        {
+            Description = description,
+            Content = new Dictionary<string, OpenApiMediaType> { [ProblemJson] = new() { Schema = problem } },
+        });
+
+    // RFC 9457 problem details as the services write them (ServiceErrors, the status-code pages).
+    private static OpenApiSchema Schema() => new()
+    {
+        Type = JsonSchemaType.Object,
+        Description = "RFC 9457 problem details.",
+        Properties = new Dictionary<string, IOpenApiSchema>
+        {
+            ["type"] = new OpenApiSchema { Type = JsonSchemaType.String, Format = "uri-reference" },
+            ["title"] = new OpenApiSchema { Type = JsonSchemaType.String },
+            ["status"] = new OpenApiSchema { Type = JsonSchemaType.Integer, Format = "int32" },
+            ["detail"] = new OpenApiSchema { Type = JsonSchemaType.String, Description = "What was wrong, naming the parameter or limit." },
+            ["instance"] = new OpenApiSchema { Type = JsonSchemaType.String },
+            ["traceId"] = new OpenApiSchema { Type = JsonSchemaType.String },
+        },
+        AdditionalProperties = new OpenApiSchema(),
+        Examples = [JsonNode.Parse("""{"type":"https://tools.ietf.org/html/rfc9110#section-15.5.1","title":"Invalid request","status":400,"detail":"maxIterationsPerTemperature must be at least 1; it is -1. (Parameter 'maxIterationsPerTemperature')"}""")!],
+    };
+}
