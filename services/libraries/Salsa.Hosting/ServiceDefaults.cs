@@ -45,7 +45,7 @@ public static class ServiceDefaults
             // otherwise silently take its default) or padding: refused, naming the member.
             o.SerializerOptions.UnmappedMemberHandling = System.Text.Json.Serialization.JsonUnmappedMemberHandling.Disallow;
         });
-        services.AddOpenApi(o => o.AddDocumentTransformer<ProblemResponses>());
+        services.AddOpenApi(o => o.AddDocumentTransformer<ProblemResponses>().AddDocumentTransformer<Jobs.JobResultSchema>());
         services.AddHealthChecks().AddCheck("self", () => HealthCheckResult.Healthy(), ["live"]);
 
         services.AddGrpc(o =>

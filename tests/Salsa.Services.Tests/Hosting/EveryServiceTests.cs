@@ -192,6 +192,20 @@ public sealed class EveryServiceTests(EveryServiceFixture fixture) : IClassFixtu
     }
 
     [Theory]
+    [InlineData("annealing", "AnnealingSummary")]
+    [InlineData("kmeans", "KMeansSummary")]
+    [InlineData("mds", "EmbeddingSummary")]
+    public async Task OpenApi_JobViewResult_IsOneOfTheServicesResultsOrNull(string name, string result)
+    {
+        using var document = JsonDocument.Parse(await fixture[name].Rest.GetStringAsync("/openapi/v1.json", Token));
+        var schema = document.RootElement.GetProperty("components").GetProperty("schemas").GetProperty("JobView").GetProperty("properties").GetProperty("result");
+
+        var choices = schema.GetProperty("oneOf").EnumerateArray().Select(c => c.TryGetProperty("$ref", out var r) ? r.GetString() : c.GetProperty("type").GetString()).ToList();
+        Assert.Contains($"#/components/schemas/{result}", choices);
+        Assert.Contains("null", choices);
+    }
+
+    [Theory]
     [MemberData(nameof(Services))]
     public async Task Docs_SwaggerUi_AnswersWithThePage(string name)
     {
