@@ -361,6 +361,45 @@ public abstract class DataStoreContractTests : IAsyncLifetime
     }
 
     [Fact]
+    public async Task FindDatasetUserAsync_QueuedOrRunningJobsAndRunsNamingIt_OthersNot()
+    {
+        var dataset = Guid.NewGuid();
+        var service = TestData.UniqueService("users");
+        Assert.Null(await Store.FindDatasetUserAsync(dataset, Ct));
+
+        // Ended jobs, and a running one on another dataset, do not use it.
+        foreach (var state in new[] { JobState.Succeeded, JobState.Failed, JobState.Cancelled, JobState.Interrupted })
+        {
+            await Store.InsertJobAsync(TestData.Job(service, state) with { DatasetId = dataset }, Ct);
+        }
+
+        await Store.InsertJobAsync(TestData.Job(service, JobState.Running) with { DatasetId = Guid.NewGuid() }, Ct);
+        Assert.Null(await Store.FindDatasetUserAsync(dataset, Ct));
+
+        // A run in flight names it among its steps' outputs so far (the result), or in its request.
+        var run = TestData.Job("gateway", JobState.Running, TestData.Epoch.AddSeconds(2)) with { ResultJson = $$$"""{"steps":[{"outputs":{"dataset":"{{{dataset}}}"}}]}""" };
+        await Store.InsertJobAsync(run, Ct);
+        Assert.Equal(run.Id, (await Store.FindDatasetUserAsync(dataset, Ct))?.Id);
+
+        // The oldest user is named: a queued job naming it in its parameters, older than the run.
+        var queued = TestData.Job(service, JobState.Queued, TestData.Epoch.AddSeconds(1)) with { ParametersJson = $$"""{"datasetId":"{{dataset}}"}""" };
+        await Store.InsertJobAsync(queued, Ct);
+        Assert.Equal(queued.Id, (await Store.FindDatasetUserAsync(dataset, Ct))?.Id);
+
+        // And a job that runs on it, older still.
+        var running = TestData.Job(service, JobState.Running, TestData.Epoch) with { DatasetId = dataset };
+        await Store.InsertJobAsync(running, Ct);
+        Assert.Equal(running, await Store.FindDatasetUserAsync(dataset, Ct));
+
+        foreach (var user in new[] { running, queued, run })
+        {
+            await Store.UpdateJobAsync(user with { State = JobState.Succeeded }, Ct);
+        }
+
+        Assert.Null(await Store.FindDatasetUserAsync(dataset, Ct));
+    }
+
+    [Fact]
     public async Task DeleteDatasetAsync_Existing_RemovesInfoAndPoints()
     {
         var (info, content) = TestData.Dense(500, 2, seed: 3, labels: true);

@@ -141,6 +141,12 @@ public interface IDataStore : IAsyncDisposable
     /// <summary>True when it existed.</summary>
     Task<bool> DeleteDatasetAsync(Guid id, CancellationToken cancellationToken = default);
 
+    /// <summary>
+    /// A queued or running job or run that uses the dataset — it names it as its dataset, or in its
+    /// parameters or (a run's) results so far — or null when none does. The oldest such is returned.
+    /// </summary>
+    Task<JobRecord?> FindDatasetUserAsync(Guid id, CancellationToken cancellationToken = default);
+
     Task InsertJobAsync(JobRecord job, CancellationToken cancellationToken = default);
 
     /// <summary>Replaces the stored record with this one (same id).</summary>

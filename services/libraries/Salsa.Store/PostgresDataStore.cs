@@ -416,6 +416,22 @@ public sealed partial class PostgresDataStore : IDataStore
             return await reader.ReadAsync(cancellationToken) ? ReadJob(reader) : null;
         }, cancellationToken);
 
+    public Task<JobRecord?> FindDatasetUserAsync(Guid id, CancellationToken cancellationToken = default) =>
+        ReadAsync(async cancellationToken =>
+        {
+            await using var select = _dataSource.CreateCommand($"""
+                SELECT {JobColumns} FROM salsa.jobs
+                WHERE state IN ($2, $3) AND (dataset_id = $1 OR strpos(parameters, $4) > 0 OR strpos(coalesce(result, ''), $4) > 0)
+                ORDER BY created, seq LIMIT 1
+                """);
+            select.Parameters.Add(new NpgsqlParameter<Guid> { TypedValue = id });
+            select.Parameters.Add(new NpgsqlParameter<int> { TypedValue = (int)JobState.Queued });
+            select.Parameters.Add(new NpgsqlParameter<int> { TypedValue = (int)JobState.Running });
+            select.Parameters.Add(new NpgsqlParameter<string> { TypedValue = id.ToString("D") });
+            await using var reader = await select.ExecuteReaderAsync(cancellationToken);
+            return await reader.ReadAsync(cancellationToken) ? ReadJob(reader) : null;
+        }, cancellationToken);
+
     public Task<IReadOnlyList<JobRecord>> ListJobsAsync(string? service, int limit = 100, CancellationToken cancellationToken = default) =>
         ReadAsync<IReadOnlyList<JobRecord>>(async cancellationToken =>
         {

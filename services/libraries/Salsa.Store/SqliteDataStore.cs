@@ -391,6 +391,21 @@ public sealed class SqliteDataStore : IDataStore
         return reader.Read() ? ReadJob(reader) : null;
     }
 
+    public async Task<JobRecord?> FindDatasetUserAsync(Guid id, CancellationToken cancellationToken = default)
+    {
+        await using var connection = await OpenAsync(cancellationToken);
+        using var select = Command(connection, null, $"""
+            SELECT {JobColumns} FROM jobs
+            WHERE state IN ($queued, $running) AND (dataset_id = $id OR instr(parameters, $id) > 0 OR instr(coalesce(result, ''), $id) > 0)
+            ORDER BY created_us, seq LIMIT 1;
+            """);
+        select.Parameters.AddWithValue("$id", Text(id));
+        select.Parameters.AddWithValue("$queued", (int)JobState.Queued);
+        select.Parameters.AddWithValue("$running", (int)JobState.Running);
+        using var reader = select.ExecuteReader();
+        return reader.Read() ? ReadJob(reader) : null;
+    }
+
     public async Task<IReadOnlyList<JobRecord>> ListJobsAsync(string? service, int limit = 100, CancellationToken cancellationToken = default)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(limit);

@@ -76,4 +76,26 @@ public sealed class JobLifecycleTests(PostgresFixture postgres)
             Assert.Equal("cancelled", (await service.Rest.WaitAsync(id)).State);
         }
     }
+
+    [Fact]
+    public async Task DeleteDataset_WhileAJobUsesIt_409AndTheJobCompletes_ThenDeleted()
+    {
+        using var directory = new TemporaryDirectory();
+        await using var service = await ServiceUnderTest.StartAsync<AnnealingService>(TestStore.Sqlite(directory));
+        var dataset = await service.Rest.UploadCsvAsync("name=gmm&kind=dense&dimension=2&weights=true", Fixtures.GmmCsv());
+        var running = await service.Rest.StartJobAsync("/api/annealing/jobs", new { datasetId = dataset.DatasetId, maxClusters = 4, coolingFactor = 0.97 });
+        await service.Rest.WaitForProgressAsync(running.JobId);
+
+        using var refused = await service.Rest.DeleteAsync($"/api/datasets/{dataset.DatasetId}", Token);
+        Assert.Contains($"in use by annealing job {running.JobId}", await RestCalls.ProblemAsync(refused, 409), StringComparison.Ordinal);
+        var rpc = await Assert.ThrowsAsync<RpcException>(async () =>
+            await new DatasetsClient(service.Grpc).DeleteAsync(new() { DatasetId = dataset.DatasetId.ToString() }, new CallOptions(cancellationToken: Token)));
+        Assert.Equal(StatusCode.FailedPrecondition, rpc.StatusCode);
+
+        Assert.Equal("succeeded", (await service.Rest.WaitAsync(running.JobId)).State);
+        using var deleted = await service.Rest.DeleteAsync($"/api/datasets/{dataset.DatasetId}", Token);
+        Assert.Equal(HttpStatusCode.NoContent, deleted.StatusCode);
+        using var gone = await service.Rest.GetAsync($"/api/datasets/{dataset.DatasetId}", Token);
+        Assert.Equal(HttpStatusCode.NotFound, gone.StatusCode);
+    }
 }

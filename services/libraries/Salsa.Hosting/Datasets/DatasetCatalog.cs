@@ -3,6 +3,8 @@ using Salsa.Hosting.Errors;
 using Salsa.Store;
 using Proto = Salsa.Contracts.Datasets;
 
+using Salsa.Hosting.Jobs;
+
 namespace Salsa.Hosting.Datasets;
 
 /// <summary>A dataset as REST returns it.</summary>
@@ -28,6 +30,22 @@ public sealed class DatasetCatalog(IDataStore store, ServiceLimits limits)
 
     public async Task<DatasetInfo> GetRequiredAsync(Guid id, CancellationToken cancellationToken = default) =>
         await Store.GetDatasetAsync(id, cancellationToken).ConfigureAwait(false) ?? throw new NotFoundException($"No dataset {id}.");
+
+    /// <summary>
+    /// Deletes a dataset no queued or running job or run uses; one in use is refused
+    /// (<see cref="ConflictException"/>, naming the user) and kept, so no work in flight loses its data.
+    /// </summary>
+    public async Task<DatasetInfo> DeleteAsync(Guid id, CancellationToken cancellationToken = default)
+    {
+        var info = await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false);
+        if (await Store.FindDatasetUserAsync(id, cancellationToken).ConfigureAwait(false) is { } user)
+        {
+            var what = user.Service == "gateway" ? $"run {user.Id} ({user.Kind})" : $"{user.Service} job {user.Id}";
+            throw new ConflictException($"Dataset {id} is in use by {what}, which is {JobViews.StateName(user.State)}: delete it once that has ended, or cancel it.");
+        }
+
+        return await Store.DeleteDatasetAsync(id, cancellationToken).ConfigureAwait(false) ? info : throw new NotFoundException($"No dataset {id}.");
+    }
 
     public async Task<(DatasetInfo Info, DatasetContent Content)> ReadRequiredAsync(Guid id, CancellationToken cancellationToken = default)
     {

@@ -4,7 +4,6 @@ using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.AspNetCore.Routing;
 using Salsa.Datasets;
-using Salsa.Hosting.Errors;
 using Salsa.Store;
 
 namespace Salsa.Hosting.Datasets;
@@ -59,11 +58,9 @@ public static class DatasetsApi
 
         group.MapDelete("/{id}", async (DatasetCatalog catalog, string id, CancellationToken cancellationToken) =>
         {
-            var guid = DatasetCatalog.ParseId(id);
-            return await catalog.Store.DeleteDatasetAsync(guid, cancellationToken)
-                ? TypedResults.NoContent()
-                : throw new NotFoundException($"No dataset {guid}.");
-        }).WithName("DeleteDataset").WithSummary("Deletes a dataset and its points.");
+            await catalog.DeleteAsync(DatasetCatalog.ParseId(id), cancellationToken);
+            return TypedResults.NoContent();
+        }).WithName("DeleteDataset").WithSummary("Deletes a dataset and its points; 409 while a queued or running job or run uses it.");
 
         return group;
     }

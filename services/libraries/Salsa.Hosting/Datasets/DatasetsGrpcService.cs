@@ -53,9 +53,7 @@ public sealed class DatasetsGrpcService(DatasetCatalog catalog) : global::Salsa.
 
     public override async Task<DatasetInfo> Delete(DatasetRef request, ServerCallContext context)
     {
-        var id = DatasetCatalog.ParseId(request.DatasetId);
-        var info = await catalog.GetRequiredAsync(id, context.CancellationToken);
-        await catalog.Store.DeleteDatasetAsync(id, context.CancellationToken);
+        var info = await catalog.DeleteAsync(DatasetCatalog.ParseId(request.DatasetId), context.CancellationToken);
         return DatasetCatalog.ToProto(info);
     }
 

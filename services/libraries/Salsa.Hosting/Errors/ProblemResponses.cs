@@ -64,6 +64,11 @@ internal sealed class ProblemResponses : IOpenApiDocumentTransformer
             Add(operation, 409, "The job has not succeeded (yet): it has no result or file.", problem);
         }
 
+        if (method == HttpMethod.Delete)
+        {
+            Add(operation, 409, "In use: a queued or running job or run uses it (the detail names which).", problem);
+        }
+
         if (hasBody)
         {
             Add(operation, 413, "Over a configured limit: the body's size, or a value beyond the service's limits (the detail names the configuration key).", problem);
