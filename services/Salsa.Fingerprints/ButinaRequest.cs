@@ -1,3 +1,4 @@
+using System.ComponentModel.DataAnnotations;
 using System.Globalization;
 using Salsa.Clustering.Fingerprints;
 using Salsa.Clustering.Parallel;
@@ -13,6 +14,7 @@ public sealed record ButinaRequest
     public required Guid DatasetId { get; init; }
 
     /// <summary>Tanimoto distance cut-off (1 − similarity), strictly between 0 and 1; default 0.35.</summary>
+    [Range(0d, 1d, MinimumIsExclusive = true, MaximumIsExclusive = true)]
     public double? Cutoff { get; init; }
 
     public ButinaOptions ToOptions(ParallelismOptions parallel)

@@ -1,3 +1,4 @@
+using System.ComponentModel.DataAnnotations;
 using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Jobs;
 
@@ -22,6 +23,7 @@ public sealed record FingerprintSearchRequest
     public string? FingerprintType { get; init; }
 
     /// <summary>Hits wanted, best first.</summary>
+    [Range(1, int.MaxValue)]
     public required int K { get; init; }
 
     public static FingerprintSearchRequest From(Contracts.Fingerprints.SearchRequest request)

@@ -1,3 +1,4 @@
+using System.ComponentModel.DataAnnotations;
 using Salsa.Clustering.Mds;
 using Salsa.Clustering.Parallel;
 using Salsa.Hosting;
@@ -17,6 +18,7 @@ public sealed record EmbeddingRequest
     public required Guid DatasetId { get; init; }
 
     /// <summary>2 or 3.</summary>
+    [Range(2, 3)]
     public required int Dimensions { get; init; }
 
     /// <summary>Dataset indices of the points to embed (e.g. cluster medoids), each once; all points when null or empty.</summary>
@@ -25,8 +27,10 @@ public sealed record EmbeddingRequest
     /// <summary>One weight per embedded item (e.g. cluster sizes); all equal when null or empty.</summary>
     public IReadOnlyList<double>? ItemWeights { get; init; }
 
+    [Range(1, int.MaxValue)]
     public int? MaxIterations { get; init; }
 
+    [Range(0d, double.MaxValue)]
     public double? Tolerance { get; init; }
 
     /// <summary>The dataset indices this request embeds, in order.</summary>
