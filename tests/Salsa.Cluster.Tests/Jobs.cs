@@ -20,8 +20,10 @@ internal static class Jobs
             {
                 return await grains.GetGrain<TGrain>(job).GetAsync().WaitAsync(TimeSpan.FromSeconds(10), cancellationToken);
             }
-            catch (Exception exception) when (exception is OrleansException or TimeoutException)
+            catch (Exception exception) when (exception is OrleansException or TimeoutException
+                || (exception is OperationCanceledException && !cancellationToken.IsCancellationRequested))
             {
+                // As ClusterCompute watches a job: the runtime may cancel a call while it replaces a silo.
                 await Task.Delay(250, cancellationToken);
             }
         }

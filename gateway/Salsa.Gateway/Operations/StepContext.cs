@@ -108,7 +108,17 @@ public sealed class StepContext(StepDefinition step, IReadOnlyDictionary<string,
             job = await start(RecordedInvoker(channel, service), new CallOptions(cancellationToken: startLimit.Token)).ConfigureAwait(false);
         }
 
-        await JobStarted(new Runs.StepJob(service, job.JobId)).ConfigureAwait(false);
+        try
+        {
+            await JobStarted(new Runs.StepJob(service, job.JobId)).ConfigureAwait(false);
+        }
+        catch
+        {
+            // Not recorded, so it could not be found again: not left running either.
+            await CancelJobAsync(service, jobs, job.JobId).ConfigureAwait(false);
+            throw;
+        }
+
         if (CancellationToken.IsCancellationRequested)
         {
             await CancelJobAsync(service, jobs, job.JobId).ConfigureAwait(false);

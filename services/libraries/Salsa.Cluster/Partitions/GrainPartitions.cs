@@ -160,48 +160,66 @@ public sealed class GrainPartitions : IKMeansPartitions
     // Runs on the job's own thread (never a grain turn), so it waits for the calls.
     private static T[] Fan<T>(IPartitionGrain[] grains, Func<IPartitionGrain, Task<T>> call, TimeSpan retryFor, TimeSpan timeout, ref long retries, CancellationToken cancellationToken)
     {
+        var (results, asked) = FanAsync(grains, call, retryFor, timeout, cancellationToken).GetAwaiter().GetResult();
+        retries += asked;
+        return results;
+    }
+
+    /// <summary>
+    /// Calls every partition at once and returns their answers in partition order, with how many
+    /// calls were asked again: a call that failed transiently (<see cref="IsTransient"/>) or was
+    /// cancelled by the runtime while the cluster replaced a silo is asked again, with back-off, for
+    /// up to <paramref name="retryFor"/>; any other failure is a <see cref="PartitionFailedException"/>.
+    /// </summary>
+    internal static async Task<(T[] Results, long Retries)> FanAsync<T>(
+        IPartitionGrain[] grains, Func<IPartitionGrain, Task<T>> call, TimeSpan retryFor, TimeSpan timeout, CancellationToken cancellationToken)
+    {
         var results = new T[grains.Length];
         var pending = Enumerable.Range(0, grains.Length).ToArray();
         var deadline = Stopwatch.StartNew();
         var backoff = TimeSpan.FromMilliseconds(100);
+        var retries = 0L;
         while (true)
         {
             cancellationToken.ThrowIfCancellationRequested();
             var calls = pending.Select(i => call(grains[i]).WaitAsync(timeout, cancellationToken)).ToArray();
             try
             {
-                Task.WaitAll(calls, cancellationToken);
+                await Task.WhenAll(calls).ConfigureAwait(false);
             }
-            catch (AggregateException)
+            catch (Exception) when (!cancellationToken.IsCancellationRequested)
             {
                 // Inspected call by call below.
             }
 
+            cancellationToken.ThrowIfCancellationRequested();
             var failed = new List<int>();
             for (var c = 0; c < calls.Length; c++)
             {
-                if (calls[c].IsCompletedSuccessfully)
+                // A call the runtime cancelled (not us: checked above) has no exception of its own.
+                var error = calls[c].IsCompletedSuccessfully ? null : calls[c].Exception?.InnerException ?? new OperationCanceledException("The runtime cancelled the call.");
+                if (error is null)
                 {
                     results[pending[c]] = calls[c].Result;
                 }
-                else if (IsTransient(calls[c].Exception!.InnerException!) && deadline.Elapsed < retryFor)
+                else if (IsTransient(error) && deadline.Elapsed < retryFor)
                 {
                     failed.Add(pending[c]);
                 }
                 else
                 {
-                    throw new PartitionFailedException(pending[c], calls[c].Exception!.InnerException!);
+                    throw new PartitionFailedException(pending[c], error);
                 }
             }
 
             if (failed.Count == 0)
             {
-                return results;
+                return (results, retries);
             }
 
             retries += failed.Count;
             pending = [.. failed];
-            cancellationToken.WaitHandle.WaitOne(backoff);
+            await Task.Delay(backoff, cancellationToken).ConfigureAwait(false);
             backoff = TimeSpan.FromTicks(Math.Min(backoff.Ticks * 2, TimeSpan.FromSeconds(2).Ticks));
         }
     }
@@ -211,6 +229,8 @@ public sealed class GrainPartitions : IKMeansPartitions
     internal static bool IsTransient(Exception exception) =>
         exception is SiloUnavailableException or OrleansMessageRejectionException or TimeoutException or Orleans.Runtime.Messaging.ConnectionFailedException
             or System.Data.Common.DbException { IsTransient: true }
+            // The runtime gave up on a call while its directory or placement waited on a lost silo.
+            or OperationCanceledException
         || (exception is OrleansException && exception.Message.Contains("unavailable", StringComparison.OrdinalIgnoreCase));
 }
 

@@ -19,46 +19,8 @@ public static class PartitionSearch
         ArgumentNullException.ThrowIfNull(grains);
         ArgumentNullException.ThrowIfNull(query);
         var keys = PartitionKey.Grid(datasetId, partitions).ToArray();
-        var answers = new PartitionHits[keys.Length];
-        var pending = Enumerable.Range(0, keys.Length).ToArray();
-        var started = TimeProvider.System.GetTimestamp();
-        var backoff = TimeSpan.FromMilliseconds(100);
-        while (pending.Length > 0)
-        {
-            var calls = pending.Select(i => grains.GetGrain<IPartitionGrain>(keys[i].ToGrainKey()).SearchAsync(query, k).WaitAsync(cancellationToken)).ToArray();
-            try
-            {
-                await Task.WhenAll(calls).ConfigureAwait(false);
-            }
-            catch (Exception) when (calls.Any(c => c.IsFaulted) && !cancellationToken.IsCancellationRequested)
-            {
-                // Inspected call by call below.
-            }
-
-            var failed = new List<int>();
-            for (var c = 0; c < calls.Length; c++)
-            {
-                if (calls[c].IsCompletedSuccessfully)
-                {
-                    answers[pending[c]] = calls[c].Result;
-                }
-                else if (calls[c].Exception?.InnerException is { } error && GrainPartitions.IsTransient(error) && TimeProvider.System.GetElapsedTime(started) < retryFor)
-                {
-                    failed.Add(pending[c]);
-                }
-                else
-                {
-                    throw new PartitionFailedException(pending[c], calls[c].Exception?.InnerException ?? new OperationCanceledException(cancellationToken));
-                }
-            }
-
-            pending = [.. failed];
-            if (pending.Length > 0)
-            {
-                await Task.Delay(backoff, cancellationToken).ConfigureAwait(false);
-                backoff = TimeSpan.FromTicks(Math.Min(backoff.Ticks * 2, TimeSpan.FromSeconds(2).Ticks));
-            }
-        }
+        var refs = keys.Select(key => grains.GetGrain<IPartitionGrain>(key.ToGrainKey())).ToArray();
+        var (answers, _) = await GrainPartitions.FanAsync(refs, g => g.SearchAsync(query, k), retryFor, Timeout.InfiniteTimeSpan, cancellationToken).ConfigureAwait(false);
 
         var parts = answers.Select((a, p) => (Answer: new SimilaritySearchResult
         {

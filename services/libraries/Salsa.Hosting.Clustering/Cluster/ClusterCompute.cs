@@ -73,9 +73,11 @@ public sealed class ClusterCompute(IGrainFactory grains, ClusterGrid grid)
             {
                 view = await coordinator.GetAsync().WaitAsync(TimeSpan.FromSeconds(30), context.CancellationToken).ConfigureAwait(false);
             }
-            catch (Exception exception) when (exception is OrleansException or TimeoutException)
+            catch (Exception exception) when (exception is OrleansException or TimeoutException
+                || (exception is OperationCanceledException && !context.CancellationToken.IsCancellationRequested))
             {
-                // The coordinator's silo is being replaced; the job resumes on a survivor.
+                // The coordinator's silo is being replaced (the runtime may cancel a call whose
+                // directory lookup waited on the lost silo); the job resumes on a survivor.
                 await Task.Delay(s_watch, context.CancellationToken).ConfigureAwait(false);
                 continue;
             }
