@@ -308,7 +308,7 @@ public abstract class DataStoreContractTests : IAsyncLifetime
         {
             Assert.Null(await Store.GetDatasetAsync(info.Id, Ct));
             Assert.Null(await Store.ReadDatasetAsync(info.Id, Ct));
-            Assert.DoesNotContain(await Store.ListDatasetsAsync(10_000, Ct), d => d.Id == info.Id);
+            Assert.DoesNotContain(await Store.ListDatasetsAsync(null, 10_000, Ct), d => d.Id == info.Id);
         }
         else
         {
@@ -409,7 +409,7 @@ public abstract class DataStoreContractTests : IAsyncLifetime
 
         Assert.Null(await Store.GetDatasetAsync(info.Id, Ct));
         Assert.Null(await Store.ReadDatasetAsync(info.Id, Ct));
-        Assert.DoesNotContain(await Store.ListDatasetsAsync(10_000, Ct), d => d.Id == info.Id);
+        Assert.DoesNotContain(await Store.ListDatasetsAsync(null, 10_000, Ct), d => d.Id == info.Id);
         Assert.False(await Store.DeleteDatasetAsync(info.Id, Ct));
 
         // Had any of the 500 old points survived, the new 200 would collide with them or come back mixed.
@@ -430,13 +430,13 @@ public abstract class DataStoreContractTests : IAsyncLifetime
             await Store.CreateDatasetAsync(info, content, Ct);
         }
 
-        var all = await Store.ListDatasetsAsync(100_000, Ct);
+        var all = await Store.ListDatasetsAsync(null, 100_000, Ct);
 
         var mine = all.Where(d => d.Id == oldest.Info.Id || d.Id == middle.Info.Id || d.Id == newestFirstInserted.Info.Id || d.Id == newestLastInserted.Info.Id).Select(d => d.Id);
         Assert.Equal([newestLastInserted.Info.Id, newestFirstInserted.Info.Id, middle.Info.Id, oldest.Info.Id], mine);
         Assert.Equal(all.OrderByDescending(d => d.Created).Select(d => d.Created), all.Select(d => d.Created));
-        Assert.Equal(all.Take(2).Select(d => d.Id), (await Store.ListDatasetsAsync(2, Ct)).Select(d => d.Id));
-        Assert.Empty(await Store.ListDatasetsAsync(0, Ct));
+        Assert.Equal(all.Take(2).Select(d => d.Id), (await Store.ListDatasetsAsync(null, 2, Ct)).Select(d => d.Id));
+        Assert.Empty(await Store.ListDatasetsAsync(null, 0, Ct));
         StoreAssert.SameInfo((await Store.GetDatasetAsync(middle.Info.Id, Ct))!, all.Single(d => d.Id == middle.Info.Id));
     }
 
@@ -546,7 +546,7 @@ public abstract class DataStoreContractTests : IAsyncLifetime
         await Store.UpdateJobAsync(replacement, Ct);
 
         Assert.Equal(replacement, await Store.GetJobAsync(job.Id, Ct));
-        Assert.Empty(await Store.ListJobsAsync(job.Service, 10, Ct));
+        Assert.Empty(await Store.ListJobsAsync(job.Service, null, 10, Ct));
     }
 
     [Fact]
@@ -571,12 +571,12 @@ public abstract class DataStoreContractTests : IAsyncLifetime
             await Store.InsertJobAsync(job, Ct);
         }
 
-        var listed = await Store.ListJobsAsync(service, 100, Ct);
+        var listed = await Store.ListJobsAsync(service, null, 100, Ct);
 
         Assert.Equal([tie, jobs[4], jobs[3], jobs[2], jobs[1], jobs[0]], listed);
-        Assert.Equal([tie, jobs[4]], await Store.ListJobsAsync(service, 2, Ct));
-        Assert.Empty(await Store.ListJobsAsync(service, 0, Ct));
-        Assert.Empty(await Store.ListJobsAsync(TestData.UniqueService("nobody"), 100, Ct));
+        Assert.Equal([tie, jobs[4]], await Store.ListJobsAsync(service, null, 2, Ct));
+        Assert.Empty(await Store.ListJobsAsync(service, null, 0, Ct));
+        Assert.Empty(await Store.ListJobsAsync(TestData.UniqueService("nobody"), null, 100, Ct));
     }
 
     [Fact]
@@ -587,11 +587,11 @@ public abstract class DataStoreContractTests : IAsyncLifetime
         await Store.InsertJobAsync(first, Ct);
         await Store.InsertJobAsync(second, Ct);
 
-        var all = await Store.ListJobsAsync(null, 100_000, Ct);
+        var all = await Store.ListJobsAsync(null, null, 100_000, Ct);
 
         Assert.Equal([second.Id, first.Id], all.Where(j => j.Id == first.Id || j.Id == second.Id).Select(j => j.Id));
         Assert.Equal(all.OrderByDescending(j => j.Created).Select(j => j.Created), all.Select(j => j.Created));
-        Assert.Equal(all.Take(3), await Store.ListJobsAsync(null, 3, Ct));
+        Assert.Equal(all.Take(3), await Store.ListJobsAsync(null, null, 3, Ct));
     }
 
     [Fact]
@@ -659,7 +659,7 @@ public abstract class DataStoreContractTests : IAsyncLifetime
             Assert.Equal(job with { State = JobState.Running, ProgressJson = $"{{\"step\":{Updates}}}", ComputeMilliseconds = Updates }, await Store.GetJobAsync(job.Id, Ct));
         }
 
-        Assert.Equal(jobs.Length, (await Store.ListJobsAsync(service, 100, Ct)).Count);
+        Assert.Equal(jobs.Length, (await Store.ListJobsAsync(service, null, 100, Ct)).Count);
     }
 
     [Fact]
@@ -756,14 +756,99 @@ public abstract class DataStoreContractTests : IAsyncLifetime
             jobs.Select((j, i) => Task.Run(() => (i % 2 == 0 ? Store : other).InsertJobAsync(j, Ct), Ct))
                 .Concat(datasets.Select((d, i) => Task.Run(() => (i % 2 == 0 ? other : Store).CreateDatasetAsync(d.Info, d.Content, Ct), Ct))));
 
-        Assert.Equal(jobs.Length, (await Store.ListJobsAsync(service, 1000, Ct)).Count);
-        Assert.Equal(jobs.Length, (await other.ListJobsAsync(service, 1000, Ct)).Count);
+        Assert.Equal(jobs.Length, (await Store.ListJobsAsync(service, null, 1000, Ct)).Count);
+        Assert.Equal(jobs.Length, (await other.ListJobsAsync(service, null, 1000, Ct)).Count);
         foreach (var (info, content) in datasets)
         {
             StoreAssert.SameContent(content, await Store.ReadDatasetAsync(info.Id, Ct));
             StoreAssert.SameContent(content, await other.ReadDatasetAsync(info.Id, Ct));
         }
     }
+
+    // ---- Tenants ----
+
+    [Fact]
+    public async Task Tenants_DatasetsAndJobs_KeepTheirOwnerAndListOnlyTheirs()
+    {
+        var tenant = $"t-{Guid.NewGuid():N}";
+        var (mine, content) = TestData.Dense(5, 2, seed: 21);
+        var (local, localContent) = TestData.Dense(5, 2, seed: 22);
+        await Store.CreateDatasetAsync(mine with { Tenant = tenant }, content, Ct);
+        await Store.CreateDatasetAsync(local, localContent, Ct);
+        var service = TestData.UniqueService("tenants");
+        var job = TestData.Job(service) with { Tenant = tenant };
+        await Store.InsertJobAsync(job, Ct);
+        await Store.InsertJobAsync(TestData.Job(service), Ct);
+
+        Assert.Equal(tenant, (await Store.GetDatasetAsync(mine.Id, Ct))!.Tenant);
+        Assert.Equal(Tenants.Local, (await Store.GetDatasetAsync(local.Id, Ct))!.Tenant);
+        Assert.Equal([mine.Id], (await Store.ListDatasetsAsync(tenant, 100, Ct)).Select(d => d.Id));
+        Assert.DoesNotContain(await Store.ListDatasetsAsync(Tenants.Local, 10_000, Ct), d => d.Id == mine.Id);
+        Assert.Contains(await Store.ListDatasetsAsync(null, 10_000, Ct), d => d.Id == mine.Id);
+
+        Assert.Equal(tenant, (await Store.GetJobAsync(job.Id, Ct))!.Tenant);
+        Assert.Equal([job.Id], (await Store.ListJobsAsync(service, tenant, 100, Ct)).Select(j => j.Id));
+        Assert.Equal([job.Id], (await Store.ListJobsAsync(null, tenant, 100, Ct)).Select(j => j.Id));
+        Assert.Equal(2, (await Store.ListJobsAsync(service, null, 100, Ct)).Count);
+
+        // An update may not silently move a job to another tenant's view: the record is replaced whole.
+        await Store.UpdateJobAsync(job with { State = JobState.Running }, Ct);
+        Assert.Equal(tenant, (await Store.GetJobAsync(job.Id, Ct))!.Tenant);
+    }
+
+    [Theory]
+    [InlineData("")]
+    [InlineData("Upper")]
+    [InlineData("-leading")]
+    [InlineData("has space")]
+    [InlineData("x\u0000")]
+    public async Task Tenants_InvalidName_RefusedAndNothingStored(string tenant)
+    {
+        var (info, content) = TestData.Dense(3, 1);
+        await Assert.ThrowsAsync<ArgumentException>(() => Store.CreateDatasetAsync(info with { Tenant = tenant }, content, Ct));
+        var job = TestData.Job(TestData.UniqueService("bad-tenant")) with { Tenant = tenant };
+        await Assert.ThrowsAsync<ArgumentException>(() => Store.InsertJobAsync(job, Ct));
+        Assert.Null(await Store.GetDatasetAsync(info.Id, Ct));
+        Assert.Null(await Store.GetJobAsync(job.Id, Ct));
+    }
+
+    // ---- API keys ----
+
+    [Fact]
+    public async Task ApiKeys_InsertGetListRevoke_RoundTripAndRevokeOnce()
+    {
+        var tenant = $"keys-{Guid.NewGuid():N}";
+        var first = TestData.ApiKey(tenant, ["read", "run"]);
+        var second = TestData.ApiKey(tenant, ["admin"]) with { Created = first.Created.AddSeconds(1) };
+        await Store.InsertApiKeyAsync(second, Ct);
+        await Store.InsertApiKeyAsync(first, Ct);
+        await Store.InsertApiKeyAsync(TestData.ApiKey("someone-else", ["read"]), Ct);
+
+        var read = await Store.GetApiKeyAsync(first.Id, Ct);
+        Assert.NotNull(read);
+        Assert.Equal(first.Tenant, read.Tenant);
+        Assert.Equal(first.Name, read.Name);
+        Assert.Equal(first.Scopes, read.Scopes);
+        Assert.Equal(first.SecretHash, read.SecretHash);
+        Assert.Equal(StoreTimeOf(first.Created), read.Created);
+        Assert.Null(read.Revoked);
+        Assert.Equal([first.Id, second.Id], (await Store.ListApiKeysAsync(tenant, Ct)).Select(k => k.Id));
+        Assert.Null(await Store.GetApiKeyAsync("0000000000000000", Ct));
+
+        var when = TestData.Epoch.AddHours(3);
+        Assert.True(await Store.RevokeApiKeyAsync(first.Id, when, Ct));
+        Assert.False(await Store.RevokeApiKeyAsync(first.Id, when.AddHours(1), Ct)); // once
+        Assert.False(await Store.RevokeApiKeyAsync("0000000000000000", when, Ct));
+        Assert.Equal(StoreTimeOf(when), (await Store.GetApiKeyAsync(first.Id, Ct))!.Revoked);
+        Assert.Null((await Store.GetApiKeyAsync(second.Id, Ct))!.Revoked);
+
+        await Assert.ThrowsAsync<InvalidOperationException>(() => Store.InsertApiKeyAsync(first with { Name = "again" }, Ct));
+        await Assert.ThrowsAsync<ArgumentException>(() => Store.InsertApiKeyAsync(TestData.ApiKey(tenant, ["read"]) with { SecretHash = [1, 2, 3] }, Ct));
+        await Assert.ThrowsAsync<ArgumentException>(() => Store.InsertApiKeyAsync(TestData.ApiKey("Not A Tenant", ["read"]), Ct));
+    }
+
+    private static DateTimeOffset StoreTimeOf(DateTimeOffset value) =>
+        new(value.UtcTicks - (value.UtcTicks % 10), TimeSpan.Zero);
 
     // ---- Cancellation and arguments ----
 
@@ -781,12 +866,12 @@ public abstract class DataStoreContractTests : IAsyncLifetime
             () => Store.CreateDatasetAsync(info, content, token),
             () => Store.GetDatasetAsync(info.Id, token),
             () => Store.ReadDatasetAsync(info.Id, token),
-            () => Store.ListDatasetsAsync(10, token),
+            () => Store.ListDatasetsAsync(null, 10, token),
             () => Store.DeleteDatasetAsync(info.Id, token),
             () => Store.InsertJobAsync(job, token),
             () => Store.UpdateJobAsync(job, token),
             () => Store.GetJobAsync(job.Id, token),
-            () => Store.ListJobsAsync(null, 10, token),
+            () => Store.ListJobsAsync(null, null, 10, token),
             () => Store.MarkInterruptedAsync(job.Service, "x", token),
             () => Store.PutArtifactAsync(job.Id, new Artifact("a", "b", [1]), token),
             () => Store.GetArtifactAsync(job.Id, "a", token),
@@ -806,7 +891,7 @@ public abstract class DataStoreContractTests : IAsyncLifetime
     [Fact]
     public async Task ListMethods_NegativeLimit_ThrowArgumentOutOfRange()
     {
-        await Assert.ThrowsAsync<ArgumentOutOfRangeException>(() => Store.ListDatasetsAsync(-1, Ct));
-        await Assert.ThrowsAsync<ArgumentOutOfRangeException>(() => Store.ListJobsAsync(null, -1, Ct));
+        await Assert.ThrowsAsync<ArgumentOutOfRangeException>(() => Store.ListDatasetsAsync(null, -1, Ct));
+        await Assert.ThrowsAsync<ArgumentOutOfRangeException>(() => Store.ListJobsAsync(null, null, -1, Ct));
     }
 }

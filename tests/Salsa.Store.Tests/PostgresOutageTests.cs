@@ -40,9 +40,9 @@ public sealed class PostgresOutageTests : IAsyncLifetime
         // Every read path, while nothing listens on the port and the pool holds dead connections.
         var dataset = _store.GetDatasetAsync(info.Id, Ct);
         var rows = _store.ReadDatasetAsync(info.Id, Ct);
-        var datasets = _store.ListDatasetsAsync(10, Ct);
+        var datasets = _store.ListDatasetsAsync(null, 10, Ct);
         var stored = _store.GetJobAsync(job.Id, Ct);
-        var jobs = _store.ListJobsAsync("annealing", 10, Ct);
+        var jobs = _store.ListJobsAsync("annealing", null, 10, Ct);
         var artifacts = _store.ListArtifactsAsync(job.Id, Ct);
         await Task.Delay(TimeSpan.FromSeconds(2), Ct);
         Assert.All<Task>([dataset, rows, datasets, stored, jobs, artifacts], read => Assert.False(read.IsCompleted, "A read gave up while the database was down."));
@@ -72,7 +72,7 @@ public sealed class PostgresOutageTests : IAsyncLifetime
         await _server.StopAsync(Ct);
         using var cancel = CancellationTokenSource.CreateLinkedTokenSource(Ct);
 
-        var read = _store.ListJobsAsync(null, 10, cancel.Token);
+        var read = _store.ListJobsAsync(null, null, 10, cancel.Token);
         await Task.Delay(TimeSpan.FromSeconds(1), Ct);
         await cancel.CancelAsync();
 

@@ -55,6 +55,39 @@ public sealed class SqliteDataStoreTests : DataStoreContractTests
     }
 
     [Fact]
+    public async Task InitializeAsync_FileOfSchemaVersion1_MigratesKeepingRecordsAsTheLocalTenants()
+    {
+        var path = _directory.Combine("v1.db");
+        var v1 = (string)typeof(SqliteDataStore).GetField("SchemaV1", System.Reflection.BindingFlags.NonPublic | System.Reflection.BindingFlags.Static)!.GetRawConstantValue()!;
+        var dataset = Guid.NewGuid();
+        var job = Guid.NewGuid();
+        await using (var connection = new SqliteConnection($"Data Source={path};Pooling=False"))
+        {
+            await connection.OpenAsync(Ct);
+            await using var create = connection.CreateCommand();
+            create.CommandText = v1 + $"""
+                INSERT INTO datasets (id, name, kind, count, dimension, bits, total_weight, created_us, source, metadata, has_labels, has_texts)
+                VALUES ('{dataset}', 'old', 1, 0, 2, 0, 0, 0, 'before tenants', '{"{}"}', 0, 0);
+                INSERT INTO jobs (id, service, kind, state, created_us, parameters) VALUES ('{job}', 'annealing', 'annealing', 3, 0, '{"{}"}');
+                PRAGMA user_version = 1;
+                """;
+            await create.ExecuteNonQueryAsync(Ct);
+        }
+
+        var store = await OpenInitializedAsync(path);
+
+        Assert.Equal(Tenants.Local, (await store.GetDatasetAsync(dataset, Ct))!.Tenant);
+        Assert.Equal(Tenants.Local, (await store.GetJobAsync(job, Ct))!.Tenant);
+        Assert.Equal([dataset], (await store.ListDatasetsAsync(Tenants.Local, 10, Ct)).Select(d => d.Id));
+        var key = TestData.ApiKey(Tenants.Local, ["admin"]);
+        await store.InsertApiKeyAsync(key, Ct);
+        Assert.NotNull(await store.GetApiKeyAsync(key.Id, Ct));
+
+        // Opening it again migrates nothing twice.
+        await OpenInitializedAsync(path);
+    }
+
+    [Fact]
     public async Task DisposeAsync_ThenUsed_ThrowsObjectDisposed()
     {
         await Store.DisposeAsync();
@@ -85,7 +118,7 @@ public sealed class SqliteDataStoreTests : DataStoreContractTests
             await child.WaitForExitAsync(Ct).WaitAsync(Hang, Ct);
 
             Assert.True(child.ExitCode == 0, $"the writer process exited with {child.ExitCode}: {await child.StandardError.ReadToEndAsync(Ct)}");
-            Assert.Equal(2 * Jobs, (await Store.ListJobsAsync(service, 1000, Ct)).Count);
+            Assert.Equal(2 * Jobs, (await Store.ListJobsAsync(service, null, 1000, Ct)).Count);
             var theirs = output.Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries)
                 .Select(line => line.Split(' '))
                 .Select(f => (Id: Guid.Parse(f[1]), Seed: int.Parse(f[2], CultureInfo.InvariantCulture)))

@@ -107,5 +107,15 @@ internal static class TestData
     };
 
     /// <summary>A service name no other test uses, so tests sharing a database cannot see each other's jobs.</summary>
+    public static ApiKeyRecord ApiKey(string tenant, string[] scopes) => new()
+    {
+        Id = Convert.ToHexStringLower(System.Security.Cryptography.RandomNumberGenerator.GetBytes(8)),
+        Tenant = tenant,
+        Name = $"key for {tenant}",
+        Scopes = scopes,
+        SecretHash = System.Security.Cryptography.RandomNumberGenerator.GetBytes(32),
+        Created = Epoch,
+    };
+
     public static string UniqueService(string prefix) => $"{prefix}-{Guid.NewGuid():N}";
 }

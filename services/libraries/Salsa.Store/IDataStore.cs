@@ -44,6 +44,9 @@ public sealed record DatasetInfo
     public string Source { get; init; } = "";
 
     public IReadOnlyDictionary<string, string> Metadata { get; init; } = new Dictionary<string, string>();
+
+    /// <summary>The tenant that owns it (<see cref="Tenants"/>).</summary>
+    public string Tenant { get; init; } = Tenants.Local;
 }
 
 /// <summary>A dataset's points. Arrays are as described by <see cref="DatasetKind"/>; unused ones are null.</summary>
@@ -113,6 +116,9 @@ public sealed record JobRecord
     public string? ResultJson { get; init; }
 
     public string? Error { get; init; }
+
+    /// <summary>The tenant that owns it (<see cref="Tenants"/>).</summary>
+    public string Tenant { get; init; } = Tenants.Local;
 }
 
 /// <summary>A named blob a job produced (assignments, a map, GeoJSON).</summary>
@@ -135,8 +141,8 @@ public interface IDataStore : IAsyncDisposable
 
     Task<DatasetContent?> ReadDatasetAsync(Guid id, CancellationToken cancellationToken = default);
 
-    /// <summary>Newest first.</summary>
-    Task<IReadOnlyList<DatasetInfo>> ListDatasetsAsync(int limit = 100, CancellationToken cancellationToken = default);
+    /// <summary>Newest first; every tenant's when <paramref name="tenant"/> is null.</summary>
+    Task<IReadOnlyList<DatasetInfo>> ListDatasetsAsync(string? tenant, int limit = 100, CancellationToken cancellationToken = default);
 
     /// <summary>True when it existed.</summary>
     Task<bool> DeleteDatasetAsync(Guid id, CancellationToken cancellationToken = default);
@@ -154,8 +160,8 @@ public interface IDataStore : IAsyncDisposable
 
     Task<JobRecord?> GetJobAsync(Guid id, CancellationToken cancellationToken = default);
 
-    /// <summary>Newest first; all services when <paramref name="service"/> is null.</summary>
-    Task<IReadOnlyList<JobRecord>> ListJobsAsync(string? service, int limit = 100, CancellationToken cancellationToken = default);
+    /// <summary>Newest first; all services when <paramref name="service"/> is null, every tenant's when <paramref name="tenant"/> is null.</summary>
+    Task<IReadOnlyList<JobRecord>> ListJobsAsync(string? service, string? tenant, int limit = 100, CancellationToken cancellationToken = default);
 
     /// <summary>
     /// Marks every Queued or Running job of <paramref name="service"/> as Interrupted with
@@ -170,4 +176,16 @@ public interface IDataStore : IAsyncDisposable
 
     /// <summary>Names, content types and sizes (no data).</summary>
     Task<IReadOnlyList<(string Name, string ContentType, long Size)>> ListArtifactsAsync(Guid jobId, CancellationToken cancellationToken = default);
+
+    /// <summary>Stores a new API key; a duplicate id is an <see cref="InvalidOperationException"/>.</summary>
+    Task InsertApiKeyAsync(ApiKeyRecord key, CancellationToken cancellationToken = default);
+
+    /// <summary>The key with this id, revoked or not; null when unknown.</summary>
+    Task<ApiKeyRecord?> GetApiKeyAsync(string id, CancellationToken cancellationToken = default);
+
+    /// <summary>Keys oldest first, revoked ones too; every tenant's when <paramref name="tenant"/> is null.</summary>
+    Task<IReadOnlyList<ApiKeyRecord>> ListApiKeysAsync(string? tenant, CancellationToken cancellationToken = default);
+
+    /// <summary>Revokes a key at <paramref name="revoked"/>; true when it existed and was not revoked yet.</summary>
+    Task<bool> RevokeApiKeyAsync(string id, DateTimeOffset revoked, CancellationToken cancellationToken = default);
 }

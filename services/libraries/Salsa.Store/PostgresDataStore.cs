@@ -85,15 +85,29 @@ public sealed partial class PostgresDataStore : IDataStore
             data bytea NOT NULL,
             PRIMARY KEY (job_id, name)
         );
+        -- Version 2: tenants own datasets and jobs (records made before belong to 'local'); API keys.
+        ALTER TABLE salsa.datasets ADD COLUMN IF NOT EXISTS tenant text NOT NULL DEFAULT 'local';
+        ALTER TABLE salsa.jobs ADD COLUMN IF NOT EXISTS tenant text NOT NULL DEFAULT 'local';
+        CREATE INDEX IF NOT EXISTS datasets_by_tenant ON salsa.datasets (tenant, created DESC, seq DESC);
+        CREATE INDEX IF NOT EXISTS jobs_by_tenant ON salsa.jobs (tenant, service, created DESC, seq DESC);
+        CREATE TABLE IF NOT EXISTS salsa.api_keys (
+            id text PRIMARY KEY,
+            tenant text NOT NULL,
+            name text NOT NULL,
+            scopes text NOT NULL,
+            secret_hash bytea NOT NULL,
+            created timestamptz NOT NULL,
+            revoked timestamptz
+        );
         """;
 
     private const string DatasetColumns =
-        "id, name, kind, count, dimension, bits, fingerprint_type, total_weight, created, source, metadata::text";
+        "id, name, kind, count, dimension, bits, fingerprint_type, total_weight, created, source, metadata::text, tenant";
 
     private const string JobColumns =
-        "id, service, kind, state, created, started, finished, queue_ms, compute_ms, dataset_id, parameters, progress, result, error";
+        "id, service, kind, state, created, started, finished, queue_ms, compute_ms, dataset_id, parameters, progress, result, error, tenant";
 
-    private const string JobParameters = "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14";
+    private const string JobParameters = "$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15";
 
     private const string UniqueViolation = "23505";
 
@@ -181,6 +195,12 @@ public sealed partial class PostgresDataStore : IDataStore
                 await using var insert = new NpgsqlCommand($"INSERT INTO salsa.schema_version (version) VALUES ({StoreSchema.Version})", connection, transaction);
                 await insert.ExecuteNonQueryAsync(cancellationToken);
             }
+            else if (found is int older && older < StoreSchema.Version)
+            {
+                // The statements above migrated it (each is idempotent).
+                await using var update = new NpgsqlCommand($"UPDATE salsa.schema_version SET version = {StoreSchema.Version}", connection, transaction);
+                await update.ExecuteNonQueryAsync(cancellationToken);
+            }
         }
 
         await transaction.CommitAsync(cancellationToken);
@@ -192,8 +212,8 @@ public sealed partial class PostgresDataStore : IDataStore
         await using var connection = await _dataSource.OpenConnectionAsync(cancellationToken);
         await using var transaction = await connection.BeginTransactionAsync(cancellationToken);
         await using (var insert = new NpgsqlCommand($"""
-            INSERT INTO salsa.datasets (id, name, kind, count, dimension, bits, fingerprint_type, total_weight, created, source, metadata, has_labels, has_texts)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+            INSERT INTO salsa.datasets (id, name, kind, count, dimension, bits, fingerprint_type, total_weight, created, source, metadata, has_labels, has_texts, tenant)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
             """, connection, transaction))
         {
             var p = insert.Parameters;
@@ -210,6 +230,7 @@ public sealed partial class PostgresDataStore : IDataStore
             p.Add(new NpgsqlParameter<string> { TypedValue = MetadataJson.Serialize(stored.Metadata), NpgsqlDbType = NpgsqlDbType.Jsonb });
             p.Add(new NpgsqlParameter<bool> { TypedValue = content.Labels is not null });
             p.Add(new NpgsqlParameter<bool> { TypedValue = content.Texts is not null });
+            p.Add(new NpgsqlParameter<string> { TypedValue = stored.Tenant });
             try
             {
                 await insert.ExecuteNonQueryAsync(cancellationToken);
@@ -339,12 +360,14 @@ public sealed partial class PostgresDataStore : IDataStore
             return builder.Build();
         }, cancellationToken);
 
-    public Task<IReadOnlyList<DatasetInfo>> ListDatasetsAsync(int limit = 100, CancellationToken cancellationToken = default) =>
+    public Task<IReadOnlyList<DatasetInfo>> ListDatasetsAsync(string? tenant, int limit = 100, CancellationToken cancellationToken = default) =>
         ReadAsync<IReadOnlyList<DatasetInfo>>(async cancellationToken =>
         {
             ArgumentOutOfRangeException.ThrowIfNegative(limit);
-            await using var select = _dataSource.CreateCommand($"SELECT {DatasetColumns} FROM salsa.datasets ORDER BY created DESC, seq DESC LIMIT $1");
+            await using var select = _dataSource.CreateCommand(
+                $"SELECT {DatasetColumns} FROM salsa.datasets WHERE ($2::text IS NULL OR tenant = $2) ORDER BY created DESC, seq DESC LIMIT $1");
             select.Parameters.Add(new NpgsqlParameter<int> { TypedValue = limit });
+            select.Parameters.Add(Nullable(tenant, NpgsqlDbType.Text));
             await using var reader = await select.ExecuteReaderAsync(cancellationToken);
             var list = new List<DatasetInfo>();
             while (await reader.ReadAsync(cancellationToken))
@@ -401,7 +424,8 @@ public sealed partial class PostgresDataStore : IDataStore
                 service = EXCLUDED.service, kind = EXCLUDED.kind, state = EXCLUDED.state,
                 created = EXCLUDED.created, started = EXCLUDED.started, finished = EXCLUDED.finished,
                 queue_ms = EXCLUDED.queue_ms, compute_ms = EXCLUDED.compute_ms, dataset_id = EXCLUDED.dataset_id,
-                parameters = EXCLUDED.parameters, progress = EXCLUDED.progress, result = EXCLUDED.result, error = EXCLUDED.error
+                parameters = EXCLUDED.parameters, progress = EXCLUDED.progress, result = EXCLUDED.result, error = EXCLUDED.error,
+                tenant = EXCLUDED.tenant
             """);
         BindJob(upsert, job);
         await upsert.ExecuteNonQueryAsync(cancellationToken);
@@ -432,18 +456,18 @@ public sealed partial class PostgresDataStore : IDataStore
             return await reader.ReadAsync(cancellationToken) ? ReadJob(reader) : null;
         }, cancellationToken);
 
-    public Task<IReadOnlyList<JobRecord>> ListJobsAsync(string? service, int limit = 100, CancellationToken cancellationToken = default) =>
+    public Task<IReadOnlyList<JobRecord>> ListJobsAsync(string? service, string? tenant, int limit = 100, CancellationToken cancellationToken = default) =>
         ReadAsync<IReadOnlyList<JobRecord>>(async cancellationToken =>
         {
             ArgumentOutOfRangeException.ThrowIfNegative(limit);
-            await using var select = _dataSource.CreateCommand(service is null
-                ? $"SELECT {JobColumns} FROM salsa.jobs ORDER BY created DESC, seq DESC LIMIT $1"
-                : $"SELECT {JobColumns} FROM salsa.jobs WHERE service = $2 ORDER BY created DESC, seq DESC LIMIT $1");
+            await using var select = _dataSource.CreateCommand($"""
+                SELECT {JobColumns} FROM salsa.jobs
+                WHERE ($2::text IS NULL OR service = $2) AND ($3::text IS NULL OR tenant = $3)
+                ORDER BY created DESC, seq DESC LIMIT $1
+                """);
             select.Parameters.Add(new NpgsqlParameter<int> { TypedValue = limit });
-            if (service is not null)
-            {
-                select.Parameters.Add(new NpgsqlParameter<string> { TypedValue = service });
-            }
+            select.Parameters.Add(Nullable(service, NpgsqlDbType.Text));
+            select.Parameters.Add(Nullable(tenant, NpgsqlDbType.Text));
 
             await using var reader = await select.ExecuteReaderAsync(cancellationToken);
             var list = new List<JobRecord>();
@@ -515,6 +539,75 @@ public sealed partial class PostgresDataStore : IDataStore
             return list;
         }, cancellationToken);
 
+    public async Task InsertApiKeyAsync(ApiKeyRecord key, CancellationToken cancellationToken = default)
+    {
+        StoreValidation.ValidateApiKey(key);
+        await using var insert = _dataSource.CreateCommand($"INSERT INTO salsa.api_keys ({ApiKeyColumns}) VALUES ($1, $2, $3, $4, $5, $6, $7)");
+        var p = insert.Parameters;
+        p.Add(new NpgsqlParameter<string> { TypedValue = key.Id });
+        p.Add(new NpgsqlParameter<string> { TypedValue = key.Tenant });
+        p.Add(new NpgsqlParameter<string> { TypedValue = key.Name });
+        p.Add(new NpgsqlParameter<string> { TypedValue = string.Join(' ', key.Scopes) });
+        p.Add(new NpgsqlParameter<byte[]> { TypedValue = key.SecretHash, NpgsqlDbType = NpgsqlDbType.Bytea });
+        p.Add(new NpgsqlParameter<DateTimeOffset> { TypedValue = StoreTime.Normalize(key.Created) });
+        p.Add(Nullable(StoreTime.Normalize(key.Revoked), NpgsqlDbType.TimestampTz));
+        try
+        {
+            await insert.ExecuteNonQueryAsync(cancellationToken);
+        }
+        catch (PostgresException e) when (e.SqlState == UniqueViolation)
+        {
+            throw new InvalidOperationException($"An API key with id {key.Id} already exists.", e);
+        }
+    }
+
+    public Task<ApiKeyRecord?> GetApiKeyAsync(string id, CancellationToken cancellationToken = default) =>
+        ReadAsync(async cancellationToken =>
+        {
+            ArgumentNullException.ThrowIfNull(id);
+            await using var select = _dataSource.CreateCommand($"SELECT {ApiKeyColumns} FROM salsa.api_keys WHERE id = $1");
+            select.Parameters.Add(new NpgsqlParameter<string> { TypedValue = id });
+            await using var reader = await select.ExecuteReaderAsync(cancellationToken);
+            return await reader.ReadAsync(cancellationToken) ? await ReadApiKeyAsync(reader, cancellationToken) : null;
+        }, cancellationToken);
+
+    public Task<IReadOnlyList<ApiKeyRecord>> ListApiKeysAsync(string? tenant, CancellationToken cancellationToken = default) =>
+        ReadAsync<IReadOnlyList<ApiKeyRecord>>(async cancellationToken =>
+        {
+            await using var select = _dataSource.CreateCommand($"SELECT {ApiKeyColumns} FROM salsa.api_keys WHERE ($1::text IS NULL OR tenant = $1) ORDER BY created, id COLLATE \"C\"");
+            select.Parameters.Add(Nullable(tenant, NpgsqlDbType.Text));
+            await using var reader = await select.ExecuteReaderAsync(cancellationToken);
+            var list = new List<ApiKeyRecord>();
+            while (await reader.ReadAsync(cancellationToken))
+            {
+                list.Add(await ReadApiKeyAsync(reader, cancellationToken));
+            }
+
+            return list;
+        }, cancellationToken);
+
+    public async Task<bool> RevokeApiKeyAsync(string id, DateTimeOffset revoked, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(id);
+        await using var update = _dataSource.CreateCommand("UPDATE salsa.api_keys SET revoked = $2 WHERE id = $1 AND revoked IS NULL");
+        update.Parameters.Add(new NpgsqlParameter<string> { TypedValue = id });
+        update.Parameters.Add(new NpgsqlParameter<DateTimeOffset> { TypedValue = StoreTime.Normalize(revoked) });
+        return await update.ExecuteNonQueryAsync(cancellationToken) > 0;
+    }
+
+    private const string ApiKeyColumns = "id, tenant, name, scopes, secret_hash, created, revoked";
+
+    private static async Task<ApiKeyRecord> ReadApiKeyAsync(NpgsqlDataReader reader, CancellationToken cancellationToken) => new()
+    {
+        Id = reader.GetString(0),
+        Tenant = reader.GetString(1),
+        Name = reader.GetString(2),
+        Scopes = reader.GetString(3).Split(' ', StringSplitOptions.RemoveEmptyEntries),
+        SecretHash = await reader.GetFieldValueAsync<byte[]>(4, cancellationToken),
+        Created = reader.GetFieldValue<DateTimeOffset>(5),
+        Revoked = reader.IsDBNull(6) ? null : reader.GetFieldValue<DateTimeOffset>(6),
+    };
+
     public ValueTask DisposeAsync() => _dataSource.DisposeAsync();
 
     private static DatasetInfo ReadDatasetInfo(NpgsqlDataReader reader) => new()
@@ -530,6 +623,7 @@ public sealed partial class PostgresDataStore : IDataStore
         Created = reader.GetFieldValue<DateTimeOffset>(8),
         Source = reader.GetString(9),
         Metadata = MetadataJson.Deserialize(reader.GetString(10)),
+        Tenant = reader.GetString(11),
     };
 
     private static void BindJob(NpgsqlCommand command, JobRecord job)
@@ -549,6 +643,7 @@ public sealed partial class PostgresDataStore : IDataStore
         p.Add(Nullable(job.ProgressJson, NpgsqlDbType.Text));
         p.Add(Nullable(job.ResultJson, NpgsqlDbType.Text));
         p.Add(Nullable(job.Error, NpgsqlDbType.Text));
+        p.Add(new NpgsqlParameter<string> { TypedValue = job.Tenant });
     }
 
     private static NpgsqlParameter Nullable(object? value, NpgsqlDbType type) => new() { Value = value ?? DBNull.Value, NpgsqlDbType = type };
@@ -569,5 +664,6 @@ public sealed partial class PostgresDataStore : IDataStore
         ProgressJson = reader.IsDBNull(11) ? null : reader.GetString(11),
         ResultJson = reader.IsDBNull(12) ? null : reader.GetString(12),
         Error = reader.IsDBNull(13) ? null : reader.GetString(13),
+        Tenant = reader.GetString(14),
     };
 }

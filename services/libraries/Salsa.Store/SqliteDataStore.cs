@@ -21,7 +21,8 @@ public sealed class SqliteDataStore : IDataStore
     private const int BusyTimeoutMilliseconds = 30_000;
     private const int CancellationCheckInterval = 4096;
 
-    private const string Schema = """
+    // The schema of version 1, then each migration in order. A new store runs them all.
+    private const string SchemaV1 = """
         CREATE TABLE IF NOT EXISTS datasets (
             pk INTEGER PRIMARY KEY,
             id TEXT NOT NULL UNIQUE,
@@ -76,14 +77,31 @@ public sealed class SqliteDataStore : IDataStore
         );
         """;
 
+    // Version 2: tenants own datasets and jobs (records made before belong to 'local'); API keys.
+    private const string MigrationV2 = """
+        ALTER TABLE datasets ADD COLUMN tenant TEXT NOT NULL DEFAULT 'local';
+        ALTER TABLE jobs ADD COLUMN tenant TEXT NOT NULL DEFAULT 'local';
+        CREATE INDEX datasets_by_tenant ON datasets (tenant, created_us DESC, pk DESC);
+        CREATE INDEX jobs_by_tenant ON jobs (tenant, service, created_us DESC, seq DESC);
+        CREATE TABLE api_keys (
+            id TEXT PRIMARY KEY,
+            tenant TEXT NOT NULL,
+            name TEXT NOT NULL,
+            scopes TEXT NOT NULL,
+            secret_hash BLOB NOT NULL,
+            created_us INTEGER NOT NULL,
+            revoked_us INTEGER
+        );
+        """;
+
     private const string DatasetColumns =
-        "id, name, kind, count, dimension, bits, fingerprint_type, total_weight, created_us, source, metadata";
+        "id, name, kind, count, dimension, bits, fingerprint_type, total_weight, created_us, source, metadata, tenant";
 
     private const string JobColumns =
-        "id, service, kind, state, created_us, started_us, finished_us, queue_ms, compute_ms, dataset_id, parameters, progress, result, error";
+        "id, service, kind, state, created_us, started_us, finished_us, queue_ms, compute_ms, dataset_id, parameters, progress, result, error, tenant";
 
     private const string JobParameters =
-        "$id, $service, $kind, $state, $created_us, $started_us, $finished_us, $queue_ms, $compute_ms, $dataset_id, $parameters, $progress, $result, $error";
+        "$id, $service, $kind, $state, $created_us, $started_us, $finished_us, $queue_ms, $compute_ms, $dataset_id, $parameters, $progress, $result, $error, $tenant";
 
     private readonly string _connectionString;
     private readonly TimeProvider _timeProvider;
@@ -131,16 +149,19 @@ public sealed class SqliteDataStore : IDataStore
 
             // IMMEDIATE: processes initialising the same new file at once take turns.
             using var transaction = connection.BeginTransaction(deferred: false);
+            long found;
             using (var version = Command(connection, transaction, "PRAGMA user_version;"))
             {
-                var found = Convert.ToInt64(version.ExecuteScalar(), System.Globalization.CultureInfo.InvariantCulture);
+                found = Convert.ToInt64(version.ExecuteScalar(), System.Globalization.CultureInfo.InvariantCulture);
                 if (found > StoreSchema.Version)
                 {
                     throw new NotSupportedException($"{Path} has schema version {found}; this build of Salsa.Store knows versions up to {StoreSchema.Version}.");
                 }
             }
 
-            using (var create = Command(connection, transaction, Schema + $"PRAGMA user_version = {StoreSchema.Version};"))
+            var steps = new[] { SchemaV1, MigrationV2 };
+            var migrate = string.Concat(steps.Skip((int)found)) + $"PRAGMA user_version = {StoreSchema.Version};";
+            using (var create = Command(connection, transaction, migrate))
             {
                 create.ExecuteNonQuery();
             }
@@ -159,7 +180,7 @@ public sealed class SqliteDataStore : IDataStore
             long pk;
             using (var insert = Command(connection, transaction, $"""
                 INSERT INTO datasets ({DatasetColumns}, has_labels, has_texts)
-                VALUES ($id, $name, $kind, $count, $dimension, $bits, $fingerprint_type, $total_weight, $created_us, $source, $metadata, $has_labels, $has_texts)
+                VALUES ($id, $name, $kind, $count, $dimension, $bits, $fingerprint_type, $total_weight, $created_us, $source, $metadata, $tenant, $has_labels, $has_texts)
                 RETURNING pk;
                 """))
             {
@@ -174,6 +195,7 @@ public sealed class SqliteDataStore : IDataStore
                 insert.Parameters.AddWithValue("$created_us", StoreTime.ToUnixMicroseconds(stored.Created));
                 insert.Parameters.AddWithValue("$source", stored.Source);
                 insert.Parameters.AddWithValue("$metadata", MetadataJson.Serialize(stored.Metadata));
+                insert.Parameters.AddWithValue("$tenant", stored.Tenant);
                 insert.Parameters.AddWithValue("$has_labels", content.Labels is not null);
                 insert.Parameters.AddWithValue("$has_texts", content.Texts is not null);
                 try
@@ -307,12 +329,18 @@ public sealed class SqliteDataStore : IDataStore
         return builder.Build();
     }
 
-    public async Task<IReadOnlyList<DatasetInfo>> ListDatasetsAsync(int limit = 100, CancellationToken cancellationToken = default)
+    public async Task<IReadOnlyList<DatasetInfo>> ListDatasetsAsync(string? tenant, int limit = 100, CancellationToken cancellationToken = default)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(limit);
         await using var connection = await OpenAsync(cancellationToken);
-        using var select = Command(connection, null, $"SELECT {DatasetColumns} FROM datasets ORDER BY created_us DESC, pk DESC LIMIT $limit;");
+        var filter = tenant is null ? "" : "WHERE tenant = $tenant";
+        using var select = Command(connection, null, $"SELECT {DatasetColumns} FROM datasets {filter} ORDER BY created_us DESC, pk DESC LIMIT $limit;");
         select.Parameters.AddWithValue("$limit", limit);
+        if (tenant is not null)
+        {
+            select.Parameters.AddWithValue("$tenant", tenant);
+        }
+
         using var reader = select.ExecuteReader();
         var list = new List<DatasetInfo>();
         while (reader.Read())
@@ -374,7 +402,8 @@ public sealed class SqliteDataStore : IDataStore
                     service = excluded.service, kind = excluded.kind, state = excluded.state,
                     created_us = excluded.created_us, started_us = excluded.started_us, finished_us = excluded.finished_us,
                     queue_ms = excluded.queue_ms, compute_ms = excluded.compute_ms, dataset_id = excluded.dataset_id,
-                    parameters = excluded.parameters, progress = excluded.progress, result = excluded.result, error = excluded.error;
+                    parameters = excluded.parameters, progress = excluded.progress, result = excluded.result, error = excluded.error,
+                    tenant = excluded.tenant;
                 """);
             BindJob(upsert, job);
             upsert.ExecuteNonQuery();
@@ -406,15 +435,21 @@ public sealed class SqliteDataStore : IDataStore
         return reader.Read() ? ReadJob(reader) : null;
     }
 
-    public async Task<IReadOnlyList<JobRecord>> ListJobsAsync(string? service, int limit = 100, CancellationToken cancellationToken = default)
+    public async Task<IReadOnlyList<JobRecord>> ListJobsAsync(string? service, string? tenant, int limit = 100, CancellationToken cancellationToken = default)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(limit);
         await using var connection = await OpenAsync(cancellationToken);
-        var filter = service is null ? "" : "WHERE service = $service";
+        string[] conditions = [.. new[] { service is null ? null : "service = $service", tenant is null ? null : "tenant = $tenant" }.OfType<string>()];
+        var filter = conditions.Length == 0 ? "" : "WHERE " + string.Join(" AND ", conditions);
         using var select = Command(connection, null, $"SELECT {JobColumns} FROM jobs {filter} ORDER BY created_us DESC, seq DESC LIMIT $limit;");
         if (service is not null)
         {
             select.Parameters.AddWithValue("$service", service);
+        }
+
+        if (tenant is not null)
+        {
+            select.Parameters.AddWithValue("$tenant", tenant);
         }
 
         select.Parameters.AddWithValue("$limit", limit);
@@ -494,6 +529,90 @@ public sealed class SqliteDataStore : IDataStore
 
         return list;
     }
+
+    public Task InsertApiKeyAsync(ApiKeyRecord key, CancellationToken cancellationToken = default)
+    {
+        StoreValidation.ValidateApiKey(key);
+        return WriteAsync(connection =>
+        {
+            using var insert = Command(connection, null, """
+                INSERT INTO api_keys (id, tenant, name, scopes, secret_hash, created_us, revoked_us)
+                VALUES ($id, $tenant, $name, $scopes, $secret_hash, $created_us, $revoked_us);
+                """);
+            insert.Parameters.AddWithValue("$id", key.Id);
+            insert.Parameters.AddWithValue("$tenant", key.Tenant);
+            insert.Parameters.AddWithValue("$name", key.Name);
+            insert.Parameters.AddWithValue("$scopes", string.Join(' ', key.Scopes));
+            insert.Parameters.Add("$secret_hash", SqliteType.Blob).Value = key.SecretHash;
+            insert.Parameters.AddWithValue("$created_us", StoreTime.ToUnixMicroseconds(key.Created));
+            insert.Parameters.AddWithValue("$revoked_us", key.Revoked is { } revoked ? StoreTime.ToUnixMicroseconds(revoked) : DBNull.Value);
+            try
+            {
+                insert.ExecuteNonQuery();
+            }
+            catch (SqliteException e) when (IsUniqueViolation(e))
+            {
+                throw new InvalidOperationException($"An API key with id {key.Id} already exists.", e);
+            }
+
+            return 0;
+        }, cancellationToken);
+    }
+
+    public async Task<ApiKeyRecord?> GetApiKeyAsync(string id, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(id);
+        await using var connection = await OpenAsync(cancellationToken);
+        using var select = Command(connection, null, $"SELECT {ApiKeyColumns} FROM api_keys WHERE id = $id;");
+        select.Parameters.AddWithValue("$id", id);
+        using var reader = select.ExecuteReader();
+        return reader.Read() ? ReadApiKey(reader) : null;
+    }
+
+    public async Task<IReadOnlyList<ApiKeyRecord>> ListApiKeysAsync(string? tenant, CancellationToken cancellationToken = default)
+    {
+        await using var connection = await OpenAsync(cancellationToken);
+        var filter = tenant is null ? "" : "WHERE tenant = $tenant";
+        using var select = Command(connection, null, $"SELECT {ApiKeyColumns} FROM api_keys {filter} ORDER BY created_us, id;");
+        if (tenant is not null)
+        {
+            select.Parameters.AddWithValue("$tenant", tenant);
+        }
+
+        using var reader = select.ExecuteReader();
+        var list = new List<ApiKeyRecord>();
+        while (reader.Read())
+        {
+            list.Add(ReadApiKey(reader));
+        }
+
+        return list;
+    }
+
+    public Task<bool> RevokeApiKeyAsync(string id, DateTimeOffset revoked, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(id);
+        return WriteAsync(connection =>
+        {
+            using var update = Command(connection, null, "UPDATE api_keys SET revoked_us = $when WHERE id = $id AND revoked_us IS NULL;");
+            update.Parameters.AddWithValue("$id", id);
+            update.Parameters.AddWithValue("$when", StoreTime.ToUnixMicroseconds(revoked));
+            return update.ExecuteNonQuery() > 0;
+        }, cancellationToken);
+    }
+
+    private const string ApiKeyColumns = "id, tenant, name, scopes, secret_hash, created_us, revoked_us";
+
+    private static ApiKeyRecord ReadApiKey(SqliteDataReader reader) => new()
+    {
+        Id = reader.GetString(0),
+        Tenant = reader.GetString(1),
+        Name = reader.GetString(2),
+        Scopes = reader.GetString(3).Split(' ', StringSplitOptions.RemoveEmptyEntries),
+        SecretHash = reader.GetFieldValue<byte[]>(4),
+        Created = StoreTime.FromUnixMicroseconds(reader.GetInt64(5)),
+        Revoked = reader.IsDBNull(6) ? null : StoreTime.FromUnixMicroseconds(reader.GetInt64(6)),
+    };
 
     public ValueTask DisposeAsync()
     {
@@ -575,6 +694,7 @@ public sealed class SqliteDataStore : IDataStore
         Created = StoreTime.FromUnixMicroseconds(reader.GetInt64(8)),
         Source = reader.GetString(9),
         Metadata = MetadataJson.Deserialize(reader.GetString(10)),
+        Tenant = reader.GetString(11),
     };
 
     private static void BindJob(SqliteCommand command, JobRecord job)
@@ -597,6 +717,7 @@ public sealed class SqliteDataStore : IDataStore
         p.AddWithValue("$progress", (object?)job.ProgressJson ?? DBNull.Value);
         p.AddWithValue("$result", (object?)job.ResultJson ?? DBNull.Value);
         p.AddWithValue("$error", (object?)job.Error ?? DBNull.Value);
+        p.AddWithValue("$tenant", job.Tenant);
     }
 
     private static JobRecord ReadJob(SqliteDataReader reader) => new()
@@ -615,5 +736,6 @@ public sealed class SqliteDataStore : IDataStore
         ProgressJson = reader.IsDBNull(11) ? null : reader.GetString(11),
         ResultJson = reader.IsDBNull(12) ? null : reader.GetString(12),
         Error = reader.IsDBNull(13) ? null : reader.GetString(13),
+        Tenant = reader.GetString(14),
     };
 }

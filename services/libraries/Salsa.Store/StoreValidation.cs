@@ -27,6 +27,7 @@ internal static class StoreValidation
         }
 
         Require(info.Name is not null, "Name must not be null.");
+        Require(Tenants.IsValid(info.Tenant), $"Tenant '{info.Tenant}' is not a tenant name.");
         Require(info.Source is not null, "Source must not be null.");
         Require(info.Metadata is not null, "Metadata must not be null.");
         Require(Enum.IsDefined(info.Kind), $"Kind {(int)info.Kind} is not a DatasetKind.");
@@ -120,9 +121,29 @@ internal static class StoreValidation
             throw new ArgumentException($"Job {job.Id}: Service, Kind and ParametersJson must not be null.", nameof(job));
         }
 
+        if (!Tenants.IsValid(job.Tenant))
+        {
+            throw new ArgumentException($"Job {job.Id}: Tenant '{job.Tenant}' is not a tenant name.", nameof(job));
+        }
+
         if (!Enum.IsDefined(job.State))
         {
             throw new ArgumentException($"Job {job.Id}: State {(int)job.State} is not a JobState.", nameof(job));
+        }
+    }
+
+    public static void ValidateApiKey(ApiKeyRecord key)
+    {
+        ArgumentNullException.ThrowIfNull(key);
+        if (key.Id is not { Length: > 0 } || key.Name is null || key.Scopes is null || key.SecretHash is not { Length: 32 })
+        {
+            throw new ArgumentException("An API key needs an Id, a Name, Scopes and a 32-byte SecretHash.", nameof(key));
+        }
+
+        Tenants.Require(key.Tenant, nameof(key));
+        if (key.Scopes.Any(s => s is null || s.Contains(' ', StringComparison.Ordinal)))
+        {
+            throw new ArgumentException("An API key's scopes are single words.", nameof(key));
         }
     }
 
