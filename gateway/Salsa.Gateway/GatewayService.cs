@@ -6,6 +6,7 @@ using Salsa.Gateway.Workflows;
 using Salsa.Hosting;
 using Salsa.Hosting.Clustering.Cluster;
 using Salsa.Hosting.Host;
+using Salsa.Hosting.Security;
 
 namespace Salsa.Gateway;
 
@@ -64,6 +65,7 @@ public sealed class GatewayService : ISalsaService
         app.UseDefaultFiles();
         app.UseStaticFiles();
         app.MapGatewayApi();
+        app.MapKeysApi();
         app.MapGrpcService<GatewayGrpcService>();
     }
 }

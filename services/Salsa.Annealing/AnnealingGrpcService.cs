@@ -1,8 +1,10 @@
+using Microsoft.AspNetCore.Authorization;
 using Salsa.Contracts.Common;
 using Grpc.Core;
 using Salsa.Hosting.Clustering.Annealing;
 using Salsa.Hosting.Jobs;
 using Salsa.Hosting.Timing;
+using Salsa.Hosting.Security;
 
 namespace Salsa.Annealing;
 
@@ -12,6 +14,7 @@ public sealed class AnnealingGrpcService(AnnealingJobs jobs) : global::Salsa.Con
     public override async Task<JobInfo> Start(Contracts.Annealing.StartAnnealingRequest request, ServerCallContext context) =>
         JobViews.ToProto(await jobs.StartAsync(AnnealingRequest.From(request), context.CancellationToken));
 
+    [Authorize(Scopes.Read)]
     public override async Task<Contracts.Annealing.AnnealingResult> GetResult(JobRef request, ServerCallContext context) =>
         ServerTiming.Reported(context.GetHttpContext(), await jobs.GetResultAsync(JobViews.ParseId(request.JobId), context.CancellationToken)).ToProto();
 }

@@ -1,7 +1,9 @@
+using Microsoft.AspNetCore.Authorization;
 using Salsa.Contracts.Chem;
 using Salsa.Contracts.Datasets;
 using Grpc.Core;
 using Salsa.Hosting.Datasets;
+using Salsa.Hosting.Security;
 
 namespace Salsa.Chem;
 
@@ -11,9 +13,11 @@ public sealed class ChemGrpcService(CompoundCatalog chem) : global::Salsa.Contra
     public override async Task<DatasetInfo> Import(ImportCompoundsRequest request, ServerCallContext context) =>
         DatasetCatalog.ToProto(await chem.ImportAsync(request.Source, request.Limit, context.CancellationToken));
 
+    [Authorize(Scopes.Read)]
     public override async Task<DatasetInfo> Fingerprints(FingerprintRequest request, ServerCallContext context) =>
         DatasetCatalog.ToProto(await chem.FingerprintsAsync(DatasetCatalog.ParseId(request.DatasetId), request.FingerprintType, context.CancellationToken));
 
+    [Authorize(Scopes.Read)]
     public override Task<ListFingerprintTypesResponse> ListFingerprintTypes(ListFingerprintTypesRequest request, ServerCallContext context)
     {
         var response = new ListFingerprintTypesResponse();

@@ -52,7 +52,7 @@ public sealed class CompoundCatalog(DatasetCatalog datasets, ServiceLimits limit
         var shipped = data.Check(file.File);
         var stamp = string.Join('|', file.Name, shipped.Entry.Sha256);
         Guid IdOf(int take) => DatasetIds.For("compounds", stamp, take.ToString(CultureInfo.InvariantCulture));
-        if (await datasets.Store.GetDatasetAsync(IdOf(limit), cancellationToken) is { } existing)
+        if (await datasets.FindAsync(IdOf(limit), cancellationToken) is { } existing)
         {
             return existing;
         }
@@ -67,7 +67,7 @@ public sealed class CompoundCatalog(DatasetCatalog datasets, ServiceLimits limit
         else if (limit != 0)
         {
             limit = 0;
-            if (await datasets.Store.GetDatasetAsync(IdOf(0), cancellationToken) is { } whole)
+            if (await datasets.FindAsync(IdOf(0), cancellationToken) is { } whole)
             {
                 return whole;
             }

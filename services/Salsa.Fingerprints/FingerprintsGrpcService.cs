@@ -1,3 +1,4 @@
+using Microsoft.AspNetCore.Authorization;
 using Salsa.Hosting.Clustering.Annealing;
 using Salsa.Contracts.Common;
 using Salsa.Contracts.Fingerprints;
@@ -5,6 +6,7 @@ using Grpc.Core;
 using Salsa.Hosting.Jobs;
 using Salsa.Hosting.Timing;
 using AnnealingProto = Salsa.Contracts.Annealing;
+using Salsa.Hosting.Security;
 
 namespace Salsa.Fingerprints;
 
@@ -14,12 +16,14 @@ public sealed class FingerprintsGrpcService(ButinaJobs butina, BinaryAnnealingJo
     public override async Task<JobInfo> StartButina(StartButinaRequest request, ServerCallContext context) =>
         JobViews.ToProto(await butina.StartAsync(ButinaRequest.From(request), context.CancellationToken));
 
+    [Authorize(Scopes.Read)]
     public override async Task<ButinaResult> GetButinaResult(JobRef request, ServerCallContext context) =>
         ServerTiming.Reported(context.GetHttpContext(), await butina.GetResultAsync(JobViews.ParseId(request.JobId), context.CancellationToken)).ToProto();
 
     public override async Task<JobInfo> StartAnnealing(AnnealingProto.StartAnnealingRequest request, ServerCallContext context) =>
         JobViews.ToProto(await annealing.StartAsync(AnnealingRequest.From(request), context.CancellationToken));
 
+    [Authorize(Scopes.Read)]
     public override async Task<AnnealingProto.AnnealingResult> GetAnnealingResult(JobRef request, ServerCallContext context) =>
         ServerTiming.Reported(context.GetHttpContext(), await annealing.GetResultAsync(JobViews.ParseId(request.JobId), context.CancellationToken)).ToProto();
 

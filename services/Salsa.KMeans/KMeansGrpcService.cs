@@ -1,7 +1,9 @@
+using Microsoft.AspNetCore.Authorization;
 using Salsa.Contracts.Common;
 using Grpc.Core;
 using Salsa.Hosting.Jobs;
 using Salsa.Hosting.Timing;
+using Salsa.Hosting.Security;
 
 namespace Salsa.KMeans;
 
@@ -11,6 +13,7 @@ public sealed class KMeansGrpcService(KMeansJobs jobs) : global::Salsa.Contracts
     public override async Task<JobInfo> Start(Contracts.KMeans.StartKMeansRequest request, ServerCallContext context) =>
         JobViews.ToProto(await jobs.StartAsync(KMeansRequest.From(request), context.CancellationToken));
 
+    [Authorize(Scopes.Read)]
     public override async Task<Contracts.KMeans.KMeansResult> GetResult(JobRef request, ServerCallContext context) =>
         ServerTiming.Reported(context.GetHttpContext(), await jobs.GetResultAsync(JobViews.ParseId(request.JobId), context.CancellationToken)).ToProto();
 }

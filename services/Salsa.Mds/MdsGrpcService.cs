@@ -1,7 +1,9 @@
+using Microsoft.AspNetCore.Authorization;
 using Salsa.Contracts.Common;
 using Grpc.Core;
 using Salsa.Hosting.Jobs;
 using Salsa.Hosting.Timing;
+using Salsa.Hosting.Security;
 
 namespace Salsa.Mds;
 
@@ -11,6 +13,7 @@ public sealed class MdsGrpcService(MdsJobs jobs) : global::Salsa.Contracts.Mds.M
     public override async Task<JobInfo> Start(Contracts.Mds.StartEmbeddingRequest request, ServerCallContext context) =>
         JobViews.ToProto(await jobs.StartAsync(EmbeddingRequest.From(request), context.CancellationToken));
 
+    [Authorize(Scopes.Read)]
     public override async Task<Contracts.Mds.EmbeddingResult> GetResult(JobRef request, ServerCallContext context) =>
         ServerTiming.Reported(context.GetHttpContext(), await jobs.GetResultAsync(JobViews.ParseId(request.JobId), context.CancellationToken)).ToProto();
 }

@@ -4,12 +4,13 @@ using JobState = Salsa.Store.JobState;
 using Salsa.Contracts.Mds;
 using Salsa.Hosting.Errors;
 using Salsa.Hosting.Jobs;
+using Salsa.Hosting.Security;
 using Salsa.Store;
 
 namespace Salsa.Render;
 
 /// <summary>
-/// Other services' jobs, read from the store every service shares, in their declared shapes only:
+/// Other services' jobs of the calling tenant, read from the store every service shares, in their declared shapes only:
 /// a clustering job's <c>clustering</c> artifact (<see cref="ClusteringResult"/>) and <c>assignments</c>,
 /// an embedding job's <c>embedding</c> artifact (<see cref="EmbeddingResult"/>); see
 /// <see cref="Artifacts"/>. Says clearly when a job is unknown, unfinished or of a kind that
@@ -20,8 +21,9 @@ public sealed class StoredJobs(IDataStore store)
     /// <summary>A succeeded job; <paramref name="purpose"/> completes "… can be drawn" in the errors.</summary>
     public async Task<JobRecord> GetSucceededAsync(Guid id, string purpose, CancellationToken cancellationToken)
     {
-        var job = await store.GetJobAsync(id, cancellationToken).ConfigureAwait(false)
-            ?? throw new NotFoundException($"No job {id} in the store.");
+        var job = await store.GetJobAsync(id, cancellationToken).ConfigureAwait(false) is { } found && found.Tenant == CallerTenant.Current
+            ? found
+            : throw new NotFoundException($"No job {id} in the store.");
         return job.State switch
         {
             JobState.Succeeded => job,

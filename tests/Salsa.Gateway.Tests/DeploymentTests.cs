@@ -18,11 +18,14 @@ public sealed class DeploymentTests
         var (alone, _, aloneError) = await ComposeAsync(["-f", "docker-compose.yml", "config", "-q"]);
         var (cluster, _, clusterError) = await ComposeAsync(["-f", "docker-compose.yml", "-f", "deploy/compose.cluster.yml", "config", "-q"]);
         var (missing, _, missingError) = await ComposeAsync(["-f", "docker-compose.yml", "-f", "deploy/compose.cluster.yml", "config", "-q"], hostAddress: null);
+        var (keyless, _, keylessError) = await ComposeAsync(["-f", "docker-compose.yml", "config", "-q"], serviceKey: null);
 
         Assert.True(alone == 0, aloneError);
         Assert.True(cluster == 0, clusterError);
         Assert.NotEqual(0, missing);
         Assert.Contains("SALSA_HOST_ADDRESS", missingError, StringComparison.Ordinal);
+        Assert.NotEqual(0, keyless); // the services' shared secret is never a default anyone could know
+        Assert.Contains("SALSA_SERVICE_KEY", keylessError, StringComparison.Ordinal);
     }
 
     [Fact]
@@ -48,6 +51,7 @@ public sealed class DeploymentTests
         Assert.All(built.Keys, name => Assert.Contains("healthcheck", ((YamlMappingNode)services[name]).Children.Keys.Select(k => ((YamlScalarNode)k).Value)));
     }
 
-    private static Task<(int ExitCode, string Output, string Error)> ComposeAsync(string[] arguments, string? hostAddress = "10.0.0.11") =>
-        ExternalProgram.RunAsync("docker-compose", Repository.Root, arguments, Token, new Dictionary<string, string?> { ["SALSA_HOST_ADDRESS"] = hostAddress });
+    private static Task<(int ExitCode, string Output, string Error)> ComposeAsync(string[] arguments, string? hostAddress = "10.0.0.11", string? serviceKey = "a-service-key-of-the-tests-32-chars-or-more") =>
+        ExternalProgram.RunAsync("docker-compose", Repository.Root, arguments, Token,
+            new Dictionary<string, string?> { ["SALSA_HOST_ADDRESS"] = hostAddress, ["SALSA_SERVICE_KEY"] = serviceKey });
 }

@@ -45,6 +45,9 @@ public sealed class ActivityRecorder : IDisposable
         }
     }
 
+    /// <summary>Every activity stopped so far.</summary>
+    public IReadOnlyCollection<Activity> Stopped => _stopped;
+
     /// <summary>The spans recorded so far (source, name, kind, trace, parent), for a failure's message.</summary>
     public string Describe(Func<Activity, bool>? filter = null) => string.Join(Environment.NewLine, _stopped.Where(filter ?? (_ => true))
         .Select(a => $"{a.Source.Name} '{a.OperationName}' ({a.DisplayName}) {a.Kind} trace {a.TraceId} span {a.SpanId} parent {a.ParentSpanId}"));

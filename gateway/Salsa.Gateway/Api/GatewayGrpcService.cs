@@ -1,3 +1,4 @@
+using Microsoft.AspNetCore.Authorization;
 using System.Text.Json;
 using System.Text.Json.Nodes;
 using Google.Protobuf.WellKnownTypes;
@@ -7,6 +8,7 @@ using Salsa.Gateway.Runs;
 using Grpc.Core;
 using Salsa.Hosting.Jobs;
 using Proto = Salsa.Contracts.Gateway;
+using Salsa.Hosting.Security;
 
 namespace Salsa.Gateway.Api;
 
@@ -25,9 +27,11 @@ public sealed class GatewayGrpcService(RunManager runs) : global::Salsa.Contract
         return ToProto(view);
     }
 
+    [Authorize(Scopes.Read)]
     public override async Task<Run> GetRun(RunRef request, ServerCallContext context) =>
         ToProto(await runs.GetRequiredAsync(GatewayApi.ParseId(request.RunId), context.CancellationToken));
 
+    [Authorize(Scopes.Read)]
     public override async Task<ListRunsResponse> ListRuns(ListRunsRequest request, ServerCallContext context)
     {
         var response = new ListRunsResponse();
@@ -41,6 +45,7 @@ public sealed class GatewayGrpcService(RunManager runs) : global::Salsa.Contract
         return response;
     }
 
+    [Authorize(Scopes.Read)]
     public override async Task WatchRun(RunRef request, IServerStreamWriter<Proto.RunEvent> responseStream, ServerCallContext context)
     {
         var id = GatewayApi.ParseId(request.RunId);
@@ -61,6 +66,7 @@ public sealed class GatewayGrpcService(RunManager runs) : global::Salsa.Contract
     public override async Task<Run> CancelRun(RunRef request, ServerCallContext context) =>
         ToProto(await runs.CancelAsync(GatewayApi.ParseId(request.RunId), context.CancellationToken));
 
+    [Authorize(Scopes.Read)]
     public override async Task DownloadArtifact(DownloadRunArtifactRequest request, IServerStreamWriter<Chunk> responseStream, ServerCallContext context) =>
         await ArtifactChunks.WriteAsync(await runs.GetArtifactAsync(GatewayApi.ParseId(request.RunId), request.Name, context.CancellationToken), responseStream);
 

@@ -5,8 +5,8 @@ using Salsa.Hosting.Host;
 namespace Salsa.Gateway.Cli;
 
 /// <summary>
-/// The gateway's command line: with no command, the server; <c>run</c>, <c>schema</c> and
-/// <c>operations</c> as documented by <c>--help</c>. Usage errors print what was wrong and exit 2;
+/// The gateway's command line: with no command, the server; <c>run</c>, <c>schema</c>,
+/// <c>operations</c> and <c>keys</c> as documented by <c>--help</c>. Usage errors print what was wrong and exit 2;
 /// a run that fails exits 1.
 /// </summary>
 public static class GatewayCommandLine
@@ -26,6 +26,7 @@ public static class GatewayCommandLine
         root.Add(RunCommand.Create());
         root.Add(SchemaCommand.CreateSchema());
         root.Add(SchemaCommand.CreateOperations());
+        root.Add(KeysCommand.Create());
         return root;
     }
 

@@ -19,7 +19,10 @@ public static class RunCommand
     private static readonly JsonSerializerOptions s_indented = new(RunManager.Json) { WriteIndented = true };
 
     /// <summary>What to run, and where: <paramref name="Gateway"/> null runs it in this process (with <paramref name="Settings"/>), else on that gateway server.</summary>
-    public sealed record Options(string Workflow, IReadOnlyDictionary<string, JsonNode?> Parameters, string OutputRoot, IReadOnlyDictionary<string, string?> Settings, Uri? Gateway = null);
+    public sealed record Options(string Workflow, IReadOnlyDictionary<string, JsonNode?> Parameters, string OutputRoot, IReadOnlyDictionary<string, string?> Settings, Uri? Gateway = null, string? ApiKey = null);
+
+    /// <summary>Where the <c>run --gateway</c> command finds its API key when <c>--api-key</c> is not given.</summary>
+    public const string ApiKeyVariable = "SALSA_API_KEY";
 
     /// <summary>The <c>run</c> command of the gateway's command line.</summary>
     public static Command Create()
@@ -56,9 +59,14 @@ public static class RunCommand
                 return null;
             },
         };
+        var apiKey = new Option<string?>("--api-key")
+        {
+            Description = $"The API key for a gateway server that asks for one (default: the {ApiKeyVariable} environment variable; prefer it, a command line is visible to other users).",
+            HelpName = "key",
+        };
         var command = new Command("run", "Runs one workflow — in this process with the services embedded, or on a gateway server (--gateway) — with live progress and the hop table; writes <out>/<run-id>/.")
         {
-            workflow, set, output, store, gateway,
+            workflow, set, output, store, gateway, apiKey,
         };
         command.Validators.Add(result =>
         {
@@ -92,7 +100,8 @@ public static class RunCommand
             Console.CancelKeyPress += onInterrupt;
             try
             {
-                return await RunAsync(new Options(parse.GetRequiredValue(workflow), parameters, parse.GetValue(output)!, settings, parse.GetValue(gateway)), AnsiConsole.Console, linked.Token).ConfigureAwait(false);
+                var key = parse.GetValue(apiKey) ?? Environment.GetEnvironmentVariable(ApiKeyVariable);
+                return await RunAsync(new Options(parse.GetRequiredValue(workflow), parameters, parse.GetValue(output)!, settings, parse.GetValue(gateway), key), AnsiConsole.Console, linked.Token).ConfigureAwait(false);
             }
             finally
             {
@@ -120,8 +129,10 @@ public static class RunCommand
         ArgumentNullException.ThrowIfNull(options);
         ArgumentNullException.ThrowIfNull(console);
 
+        // In this process the run is this machine's one user's (the tenant 'local'); a server knows its caller by the key.
+        using var tenant = Salsa.Hosting.Security.CallerTenant.Enter(Salsa.Store.Tenants.Local);
         await using var host = options.Gateway is { } gateway
-            ? new RemoteRunHost(gateway)
+            ? new RemoteRunHost(gateway, options.ApiKey)
             : (IRunHost)await EmbeddedRunHost.StartAsync(options.Settings, cancellationToken).ConfigureAwait(false);
 
         WorkflowDefinition workflow;

@@ -107,15 +107,28 @@ public sealed class EmbeddedRunHost : IRunHost
 /// name in this clone's workflows folder) and sent inline; the run's events come as server-sent
 /// events (the stream is reopened if it breaks); the files are downloaded when it ends.
 /// </summary>
-public sealed class RemoteRunHost(Uri address) : IRunHost
+public sealed class RemoteRunHost : IRunHost
 {
     private static readonly TimeSpan s_reconnectDelay = TimeSpan.FromSeconds(1);
     private const int MaxReconnects = 30;
 
-    private readonly HttpClient _http = new() { BaseAddress = address, Timeout = Timeout.InfiniteTimeSpan };
+    private readonly HttpClient _http;
+
+    /// <param name="address">The gateway server.</param>
+    /// <param name="apiKey">Sent with every request (X-Api-Key) when the server asks for credentials.</param>
+    public RemoteRunHost(Uri address, string? apiKey = null)
+    {
+        Address = address;
+        _http = new HttpClient { BaseAddress = address, Timeout = Timeout.InfiniteTimeSpan };
+        if (!string.IsNullOrEmpty(apiKey))
+        {
+            _http.DefaultRequestHeaders.Add(Salsa.Hosting.Security.CredentialHeaders.Key, apiKey);
+        }
+    }
+
     private readonly WorkflowLibrary _library = new(new WorkflowParser(new OperationCatalog()), new ConfigurationBuilder().Build());
 
-    public Uri Address { get; } = address;
+    public Uri Address { get; }
 
     public WorkflowDefinition Load(string workflow, IReadOnlyDictionary<string, JsonNode?> parameters) => RunHosts.Load(_library, workflow, parameters);
 

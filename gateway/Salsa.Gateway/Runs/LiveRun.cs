@@ -17,9 +17,10 @@ internal sealed class LiveRun
     private readonly List<Channel<RunEvent>> _watchers = [];
     private RunView _run;
 
-    public LiveRun(RunView run, WorkflowDefinition workflow, RunRequestRecord request)
+    public LiveRun(RunView run, WorkflowDefinition workflow, RunRequestRecord request, string tenant)
     {
         _run = run;
+        Tenant = tenant;
         Workflow = workflow;
         Request = request;
         _steps = run.Steps.ToDictionary(s => s.Id, StringComparer.Ordinal);
@@ -29,6 +30,9 @@ internal sealed class LiveRun
     }
 
     public Guid Id => _run.Id;
+
+    /// <summary>The tenant the run belongs to and acts for in every service it calls.</summary>
+    public string Tenant { get; }
 
     public WorkflowDefinition Workflow { get; }
 

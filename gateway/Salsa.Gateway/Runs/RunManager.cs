@@ -6,6 +6,7 @@ using System.Text.Json.Nodes;
 using Salsa.Gateway.Operations;
 using Salsa.Gateway.Workflows;
 using Salsa.Hosting.Errors;
+using Salsa.Hosting.Security;
 using Salsa.Store;
 
 namespace Salsa.Gateway.Runs;
@@ -63,7 +64,7 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
 
     public async Task StartAsync(CancellationToken cancellationToken)
     {
-        var stale = (await store.ListJobsAsync(Service, 10_000, cancellationToken).ConfigureAwait(false))
+        var stale = (await store.ListJobsAsync(Service, null, 10_000, cancellationToken).ConfigureAwait(false))
             .Where(r => r.State is JobState.Queued or JobState.Running)
             .OrderBy(r => r.Created)
             .ToList();
@@ -141,7 +142,7 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
             Steps = [.. workflow.Steps.Select(s => new StepView { Id = s.Id, Service = s.Service, Operation = s.Operation, DependsOn = s.DependsOn })],
         };
         var record = new RunRequestRecord(workflow.Name, workflow.Yaml, workflow.File, parameters);
-        var run = new LiveRun(view, workflow, record);
+        var run = new LiveRun(view, workflow, record, CallerTenant.Current);
         try
         {
             await store.InsertJobAsync(ToRecord(run), cancellationToken).ConfigureAwait(false);
@@ -157,15 +158,17 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
         return run.View();
     }
 
+    /// <summary>The calling tenant's run; null when unknown or another tenant's.</summary>
     public async Task<RunView?> GetAsync(Guid id, CancellationToken cancellationToken = default)
     {
+        var tenant = CallerTenant.Current;
         if (_live.TryGetValue(id, out var live))
         {
-            return live.View();
+            return live.Tenant == tenant ? live.View() : null;
         }
 
         var record = await store.GetJobAsync(id, cancellationToken).ConfigureAwait(false);
-        return record is { Service: Service } ? FromRecord(record) : null;
+        return record is { Service: Service } && record.Tenant == tenant ? FromRecord(record) : null;
     }
 
     public async Task<RunView> GetRequiredAsync(Guid id, CancellationToken cancellationToken = default) =>
@@ -173,27 +176,29 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
 
     public async Task<IReadOnlyList<RunView>> ListAsync(int limit, CancellationToken cancellationToken = default)
     {
-        var stored = await store.ListJobsAsync(Service, Math.Clamp(limit, 1, 1000), cancellationToken).ConfigureAwait(false);
+        var stored = await store.ListJobsAsync(Service, CallerTenant.Current, Math.Clamp(limit, 1, 1000), cancellationToken).ConfigureAwait(false);
         return [.. stored.Select(r => _live.TryGetValue(r.Id, out var live) ? live.View() : FromRecord(r))];
     }
 
     public async Task<RunView> CancelAsync(Guid id, CancellationToken cancellationToken = default)
     {
+        var view = await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false); // the caller's, or a 404
         if (_live.TryGetValue(id, out var live))
         {
             await live.Cancellation.CancelAsync().ConfigureAwait(false);
             return live.View();
         }
 
-        return await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false);
+        return view;
     }
 
     /// <summary>The run's events until it ends (just its state when it has ended).</summary>
     public async IAsyncEnumerable<RunEvent> WatchAsync(Guid id, [EnumeratorCancellation] CancellationToken cancellationToken = default)
     {
+        var view = await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false); // the caller's, or a 404
         if (!_live.TryGetValue(id, out var live))
         {
-            yield return new RunEvent.RunChanged(await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false));
+            yield return new RunEvent.RunChanged(view);
             yield break;
         }
 
@@ -214,6 +219,7 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
     /// <summary>Waits until the run has ended and returns it.</summary>
     public async Task<RunView> WaitAsync(Guid id, CancellationToken cancellationToken = default)
     {
+        await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false); // the caller's, or a 404
         if (_live.TryGetValue(id, out var live))
         {
             await live.Completion.Task.WaitAsync(cancellationToken).ConfigureAwait(false);
@@ -232,6 +238,7 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
     private async Task ExecuteAsync(LiveRun run)
     {
         await Task.Yield();
+        using var tenant = CallerTenant.Enter(run.Tenant); // every service call of the run acts for its tenant
         var persist = Persister(run);
         // Hops are stored as they are recorded, so those made before a crash are in the resumed run.
         run.Hops.Recorded += _ => persist.Changed();
@@ -322,7 +329,7 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
                         ? done with { Reused = true }
                         : new StepView { Id = s.Id, Service = s.Service, Operation = s.Operation, DependsOn = s.DependsOn, Jobs = view.Steps.FirstOrDefault(v => v.Id == s.Id)?.Jobs ?? [] })],
                 };
-                var run = new LiveRun(resumed, workflow, request);
+                var run = new LiveRun(resumed, workflow, request, record.Tenant);
                 Interlocked.Increment(ref _waiting);
                 _live[run.Id] = run;
                 await store.UpdateJobAsync(ToRecord(run), cancellationToken).ConfigureAwait(false);
@@ -341,17 +348,18 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
         var done = view.Steps.Where(s => s.State == StepState.Succeeded).Select(s => s.Id).ToList();
         reason += done.Count > 0 ? $" Steps that had finished: {string.Join(", ", done)}." : " No step had finished.";
         var interrupted = view with { State = RunState.Interrupted, Finished = DateTimeOffset.UtcNow, Error = reason };
-        await store.UpdateJobAsync(ToRecord(interrupted, record.ParametersJson), cancellationToken).ConfigureAwait(false);
+        await store.UpdateJobAsync(ToRecord(interrupted, record.ParametersJson, record.Tenant), cancellationToken).ConfigureAwait(false);
         RunLog.MarkedInterrupted(_logger, record.Id, reason);
     }
 
     public void Dispose() => _slots.Dispose();
 
-    private static JobRecord ToRecord(LiveRun run) => ToRecord(run.View(), JsonSerializer.Serialize(run.Request, Json));
+    private static JobRecord ToRecord(LiveRun run) => ToRecord(run.View(), JsonSerializer.Serialize(run.Request, Json), run.Tenant);
 
-    private static JobRecord ToRecord(RunView view, string parametersJson) => new()
+    private static JobRecord ToRecord(RunView view, string parametersJson, string tenant) => new()
     {
         Id = view.Id,
+        Tenant = tenant,
         Service = Service,
         Kind = view.Workflow,
         State = view.State switch

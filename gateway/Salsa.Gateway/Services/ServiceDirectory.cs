@@ -4,6 +4,7 @@ using Grpc.Net.Client;
 using Salsa.Cluster;
 using Salsa.Hosting.Clustering.Cluster;
 using Salsa.Hosting.Host;
+using Salsa.Hosting.Security;
 using Salsa.Store;
 
 namespace Salsa.Gateway.Services;
@@ -18,7 +19,7 @@ public sealed record ServiceEndpoint(string Name, Uri GrpcAddress, Uri? RestAddr
 /// host code as when it runs alone and over the gateway's store, started when first needed. Either
 /// way every hop is a real gRPC call.
 /// </summary>
-public sealed class ServiceDirectory(IConfiguration configuration, StoreOptions store, ILogger<ServiceDirectory> logger, SiloSettings? silo = null) : IAsyncDisposable
+public sealed class ServiceDirectory(IConfiguration configuration, StoreOptions store, ServiceSecurity security, AuthSettings auth, ILogger<ServiceDirectory> logger, SiloSettings? silo = null) : IAsyncDisposable
 {
     public const string Section = "Gateway:Services";
 
@@ -27,6 +28,11 @@ public sealed class ServiceDirectory(IConfiguration configuration, StoreOptions 
     private readonly ConcurrentDictionary<string, Lazy<Task<(ServiceEndpoint Endpoint, GrpcChannel Channel)>>> _services = new(StringComparer.Ordinal);
     private readonly ConcurrentBag<WebApplication> _hosted = [];
     private bool _disposed;
+
+    // The service key the gateway presents: the configured one, or — for the services it hosts
+    // itself while it asks its own callers for credentials — one made for this process.
+    private readonly string? _serviceKey = auth.ServiceKey is { Length: > 0 } configured ? configured
+        : security.Enabled ? Convert.ToBase64String(System.Security.Cryptography.RandomNumberGenerator.GetBytes(32)) : null;
 
     /// <summary>The services the gateway knows.</summary>
     public static IReadOnlyCollection<string> Known => s_embeddable.Keys;
@@ -70,8 +76,14 @@ public sealed class ServiceDirectory(IConfiguration configuration, StoreOptions 
     {
         if (RemoteAddress(service) is { } remote)
         {
+            if (security.Enabled && string.IsNullOrEmpty(auth.ServiceKey))
+            {
+                throw new InvalidOperationException(
+                    $"The gateway asks its callers for credentials, so the {service} service at {remote} does too: set {AuthSettings.Section}:ServiceKey, the same secret on the gateway and every service.");
+            }
+
             GatewayLog.RemoteService(logger, service, remote);
-            return (new ServiceEndpoint(service, remote, null, Embedded: false), GrpcChannel.ForAddress(remote));
+            return (new ServiceEndpoint(service, remote, null, Embedded: false), Channel(remote));
         }
 
         // The host outlives the call that starts it: its background work is not part of the caller's
@@ -94,7 +106,34 @@ public sealed class ServiceDirectory(IConfiguration configuration, StoreOptions 
 
             _hosted.Add(app);
             GatewayLog.EmbeddedService(logger, service, ports.GrpcAddress);
-            return (new ServiceEndpoint(service, ports.GrpcAddress, ports.RestAddress, Embedded: true), GrpcChannel.ForAddress(ports.GrpcAddress));
+            return (new ServiceEndpoint(service, ports.GrpcAddress, ports.RestAddress, Embedded: true), Channel(ports.GrpcAddress));
+        }
+    }
+
+    /// <summary>
+    /// A channel whose every call carries the service key and the tenant the call acts for (the
+    /// run's, or the request's): the service then keeps what it makes as that tenant's.
+    /// </summary>
+    private GrpcChannel Channel(Uri address) => GrpcChannel.ForAddress(address, new GrpcChannelOptions
+    {
+        HttpHandler = new ServiceCredentials(_serviceKey) { InnerHandler = new SocketsHttpHandler { EnableMultipleHttp2Connections = true } },
+    });
+
+    private sealed class ServiceCredentials(string? serviceKey) : DelegatingHandler
+    {
+        protected override Task<HttpResponseMessage> SendAsync(HttpRequestMessage request, CancellationToken cancellationToken)
+        {
+            if (serviceKey is not null)
+            {
+                request.Headers.TryAddWithoutValidation(CredentialHeaders.Key, serviceKey);
+            }
+
+            if (CallerTenant.CurrentOrNull is { } tenant)
+            {
+                request.Headers.TryAddWithoutValidation(CredentialHeaders.Tenant, tenant);
+            }
+
+            return base.SendAsync(request, cancellationToken);
         }
     }
 
@@ -114,6 +153,13 @@ public sealed class ServiceDirectory(IConfiguration configuration, StoreOptions 
         foreach (var (key, value) in configuration.GetSection("Salsa").AsEnumerable().Concat(configuration.GetSection("Cluster").AsEnumerable()))
         {
             settings[key] = value;
+        }
+
+        if (security.Enabled)
+        {
+            // A gateway that asks for credentials hosts services that do too, on the key it presents.
+            settings[$"{AuthSettings.Section}:Mode"] = nameof(AuthMode.On);
+            settings[$"{AuthSettings.Section}:ServiceKey"] = _serviceKey;
         }
 
         if (silo is not null && !ClusterComputeFeatures.IsClient(configuration))

@@ -18,5 +18,6 @@ public static class ApiReference
                 .WithTitle($"{title} API")
                 .DisableDefaultFonts()
                 .DisableTelemetry())
-            .ExcludeFromDescription();
+            .ExcludeFromDescription()
+            .AllowAnonymous();
 }

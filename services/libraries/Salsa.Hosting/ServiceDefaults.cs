@@ -20,7 +20,8 @@ namespace Salsa.Hosting;
 /// <summary>
 /// What every service sets up the same way (the ServiceDefaults pattern), and only what cuts
 /// across all of them: telemetry, health, ProblemDetails, OpenAPI with Scalar's API reference and
-/// a Swagger UI, gRPC (interceptor, health, reflection), limits and Server-Timing. The store, jobs
+/// a Swagger UI, gRPC (interceptor, health, reflection), limits, Server-Timing, and who may call
+/// (<see cref="Security.ServiceSecurity"/>). The store, jobs
 /// and datasets are features a service adds itself (<see cref="ServiceFeatures"/>).
 /// </summary>
 public static class ServiceDefaults
@@ -61,6 +62,7 @@ public static class ServiceDefaults
         services.AddGrpcHealthChecks(); // grpc.health.v1, fed by the ASP.NET Core health checks below
 
         services.AddSingleton(new ServiceIdentity(serviceName));
+        Security.ServiceSecurity.Add(builder);
         return builder;
     }
 
@@ -72,11 +74,13 @@ public static class ServiceDefaults
         // content type or method, an unknown route) get a ProblemDetails like every other error.
         app.UseStatusCodePages();
         app.UseServerTiming();
+        Security.ServiceSecurity.Use(app);
         app.UseUnimplementedGrpcCalls();
 
-        app.MapHealthChecks("/health");
-        app.MapHealthChecks("/alive", new HealthCheckOptions { Predicate = r => r.Tags.Contains("live") });
-        app.MapOpenApi();
+        // Open to anyone: probes, and the descriptions of the API (which hold no data).
+        app.MapHealthChecks("/health").AllowAnonymous();
+        app.MapHealthChecks("/alive", new HealthCheckOptions { Predicate = r => r.Tags.Contains("live") }).AllowAnonymous();
+        app.MapOpenApi().AllowAnonymous();
         app.UseSwaggerUI(o =>
         {
             o.RoutePrefix = "docs";
@@ -90,8 +94,8 @@ public static class ServiceDefaults
             MapDescription(app);
         }
 
-        app.MapGrpcHealthChecksService();
-        app.MapGrpcReflectionService();
+        app.MapGrpcHealthChecksService().AllowAnonymous();
+        app.MapGrpcReflectionService().AllowAnonymous();
         return app;
     }
 
@@ -104,7 +108,7 @@ public static class ServiceDefaults
             docs = "/docs",
             health = "/health",
             alive = "/alive",
-        })).ExcludeFromDescription();
+        })).ExcludeFromDescription().AllowAnonymous();
 
     private static void DescribeBareStatus(ProblemDetailsContext context)
     {

@@ -106,7 +106,7 @@ public static class ServiceFeatures
         {
             try
             {
-                await store.ListDatasetsAsync(1, CancellationToken.None).ConfigureAwait(false);
+                await store.ListDatasetsAsync(null, 1, CancellationToken.None).ConfigureAwait(false);
                 return HealthCheckResult.Healthy();
             }
 #pragma warning disable CA1031 // Any store failure is "unhealthy", reported with its reason.

@@ -23,16 +23,7 @@ public static class DataStoreServiceCollectionExtensions
     {
         ArgumentNullException.ThrowIfNull(services);
         ArgumentNullException.ThrowIfNull(configuration);
-        var path = configuration[SqlitePathKey];
-        var options = new StoreOptions
-        {
-            ConnectionString = configuration.GetConnectionString(ConnectionStringName),
-            SqlitePath = string.IsNullOrWhiteSpace(path) ? StoreOptions.DefaultSqlitePath : Path.GetFullPath(path),
-        };
-
-        // Fail at registration, not at first use, when the connection string is not understood.
-        DataStoreFactory.ThrowIfUnrecognised(options.ConnectionString);
-
+        var options = StoreOptions.From(configuration); // fails at registration, not at first use, on a connection string not understood
         services.TryAddSingleton(options);
         services.TryAddSingleton(sp => DataStoreFactory.Create(
             sp.GetRequiredService<StoreOptions>(), sp.GetService<ILoggerFactory>(), sp.GetService<TimeProvider>()));

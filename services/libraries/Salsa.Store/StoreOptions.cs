@@ -9,6 +9,24 @@ public sealed class StoreOptions
     /// <summary>The SQLite file used when <see cref="ConnectionString"/> is empty.</summary>
     public string SqlitePath { get; set; } = DefaultSqlitePath;
 
+    /// <summary>
+    /// The store a configuration names: <c>ConnectionStrings:salsa</c> (PostgreSQL), else
+    /// <c>Store:SqlitePath</c> (default <see cref="DefaultSqlitePath"/>). An unrecognised connection
+    /// string is refused here, not at first use.
+    /// </summary>
+    public static StoreOptions From(Microsoft.Extensions.Configuration.IConfiguration configuration)
+    {
+        ArgumentNullException.ThrowIfNull(configuration);
+        var path = configuration[DataStoreServiceCollectionExtensions.SqlitePathKey];
+        var options = new StoreOptions
+        {
+            ConnectionString = Microsoft.Extensions.Configuration.ConfigurationExtensions.GetConnectionString(configuration, DataStoreServiceCollectionExtensions.ConnectionStringName),
+            SqlitePath = string.IsNullOrWhiteSpace(path) ? DefaultSqlitePath : Path.GetFullPath(path),
+        };
+        DataStoreFactory.ThrowIfUnrecognised(options.ConnectionString);
+        return options;
+    }
+
     /// <summary><c>&lt;current directory&gt;/.salsa/salsa.db</c>, evaluated when read.</summary>
     public static string DefaultSqlitePath => Path.Combine(Directory.GetCurrentDirectory(), ".salsa", "salsa.db");
 }

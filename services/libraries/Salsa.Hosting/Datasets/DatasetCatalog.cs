@@ -1,5 +1,6 @@
 using Google.Protobuf.WellKnownTypes;
 using Salsa.Hosting.Errors;
+using Salsa.Hosting.Security;
 using Salsa.Store;
 using Proto = Salsa.Contracts.Datasets;
 
@@ -21,19 +22,32 @@ public sealed record DatasetView(
     string Source,
     IReadOnlyDictionary<string, string> Metadata);
 
-/// <summary>Dataset lookups shared by every service (loading them as algorithm inputs: Salsa.Hosting.Clustering).</summary>
+/// <summary>
+/// Dataset lookups shared by every service (loading them as algorithm inputs: Salsa.Hosting.Clustering).
+/// Every lookup is the calling tenant's (<see cref="CallerTenant"/>): another tenant's dataset is
+/// "not found", exactly like one that does not exist, so ids reveal nothing across tenants.
+/// </summary>
 public sealed class DatasetCatalog(IDataStore store, ServiceLimits limits)
 {
     public IDataStore Store { get; } = store;
 
     public ServiceLimits Limits { get; } = limits;
 
+    /// <summary>The calling tenant's dataset, or null.</summary>
+    public async Task<DatasetInfo?> GetAsync(Guid id, CancellationToken cancellationToken = default) =>
+        await Store.GetDatasetAsync(id, cancellationToken).ConfigureAwait(false) is { } info && info.Tenant == CallerTenant.Current ? info : null;
+
     public async Task<DatasetInfo> GetRequiredAsync(Guid id, CancellationToken cancellationToken = default) =>
-        await Store.GetDatasetAsync(id, cancellationToken).ConfigureAwait(false) ?? throw new NotFoundException($"No dataset {id}.");
+        await GetAsync(id, cancellationToken).ConfigureAwait(false) ?? throw new NotFoundException($"No dataset {id}.");
+
+    /// <summary>The calling tenant's datasets, newest first.</summary>
+    public Task<IReadOnlyList<DatasetInfo>> ListAsync(int limit, CancellationToken cancellationToken = default) =>
+        Store.ListDatasetsAsync(CallerTenant.Current, Math.Clamp(limit, 1, 1000), cancellationToken);
 
     /// <summary>
     /// Deletes a dataset no queued or running job or run uses; one in use is refused
     /// (<see cref="ConflictException"/>, naming the user) and kept, so no work in flight loses its data.
+    /// Each tenant's import of the same content is its own dataset, so a delete removes only the caller's.
     /// </summary>
     public async Task<DatasetInfo> DeleteAsync(Guid id, CancellationToken cancellationToken = default)
     {
@@ -56,18 +70,32 @@ public sealed class DatasetCatalog(IDataStore store, ServiceLimits limits)
 
     public async Task<DatasetInfo> CreateAsync(DatasetBuilder builder, string source, CancellationToken cancellationToken = default)
     {
+        ArgumentNullException.ThrowIfNull(builder);
         var (info, content) = builder.Build(source);
-        return await Store.CreateDatasetAsync(info, content, cancellationToken).ConfigureAwait(false);
+        return await Store.CreateDatasetAsync(info with { Tenant = CallerTenant.Current }, content, cancellationToken).ConfigureAwait(false);
     }
 
     /// <summary>
-    /// The dataset with this content-derived id (<see cref="DatasetIds"/>), built and stored by
+    /// The id the calling tenant's dataset of this content has: a content id (<see cref="DatasetIds"/>)
+    /// made the tenant's own, so two tenants importing the same file get two datasets and neither can
+    /// reach or delete the other's. The tenant <c>local</c> keeps the content id itself.
+    /// </summary>
+    public static Guid TenantId(Guid contentId) =>
+        CallerTenant.Current is var tenant && tenant == Salsa.Store.Tenants.Local ? contentId : DatasetIds.For("tenant", tenant, contentId.ToString());
+
+    /// <summary>The calling tenant's dataset of this content (<see cref="TenantId"/>), or null.</summary>
+    public Task<DatasetInfo?> FindAsync(Guid contentId, CancellationToken cancellationToken = default) =>
+        GetAsync(TenantId(contentId), cancellationToken);
+
+    /// <summary>
+    /// The calling tenant's dataset of this content (<see cref="TenantId"/>), built and stored by
     /// <paramref name="build"/> only when it is not there yet; two callers racing store it once.
     /// </summary>
-    public async Task<DatasetInfo> GetOrCreateAsync(Guid id, Func<(DatasetInfo Info, DatasetContent Content)> build, CancellationToken cancellationToken = default)
+    public async Task<DatasetInfo> GetOrCreateAsync(Guid contentId, Func<(DatasetInfo Info, DatasetContent Content)> build, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(build);
-        if (await Store.GetDatasetAsync(id, cancellationToken).ConfigureAwait(false) is { } existing)
+        var id = TenantId(contentId);
+        if (await GetAsync(id, cancellationToken).ConfigureAwait(false) is { } existing)
         {
             return existing;
         }
@@ -75,18 +103,12 @@ public sealed class DatasetCatalog(IDataStore store, ServiceLimits limits)
         var (info, content) = build();
         try
         {
-            return await Store.CreateDatasetAsync(info with { Id = id }, content, cancellationToken).ConfigureAwait(false);
+            return await Store.CreateDatasetAsync(info with { Id = id, Tenant = CallerTenant.Current }, content, cancellationToken).ConfigureAwait(false);
         }
         catch (InvalidOperationException)
         {
             // Another caller stored the same content first (the store refuses a duplicate id).
-            var stored = await Store.GetDatasetAsync(id, cancellationToken).ConfigureAwait(false);
-            if (stored is null)
-            {
-                throw;
-            }
-
-            return stored;
+            return await GetAsync(id, cancellationToken).ConfigureAwait(false) ?? throw new InvalidOperationException($"Dataset {id} could not be stored, nor found.");
         }
     }
 

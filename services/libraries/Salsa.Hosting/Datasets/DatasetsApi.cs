@@ -49,7 +49,7 @@ public static class DatasetsApi
           .WithSummary("Streams a CSV upload: dense rows 'x1,…,xd[,weight]' or binary rows 'hex[,weight]'; a header line is skipped.");
 
         group.MapGet("/", async (DatasetCatalog catalog, int? limit, CancellationToken cancellationToken) =>
-            TypedResults.Ok((await catalog.Store.ListDatasetsAsync(Math.Clamp(limit ?? 100, 1, 1000), cancellationToken)).Select(DatasetCatalog.ToView).ToList()))
+            TypedResults.Ok((await catalog.ListAsync(limit ?? 100, cancellationToken)).Select(DatasetCatalog.ToView).ToList()))
             .WithName("ListDatasets").WithSummary("Datasets, newest first.");
 
         group.MapGet("/{id}", async (DatasetCatalog catalog, string id, CancellationToken cancellationToken) =>

@@ -1,5 +1,7 @@
+using Microsoft.AspNetCore.Authorization;
 using Salsa.Contracts.Datasets;
 using Grpc.Core;
+using Salsa.Hosting.Security;
 
 namespace Salsa.Hosting.Datasets;
 
@@ -37,13 +39,15 @@ public sealed class DatasetsGrpcService(DatasetCatalog catalog) : global::Salsa.
         return DatasetCatalog.ToProto(await catalog.CreateAsync(builder, "upload (grpc)", context.CancellationToken));
     }
 
+    [Authorize(Scopes.Read)]
     public override async Task<DatasetInfo> Get(DatasetRef request, ServerCallContext context) =>
         DatasetCatalog.ToProto(await catalog.GetRequiredAsync(DatasetCatalog.ParseId(request.DatasetId), context.CancellationToken));
 
+    [Authorize(Scopes.Read)]
     public override async Task<ListDatasetsResponse> List(ListDatasetsRequest request, ServerCallContext context)
     {
         var response = new ListDatasetsResponse();
-        foreach (var info in await catalog.Store.ListDatasetsAsync(request.Limit == 0 ? 100 : Math.Clamp(request.Limit, 1, 1000), context.CancellationToken))
+        foreach (var info in await catalog.ListAsync(request.Limit == 0 ? 100 : request.Limit, context.CancellationToken))
         {
             response.Datasets.Add(DatasetCatalog.ToProto(info));
         }
@@ -57,6 +61,7 @@ public sealed class DatasetsGrpcService(DatasetCatalog catalog) : global::Salsa.
         return DatasetCatalog.ToProto(info);
     }
 
+    [Authorize(Scopes.Read)]
     public override async Task Download(DatasetRef request, IServerStreamWriter<PointChunk> responseStream, ServerCallContext context)
     {
         var (info, content) = await catalog.ReadRequiredAsync(DatasetCatalog.ParseId(request.DatasetId), context.CancellationToken);

@@ -7,18 +7,40 @@ namespace Salsa.Hosting.Errors;
 /// <summary>
 /// Declares in every service's OpenAPI document what its REST operations answer besides success,
 /// so client generators and fuzzers need not guess: the ProblemDetails responses each kind of
-/// operation can give (the statuses of <see cref="ServiceErrors"/>) and the format of ids.
+/// operation can give (the statuses of <see cref="ServiceErrors"/>, 401, 403 and 429), the
+/// credentials it takes (API key or bearer token) and the format of ids.
 /// </summary>
 internal sealed class ProblemResponses : IOpenApiDocumentTransformer
 {
     private const string ProblemJson = "application/problem+json";
     private const string SchemaName = "ProblemDetails";
+    private const string ApiKeyScheme = "ApiKey";
+    private const string BearerScheme = "Bearer";
 
     public Task TransformAsync(OpenApiDocument document, OpenApiDocumentTransformerContext context, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(document);
         document.AddComponent(SchemaName, Schema());
         var problem = new OpenApiSchemaReference(SchemaName, document);
+        document.AddComponent<IOpenApiSecurityScheme>(ApiKeyScheme, new OpenApiSecurityScheme
+        {
+            Type = SecuritySchemeType.ApiKey,
+            In = ParameterLocation.Header,
+            Name = Security.CredentialHeaders.Key,
+            Description = "An API key (salsa_…), made with `keys create` or POST /api/keys; also accepted as `Authorization: ApiKey <key>`.",
+        });
+        document.AddComponent<IOpenApiSecurityScheme>(BearerScheme, new OpenApiSecurityScheme
+        {
+            Type = SecuritySchemeType.Http,
+            Scheme = "bearer",
+            BearerFormat = "JWT",
+            Description = "A token from the identity provider named in Salsa:Auth:Jwt, with claims tenant and scope.",
+        });
+        var security = new List<OpenApiSecurityRequirement>
+        {
+            new() { [new OpenApiSecuritySchemeReference(ApiKeyScheme, document)] = [] },
+            new() { [new OpenApiSecuritySchemeReference(BearerScheme, document)] = [] },
+        };
         foreach (var (path, item) in document.Paths)
         {
             if (!path.StartsWith("/api/", StringComparison.Ordinal) || item.Operations is null)
@@ -28,6 +50,7 @@ internal sealed class ProblemResponses : IOpenApiDocumentTransformer
 
             foreach (var (method, operation) in item.Operations)
             {
+                operation.Security = security;
                 Describe(path, method, operation, problem);
             }
         }
@@ -75,10 +98,12 @@ internal sealed class ProblemResponses : IOpenApiDocumentTransformer
             Add(operation, 415, "The body is not of a media type the operation reads.", problem);
         }
 
-        if (startsWork)
-        {
-            Add(operation, 429, "The job queue is full: try again after the Retry-After header's seconds.", problem);
-        }
+        // Whenever the service asks for credentials (it listens beyond loopback, or Salsa:Auth:Mode is On).
+        Add(operation, 401, "No valid credentials: an API key (X-Api-Key) or a bearer token is missing, unknown, revoked or expired.", problem);
+        Add(operation, 403, "The credentials lack the scope this operation needs (read, run or admin; the detail names it).", problem);
+        Add(operation, 429, startsWork
+            ? "The job queue is full, or these credentials exceeded their rate limit: try again after the Retry-After header's seconds."
+            : "These credentials exceeded their rate limit: try again after the Retry-After header's seconds.", problem);
     }
 
     private static void Add(OpenApiOperation operation, int status, string description, OpenApiSchemaReference problem) =>

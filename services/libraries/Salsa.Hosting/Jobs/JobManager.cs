@@ -6,6 +6,7 @@ using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 using Salsa.Hosting.Compute;
 using Salsa.Hosting.Errors;
+using Salsa.Hosting.Security;
 using Salsa.Store;
 
 namespace Salsa.Hosting.Jobs;
@@ -72,6 +73,7 @@ public sealed class JobManager(IDataStore store, ComputeRuntime runtime, Service
             State = JobState.Queued,
             Created = DateTimeOffset.UtcNow,
             DatasetId = datasetId,
+            Tenant = CallerTenant.Current,
             ParametersJson = JsonSerializer.Serialize(parameters, parameters.GetType(), JobJson.Options),
         };
         var live = new LiveJob(record, work, this);
@@ -101,16 +103,17 @@ public sealed class JobManager(IDataStore store, ComputeRuntime runtime, Service
         return record;
     }
 
-    /// <summary>This service's job, live or stored; null when unknown or another service's.</summary>
+    /// <summary>This service's job of the calling tenant, live or stored; null when unknown, another service's or another tenant's.</summary>
     public async Task<JobRecord?> GetAsync(Guid id, CancellationToken cancellationToken = default)
     {
+        var tenant = CallerTenant.Current;
         if (_live.TryGetValue(id, out var live))
         {
-            return live.Record;
+            return live.Record.Tenant == tenant ? live.Record : null;
         }
 
         var stored = await Store.GetJobAsync(id, cancellationToken).ConfigureAwait(false);
-        return stored is not null && stored.Service == Service ? stored : null;
+        return stored is not null && stored.Service == Service && stored.Tenant == tenant ? stored : null;
     }
 
     public async Task<JobRecord> GetRequiredAsync(Guid id, CancellationToken cancellationToken = default) =>
@@ -137,27 +140,29 @@ public sealed class JobManager(IDataStore store, ComputeRuntime runtime, Service
 
     public async Task<JobRecord> CancelAsync(Guid id, CancellationToken cancellationToken = default)
     {
+        var job = await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false); // the caller's, or a 404
         if (_live.TryGetValue(id, out var live))
         {
             live.Cancel();
             return live.Record;
         }
 
-        return await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false);
+        return job;
     }
 
     public async Task<IReadOnlyList<JobRecord>> ListAsync(int limit, CancellationToken cancellationToken = default)
     {
-        var stored = await Store.ListJobsAsync(Service, Math.Clamp(limit, 1, 1000), cancellationToken).ConfigureAwait(false);
+        var stored = await Store.ListJobsAsync(Service, CallerTenant.Current, Math.Clamp(limit, 1, 1000), cancellationToken).ConfigureAwait(false);
         return [.. stored.Select(j => _live.TryGetValue(j.Id, out var live) ? live.Record : j)];
     }
 
     /// <summary>The job's events until it ends: its state now, progress, and its final state.</summary>
     public async IAsyncEnumerable<JobEvent> WatchAsync(Guid id, [EnumeratorCancellation] CancellationToken cancellationToken = default)
     {
+        var job = await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false); // the caller's, or a 404
         if (!_live.TryGetValue(id, out var live))
         {
-            yield return new JobEvent.Status(await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false));
+            yield return new JobEvent.Status(job);
             yield break;
         }
 

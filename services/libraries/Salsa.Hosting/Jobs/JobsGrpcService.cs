@@ -1,15 +1,18 @@
+using Microsoft.AspNetCore.Authorization;
 using Google.Protobuf;
 using Salsa.Contracts.Common;
 using Grpc.Core;
 using Salsa.Hosting.Errors;
 using Salsa.Hosting.Timing;
 using Salsa.Store;
+using Salsa.Hosting.Security;
 
 namespace Salsa.Hosting.Jobs;
 
 /// <summary>gRPC face of the jobs: <c>salsa.common.v1.Jobs</c>.</summary>
 public sealed class JobsGrpcService(JobManager jobs, IDataStore store) : global::Salsa.Contracts.Common.Jobs.JobsBase
 {
+    [Authorize(Scopes.Read)]
     public override async Task<JobInfo> Get(JobRef request, ServerCallContext context)
     {
         var job = await jobs.GetRequiredAsync(JobViews.ParseId(request.JobId), context.CancellationToken);
@@ -17,6 +20,7 @@ public sealed class JobsGrpcService(JobManager jobs, IDataStore store) : global:
         return JobViews.ToProto(job, await store.ListArtifactsAsync(job.Id, context.CancellationToken));
     }
 
+    [Authorize(Scopes.Read)]
     public override async Task Watch(JobRef request, IServerStreamWriter<Contracts.Common.JobEvent> responseStream, ServerCallContext context)
     {
         var id = JobViews.ParseId(request.JobId);
@@ -35,6 +39,7 @@ public sealed class JobsGrpcService(JobManager jobs, IDataStore store) : global:
     public override async Task<JobInfo> Cancel(JobRef request, ServerCallContext context) =>
         JobViews.ToProto(await jobs.CancelAsync(JobViews.ParseId(request.JobId), context.CancellationToken));
 
+    [Authorize(Scopes.Read)]
     public override async Task<ListJobsResponse> List(ListJobsRequest request, ServerCallContext context)
     {
         var response = new ListJobsResponse();
@@ -46,6 +51,7 @@ public sealed class JobsGrpcService(JobManager jobs, IDataStore store) : global:
         return response;
     }
 
+    [Authorize(Scopes.Read)]
     public override async Task DownloadArtifact(DownloadArtifactRequest request, IServerStreamWriter<Chunk> responseStream, ServerCallContext context)
     {
         var job = await jobs.GetRequiredAsync(JobViews.ParseId(request.JobId), context.CancellationToken);

@@ -84,6 +84,8 @@ internal sealed class LiveJob : ITask, ICancellableJob
             return; // never stored: the submitter reported the failure
         }
 
+        // The work acts for the tenant that submitted the job: what it reads and makes is theirs.
+        using var tenant = Security.CallerTenant.Enter(Record.Tenant);
         var started = DateTimeOffset.UtcNow;
         var queueMs = Stopwatch.GetElapsedTime(_accepted).TotalMilliseconds;
         if (_cancellation.IsCancellationRequested)
