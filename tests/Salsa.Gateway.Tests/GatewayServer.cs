@@ -30,7 +30,19 @@ public sealed class GatewayServer : IAsyncDisposable
 
     public GrpcChannel Grpc { get; }
 
-    public RunManager Runs => App.Services.GetRequiredService<RunManager>();
+    /// <summary>
+    /// The gateway's runs, called in this process as the one user of a gateway without
+    /// authentication (the tenant <c>local</c>): asking for them makes the calling flow act for that
+    /// tenant (a synchronous getter, so the tenant stays set in the test that asks).
+    /// </summary>
+    public RunManager Runs
+    {
+        get
+        {
+            Salsa.Hosting.Security.CallerTenant.Enter(Salsa.Store.Tenants.Local);
+            return App.Services.GetRequiredService<RunManager>();
+        }
+    }
 
     public static async Task<GatewayServer> StartAsync(string storePath, IReadOnlyDictionary<string, string?>? settings = null, CancellationToken cancellationToken = default)
     {
