@@ -54,6 +54,37 @@ public sealed class WebUiTests
     }
 
     [Fact]
+    public async Task Browser_GatewayAskingForAKey_TheUiAsksForIt_ThenFollowsTheRunLiveAndShowsItsFiles()
+    {
+        using var timeout = CancellationTokenSource.CreateLinkedTokenSource(TestContext.Current.CancellationToken);
+        timeout.CancelAfter(TimeSpan.FromSeconds(RunTimeoutSeconds + 120));
+        var token = timeout.Token;
+        var browserDirectory = Metadata("BrowserTestDirectory");
+        await ExternalProgram.EnsureNpmPackagesAsync(browserDirectory, "playwright-core", token);
+
+        using var directory = new TemporaryDirectory();
+        await using var gateway = await GatewayServer.StartAsync(directory.Combine("salsa.db"), new Dictionary<string, string?> { ["Salsa:Auth:Mode"] = "On" }, token);
+        var key = (await Microsoft.Extensions.DependencyInjection.ServiceProviderServiceExtensions.GetRequiredService<Salsa.Hosting.Security.ApiKeys>(gateway.App.Services).CreateAsync("browser", "the browser test", ["run"], token)).Key;
+
+        var screenshot = Screenshot("web-ui-with-key.png");
+        var (exitCode, output, error) = await ExternalProgram.RunAsync("node", browserDirectory,
+            ["ui-test.mjs", gateway.Ports.RestAddress.ToString(), Workflow, RunTimeoutSeconds.ToString(CultureInfo.InvariantCulture), screenshot, MaxClusters.ToString(CultureInfo.InvariantCulture), key],
+            token);
+        TestContext.Current.TestOutputHelper?.WriteLine(output);
+
+        Assert.True(exitCode == 0, $"node ui-test.mjs exited with {exitCode}:\n{output}\n{error}");
+        var root = JsonDocument.Parse(output).RootElement;
+        Assert.Contains("credentials", root.GetProperty("askedForKey").GetString(), StringComparison.Ordinal);
+        Assert.Equal("succeeded", root.GetProperty("state").GetString());
+        Assert.True(root.GetProperty("sawRunning").GetBoolean(), "the page never showed the run running: the event stream did not carry the key");
+        Assert.StartsWith("blob:", root.GetProperty("image").GetProperty("src").GetString(), StringComparison.Ordinal); // fetched with the key
+        Assert.True(root.GetProperty("image").GetProperty("naturalWidth").GetInt32() > 0);
+        Assert.True(root.GetProperty("hops").GetInt32() >= 4);
+        Assert.DoesNotContain(key, output, StringComparison.Ordinal);
+        await gateway.StopAsync();
+    }
+
+    [Fact]
     public async Task Browser_ScalarApiReference_RendersTheGatewaysOperations_FromTheServiceAlone()
     {
         using var timeout = CancellationTokenSource.CreateLinkedTokenSource(TestContext.Current.CancellationToken);

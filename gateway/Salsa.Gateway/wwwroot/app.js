@@ -19,6 +19,55 @@ const runUrl = (id) => `/api/runs/${encodeURIComponent(id)}`;
 const artifactUrl = (id, name) => `${runUrl(id)}/artifacts/${encodeURIComponent(name)}`;
 
 // ---------------------------------------------------------------------------------------------
+// Credentials: a gateway that listens beyond loopback asks for an API key (docs/security.md). The
+// key is kept for this browser tab only (sessionStorage) and sent as X-Api-Key on every request.
+
+const KEY_STORAGE = 'salsa.apiKey';
+const apiKey = () => sessionStorage.getItem(KEY_STORAGE);
+const authHeaders = () => (apiKey() ? { 'X-Api-Key': apiKey() } : {});
+
+function showKeyStatus() {
+  const button = $('#credentials');
+  button.hidden = !apiKey() && !button.dataset.asked;
+  button.textContent = apiKey() ? 'API key ✓' : 'API key';
+}
+
+/** Asks for an API key (the gateway answered 401), then loads what the page shows again. */
+function askForKey(reason) {
+  const dialog = $('#key-dialog');
+  $('#credentials').dataset.asked = 'yes';
+  showKeyStatus();
+  $('#key-reason').textContent = reason ?? 'This gateway asks for an API key.';
+  if (!dialog.open) dialog.showModal();
+}
+
+function setupCredentials() {
+  const dialog = $('#key-dialog');
+  $('#credentials').addEventListener('click', () => askForKey(apiKey() ? 'The API key this tab sends; replace or forget it.' : null));
+  $('#key-form').addEventListener('submit', (event) => {
+    const key = $('#key-input').value.trim();
+    if (event.submitter?.value === 'forget' || !key) sessionStorage.removeItem(KEY_STORAGE);
+    else sessionStorage.setItem(KEY_STORAGE, key);
+    $('#key-input').value = '';
+    dialog.close();
+    showKeyStatus();
+    loadWorkflows();
+    refreshRuns();
+    if (view) view.id = null; // reopen the run with the new credentials
+    route();
+  });
+  showKeyStatus();
+}
+
+/** A file of the gateway: fetched with the credentials (an <img> or a link cannot send them). */
+async function fetchBlobUrl(path) {
+  const response = await fetch(path, { headers: authHeaders(), cache: 'no-store' });
+  if (response.status === 401) askForKey();
+  if (!response.ok) throw new ApiError(response.status, `${response.status} ${response.statusText}`);
+  return URL.createObjectURL(await response.blob());
+}
+
+// ---------------------------------------------------------------------------------------------
 // REST
 
 class ApiError extends Error {
@@ -34,7 +83,9 @@ async function api(path, { method = 'GET', body } = {}) {
   try {
     response = await fetch(path, {
       method,
-      headers: body === undefined ? { Accept: 'application/json' } : { Accept: 'application/json', 'Content-Type': 'application/json' },
+      headers: body === undefined
+        ? { Accept: 'application/json', ...authHeaders() }
+        : { Accept: 'application/json', 'Content-Type': 'application/json', ...authHeaders() },
       body: body === undefined ? undefined : JSON.stringify(body),
       cache: 'no-store',
     });
@@ -56,6 +107,7 @@ async function api(path, { method = 'GET', body } = {}) {
         ? Object.entries(problem.errors).map(([k, v]) => `${k}: ${[].concat(v).join(', ')}`).join('; ')
         : '';
     const detail = [problem?.title, problem?.detail, errors].filter(Boolean).join(' — ');
+    if (response.status === 401) askForKey(problem?.detail);
     throw new ApiError(response.status, `${response.status} ${detail || response.statusText}`, problem);
   }
   return response.status === 204 ? null : response.json();
@@ -313,9 +365,70 @@ async function loadRun(current) {
   }
 }
 
+/**
+ * Server-sent events read with fetch, which (unlike EventSource) can send the API key: calls
+ * listeners as EventSource would, and 'error' when the stream fails or ends.
+ */
+class FetchEventSource {
+  constructor(url) {
+    this.url = url;
+    this.listeners = new Map();
+    this.readyState = 0;
+    this.abort = new AbortController();
+    this.read();
+  }
+
+  addEventListener(name, listener) {
+    this.listeners.set(name, [...(this.listeners.get(name) ?? []), listener]);
+  }
+
+  emit(name, data) {
+    for (const listener of this.listeners.get(name) ?? []) listener({ data });
+  }
+
+  close() {
+    this.readyState = 2;
+    this.abort.abort();
+  }
+
+  async read() {
+    try {
+      const response = await fetch(this.url, { headers: { Accept: 'text/event-stream', ...authHeaders() }, cache: 'no-store', signal: this.abort.signal });
+      if (response.status === 401) askForKey();
+      if (!response.ok || !response.body) throw new Error(`${response.status}`);
+      this.readyState = 1;
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = '';
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += value.replace(/\r\n?/g, '\n');
+        let end;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          let name = 'message';
+          const data = [];
+          for (const line of block.split('\n')) {
+            if (line.startsWith('event:')) name = line.slice(6).trim();
+            else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+          }
+          if (data.length) this.emit(name, data.join('\n'));
+        }
+      }
+    } catch {
+      // reported below, as EventSource reports a broken stream
+    }
+    if (this.readyState === 2) return;
+    this.readyState = 2;
+    this.emit('error', null);
+  }
+}
+
 /** Follows the run's server-sent events until its final `run` event; polls when the stream cannot be had. */
 function follow(current) {
-  const source = new EventSource(`${runUrl(current.id)}/events`);
+  // EventSource cannot send credentials: with a key, the same stream is read with fetch.
+  const source = apiKey() ? new FetchEventSource(`${runUrl(current.id)}/events`) : new EventSource(`${runUrl(current.id)}/events`);
   current.source = source;
   const on = (name, handler) => source.addEventListener(name, (event) => {
     if (current.closed) return;
@@ -354,7 +467,7 @@ function follow(current) {
     current.errors += 1;
     // The browser reconnects by itself (and the gateway resends the whole run first); after
     // repeated failures, or once the browser gives up, poll the run instead.
-    if (source.readyState === EventSource.CLOSED || current.errors > 5) {
+    if (source.readyState === 2 /* CLOSED */ || current.errors > 5) {
       source.close();
       current.stream = 'polling';
       renderHeader(current);
@@ -608,18 +721,40 @@ function renderResult(current) {
     ?? artifacts.find((a) => /^image\//.test(a.contentType ?? ''));
   const figure = image
     ? h('figure', { class: 'result-figure' },
-      h('a', { href: artifactUrl(run.id, image.name), target: '_blank', rel: 'noopener' },
-        h('img', { src: artifactUrl(run.id, image.name), alt: `${image.name} of run ${run.id}`, decoding: 'async' })),
+      artifactLink(run.id, image.name, artifactImage(run.id, image.name)),
       h('figcaption', { class: 'muted' }, `${image.name} · ${format.bytes(image.size)}`))
     : h('div', { class: 'result-empty muted' }, ACTIVE.has(run?.state) ? 'The result appears when the run has it.' : 'This run kept no image.');
   const list = artifacts.length
     ? h('ul', { class: 'artifacts' }, artifacts.map((a) => h('li', {},
-      h('a', { href: artifactUrl(run.id, a.name), target: '_blank', rel: 'noopener' }, a.name),
+      artifactLink(run.id, a.name, a.name),
       h('span', { class: 'muted' }, ` ${a.contentType ?? ''}`),
       h('span', { class: 'size' }, format.bytes(a.size)),
       a.step ? h('span', { class: 'muted' }, ` · ${a.step}`) : null)))
     : h('p', { class: 'muted' }, 'No artifacts yet.');
   replace(current.el.result, h('div', { class: 'result' }, figure, h('div', { class: 'artifacts-box' }, h('h3', {}, 'Artifacts'), list)));
+}
+
+/** A link to a file of the run: with an API key, opened from a fetched copy (a plain link cannot send the key). */
+function artifactLink(runId, name, content) {
+  const url = artifactUrl(runId, name);
+  return h('a', {
+    href: url,
+    target: '_blank',
+    rel: 'noopener',
+    onclick: (event) => {
+      if (!apiKey()) return;
+      event.preventDefault();
+      fetchBlobUrl(url).then((blob) => window.open(blob, '_blank', 'noopener')).catch(() => {});
+    },
+  }, content);
+}
+
+function artifactImage(runId, name) {
+  const alt = `${name} of run ${runId}`;
+  if (!apiKey()) return h('img', { src: artifactUrl(runId, name), alt, decoding: 'async' });
+  const image = h('img', { alt, decoding: 'async' });
+  fetchBlobUrl(artifactUrl(runId, name)).then((blob) => { image.src = blob; }).catch(() => {});
+  return image;
 }
 
 function renderClusters(current) {
@@ -689,6 +824,7 @@ new ResizeObserver(([entry]) => {
 }).observe($('#view'));
 window.addEventListener('hashchange', route);
 
+setupCredentials();
 loadWorkflows();
 refreshRuns();
 route();

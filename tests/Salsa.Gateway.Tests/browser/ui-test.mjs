@@ -2,11 +2,13 @@
 // console, starts a workflow with its Start button, follows the run it navigates to until the run
 // ends, then checks what a person would look at — the state, the result image, the hop waterfall and
 // the cluster table — saves a full-page screenshot and prints one JSON summary.
-// Usage: node ui-test.mjs <gateway url> <workflow> <timeout seconds> <screenshot.png> [kmax]
+// With an API key, the gateway is expected to ask for it first: the key is typed into its dialog,
+// and everything after (the stream, the images) must work with it.
+// Usage: node ui-test.mjs <gateway url> <workflow> <timeout seconds> <screenshot.png> [kmax] [api key]
 // Exits 0 when every check passed, 1 when one failed, 2 on bad arguments.
 import { chromium } from 'playwright-core';
 
-const [url, workflow, timeoutArg, screenshot, kmax] = process.argv.slice(2);
+const [url, workflow, timeoutArg, screenshot, kmax, apiKey] = process.argv.slice(2);
 const timeoutSeconds = Number(timeoutArg);
 if (!url || !workflow || !(timeoutSeconds > 0) || !screenshot) {
   console.error('usage: node ui-test.mjs <gateway url> <workflow> <timeout seconds> <screenshot.png> [kmax]');
@@ -34,6 +36,13 @@ try {
 
   try {
     await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 30_000 });
+    if (apiKey) {
+      await page.locator('#key-dialog[open]').waitFor({ timeout: 30_000 });
+      summary.askedForKey = (await page.locator('#key-reason').textContent())?.trim();
+      await page.locator('#key-input').fill(apiKey);
+      await page.locator('#key-form button[value="save"]').click();
+      await page.locator('#key-dialog').waitFor({ state: 'hidden', timeout: 10_000 });
+    }
     const card = page.locator(`#workflows [data-workflow="${workflow}"]`);
     await card.locator('button.start').waitFor({ state: 'visible', timeout: 30_000 });
     summary.workflows = await page.locator('#workflows [data-workflow]').evaluateAll((nodes) => nodes.map((n) => n.dataset.workflow));
@@ -88,7 +97,7 @@ try {
       }
 
       // The run as the API has it, to check the page against.
-      const run = await page.evaluate(async (id) => (await fetch(`/api/runs/${encodeURIComponent(id)}`)).json(), summary.runId);
+      const run = await page.evaluate(async ([id, key]) => (await fetch(`/api/runs/${encodeURIComponent(id)}`, { headers: key ? { 'X-Api-Key': key } : {} })).json(), [summary.runId, apiKey ?? null]);
       summary.api = { hops: run.hops?.length ?? 0, artifacts: (run.artifacts ?? []).map((a) => a.name), tables: (run.steps ?? []).filter((st) => Array.isArray(st.outputs?.table)).map((st) => st.id) };
 
       summary.hops = await page.locator('#waterfall svg rect.hop').count();
