@@ -1,3 +1,4 @@
+using System.Text;
 using System.Globalization;
 using Salsa.Gateway.Cli;
 
@@ -60,6 +61,38 @@ public sealed class CommandLineTests
     public void ParseValue_JsonWhenItParsesElseText(string text, string json)
     {
         Assert.Equal(json, RunCommand.ParseValue(text)!.ToJsonString());
+    }
+
+    [Fact]
+    public async Task Keys_CreateListRevoke_KeyPrintedOnceStoredAsAHashRefusedOnBadInput()
+    {
+        using var directory = new Salsa.Testing.TemporaryDirectory();
+        var store = directory.Combine("keys.db");
+
+        var (created, key, createdNote) = await InvokeAsync(["keys", "create", "--tenant", "acme", "--scopes", "read,run", "--name", "ci", "--store", store]);
+        Assert.True(created == 0, createdNote);
+        key = key.Trim();
+        Assert.True(Salsa.Hosting.Security.ApiKeys.TrySplit(key, out var id, out var secret), key);
+        Assert.Contains($"Created key {id} for tenant 'acme' with scopes read, run", createdNote, StringComparison.Ordinal);
+        Assert.DoesNotContain(secret, Encoding.Latin1.GetString(await File.ReadAllBytesAsync(store, Token)), StringComparison.Ordinal);
+
+        var (listed, table, _) = await InvokeAsync(["keys", "list", "--tenant", "acme", "--store", store]);
+        Assert.Equal(0, listed);
+        Assert.Contains(id, table, StringComparison.Ordinal);
+        Assert.DoesNotContain(secret, table, StringComparison.Ordinal);
+
+        Assert.Equal(0, (await InvokeAsync(["keys", "revoke", id, "--store", store])).Code);
+        var (again, _, againError) = await InvokeAsync(["keys", "revoke", id, "--store", store]);
+        Assert.Equal(1, again);
+        Assert.Contains("not revoked already", againError, StringComparison.Ordinal);
+
+        foreach (var bad in new[] { new[] { "--scopes", "bogus", "--name", "x" }, ["--scopes", "run", "--name", "x", "--tenant", "Not Valid"], ["--scopes", "run", "--name", " "] })
+        {
+            var (code, output, error) = await InvokeAsync(["keys", "create", .. bad, "--store", store]);
+            Assert.True(code == GatewayCommandLine.UsageError, $"{string.Join(' ', bad)}: {code} {error}");
+            Assert.Empty(output);
+            Assert.DoesNotContain("   at ", error, StringComparison.Ordinal);
+        }
     }
 
     private static async Task<(int Code, string Output, string Error)> InvokeAsync(string[] args)

@@ -21,19 +21,24 @@ public static class KeysCommand
         var name = new Option<string>("--name") { Description = "Who or what holds the key.", Required = true };
 
         var create = new Command("create", "Creates an API key and prints it (only its hash is stored: it cannot be shown again).") { store, tenant, scopes, name };
-        create.SetAction(async (parse, cancellationToken) =>
+        create.SetAction(async (parse, cancellationToken) => await RefusingBadInputAsync(parse, async () =>
         {
             await using var keys = await OpenAsync(parse.GetValue(store), cancellationToken).ConfigureAwait(false);
             var created = await keys.Keys.CreateAsync(parse.GetValue(tenant)!, parse.GetRequiredValue(name), parse.GetRequiredValue(scopes), cancellationToken).ConfigureAwait(false);
-            await Console.Error.WriteLineAsync($"Created key {created.Record.Id} for tenant '{created.Record.Tenant}' with scopes {string.Join(", ", created.Record.Scopes)}. Keep it now: it is not stored.").ConfigureAwait(false);
+            await parse.InvocationConfiguration.Error.WriteLineAsync($"Created key {created.Record.Id} for tenant '{created.Record.Tenant}' with scopes {string.Join(", ", created.Record.Scopes)}. Keep it now: it is not stored.").ConfigureAwait(false);
             await parse.InvocationConfiguration.Output.WriteLineAsync(created.Key).ConfigureAwait(false);
             return 0;
-        });
+        }).ConfigureAwait(false));
 
         var listTenant = new Option<string?>("--tenant") { Description = "Only this tenant's keys." };
         var list = new Command("list", "Lists keys (never their secrets).") { store, listTenant };
-        list.SetAction(async (parse, cancellationToken) =>
+        list.SetAction(async (parse, cancellationToken) => await RefusingBadInputAsync(parse, async () =>
         {
+            if (parse.GetValue(listTenant) is { } only)
+            {
+                Tenants.Require(only, "--tenant");
+            }
+
             await using var keys = await OpenAsync(parse.GetValue(store), cancellationToken).ConfigureAwait(false);
             var output = parse.InvocationConfiguration.Output;
             await output.WriteLineAsync("id                tenant            scopes           created                    revoked                    name").ConfigureAwait(false);
@@ -43,7 +48,7 @@ public static class KeysCommand
             }
 
             return 0;
-        });
+        }).ConfigureAwait(false));
 
         var id = new Argument<string>("id") { Description = "The key's id (the 16 hex digits after salsa_)." };
         var revoke = new Command("revoke", "Revokes a key: it authenticates nothing from now on.") { store, id };
@@ -53,15 +58,29 @@ public static class KeysCommand
             var key = parse.GetRequiredValue(id);
             if (!await keys.Keys.RevokeAsync(key, cancellationToken).ConfigureAwait(false))
             {
-                await Console.Error.WriteLineAsync($"No key {key} that is not revoked already.").ConfigureAwait(false);
+                await parse.InvocationConfiguration.Error.WriteLineAsync($"No key {key} that is not revoked already.").ConfigureAwait(false);
                 return 1;
             }
 
-            await Console.Error.WriteLineAsync($"Revoked key {key}.").ConfigureAwait(false);
+            await parse.InvocationConfiguration.Error.WriteLineAsync($"Revoked key {key}.").ConfigureAwait(false);
             return 0;
         });
 
         return new Command("keys", "Creates, lists and revokes API keys in the platform's store.") { create, list, revoke };
+    }
+
+    /// <summary>A tenant, scope or name that is not valid: its message and the usage exit code, not a stack trace.</summary>
+    private static async Task<int> RefusingBadInputAsync(ParseResult parse, Func<Task<int>> action)
+    {
+        try
+        {
+            return await action().ConfigureAwait(false);
+        }
+        catch (ArgumentException exception)
+        {
+            await parse.InvocationConfiguration.Error.WriteLineAsync(exception.Message).ConfigureAwait(false);
+            return GatewayCommandLine.UsageError;
+        }
     }
 
     private static async Task<OpenKeys> OpenAsync(string? sqlitePath, CancellationToken cancellationToken)
