@@ -25,6 +25,7 @@ IExperiment[] experiments =
     new ClusterExperiment(),
     new ServicesExperiment(),
     new GatewayExperiment(),
+    new ReliabilityExperiment(),
 ];
 
 var quick = args.Contains("--quick");

@@ -152,16 +152,18 @@ public sealed class SecuredPlatform : IAsyncLifetime
         return id;
     }
 
+    /// <summary>The run or job once it has ended: its event stream (which ends with it) is read to the end first.</summary>
     private static async Task<JsonObject> UntilAsync(HttpClient client, string path, Func<JsonObject, bool> done)
     {
-        for (var deadline = DateTime.UtcNow.AddMinutes(3); ; await Task.Delay(100, Token))
+        using (var events = await client.GetAsync($"{path}/events", HttpCompletionOption.ResponseHeadersRead, Token))
         {
-            var value = (await client.GetFromJsonAsync<JsonObject>(path, Token))!;
-            if (done(value) || DateTime.UtcNow > deadline)
-            {
-                return value;
-            }
+            events.EnsureSuccessStatusCode();
+            await events.Content.CopyToAsync(Stream.Null, Token);
         }
+
+        var value = (await client.GetFromJsonAsync<JsonObject>(path, Token))!;
+        Assert.True(done(value), $"{path} has not ended after its event stream did: {value.ToJsonString()}");
+        return value;
     }
 
     public async ValueTask DisposeAsync()

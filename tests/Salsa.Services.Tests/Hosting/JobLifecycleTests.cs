@@ -46,6 +46,37 @@ public sealed class JobLifecycleTests(PostgresFixture postgres)
     }
 
     [Fact]
+    public async Task StoreDown_AWriteIs503WithRetryAfterNotA500_AndTheSameRequestWorksOnceItIsBack()
+    {
+        await using var postgres = await PostgresServer.StartAsync(Token);
+        var store = new TestStore("postgres", new Dictionary<string, string?> { ["ConnectionStrings:salsa"] = postgres.ConnectionString });
+        await using var service = await ServiceUnderTest.StartAsync<AnnealingService>(store);
+        await service.Rest.UploadCsvAsync("name=before&kind=dense&dimension=2&weights=true", Fixtures.GmmCsv()); // the pool holds open connections
+
+        await postgres.StopAsync(Token);
+        using (var content = new StringContent(Fixtures.GmmCsv(), System.Text.Encoding.UTF8, "text/csv"))
+        using (var refused = await service.Rest.PostAsync("/api/datasets/csv?name=during&kind=dense&dimension=2&weights=true", content, Token))
+        {
+            Assert.Equal(HttpStatusCode.ServiceUnavailable, refused.StatusCode);
+            Assert.Equal(TimeSpan.FromSeconds(5), refused.Headers.RetryAfter?.Delta);
+            var detail = await RestCalls.ProblemAsync(refused, 503);
+            Assert.Contains("store did not answer", detail, StringComparison.Ordinal);
+            Assert.DoesNotContain("Npgsql", detail, StringComparison.Ordinal);
+        }
+
+        // The gRPC face says the same with its own status and hint.
+        var rpc = Salsa.Hosting.Errors.ServiceErrors.ToRpcException(new Npgsql.NpgsqlException("broken", new IOException("reset")));
+        Assert.NotNull(rpc);
+        Assert.Equal(StatusCode.Unavailable, rpc.StatusCode);
+        Assert.Equal("5000", rpc.Trailers.GetValue("retry-after-ms"));
+
+        await postgres.StartAgainAsync(Token);
+        var after = await service.Rest.UploadCsvAsync("name=after&kind=dense&dimension=2&weights=true", Fixtures.GmmCsv());
+        Assert.Equal(2000, after.Count);
+        Assert.DoesNotContain(await service.GetJsonAsync<List<Salsa.Hosting.Datasets.DatasetView>>("/api/datasets"), d => d.Name == "during");
+    }
+
+    [Fact]
     public async Task QueueFull_RefusesWithRetryHint_OnBothFaces()
     {
         using var directory = new TemporaryDirectory();

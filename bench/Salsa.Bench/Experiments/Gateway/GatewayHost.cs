@@ -29,7 +29,15 @@ public sealed class GatewayHost : IAsyncDisposable
 
     public ServicePorts Ports { get; }
 
-    public RunManager Runs => _app.Services.GetRequiredService<RunManager>();
+    /// <summary>The runs, called in this process as the one user of a gateway without authentication: asking makes the calling flow act for the tenant <c>local</c>.</summary>
+    public RunManager Runs
+    {
+        get
+        {
+            Salsa.Hosting.Security.CallerTenant.Enter(Tenants.Local);
+            return _app.Services.GetRequiredService<RunManager>();
+        }
+    }
 
     public ServiceDirectory Services => _app.Services.GetRequiredService<ServiceDirectory>();
 

@@ -1,9 +1,6 @@
 using System.Diagnostics;
 using System.Net.Sockets;
 using Microsoft.Extensions.Hosting;
-using Salsa.Annealing;
-using Salsa.Census;
-using Salsa.Chem;
 using Salsa.Hosting.Host;
 
 namespace Salsa.Bench.Experiments.Services;
@@ -30,10 +27,22 @@ public sealed class ServiceProcess : IAsyncDisposable
 
     public int EchoPort { get; }
 
+    /// <summary>The process id (for its resident memory).</summary>
+    public int Id => _process.Id;
+
+    /// <summary>Kills the process at once, as a crash would.</summary>
+    public void Kill() => _process.Kill(entireProcessTree: true);
+
     /// <summary>Starts <paramref name="service"/> (annealing, census or chem) with <paramref name="storeSetting"/> (key=value) and waits until it answers.</summary>
-    public static async Task<ServiceProcess> StartAsync(string service, string storeSetting, CancellationToken cancellationToken)
+    public static Task<ServiceProcess> StartAsync(string service, string storeSetting, CancellationToken cancellationToken) =>
+        StartAsync(service, new ServicePorts(ServicePorts.NextFreeLoopbackPort(), ServicePorts.NextFreeLoopbackPort()), [storeSetting], cancellationToken);
+
+    /// <summary>
+    /// Starts any service, or the gateway, on <paramref name="ports"/> with <paramref name="settings"/>
+    /// (key=value, the store among them) and waits until it answers.
+    /// </summary>
+    public static async Task<ServiceProcess> StartAsync(string service, ServicePorts ports, IEnumerable<string> settings, CancellationToken cancellationToken)
     {
-        var ports = new ServicePorts(ServicePorts.NextFreeLoopbackPort(), ServicePorts.NextFreeLoopbackPort());
         var echoPort = ServicePorts.NextFreeLoopbackPort();
         var start = new ProcessStartInfo(Environment.ProcessPath!) { UseShellExecute = false, RedirectStandardOutput = true, RedirectStandardError = true };
         if (!Environment.ProcessPath!.EndsWith("Salsa.Bench", StringComparison.Ordinal))
@@ -41,7 +50,8 @@ public sealed class ServiceProcess : IAsyncDisposable
             start.ArgumentList.Add(typeof(ServiceProcess).Assembly.Location); // run through the dotnet host
         }
 
-        foreach (var argument in new[] { "--serve", service, "--rest", ports.Rest.ToString(), "--grpc", ports.Grpc.ToString(), "--echo", echoPort.ToString(), "--store", storeSetting })
+        foreach (var argument in new[] { "--serve", service, "--rest", ports.Rest.ToString(), "--grpc", ports.Grpc.ToString(), "--echo", echoPort.ToString() }
+            .Concat(settings.SelectMany(setting => new[] { "--set", setting })))
         {
             start.ArgumentList.Add(argument);
         }
@@ -69,20 +79,23 @@ public sealed class ServiceProcess : IAsyncDisposable
     {
         string Arg(string name) => args[Array.IndexOf(args, name) + 1];
         var ports = new ServicePorts(int.Parse(Arg("--rest")), int.Parse(Arg("--grpc")));
-        var store = Arg("--store").Split('=', 2);
         var settings = new Dictionary<string, string?>(ServiceHostSettings.PortSettings(ports))
         {
-            [store[0]] = store[1],
             ["Logging:LogLevel:Default"] = "Warning",
         };
-        var host = new ServiceHostSettings { Settings = settings, LoadAppSettings = false };
-        var app = Arg("--serve") switch
+        for (var i = 0; i < args.Length - 1; i++)
         {
-            "annealing" => SalsaServiceHost.Create<AnnealingService>(host),
-            "census" => SalsaServiceHost.Create<CensusService>(host),
-            "chem" => SalsaServiceHost.Create<ChemService>(host),
-            var other => throw new ArgumentException($"unknown service {other}"),
-        };
+            if (args[i] == "--set" && args[i + 1].Split('=', 2) is [var key, var value])
+            {
+                settings[key] = value;
+            }
+        }
+
+        var host = new ServiceHostSettings { Settings = settings, LoadAppSettings = false };
+        var name = Arg("--serve");
+        var app = name == "gateway"
+            ? SalsaServiceHost.Create<Salsa.Gateway.GatewayService>(host)
+            : Salsa.Gateway.Services.HostedServices.All.FirstOrDefault(m => m.Name == name)?.Create(host) ?? throw new ArgumentException($"unknown service {name}");
         using var echo = new TcpEcho(int.Parse(Arg("--echo")));
         await app.StartAsync();
         Console.WriteLine(ReadyLine);

@@ -21,9 +21,9 @@ internal sealed partial class ProblemDetailsExceptionHandler(IProblemDetailsServ
             LogUnexpected(logger, httpContext.Request.Method, httpContext.Request.Path, exception);
         }
 
-        if (exception is QueueFullException full)
+        if (ServiceErrors.RetryAfter(exception) is { } retry)
         {
-            httpContext.Response.Headers.RetryAfter = Math.Ceiling(full.RetryAfter.TotalSeconds).ToString(CultureInfo.InvariantCulture);
+            httpContext.Response.Headers.RetryAfter = Math.Ceiling(retry.TotalSeconds).ToString(CultureInfo.InvariantCulture);
         }
 
         httpContext.Response.StatusCode = status;
@@ -42,7 +42,7 @@ internal sealed partial class ProblemDetailsExceptionHandler(IProblemDetailsServ
 
     // The framework wraps a malformed body's JSON error; the inner message says what was wrong.
     private static string Describe(Exception exception) =>
-        exception is BadHttpRequestException { InnerException: { } inner } ? $"{exception.Message} {inner.Message}" : exception.Message;
+        exception is BadHttpRequestException { InnerException: { } inner } ? $"{exception.Message} {inner.Message}" : ServiceErrors.Message(exception);
 
     [LoggerMessage(Level = LogLevel.Error, Message = "Unexpected error handling {Method} {Path}")]
     private static partial void LogUnexpected(ILogger logger, string method, PathString path, Exception exception);

@@ -25,12 +25,18 @@ public sealed class LimitExceededException(string message) : Exception(message);
 /// </summary>
 public static class ServiceErrors
 {
+    /// <summary>How long a caller is asked to wait when the store is briefly out of reach.</summary>
+    public static readonly TimeSpan StoreRetryAfter = TimeSpan.FromSeconds(5);
+
     public static (HttpStatusCode Http, StatusCode Grpc, string Title)? Classify(Exception exception) => exception switch
     {
         NotFoundException => (HttpStatusCode.NotFound, StatusCode.NotFound, "Not found"),
         ConflictException => (HttpStatusCode.Conflict, StatusCode.FailedPrecondition, "Not in a state that allows this"),
         QueueFullException => (HttpStatusCode.TooManyRequests, StatusCode.ResourceExhausted, "The job queue is full"),
         LimitExceededException => (HttpStatusCode.RequestEntityTooLarge, StatusCode.ResourceExhausted, "Over a configured limit"),
+        // The store restarting or briefly out of reach (reads have ridden it out for half a minute
+        // already; writes are not asked again): the caller retries, nothing is lost or half-done.
+        System.Data.Common.DbException { IsTransient: true } => (HttpStatusCode.ServiceUnavailable, StatusCode.Unavailable, "The store is unreachable"),
         // The installation's fault, not the request's: said plainly, with the file and the remedy.
         Salsa.Datasets.DataFileException => (HttpStatusCode.InternalServerError, StatusCode.Internal, "A shipped data file is missing or damaged"),
         // Validation of every kind: ClusteringInputException, ArgumentException and subclasses, bad
@@ -46,15 +52,32 @@ public static class ServiceErrors
 
     /// <summary>The gRPC status of a service exception (see <see cref="Rpc.ServiceCallInterceptor"/>), or null when it is a fault.</summary>
     public static RpcException? ToRpcException(Exception exception) =>
-        Classify(exception) is { } c ? new RpcException(new Status(c.Grpc, exception.Message), Trailers(exception)) : null;
+        Classify(exception) is { } c ? new RpcException(new Status(c.Grpc, Message(exception)), Trailers(exception)) : null;
 
-    /// <summary>Trailers that go with a mapped status (the queue's retry hint).</summary>
+    /// <summary>What a caller is told: the exception's message, or for the store's own failures what to do (never the driver's words).</summary>
+    public static string Message(Exception exception)
+    {
+        ArgumentNullException.ThrowIfNull(exception);
+        return exception is System.Data.Common.DbException
+            ? string.Create(System.Globalization.CultureInfo.InvariantCulture, $"The store did not answer (it may be restarting); retry after {StoreRetryAfter.TotalSeconds:0} s.")
+            : exception.Message;
+    }
+
+    /// <summary>When a refused caller may try again: the queue's hint, or the store's; null when retrying would not help.</summary>
+    public static TimeSpan? RetryAfter(Exception exception) => exception switch
+    {
+        QueueFullException full => full.RetryAfter,
+        System.Data.Common.DbException { IsTransient: true } => StoreRetryAfter,
+        _ => null,
+    };
+
+    /// <summary>Trailers that go with a mapped status (the retry hint).</summary>
     public static Metadata Trailers(Exception exception)
     {
         var trailers = new Metadata();
-        if (exception is QueueFullException full)
+        if (RetryAfter(exception) is { } retry)
         {
-            trailers.Add("retry-after-ms", ((long)full.RetryAfter.TotalMilliseconds).ToString(System.Globalization.CultureInfo.InvariantCulture));
+            trailers.Add("retry-after-ms", ((long)retry.TotalMilliseconds).ToString(System.Globalization.CultureInfo.InvariantCulture));
         }
 
         return trailers;

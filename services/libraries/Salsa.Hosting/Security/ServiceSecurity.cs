@@ -79,14 +79,16 @@ public sealed class ServiceSecurity(bool enabled)
         app.UseAuthentication();
         app.UseAuthorization();
         app.UseRateLimiter();
-        app.Use(static (context, next) =>
+        app.Use(static async (context, next) =>
         {
-            if (CallerClaims.TenantOf(context.User) is { } tenant)
+            if (CallerClaims.TenantOf(context.User) is not { } tenant)
             {
-                CallerTenant.Enter(tenant); // flows down this request only
+                await next(context).ConfigureAwait(false); // an open endpoint, or a refusal on its way
+                return;
             }
 
-            return next(context);
+            using var acting = CallerTenant.Enter(tenant);
+            await next(context).ConfigureAwait(false);
         });
     }
 
