@@ -20,14 +20,20 @@ public sealed class WebUiTests
     private static string Metadata(string key) =>
         typeof(WebUiTests).Assembly.GetCustomAttributes<AssemblyMetadataAttribute>().Single(a => a.Key == key).Value!;
 
+    /// <summary>The browser scripts' folder, with playwright-core installed.</summary>
+    private static async Task<string> BrowserDirectoryAsync(CancellationToken token)
+    {
+        var browserDirectory = await BrowserDirectoryAsync(token);
+        return browserDirectory;
+    }
+
     [Fact]
     public async Task Browser_StartsCensusIndiana_ShowsStateMapWaterfallAndClusters()
     {
         using var timeout = CancellationTokenSource.CreateLinkedTokenSource(TestContext.Current.CancellationToken);
         timeout.CancelAfter(TimeSpan.FromSeconds(RunTimeoutSeconds + 120));
         var token = timeout.Token;
-        var browserDirectory = Metadata("BrowserTestDirectory");
-        await ExternalProgram.EnsureNpmPackagesAsync(browserDirectory, "playwright-core", token);
+        var browserDirectory = await BrowserDirectoryAsync(token);
 
         using var directory = new TemporaryDirectory();
         await using var gateway = await GatewayServer.StartAsync(directory.Combine("salsa.db"), cancellationToken: token);
@@ -59,8 +65,7 @@ public sealed class WebUiTests
         using var timeout = CancellationTokenSource.CreateLinkedTokenSource(TestContext.Current.CancellationToken);
         timeout.CancelAfter(TimeSpan.FromSeconds(RunTimeoutSeconds + 120));
         var token = timeout.Token;
-        var browserDirectory = Metadata("BrowserTestDirectory");
-        await ExternalProgram.EnsureNpmPackagesAsync(browserDirectory, "playwright-core", token);
+        var browserDirectory = await BrowserDirectoryAsync(token);
 
         using var directory = new TemporaryDirectory();
         await using var gateway = await GatewayServer.StartAsync(directory.Combine("salsa.db"), new Dictionary<string, string?> { ["Salsa:Auth:Mode"] = "On" }, token);
@@ -90,8 +95,7 @@ public sealed class WebUiTests
         using var timeout = CancellationTokenSource.CreateLinkedTokenSource(TestContext.Current.CancellationToken);
         timeout.CancelAfter(TimeSpan.FromSeconds(180));
         var token = timeout.Token;
-        var browserDirectory = Metadata("BrowserTestDirectory");
-        await ExternalProgram.EnsureNpmPackagesAsync(browserDirectory, "playwright-core", token);
+        var browserDirectory = await BrowserDirectoryAsync(token);
 
         using var directory = new TemporaryDirectory();
         await using var gateway = await GatewayServer.StartAsync(directory.Combine("salsa.db"), cancellationToken: token);
