@@ -23,7 +23,8 @@ public sealed class WebUiTests
     /// <summary>The browser scripts' folder, with playwright-core installed.</summary>
     private static async Task<string> BrowserDirectoryAsync(CancellationToken token)
     {
-        var browserDirectory = await BrowserDirectoryAsync(token);
+        var browserDirectory = Metadata("BrowserTestDirectory");
+        await ExternalProgram.EnsureNpmPackagesAsync(browserDirectory, "playwright-core", token);
         return browserDirectory;
     }
 
