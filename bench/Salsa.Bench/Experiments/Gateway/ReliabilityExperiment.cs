@@ -200,10 +200,9 @@ public sealed class ReliabilityExperiment : IExperiment
         }
 
         events.Add((clock.Elapsed.TotalSeconds, "settled"));
-        using var stopSampler = new CancellationTokenSource();
-        foreach (var process in processes.Values)
+        foreach (var (name, process) in processes)
         {
-            RecordRss(process, processes.First(p => p.Value == process).Key, peakRss);
+            RecordRss(process, name, peakRss);
             await process.DisposeAsync();
         }
 

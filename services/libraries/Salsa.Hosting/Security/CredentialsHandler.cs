@@ -27,8 +27,6 @@ internal sealed class CredentialsHandler(
     : AuthenticationHandler<AuthenticationSchemeOptions>(options, loggerFactory, encoder)
 {
     public const string SchemeName = "ApiKey";
-    public const string KeyHeader = CredentialHeaders.Key;
-    public const string TenantHeader = CredentialHeaders.Tenant;
 
     /// <summary>Where the authorization step leaves the scope an endpoint needs, for the 403's message.</summary>
     internal const string RequiredScopeItem = "salsa.required-scope";
@@ -39,7 +37,7 @@ internal sealed class CredentialsHandler(
     {
         if (!security.Enabled)
         {
-            var tenant = Request.Headers[TenantHeader].ToString() is { Length: > 0 } named && Tenants.IsValid(named) ? named : Tenants.Local;
+            var tenant = Request.Headers[CredentialHeaders.Tenant].ToString() is { Length: > 0 } named && Tenants.IsValid(named) ? named : Tenants.Local;
             return Success(tenant, Tenants.Local, Scopes.All);
         }
 
@@ -51,10 +49,10 @@ internal sealed class CredentialsHandler(
         if (settings.ServiceKey is { Length: > 0 } serviceKey
             && CryptographicOperations.FixedTimeEquals(Encoding.UTF8.GetBytes(presented), Encoding.UTF8.GetBytes(serviceKey)))
         {
-            var tenant = Request.Headers[TenantHeader].ToString();
+            var tenant = Request.Headers[CredentialHeaders.Tenant].ToString();
             return Tenants.IsValid(tenant)
                 ? Success(tenant, CallerClaims.ServiceHolder, [Scopes.Read, Scopes.Run])
-                : AuthenticateResult.Fail($"A call with the service key names the tenant it acts for in the {TenantHeader} header.");
+                : AuthenticateResult.Fail($"A call with the service key names the tenant it acts for in the {CredentialHeaders.Tenant} header.");
         }
 
         var record = await keys.VerifyAsync(presented, Context.RequestAborted).ConfigureAwait(false);
@@ -69,7 +67,7 @@ internal sealed class CredentialsHandler(
     /// <summary>An API key from <c>X-Api-Key</c>, <c>Authorization: ApiKey</c>, or <c>Authorization: Bearer salsa_…</c>.</summary>
     internal static string? PresentedKey(HttpRequest request)
     {
-        if (request.Headers[KeyHeader].ToString() is { Length: > 0 } header)
+        if (request.Headers[CredentialHeaders.Key].ToString() is { Length: > 0 } header)
         {
             return header.Trim();
         }
