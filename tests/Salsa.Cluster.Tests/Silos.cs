@@ -58,8 +58,8 @@ internal static class Silos
     }
 
     /// <summary>
-    /// Waits for the membership this silo sees to have <paramref name="active"/> active silos: on
-    /// the silo's own membership updates, not on a clock.
+    /// Waits for the membership this silo sees to have <paramref name="active"/> active silos, and
+    /// its grain manifests to cover exactly those: on the silo's own updates, not on a clock.
     /// </summary>
     public static async Task ActiveSilosAsync(IHost silo, int active)
     {
@@ -69,6 +69,17 @@ internal static class Silos
         await foreach (var snapshot in membership.MembershipUpdates.WithCancellation(limit.Token))
         {
             if (snapshot.Members.Values.Count(m => m.Status == SiloStatus.Active) == active)
+            {
+                break;
+            }
+        }
+
+        // Placement chooses among the silos whose grain manifests this silo holds, which follow the
+        // membership a moment later: wait for those too, or grains may all land on the silos known so far.
+        var manifests = silo.Services.GetRequiredService<IClusterManifestProvider>();
+        await foreach (var manifest in manifests.Updates.WithCancellation(limit.Token))
+        {
+            if (manifest.Silos.Count == active)
             {
                 return;
             }
