@@ -14,8 +14,8 @@ using Salsa.Testing;
 namespace Salsa.Cluster.Tests;
 
 /// <summary>
-/// Silos as separate processes joined through PostgreSQL membership, a client that starts and
-/// watches jobs, and silos killed outright (SIGKILL) in the middle of a job: the job completes with
+/// Silos as separate processes joined through PostgreSQL membership (over mutual TLS, as beyond
+/// loopback they must), a client that starts and watches jobs, and silos killed outright (SIGKILL) in the middle of a job: the job completes with
 /// the bits of the grid computed in one process, whatever the topology did meanwhile.
 /// </summary>
 public sealed class SiloProcessTests(PostgresFixture postgres)
@@ -169,19 +169,23 @@ public sealed class SiloProcessTests(PostgresFixture postgres)
         public static async Task<ProcessCluster> StartAsync(string connectionString, IReadOnlyList<(string? Namespace, IPAddress Address)> hosts)
         {
             var cluster = new ProcessCluster(connectionString);
-            cluster.Silos.AddRange(await Task.WhenAll(hosts.Select(h => SiloProcess.StartAsync(cluster._connectionString, cluster._clusterId, Token, h.Address.ToString(), h.Namespace))));
+            cluster.Silos.AddRange(await Task.WhenAll(hosts.Select(h => cluster.StartSiloAsync(h.Address.ToString(), h.Namespace))));
             var builder = Host.CreateApplicationBuilder();
             builder.Logging.SetMinimumLevel(LogLevel.Warning);
             builder.Configuration[$"ConnectionStrings:{DataStoreServiceCollectionExtensions.ConnectionStringName}"] = cluster._connectionString;
             builder.Services.AddDataStore(builder.Configuration);
-            builder.AddSalsaClusterClient(new SiloSettings { ClusterId = cluster._clusterId, ConnectionString = cluster._connectionString });
+            builder.AddSalsaClusterClient(new SiloSettings { ClusterId = cluster._clusterId, ConnectionString = cluster._connectionString, Certificate = ClusterCertificates.Shared.Certificate });
             cluster._client = builder.Build();
             await cluster._client.StartAsync(Token);
             await s_data.Value.Mixture.StoreAsync(cluster._client.Services.GetRequiredService<IDataStore>(), Token);
             return cluster;
         }
 
-        public async Task AddSiloAsync() => Silos.Add(await SiloProcess.StartAsync(_connectionString, _clusterId, Token));
+        public async Task AddSiloAsync() => Silos.Add(await StartSiloAsync());
+
+        /// <summary>A silo process of this cluster; every connection between them and to the client is mutual TLS.</summary>
+        private Task<SiloProcess> StartSiloAsync(string address = "127.0.0.1", string? netns = null) =>
+            SiloProcess.StartAsync(_connectionString, _clusterId, Token, address, netns, [$"--Cluster:Tls:Certificate={ClusterCertificates.Shared.Path}"]);
 
         public async Task<Guid> StartJobAsync()
         {

@@ -1,3 +1,4 @@
+using System.Security.Cryptography.X509Certificates;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
@@ -10,7 +11,11 @@ internal static class Silos
 {
     private static CancellationToken Token => TestContext.Current.CancellationToken;
 
-    public static async Task<IHost> StartAsync(string connectionString, string clusterId, Action<IHostApplicationBuilder>? configure = null)
+    /// <summary>
+    /// A started silo of <paramref name="clusterId"/> (mutual TLS with <paramref name="certificate"/>
+    /// when given); a silo that fails to start is stopped, and its failure thrown.
+    /// </summary>
+    public static async Task<IHost> StartAsync(string connectionString, string clusterId, Action<IHostApplicationBuilder>? configure = null, X509Certificate2? certificate = null)
     {
         var builder = Host.CreateApplicationBuilder();
         builder.Logging.SetMinimumLevel(LogLevel.Warning);
@@ -20,11 +25,44 @@ internal static class Silos
             ConnectionString = connectionString,
             SiloPort = FreePort(),
             GatewayPort = FreePort(),
+            Certificate = certificate,
         });
+        // Several silos share this process: one the cluster declares dead (an intruder turned away)
+        // must not end them all, as Orleans does to a silo's process by default.
+        builder.Services.AddSingleton<IFatalErrorHandler, SiloOnlyFatalErrors>();
         configure?.Invoke(builder);
-        var host = builder.Build();
-        await host.StartAsync(Token);
-        return host;
+        return await StartOrDisposeAsync(builder.Build());
+    }
+
+    /// <summary>
+    /// A started client of <paramref name="clusterId"/>'s cluster (its PostgreSQL membership), with
+    /// <paramref name="certificate"/> when given; a client not connected within <paramref name="limit"/> is stopped, and its failure thrown.
+    /// </summary>
+    public static async Task<IHost> StartClientAsync(string connectionString, string clusterId, X509Certificate2? certificate = null, TimeSpan? limit = null)
+    {
+        var builder = Host.CreateApplicationBuilder();
+        builder.Logging.SetMinimumLevel(LogLevel.Warning);
+        builder.AddSalsaClusterClient(new SiloSettings { ClusterId = clusterId, ConnectionString = connectionString, Certificate = certificate });
+        return await StartOrDisposeAsync(builder.Build(), limit);
+    }
+
+    private static async Task<IHost> StartOrDisposeAsync(IHost host, TimeSpan? limit = null)
+    {
+        using var starting = CancellationTokenSource.CreateLinkedTokenSource(Token);
+        starting.CancelAfter(limit ?? Timeout.InfiniteTimeSpan);
+        try
+        {
+            await host.StartAsync(starting.Token);
+            return host;
+        }
+        catch
+        {
+            using var stopping = CancellationTokenSource.CreateLinkedTokenSource(Token);
+            stopping.CancelAfter(TimeSpan.FromSeconds(30));
+            await host.StopAsync(stopping.Token);
+            host.Dispose();
+            throw;
+        }
     }
 
     /// <summary>
@@ -102,4 +140,12 @@ internal static class Silos
     }
 
     public static async Task<int> QueryScalarAsync(string connectionString, string sql) => (await QueryAsync(connectionString, sql, r => r.GetInt32(0))).Single();
+
+    private sealed class SiloOnlyFatalErrors(ILogger<SiloOnlyFatalErrors> log) : IFatalErrorHandler
+    {
+        public bool IsUnexpected(Exception exception) => true;
+
+        public void OnFatalException(object? sender = null, string? context = null, Exception? exception = null) =>
+            log.LogWarning(exception, "Fatal error of an in-process silo (the test process goes on): {Context}", context);
+    }
 }

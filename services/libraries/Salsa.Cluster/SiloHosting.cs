@@ -45,6 +45,12 @@ public sealed record SiloSettings
 
     /// <summary>How long the grains of a lost silo wait before they activate elsewhere (the directory's safety lease).</summary>
     public TimeSpan DirectoryLease { get; init; } = TimeSpan.FromSeconds(10);
+
+    /// <summary>
+    /// The cluster certificate (<see cref="ClusterTls"/>): with it every connection between silos and
+    /// from clients is mutual TLS; a silo listening beyond loopback must have it.
+    /// </summary>
+    public System.Security.Cryptography.X509Certificates.X509Certificate2? Certificate { get; init; }
 }
 
 /// <summary>A process becomes a silo of the Salsa cluster.</summary>
@@ -58,7 +64,9 @@ public static class SiloHosting
     /// <c>Cluster:SiloPort</c>, <c>Cluster:GatewayPort</c>, <c>Cluster:Ranks</c>,
     /// <c>Cluster:CheckpointSeconds</c>, <c>Cluster:ResumeCheckSeconds</c>,
     /// <c>Cluster:ProbeTimeoutSeconds</c>, <c>Cluster:DirectoryLeaseSeconds</c>; the membership database is
-    /// <c>Cluster:ConnectionString</c>, else the store's PostgreSQL (<c>ConnectionStrings:salsa</c>).
+    /// <c>Cluster:ConnectionString</c>, else the store's PostgreSQL (<c>ConnectionStrings:salsa</c>); the
+    /// cluster certificate is the file <c>Cluster:Tls:Certificate</c> (<see cref="ClusterTls.Load"/>,
+    /// with <c>Cluster:Tls:Password</c> when it is encrypted).
     /// </summary>
     public static SiloSettings ReadSettings(IConfiguration configuration)
     {
@@ -79,6 +87,7 @@ public static class SiloHosting
             ProbeTimeout = Seconds("ProbeTimeoutSeconds", defaults.ProbeTimeout),
             DirectoryLease = Seconds("DirectoryLeaseSeconds", defaults.DirectoryLease),
             TraceGrainCalls = section["TraceGrainCalls"] is { } trace && bool.Parse(trace),
+            Certificate = section["Tls:Certificate"] is { Length: > 0 } certificate ? ClusterTls.Load(certificate, section["Tls:Password"]) : null,
             Jobs = new ClusterJobOptions
             {
                 CheckpointInterval = Seconds("CheckpointSeconds", defaults.Jobs.CheckpointInterval),
@@ -113,6 +122,14 @@ public static class SiloHosting
     {
         ArgumentNullException.ThrowIfNull(builder);
         ArgumentNullException.ThrowIfNull(settings);
+        if (settings.ConnectionString is not null && !IPAddress.IsLoopback(settings.Address) && settings.Certificate is null)
+        {
+            // As with the services' credentials: beyond loopback, never open. Without TLS anyone who
+            // reaches the silo port could join the cluster and run or read any grain.
+            throw new InvalidOperationException(
+                $"A silo listening beyond loopback (Cluster:Address {settings.Address}) needs the cluster certificate: set Cluster:Tls:Certificate to the file every silo and cluster client shares (docs/security.md).");
+        }
+
         if (!string.IsNullOrWhiteSpace(Environment.GetEnvironmentVariable("OTEL_EXPORTER_OTLP_ENDPOINT")))
         {
             // Beside the service's own OpenTelemetry (which exports over OTLP): the jobs' spans and
@@ -151,6 +168,11 @@ public static class SiloHosting
             if (settings.TraceGrainCalls)
             {
                 silo.AddActivityPropagation();
+            }
+
+            if (settings.Certificate is { } certificate)
+            {
+                silo.UseClusterTls(certificate);
             }
 
             if (settings.ConnectionString is { } connectionString)
@@ -199,6 +221,11 @@ public static class ClusterClientHosting
         {
             client.Configure<ClusterOptions>(o => (o.ClusterId, o.ServiceId) = (settings.ClusterId, settings.ServiceId));
             client.Services.SerializeStoreExceptions();
+            if (settings.Certificate is { } certificate)
+            {
+                client.UseClusterTls(certificate);
+            }
+
             if (settings.ConnectionString is { } connectionString)
             {
                 client.UseAdoNetClustering(o => (o.Invariant, o.ConnectionString) = (SiloHosting.AdoNetInvariant, connectionString));
