@@ -19,6 +19,7 @@ public sealed class DeploymentTests
         var (cluster, _, clusterError) = await ComposeAsync(["-f", "docker-compose.yml", "-f", "deploy/compose.cluster.yml", "config", "-q"]);
         var (missing, _, missingError) = await ComposeAsync(["-f", "docker-compose.yml", "-f", "deploy/compose.cluster.yml", "config", "-q"], hostAddress: null);
         var (keyless, _, keylessError) = await ComposeAsync(["-f", "docker-compose.yml", "config", "-q"], serviceKey: null);
+        var (uncertified, _, uncertifiedError) = await ComposeAsync(["-f", "docker-compose.yml", "config", "-q"], clusterCertificate: null);
 
         Assert.True(alone == 0, aloneError);
         Assert.True(cluster == 0, clusterError);
@@ -26,6 +27,8 @@ public sealed class DeploymentTests
         Assert.Contains("SALSA_HOST_ADDRESS", missingError, StringComparison.Ordinal);
         Assert.NotEqual(0, keyless); // the services' shared secret is never a default anyone could know
         Assert.Contains("SALSA_SERVICE_KEY", keylessError, StringComparison.Ordinal);
+        Assert.NotEqual(0, uncertified); // nor do the silos talk without their certificate
+        Assert.Contains("SALSA_CLUSTER_CERTIFICATE", uncertifiedError, StringComparison.Ordinal);
     }
 
     [Fact]
@@ -51,7 +54,15 @@ public sealed class DeploymentTests
         Assert.All(built.Keys, name => Assert.Contains("healthcheck", ((YamlMappingNode)services[name]).Children.Keys.Select(k => ((YamlScalarNode)k).Value)));
     }
 
-    private static Task<(int ExitCode, string Output, string Error)> ComposeAsync(string[] arguments, string? hostAddress = "10.0.0.11", string? serviceKey = "a-service-key-of-the-tests-32-chars-or-more") =>
-        ExternalProgram.RunAsync("docker-compose", Repository.Root, arguments, Token,
-            new Dictionary<string, string?> { ["SALSA_HOST_ADDRESS"] = hostAddress, ["SALSA_SERVICE_KEY"] = serviceKey });
+    private static Task<(int ExitCode, string Output, string Error)> ComposeAsync(
+        string[] arguments,
+        string? hostAddress = "10.0.0.11",
+        string? serviceKey = "a-service-key-of-the-tests-32-chars-or-more",
+        string? clusterCertificate = "deploy/secrets/cluster.pem") =>
+        ExternalProgram.RunAsync("docker-compose", Repository.Root, arguments, Token, new Dictionary<string, string?>
+        {
+            ["SALSA_HOST_ADDRESS"] = hostAddress,
+            ["SALSA_SERVICE_KEY"] = serviceKey,
+            ["SALSA_CLUSTER_CERTIFICATE"] = clusterCertificate,
+        });
 }
