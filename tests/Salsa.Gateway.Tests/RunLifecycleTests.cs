@@ -146,12 +146,15 @@ public sealed class RunLifecycleTests
         var second = events.OfType<Runs.RunEvent.StepChanged>().First(e => e.View.Id == "cluster" && e.View.Attempts == 2);
         Assert.Null(second.View.Progress);
         Assert.Contains("timed out", cluster.Error, StringComparison.Ordinal);
-        Assert.Equal(2, final.Hops.Count(h => h.Step == "cluster" && h.Operation == "Start"));
-        Assert.Equal(2, final.Hops.Count(h => h.Step == "cluster" && h.Operation == "Jobs.Cancel"));
+        // An attempt's 300 ms may run out before its job is started (a loaded machine): then nothing was
+        // started and nothing is left to cancel. Whatever was started was cancelled.
+        var started = final.Hops.Count(h => h.Step == "cluster" && h.Operation == "Start");
+        Assert.InRange(started, 1, 2);
+        Assert.Equal(started, final.Hops.Count(h => h.Step == "cluster" && h.Operation == "Jobs.Cancel"));
 
-        // Both jobs the service accepted were cancelled there (each stops within an iteration): none is left computing.
+        // Every job the service accepted was cancelled there (each stops within an iteration): none is left computing.
         var jobs = await ServiceJobsWhenSettledAsync(gateway, "annealing", token);
-        Assert.Equal(2, jobs.Count);
+        Assert.Equal(started, jobs.Count);
         Assert.All(jobs, j => Assert.Equal(Salsa.Contracts.Common.JobState.Cancelled, j.State));
     }
 
