@@ -13,6 +13,7 @@ if (args is ["--serve", ..])
 IExperiment[] experiments =
 [
     new DatasetsExperiment(),
+    new ChemFingerprintsExperiment(),
     new ExchangeLatencyExperiment(),
     new CcrStagesExperiment(),
     new CacheLineExperiment(),

@@ -17,6 +17,8 @@ public sealed class ChemService : ISalsaService
         ArgumentNullException.ThrowIfNull(builder);
         builder.AddDatasets();
         builder.AddShippedData();
+        // RDKit on as many isolates as the service has compute ranks.
+        builder.Services.AddSingleton(services => new Salsa.Chemistry.Rdkit(services.GetRequiredService<Microsoft.Extensions.Options.IOptions<ServiceLimits>>().Value.Ranks));
         builder.Services.AddSingleton<CompoundCatalog>();
         builder.Services.AddSingleton<ChemGrpcService>();
     }

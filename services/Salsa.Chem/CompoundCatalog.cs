@@ -1,4 +1,7 @@
 using System.Globalization;
+using System.Security.Cryptography;
+using System.Text;
+using Salsa.Chemistry;
 using Salsa.Datasets;
 using Salsa.Hosting;
 using Salsa.Hosting.Datasets;
@@ -12,17 +15,22 @@ public sealed record CompoundSource(string Name, string Description, string File
 /// <summary>A fingerprint type this service can hand out, and where its bits come from.</summary>
 public sealed record FingerprintTypeView(string Name, int Bits, string Description);
 
+/// <summary>A compound of an upload RDKit could not read: where it was, and RDKit's reason.</summary>
+public sealed record RefusedCompound(int Line, string Id, string Smiles, string Reason);
+
+/// <summary>An upload's compounds dataset, and the compounds left out of it.</summary>
+public sealed record CompoundUpload(DatasetInfo Compounds, IReadOnlyList<RefusedCompound> Refused);
+
 /// <summary>
 /// Imports compound files: a compounds dataset (ids, SMILES) and, for every fingerprint type the
 /// file ships, a binary dataset (labels = ids) tied to it through the compounds' metadata
 /// (<c>fingerprints.&lt;type&gt;</c>). Imports are idempotent (content-derived ids).
 /// </summary>
 /// <remarks>
-/// Fingerprints are the ones shipped with the data (RDKit ECFP4 1024-bit and MACCS 167-bit). The
-/// plan to compute fingerprints from SMILES here (NCDK, including CDK's 881-bit PubChem one) waits
-/// on NCDK, which this build's package source does not hold (docs/dependencies.md).
+/// The shipped files carry their fingerprints (RDKit ECFP4 1024-bit and MACCS 167-bit); a user's
+/// file is fingerprinted here by RDKit itself (<see cref="Rdkit"/>), to the same bits.
 /// </remarks>
-public sealed class CompoundCatalog(DatasetCatalog datasets, ServiceLimits limits, DataDirectory data)
+public sealed class CompoundCatalog(DatasetCatalog datasets, ServiceLimits limits, DataDirectory data, Rdkit rdkit)
 {
     public const string FingerprintKeyPrefix = "fingerprints.";
 
@@ -35,8 +43,8 @@ public sealed class CompoundCatalog(DatasetCatalog datasets, ServiceLimits limit
 
     public static IReadOnlyList<FingerprintTypeView> Types { get; } =
     [
-        new(FingerprintType.Ecfp4.Name, FingerprintType.Ecfp4.Bits, "RDKit Morgan radius 2 (ECFP4), folded to 1024 bits; shipped with the data"),
-        new(FingerprintType.Maccs.Name, FingerprintType.Maccs.Bits, "RDKit MACCS keys, 167 bits; shipped with the data"),
+        new(FingerprintType.Ecfp4.Name, FingerprintType.Ecfp4.Bits, "RDKit Morgan radius 2 (ECFP4), folded to 1024 bits; shipped with the data, computed by RDKit for uploads"),
+        new(FingerprintType.Maccs.Name, FingerprintType.Maccs.Bits, "RDKit MACCS keys, 167 bits; shipped with the data, computed by RDKit for uploads"),
     ];
 
     public async Task<DatasetInfo> ImportAsync(string? source, int limit, CancellationToken cancellationToken)
@@ -76,7 +84,88 @@ public sealed class CompoundCatalog(DatasetCatalog datasets, ServiceLimits limit
         var compoundsId = IdOf(limit);
         limits.CheckPoints(set.Count, FingerprintType.Ecfp4.Bits);
         var name = limit == 0 ? $"compounds-{file.Name}" : $"compounds-{file.Name}-{limit}";
-        var metadata = new Dictionary<string, string> { ["compound_source"] = file.Name };
+        return await StoreAsync(set, compoundsId, name, new Dictionary<string, string> { ["compound_source"] = file.Name },
+            $"compound import: {Path.GetFileName(file.File)}", type => $"{type.Name} fingerprints shipped in {Path.GetFileName(file.File)}", cancellationToken);
+    }
+
+    /// <summary>
+    /// Imports a user's compound file (<see cref="CompoundFile"/>: SMILES lines or CSV, plain or
+    /// gzip), fingerprinted by RDKit on every core: the compounds RDKit reads become a compounds
+    /// dataset with a fingerprint dataset per asked type, those it cannot read are returned with
+    /// their line and RDKit's reason. A file with a malformed row, or none RDKit reads, stores nothing.
+    /// </summary>
+    public async Task<CompoundUpload> UploadAsync(Stream file, string? name, string? format, string? fingerprints, CancellationToken cancellationToken)
+    {
+        if (string.IsNullOrWhiteSpace(name))
+        {
+            throw new ArgumentException("An upload needs a name (the dataset's).");
+        }
+
+        var parsedFormat = CompoundFile.ParseFormat(format);
+        var types = ParseTypes(fingerprints);
+        var records = new List<CompoundRecord>();
+        foreach (var record in CompoundFile.Read(file, parsedFormat, name))
+        {
+            records.Add(record);
+            if (records.Count % 4096 == 0)
+            {
+                limits.CheckPoints(records.Count, FingerprintType.Ecfp4.Bits);
+            }
+        }
+
+        limits.CheckPoints(records.Count, FingerprintType.Ecfp4.Bits);
+        if (records.Count == 0)
+        {
+            throw new ArgumentException("The file holds no compounds.");
+        }
+
+        var computed = await rdkit.FingerprintsAsync([.. records.Select(r => r.Smiles)], types, cancellationToken: cancellationToken);
+        var refused = records.Select((r, i) => (r, i)).Where(p => computed.Errors[p.i] is not null)
+            .Select(p => new RefusedCompound(p.r.Line, p.r.Id, p.r.Smiles, computed.Errors[p.i]!)).ToList();
+        var kept = Enumerable.Range(0, records.Count).Where(i => computed.Errors[i] is null).ToList();
+        if (kept.Count == 0)
+        {
+            var first = refused[0];
+            throw new ArgumentException($"RDKit read none of the {records.Count} compounds; line {first.Line}: {first.Reason}");
+        }
+
+        var set = new CompoundSet(
+            [.. kept.Select(i => records[i].Id)],
+            [.. kept.Select(i => records[i].Smiles)],
+            types.ToDictionary(t => t, t => kept.SelectMany(i => computed.Fingerprint(t, i).ToArray()).ToArray()));
+        var compoundsId = DatasetIds.For("compound-upload", name, string.Join(',', types.Select(t => t.Name)), ContentHash(set));
+        var info = await StoreAsync(set, compoundsId, name, new Dictionary<string, string> { ["compound_source"] = "upload", ["refused"] = refused.Count.ToString(CultureInfo.InvariantCulture) },
+            $"compound upload: {name} ({records.Count} compounds, {refused.Count} refused by RDKit)", type => $"{type.Name} fingerprints computed by RDKit from the SMILES of {name}", cancellationToken);
+        return new CompoundUpload(info, refused);
+    }
+
+    /// <summary>The fingerprint types of a comma-separated list (empty: every type).</summary>
+    public static IReadOnlyList<FingerprintType> ParseTypes(string? fingerprints)
+    {
+        if (string.IsNullOrWhiteSpace(fingerprints))
+        {
+            return Rdkit.Types;
+        }
+
+        return [.. fingerprints.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries).Distinct().Select(name =>
+            Rdkit.Types.FirstOrDefault(t => t.Name == name)
+            ?? throw new ArgumentException($"Unknown fingerprint type '{name}': use {string.Join(", ", Rdkit.Types.Select(t => t.Name))}."))];
+    }
+
+    private static string ContentHash(CompoundSet set)
+    {
+        using var hash = IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
+        for (var i = 0; i < set.Count; i++)
+        {
+            hash.AppendData(Encoding.UTF8.GetBytes(set.Ids[i] + "\u001f" + set.Smiles[i] + "\u001e"));
+        }
+
+        return Convert.ToHexStringLower(hash.GetHashAndReset());
+    }
+
+    /// <summary>A compounds dataset and its fingerprint datasets, stored once per content (and tenant).</summary>
+    private async Task<DatasetInfo> StoreAsync(CompoundSet set, Guid compoundsId, string name, Dictionary<string, string> metadata, string source, Func<FingerprintType, string> fingerprintSource, CancellationToken cancellationToken)
+    {
         foreach (var (type, words) in set.Fingerprints)
         {
             var fingerprints = await datasets.GetOrCreateAsync(DatasetIds.For("fingerprints", compoundsId.ToString(), type.Name), () => (
@@ -89,7 +178,7 @@ public sealed class CompoundCatalog(DatasetCatalog datasets, ServiceLimits limit
                     Bits = type.Bits,
                     FingerprintType = type.Name,
                     Created = DateTimeOffset.UtcNow,
-                    Source = $"{type.Name} fingerprints shipped in {Path.GetFileName(file.File)}",
+                    Source = fingerprintSource(type),
                     Metadata = new Dictionary<string, string> { ["compounds_dataset"] = compoundsId.ToString() },
                 },
                 new DatasetContent { Words = words, Weights = Ones(set.Count), Labels = [.. set.Ids] }), cancellationToken);
@@ -104,7 +193,7 @@ public sealed class CompoundCatalog(DatasetCatalog datasets, ServiceLimits limit
                 Kind = DatasetKind.Compounds,
                 Count = set.Count,
                 Created = DateTimeOffset.UtcNow,
-                Source = $"compound import: {Path.GetFileName(file.File)}",
+                Source = source,
                 Metadata = metadata,
             },
             new DatasetContent { Weights = Ones(set.Count), Labels = [.. set.Ids], Texts = [.. set.Smiles] }), cancellationToken);

@@ -207,6 +207,7 @@ public sealed class AuthorizationMatrixTests(SecuredPlatform platform) : IClassF
         ["POST /api/census/imports"] = null,
         ["POST /api/census/queries"] = """{"datasetId":"$dataset"}""",
         ["POST /api/chem/imports"] = null,
+        ["POST /api/chem/uploads"] = null,
         ["POST /api/annealing/jobs"] = """{"datasetId":"$points","maxClusters":2}""",
         ["POST /api/kmeans/jobs"] = """{"datasetId":"$points","clusters":2}""",
         ["POST /api/fingerprints/butina/jobs"] = """{"datasetId":"$fingerprints"}""",

@@ -40,7 +40,7 @@ public sealed class Rdkit : IDisposable
     private readonly Lazy<RdkitFiles> _files;
     private readonly ConcurrentBag<RdkitEngine> _idle = [];
     private readonly SemaphoreSlim _engines;
-    private int _created;
+    private readonly Lazy<Dispatcher> _dispatcher;
     private bool _disposed;
 
     /// <param name="engines">At most this many isolates (calls at once); default: the cores.</param>
@@ -50,6 +50,7 @@ public sealed class Rdkit : IDisposable
         MaxEngines = engines > 0 ? engines : Environment.ProcessorCount;
         _engines = new SemaphoreSlim(MaxEngines, MaxEngines);
         _files = new Lazy<RdkitFiles>(() => RdkitFiles.Load(directory));
+        _dispatcher = new Lazy<Dispatcher>(() => new Dispatcher(new DispatcherOptions { ThreadCount = MaxEngines, Name = "Salsa RDKit" }));
     }
 
     public int MaxEngines { get; }
@@ -60,7 +61,7 @@ public sealed class Rdkit : IDisposable
 
     /// <summary>
     /// The <paramref name="types"/> fingerprints of every SMILES, on every engine at once (Salsa.Ccr
-    /// ranks on <paramref name="dispatcher"/>, or on threads of their own). A molecule RDKit cannot
+    /// ranks on <paramref name="dispatcher"/>, or on this instance's own dispatcher, a thread per engine). A molecule RDKit cannot
     /// read gets its reason in <see cref="MoleculeFingerprints.Errors"/>; the others are unaffected.
     /// </summary>
     public async Task<MoleculeFingerprints> FingerprintsAsync(IReadOnlyList<string> smiles, IReadOnlyCollection<FingerprintType> types, Dispatcher? dispatcher = null, CancellationToken cancellationToken = default)
@@ -98,7 +99,7 @@ public sealed class Rdkit : IDisposable
 
                 return true;
             }, cancellationToken).ConfigureAwait(true);
-        }, new SpmdOptions { Dispatcher = dispatcher, CancellationToken = cancellationToken }).ConfigureAwait(false);
+        }, new SpmdOptions { Dispatcher = dispatcher ?? _dispatcher.Value, CancellationToken = cancellationToken }).ConfigureAwait(false);
         return new MoleculeFingerprints(words, errors);
     }
 
@@ -125,6 +126,11 @@ public sealed class Rdkit : IDisposable
         {
             engine.Dispose();
         }
+
+        if (_dispatcher.IsValueCreated)
+        {
+            _dispatcher.Value.Dispose();
+        }
     }
 
     private async Task<T> UseAsync<T>(Func<RdkitEngine, T> work, CancellationToken cancellationToken)
@@ -137,7 +143,6 @@ public sealed class Rdkit : IDisposable
             if (!_idle.TryTake(out engine))
             {
                 engine = await RdkitEngine.CreateAsync(_files.Value).ConfigureAwait(false);
-                Interlocked.Increment(ref _created);
             }
 
             return work(engine);

@@ -1,6 +1,6 @@
 // Salsa.Chemistry's side of RDKit MinimalLib: whole batches per call (one crossing of the
-// .NET/V8 boundary per batch, not per molecule), fingerprints packed to hex in the shipped data's
-// bit order (bit i in byte i / 8, least significant bit first), RDKit's own parse messages kept.
+// .NET/V8 boundary per batch, not per molecule), fingerprints as hex in the shipped data's bit order
+// (bit i in byte i / 8, least significant bit first), RDKit's own parse messages kept.
 "use strict";
 
 const salsaErrors = [];
@@ -24,8 +24,17 @@ function salsaLoad(wasm) {
   });
 }
 
-const hexDigits = "0123456789abcdef";
+// RDKit's byte arrays already hold bit i in byte i / 8, least significant bit first: each byte is
+// two hex digits.
+const hexOfByte = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
 
+function salsaHex(bytes) {
+  let hex = "";
+  for (let i = 0; i < bytes.length; i++) hex += hexOfByte[bytes[i]];
+  return hex;
+}
+
+// The same from RDKit's "0101…" text (its MACCS byte array is slower to get than the text).
 function salsaPack(bits) {
   let hex = "";
   for (let start = 0; start < bits.length; start += 8) {
@@ -33,7 +42,7 @@ function salsaPack(bits) {
     for (let i = 0; i < 8 && start + i < bits.length; i++) {
       if (bits.charCodeAt(start + i) === 49) value |= 1 << i;
     }
-    hex += hexDigits[value >> 4] + hexDigits[value & 15];
+    hex += hexOfByte[value];
   }
   return hex;
 }
@@ -79,7 +88,7 @@ function salsaFingerprints(text, morganJson, maccs) {
     }
     try {
       const parts = [];
-      if (morganJson) parts.push(salsaPack(molecule.get_morgan_fp(morganJson)));
+      if (morganJson) parts.push(salsaHex(molecule.get_morgan_fp_as_uint8array(morganJson)));
       if (maccs) parts.push(salsaPack(molecule.get_maccs_fp()));
       out[n] = parts.join(" ");
     } finally {

@@ -1,0 +1,59 @@
+using System.IO.Compression;
+using System.Text;
+
+namespace Salsa.Chemistry.Tests;
+
+/// <summary>A user's compound file as it arrives: SMILES lines or CSV, plain or gzip, each compound with its line.</summary>
+public sealed class CompoundFileTests
+{
+    [Fact]
+    public void SmilesLines_WithAndWithoutIds_CommentsAndBlankLinesSkipped()
+    {
+        var records = Read("# my compounds\nc1ccccc1 benzene\n\nCCO\tethanol\nCC(=O)O\n", CompoundFileFormat.Auto);
+
+        Assert.Equal([(2, "benzene", "c1ccccc1"), (4, "ethanol", "CCO"), (5, "line-5", "CC(=O)O")], records.Select(r => (r.Line, r.Id, r.Smiles)));
+    }
+
+    [Theory]
+    [InlineData(",")]
+    [InlineData(";")]
+    [InlineData("\t")]
+    public void Csv_SmilesAndIdColumnsFoundByName_QuotedFields_LineNumbersOfTheFile(string delimiter)
+    {
+        var text = string.Join('\n', ["name,weight,SMILES", "\"aspirin, the drug\",180.2,CC(=O)Oc1ccccc1C(=O)O", "", "ethanol,46.1,CCO", ",1,C"]).Replace(",", delimiter, StringComparison.Ordinal);
+
+        var records = Read(text, CompoundFileFormat.Auto);
+
+        Assert.Equal([(2, "aspirin" + delimiter + " the drug", "CC(=O)Oc1ccccc1C(=O)O"), (4, "ethanol", "CCO"), (5, "line-5", "C")], records.Select(r => (r.Line, r.Id, r.Smiles)));
+    }
+
+    [Fact]
+    public void Gzip_IsRecognisedByItsFirstBytes()
+    {
+        using var packed = new MemoryStream();
+        using (var gzip = new GZipStream(packed, CompressionLevel.Fastest, leaveOpen: true))
+        {
+            gzip.Write(Encoding.UTF8.GetBytes("id,smiles\nm1,c1ccccc1\nm2,CCO\n"));
+        }
+
+        packed.Position = 0;
+        var records = CompoundFile.Read(packed, CompoundFileFormat.Auto).ToList();
+
+        Assert.Equal(["m1", "m2"], records.Select(r => r.Id));
+    }
+
+    [Fact]
+    public void Csv_RowWithoutSmiles_RefusedWithItsLine_AndAFileWithoutASmilesColumnAtOnce()
+    {
+        var missing = Assert.Throws<InvalidDataException>(() => Read("id,smiles\na,CCO\nb,\nc,C", CompoundFileFormat.Csv));
+        Assert.Contains("line 3", missing.Message, StringComparison.Ordinal);
+
+        var noColumn = Assert.Throws<InvalidDataException>(() => Read("id,structure\na,CCO", CompoundFileFormat.Csv));
+        Assert.Contains("line 1", noColumn.Message, StringComparison.Ordinal);
+        Assert.Contains("structure", noColumn.Message, StringComparison.Ordinal);
+        Assert.Throws<ArgumentException>(() => CompoundFile.ParseFormat("sdf2"));
+    }
+
+    private static List<CompoundRecord> Read(string text, CompoundFileFormat format) =>
+        CompoundFile.Read(new MemoryStream(Encoding.UTF8.GetBytes(text)), format, "the test file").ToList();
+}

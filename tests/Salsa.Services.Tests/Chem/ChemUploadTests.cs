@@ -1,0 +1,107 @@
+using System.IO.Compression;
+using System.Net;
+using System.Text;
+using Salsa.Chem;
+using Salsa.Contracts.Clients;
+using Salsa.Datasets;
+using Salsa.Services.Tests.Support;
+
+namespace Salsa.Services.Tests.Chem;
+
+/// <summary>
+/// A user's own compound file through the chem service: SMILES lines or CSV, body or multipart,
+/// fingerprinted by RDKit to the shipped bits; molecules RDKit cannot read listed with line and
+/// reason; a malformed file refused whole, with nothing stored.
+/// </summary>
+public sealed class ChemUploadTests(ChemServiceFixture fixture) : IClassFixture<ChemServiceFixture>
+{
+    private static readonly Lazy<CompoundSet> s_fixture = new(() => CompoundSet.ReadFile(CompoundSet.FixturePath));
+
+    private ServiceUnderTest<ChemService> Service => fixture.Service;
+
+    private static CancellationToken Token => TestContext.Current.CancellationToken;
+
+    [Fact]
+    public async Task SmilesFile_WithUnreadableMolecules_TheRestImportedWithRdkitsBits_TheRefusedListedWithLineAndReason()
+    {
+        var shipped = s_fixture.Value;
+        var lines = new List<string> { "# 60 compounds of the fixture, and three RDKit cannot read" };
+        lines.AddRange(Enumerable.Range(0, 60).Select(i => $"{shipped.Smiles[i]} {shipped.Ids[i]}"));
+        lines.Insert(11, "C1CC ring-never-closed");
+        lines.Insert(31, "c1cccc1 five-aromatic");
+        lines.Add("C(C)(C)(C)(C)C pentavalent");
+
+        using var response = await Service.Rest.PostAsync("/api/chem/uploads?name=my-compounds&format=smiles", new StringContent(string.Join('\n', lines), Encoding.UTF8, "text/plain"), Token);
+        var upload = await ReadAsync(response, HttpStatusCode.Created);
+
+        Assert.Equal(60, upload.Imported);
+        Assert.Equal([(12, "ring-never-closed"), (32, "five-aromatic"), (64, "pentavalent")], upload.Refused.Select(r => (r.Line, r.Id)));
+        Assert.Contains("unclosed ring", upload.Refused[0].Reason, StringComparison.Ordinal);
+        Assert.Contains("valence", upload.Refused[2].Reason, StringComparison.Ordinal);
+        Assert.Equal(("compounds", "my-compounds"), (upload.Dataset.Kind, upload.Dataset.Name));
+        foreach (var type in new[] { FingerprintType.Ecfp4, FingerprintType.Maccs })
+        {
+            var points = await new DatasetsClient(Service.Grpc).DownloadAsync(upload.Dataset.Metadata["fingerprints." + type.Name]);
+            Assert.Equal(shipped.Ids.Take(60), points.Labels);
+            for (var i = 0; i < 60; i++)
+            {
+                Assert.Equal(CompoundSet.FormatHex(shipped.Fingerprint(type, i), type), CompoundSet.FormatHex(points.Words.Skip(i * type.Words).Take(type.Words).ToArray(), type));
+            }
+        }
+
+        // The same file again is the same dataset, not a copy.
+        var before = await Service.Rest.CountDatasetsAsync();
+        using var again = await Service.Rest.PostAsync("/api/chem/uploads?name=my-compounds&format=smiles", new StringContent(string.Join('\n', lines), Encoding.UTF8, "text/plain"), Token);
+        Assert.Equal(upload.Dataset.DatasetId, (await ReadAsync(again, HttpStatusCode.Created)).Dataset.DatasetId);
+        Assert.Equal(before, await Service.Rest.CountDatasetsAsync());
+    }
+
+    [Fact]
+    public async Task GzipCsv_AsAMultipartFile_OnlyTheAskedType_AndClusteringItWorksLikeTheShippedSets()
+    {
+        var shipped = s_fixture.Value;
+        var csv = "name;SMILES;note\n" + string.Join('\n', Enumerable.Range(100, 40).Select(i => $"\"{shipped.Ids[i]}\";{shipped.Smiles[i]};\"kept; not imported\""));
+        using var packed = new MemoryStream();
+        await using (var gzip = new GZipStream(packed, CompressionLevel.Fastest, leaveOpen: true))
+        {
+            await gzip.WriteAsync(Encoding.UTF8.GetBytes(csv), Token);
+        }
+
+        using var form = new MultipartFormDataContent { { new ByteArrayContent(packed.ToArray()), "file", "compounds.csv.gz" } };
+        using var response = await Service.Rest.PostAsync($"/api/chem/uploads?name=csv-compounds&fingerprints={FingerprintType.Maccs.Name}", form, Token);
+        var upload = await ReadAsync(response, HttpStatusCode.Created);
+
+        Assert.Equal(40, upload.Imported);
+        Assert.Empty(upload.Refused);
+        Assert.Equal([FingerprintType.Maccs.Name], upload.Dataset.Metadata.Keys.Where(k => k.StartsWith("fingerprints.", StringComparison.Ordinal)).Select(k => k["fingerprints.".Length..]));
+        var maccs = await Service.GetJsonAsync<Salsa.Hosting.Datasets.DatasetView>($"/api/chem/compounds/{upload.Dataset.DatasetId}/fingerprints/{FingerprintType.Maccs.Name}");
+        Assert.Equal(("binary", 40, 167), (maccs.Kind, maccs.Count, maccs.Bits));
+    }
+
+    [Theory]
+    [InlineData("name=bad&format=csv", "id,smiles\na,CCO\nb,\nc,C", "line 3")]
+    [InlineData("name=bad&format=csv", "id,structure\na,CCO", "no SMILES column")]
+    [InlineData("name=bad", "C1CC\nc1cccc1\n", "read none of the 2")]
+    [InlineData("name=bad", "", "no compounds")]
+    [InlineData("name=bad&fingerprints=pubchem-881", "CCO", "Unknown fingerprint type 'pubchem-881'")]
+    [InlineData("name=bad&format=sdf9", "CCO", "Unknown compound file format")]
+    [InlineData("name=", "CCO", "needs a name")]
+    public async Task BadFile_400NamingTheProblem_NothingStored(string query, string body, string expected)
+    {
+        var before = await Service.Rest.CountDatasetsAsync();
+
+        using var response = await Service.Rest.PostAsync($"/api/chem/uploads?{query}", new StringContent(body, Encoding.UTF8, "text/plain"), Token);
+
+        Assert.Equal(HttpStatusCode.BadRequest, response.StatusCode);
+        Assert.Equal("application/problem+json", response.Content.Headers.ContentType?.MediaType);
+        Assert.Contains(expected, await response.Content.ReadAsStringAsync(Token), StringComparison.Ordinal);
+        Assert.Equal(before, await Service.Rest.CountDatasetsAsync());
+    }
+
+    private static async Task<CompoundUploadView> ReadAsync(HttpResponseMessage response, HttpStatusCode expected)
+    {
+        var text = await response.Content.ReadAsStringAsync(Token);
+        Assert.True(response.StatusCode == expected, $"{(int)response.StatusCode}: {text}");
+        return System.Text.Json.JsonSerializer.Deserialize<CompoundUploadView>(text, RestCalls.Json)!;
+    }
+}
