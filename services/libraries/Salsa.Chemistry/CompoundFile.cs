@@ -151,9 +151,8 @@ public static class CompoundFile
     /// <summary>The stream, decompressed when it starts with gzip's magic bytes.</summary>
     private static Stream Decompressed(Stream stream)
     {
-        var buffered = new BufferedStream(stream, 1 << 16);
         Span<byte> magic = stackalloc byte[2];
-        var peek = new PeekStream(buffered);
+        var peek = new PeekStream(stream);
         var read = peek.Peek(magic);
         return read == 2 && magic[0] == 0x1f && magic[1] == 0x8b ? new GZipStream(peek, CompressionMode.Decompress) : peek;
     }
