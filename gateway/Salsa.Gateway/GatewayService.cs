@@ -65,6 +65,7 @@ public sealed class GatewayService : ISalsaService
         app.UseDefaultFiles();
         app.UseStaticFiles();
         app.MapGatewayApi();
+        app.MapUploadsApi();
         app.MapKeysApi();
         app.MapGrpcService<GatewayGrpcService>();
     }

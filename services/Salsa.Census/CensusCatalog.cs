@@ -28,6 +28,12 @@ public sealed record CensusQuery
 
     /// <summary>Leave out Alaska (02), Hawaii (15) and Puerto Rico (72).</summary>
     public bool ContiguousOnly { get; init; }
+
+    /// <summary>
+    /// Values of the places' grouping columns (OR-ed; a place matches when any of its group values
+    /// is listed): an upload's own columns (country, region…), or a census file's state and county codes.
+    /// </summary>
+    public IReadOnlyList<string> Groups { get; init; } = [];
 }
 
 public sealed record GeoBox(double MinLatitude, double MinLongitude, double MaxLatitude, double MaxLongitude);
@@ -37,8 +43,16 @@ public sealed record GeoBox(double MinLatitude, double MinLongitude, double MaxL
 /// idempotent: an import of the same file and a query with the same criteria name the same dataset
 /// (content-derived ids), so a workflow run again reuses what an earlier run stored.
 /// </summary>
-public sealed class CensusCatalog(DatasetCatalog datasets, ServiceLimits limits, DataDirectory data)
+public sealed class CensusCatalog(DatasetCatalog datasets, ServiceLimits limits, DataDirectory data, UserFiles files)
 {
+    /// <summary>Metadata of a census dataset: the shipped source's name, or <see cref="UploadSource"/>.</summary>
+    public const string SourceKey = "census_source";
+
+    public const string UploadSource = "upload";
+
+    /// <summary>Metadata of an upload: its grouping columns, comma-separated.</summary>
+    public const string GroupsKey = "groups";
+
     private static readonly string[] NonContiguous = ["02", "15", "72"];
 
     public static IReadOnlyList<CensusSource> Sources { get; } =
@@ -47,6 +61,21 @@ public sealed class CensusCatalog(DatasetCatalog datasets, ServiceLimits limits,
         new("indiana", "Indiana's 5,290 block groups", CensusBlockGroups.IndianaFile),
         new("indiana-1000", "1,000 Indiana block groups (the test fixture)", CensusBlockGroups.IndianaFixtureFile),
     ];
+
+    /// <summary>One of: a shipped source, a user's file where it is, a stored census dataset.</summary>
+    public Task<DatasetInfo> ImportAsync(CensusImportRequest request, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(request);
+        var given = new[] { !string.IsNullOrEmpty(request.Source), !string.IsNullOrEmpty(request.Location), request.DatasetId is not null }.Count(g => g);
+        if (given != 1)
+        {
+            throw new ArgumentException($"An import names one of source (a census file: {string.Join(", ", Sources.Select(s => s.Name))}), location (a place file's path or https URL) or datasetId (a stored census dataset); this one names {given}.");
+        }
+
+        return !string.IsNullOrEmpty(request.Location) ? ImportFileAsync(request.Location, request.Name, request.Format, request.Columns, cancellationToken)
+            : request.DatasetId is { } id ? UseAsync(id, cancellationToken)
+            : ImportAsync(request.Source, cancellationToken);
+    }
 
     public async Task<DatasetInfo> ImportAsync(string? source, CancellationToken cancellationToken)
     {
@@ -58,21 +87,66 @@ public sealed class CensusCatalog(DatasetCatalog datasets, ServiceLimits limits,
         return await datasets.GetOrCreateAsync(id, () => Load(file.Name, shipped.FullPath), cancellationToken);
     }
 
+    /// <summary>
+    /// Imports a user's file of places (<see cref="PlaceFile"/>: CSV or GeoJSON points, plain or
+    /// gzip) as a census dataset like the shipped ones: latitude/longitude, weights, ids, and the
+    /// grouping columns a query can select by. A bad row refuses the whole file; the id follows the
+    /// places, so uploading the same places again returns the same dataset.
+    /// </summary>
+    public async Task<DatasetInfo> UploadAsync(Stream file, string? name, string? format, PlaceColumns? columns, CancellationToken cancellationToken)
+    {
+        if (string.IsNullOrWhiteSpace(name))
+        {
+            throw new ArgumentException("An upload needs a name (the dataset's).");
+        }
+
+        var parsedFormat = PlaceFile.ParseFormat(format);
+        var places = PlaceFile.Read(file, parsedFormat, columns, name, maxPlaces: limits.MaxPoints + 1);
+        limits.CheckPoints(places.Count, 2);
+        var id = DatasetIds.For("census-upload", name, string.Join(',', places.GroupColumns), DatasetIds.ContentHash(
+            Enumerable.Range(0, places.Count).Select(i => new[] { places.Ids[i], R(places.Latitudes[i]), R(places.Longitudes[i]), R(places.Weights[i]) }.Concat(places.Groups[i]))));
+        return await datasets.GetOrCreateAsync(id, () => Store(name, places), cancellationToken);
+    }
+
+    /// <summary>
+    /// A user's place file named by where it is — a path on this machine or an https URL (see
+    /// <see cref="UserFiles"/>) — imported as <see cref="UploadAsync"/> does; the name defaults to the file's.
+    /// </summary>
+    public async Task<DatasetInfo> ImportFileAsync(string location, string? name, string? format, PlaceColumns? columns, CancellationToken cancellationToken)
+    {
+        await using var file = await files.OpenAsync(location, cancellationToken);
+        var fileName = Uri.TryCreate(location, UriKind.Absolute, out var uri) && uri.Scheme.StartsWith("http", StringComparison.Ordinal) ? Path.GetFileName(uri.AbsolutePath) : Path.GetFileName(location);
+        return await UploadAsync(file, string.IsNullOrWhiteSpace(name) ? fileName : name, format, columns, cancellationToken);
+    }
+
+    /// <summary>A census dataset already stored (an upload, or an earlier import), checked to be one.</summary>
+    public async Task<DatasetInfo> UseAsync(Guid datasetId, CancellationToken cancellationToken)
+    {
+        var info = await datasets.GetRequiredAsync(datasetId, cancellationToken);
+        return info.Kind == DatasetKind.Census ? info
+            : throw new ArgumentException($"Dataset {info.Id} is {DatasetCatalog.KindName(info.Kind)}; the census mashup takes a census dataset (an import or a place upload).");
+    }
+
     public async Task<DatasetInfo> QueryAsync(CensusQuery query, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(query);
         // JSON allows "states": null; it is as malformed as a null code, not a criterion to skip.
-        if (query.States is null || query.Counties is null)
+        if (query.States is null || query.Counties is null || query.Groups is null)
         {
-            throw new ArgumentException($"{(query.States is null ? "states" : "counties")} is null: give a list of codes, or leave it out.");
+            throw new ArgumentException($"{(query.States is null ? "states" : query.Counties is null ? "counties" : "groups")} is null: give a list of codes, or leave it out.");
         }
 
-        limits.CheckQueryCodes(query.States.Count + query.Counties.Count);
+        limits.CheckQueryCodes(query.States.Count + query.Counties.Count + query.Groups.Count);
         Validate(query);
         var (info, content) = await datasets.ReadRequiredAsync(query.DatasetId, cancellationToken);
         if (info.Kind != DatasetKind.Census)
         {
             throw new ArgumentException($"Dataset {info.Id} is {DatasetCatalog.KindName(info.Kind)}; a census query needs a census dataset from an import.");
+        }
+
+        if (IsUpload(info) && (query.States.Count > 0 || query.Counties.Count > 0 || query.ContiguousOnly))
+        {
+            throw new ArgumentException($"Dataset {info.Id} is an upload without FIPS codes: states, counties and contiguousOnly select the census files' block groups; select its places with groups (its grouping columns: {GroupsOf(info)}) or a bounding box.");
         }
 
         var id = DatasetIds.For("census-query", info.Id.ToString(), Describe(query));
@@ -105,15 +179,59 @@ public sealed class CensusCatalog(DatasetCatalog datasets, ServiceLimits limits,
         return (info, new DatasetContent { Values = values, Weights = weights, Labels = labels });
     }
 
+    private static (DatasetInfo, DatasetContent) Store(string name, PlaceTable places)
+    {
+        var values = new double[places.Count * 2];
+        for (var i = 0; i < places.Count; i++)
+        {
+            (values[2 * i], values[2 * i + 1]) = (places.Latitudes[i], places.Longitudes[i]);
+        }
+
+        var metadata = new Dictionary<string, string>
+        {
+            [SourceKey] = UploadSource,
+            ["columns"] = "latitude,longitude",
+            [GroupsKey] = string.Join(',', places.GroupColumns),
+            ["weight_column"] = places.WeightColumn ?? "(none: every place weighs 1)",
+        };
+        var info = new DatasetInfo
+        {
+            Id = Guid.Empty,
+            Name = name,
+            Kind = DatasetKind.Census,
+            Count = places.Count,
+            Dimension = 2,
+            Created = DateTimeOffset.UtcNow,
+            Source = $"place upload: {name}",
+            Metadata = metadata,
+        };
+        var groups = places.GroupColumns.Count == 0 ? null : places.Groups.Select(g => string.Join(PlaceFile.GroupSeparator, g)).ToArray();
+        return (info, new DatasetContent { Values = values, Weights = [.. places.Weights], Labels = [.. places.Ids], Texts = groups });
+    }
+
+    private static string R(double value) => value.ToString("R", CultureInfo.InvariantCulture);
+
+    private static bool IsUpload(DatasetInfo info) => info.Metadata.GetValueOrDefault(SourceKey) == UploadSource;
+
+    private static string GroupsOf(DatasetInfo info) => info.Metadata.GetValueOrDefault(GroupsKey) is { Length: > 0 } g ? g : "none";
+
+    /// <summary>A place's group values: an upload's grouping columns, or a block group's state and county codes.</summary>
+    private static string[] GroupValues(bool upload, DatasetContent content, int i) =>
+        upload ? content.Texts?[i].Split(PlaceFile.GroupSeparator) ?? []
+            : [content.Labels![i][..2], content.Labels[i][..5]];
+
     private (DatasetInfo, DatasetContent) Select(DatasetInfo census, DatasetContent content, CensusQuery query)
     {
-        var labels = content.Labels ?? throw new InvalidDataException($"Census dataset {census.Id} has no GEOIDs.");
+        var labels = content.Labels ?? throw new InvalidDataException($"Census dataset {census.Id} has no ids.");
+        var upload = IsUpload(census);
         var states = query.States.ToHashSet(StringComparer.Ordinal);
         var counties = query.Counties.ToHashSet(StringComparer.Ordinal);
+        var groups = query.Groups.ToHashSet(StringComparer.Ordinal);
         var chosen = new List<int>();
         for (var i = 0; i < census.Count; i++)
         {
-            if (Matches(query, states, counties, labels[i], content.Values![2 * i], content.Values[2 * i + 1], content.Weights[i]))
+            if (Matches(query, states, counties, upload ? null : labels[i], content.Values![2 * i], content.Values[2 * i + 1], content.Weights[i])
+                && (groups.Count == 0 || GroupValues(upload, content, i).Any(groups.Contains)))
             {
                 chosen.Add(i);
             }
@@ -121,16 +239,15 @@ public sealed class CensusCatalog(DatasetCatalog datasets, ServiceLimits limits,
 
         if (chosen.Count == 0)
         {
-            throw new ArgumentException($"The query ({Describe(query)}) selects no block groups.");
+            throw new ArgumentException($"The query ({Describe(query)}) selects no {(upload ? "places" : "block groups")}.");
         }
 
         limits.CheckPoints(chosen.Count, 2);
-        var rows = chosen.Select(i => new CensusBlockGroup(labels[i], labels[i][..2], labels[i][2..5], (int)content.Weights[i], content.Values![2 * i], content.Values[2 * i + 1])).ToList();
-        var projection = EquirectangularProjection.CentredOn(rows);
-        var values = new double[rows.Count * 2];
-        for (var j = 0; j < rows.Count; j++)
+        var projection = EquirectangularProjection.CentredOn(chosen.Select(i => (content.Values![2 * i], content.Values[2 * i + 1], content.Weights[i])));
+        var values = new double[chosen.Count * 2];
+        for (var j = 0; j < chosen.Count; j++)
         {
-            (values[2 * j], values[2 * j + 1]) = projection.Forward(rows[j].Latitude, rows[j].Longitude);
+            (values[2 * j], values[2 * j + 1]) = projection.Forward(content.Values![2 * chosen[j]], content.Values[2 * chosen[j] + 1]);
         }
 
         var info = new DatasetInfo
@@ -138,7 +255,7 @@ public sealed class CensusCatalog(DatasetCatalog datasets, ServiceLimits limits,
             Id = Guid.Empty,
             Name = $"{census.Name} [{Describe(query)}]",
             Kind = DatasetKind.Dense,
-            Count = rows.Count,
+            Count = chosen.Count,
             Dimension = 2,
             Created = DateTimeOffset.UtcNow,
             Source = $"census query of {census.Id}",
@@ -148,13 +265,14 @@ public sealed class CensusCatalog(DatasetCatalog datasets, ServiceLimits limits,
                 ["selection"] = Describe(query),
             },
         };
-        return (info, new DatasetContent { Values = values, Weights = [.. rows.Select(r => (double)r.Population)], Labels = [.. rows.Select(r => r.GeoId)] });
+        return (info, new DatasetContent { Values = values, Weights = [.. chosen.Select(i => content.Weights[i])], Labels = [.. chosen.Select(i => labels[i])] });
     }
 
-    private static bool Matches(CensusQuery query, HashSet<string> states, HashSet<string> counties, string geoId, double latitude, double longitude, double population) =>
-        (states.Count == 0 || states.Contains(geoId[..2]))
-        && (counties.Count == 0 || counties.Contains(geoId[..5]))
-        && (!query.ContiguousOnly || !NonContiguous.Contains(geoId[..2]))
+    /// <summary>Whether a place meets the criteria; an upload's places (no GEOID) are never asked about codes (refused before).</summary>
+    private static bool Matches(CensusQuery query, HashSet<string> states, HashSet<string> counties, string? geoId, double latitude, double longitude, double population) =>
+        (states.Count == 0 || states.Contains(geoId![..2]))
+        && (counties.Count == 0 || counties.Contains(geoId![..5]))
+        && (!query.ContiguousOnly || !NonContiguous.Contains(geoId![..2]))
         && (!query.SkipUnpopulated || population > 0)
         && (query.BoundingBox is not { } box
             || (latitude >= box.MinLatitude && latitude <= box.MaxLatitude && longitude >= box.MinLongitude && longitude <= box.MaxLongitude));
@@ -170,6 +288,11 @@ public sealed class CensusCatalog(DatasetCatalog datasets, ServiceLimits limits,
         if (query.Counties.Select(c => c ?? "null").FirstOrDefault(c => c.Length != 5 || !c.All(char.IsAsciiDigit)) is { } county)
         {
             throw new ArgumentException($"County '{county}' is not a five-digit county id (state + county FIPS, e.g. \"18097\").");
+        }
+
+        if (query.Groups.Any(g => g is null))
+        {
+            throw new ArgumentException("A group value is null: give the values of the grouping columns as strings.");
         }
 
         if (query.BoundingBox is { } box
@@ -191,6 +314,11 @@ public sealed class CensusCatalog(DatasetCatalog datasets, ServiceLimits limits,
         if (query.Counties.Count > 0)
         {
             parts.Add($"counties {string.Join(' ', query.Counties.Distinct().Order(StringComparer.Ordinal))}");
+        }
+
+        if (query.Groups.Count > 0)
+        {
+            parts.Add($"groups {string.Join(' ', query.Groups.Distinct().Order(StringComparer.Ordinal))}");
         }
 
         if (query.BoundingBox is { } b)

@@ -14,13 +14,44 @@ internal static class CensusOperations
         {
             Service = CensusService.Name,
             Name = "import",
-            Summary = "Imports a census block-group file into the store (once; later imports reuse it).",
-            Parameters = [new("source", ParameterKind.String, "the census file") { Required = true, Allowed = [.. CensusCatalog.Sources.Select(s => s.Name)] }],
-            Outputs = [new("dataset", T.CensusDataset, "the imported block groups"), new("count", T.Integer, "block groups")],
+            Summary = "Imports places into the store (once; later imports reuse it): a shipped census block-group file (source), your own place file (file: a path on the service's machine or an https URL; CSV or GeoJSON points, plain or gzip), or a place dataset you uploaded (dataset). Give exactly one of the three.",
+            Parameters =
+            [
+                new("source", ParameterKind.String, "a shipped census file") { Allowed = [.. CensusCatalog.Sources.Select(s => s.Name)] },
+                new("file", ParameterKind.String, "a place file: a path on the census service's machine, or an https URL it fetches"),
+                new("dataset", ParameterKind.String, "the id of a census dataset already stored (POST /api/census/uploads)"),
+                new("name", ParameterKind.String, "the dataset's name for a file (default: the file's name)"),
+                new("format", ParameterKind.String, "the file's layout") { Allowed = ["auto", "csv", "geojson"] },
+                new("idColumn", ParameterKind.String, "the file's id column (default: detected: id, geoid, name…)"),
+                new("latitudeColumn", ParameterKind.String, "the latitude column (default: detected: latitude, lat, y)"),
+                new("longitudeColumn", ParameterKind.String, "the longitude column (default: detected: longitude, lon, lng, x)"),
+                new("weightColumn", ParameterKind.String, "the weight column (default: detected: weight, population, pop…; none: every place weighs 1)"),
+                new("groupColumns", ParameterKind.StringList, "grouping columns a query can select by (default: detected: country, state, county, region…)"),
+            ],
+            Outputs = [new("dataset", T.CensusDataset, "the imported places"), new("count", T.Integer, "places")],
             Execute = async c =>
             {
                 var census = new CensusClient(await c.InvokerAsync(CensusService.Name));
-                var info = await census.ImportAsync(new ImportCensusRequest { Source = c.Parameter<string>("source") }, c.CallOptions);
+                var request = new ImportCensusRequest
+                {
+                    Source = Text(c, "source"),
+                    Location = Text(c, "file"),
+                    DatasetId = Text(c, "dataset"),
+                    Places = new UploadPlacesHeader
+                    {
+                        Name = Text(c, "name"),
+                        Format = Text(c, "format"),
+                        Columns = new PlaceColumns
+                        {
+                            Id = Text(c, "idColumn"),
+                            Latitude = Text(c, "latitudeColumn"),
+                            Longitude = Text(c, "longitudeColumn"),
+                            Weight = Text(c, "weightColumn"),
+                        },
+                    },
+                };
+                request.Places.Columns.Groups.AddRange(c.Strings("groupColumns"));
+                var info = await census.ImportAsync(request, c.CallOptions);
                 return StepOutcome.Of(("dataset", info.DatasetId), ("count", info.Count));
             },
         },
@@ -37,6 +68,7 @@ internal static class CensusOperations
                 new("boundingBox", ParameterKind.NumberList, "minLatitude, minLongitude, maxLatitude, maxLongitude"),
                 new("skipUnpopulated", ParameterKind.Boolean, "leave out block groups without population") { Default = true },
                 new("contiguousOnly", ParameterKind.Boolean, "only the 48 contiguous states and DC") { Default = false },
+                new("groups", ParameterKind.StringList, "values of grouping columns (an upload's own, e.g. a country; or state and county codes)"),
             ],
             Outputs = [new("dataset", T.Points, "population-weighted points in planar km"), new("count", T.Integer, "points")],
             Execute = async c =>
@@ -49,6 +81,7 @@ internal static class CensusOperations
                 };
                 request.States.AddRange(c.Strings("states"));
                 request.Counties.AddRange(c.Strings("counties"));
+                request.Groups.AddRange(c.Strings("groups"));
                 if (c.HasParameter("boundingBox"))
                 {
                     var box = c.Parameter<double[]>("boundingBox");
@@ -63,4 +96,6 @@ internal static class CensusOperations
             },
         },
     ];
+
+    private static string Text(IStepContext c, string name) => c.HasParameter(name) ? c.Parameter<string>(name) : string.Empty;
 }

@@ -3,7 +3,12 @@ using Salsa.Hosting.Datasets;
 
 namespace Salsa.Chem;
 
-public sealed record CompoundImportRequest(string Source, int Limit = 0);
+/// <summary>
+/// An import: a shipped <paramref name="Source"/> (optionally its first <paramref name="Limit"/>
+/// compounds), or a user's compound file at <paramref name="Location"/> (a path on the service's
+/// machine or an https URL) fingerprinted by RDKit, or a stored compounds dataset (<paramref name="DatasetId"/>).
+/// </summary>
+public sealed record CompoundImportRequest(string? Source, int Limit = 0, string? Location = null, string? Name = null, string? Format = null, string? Fingerprints = null, Guid? DatasetId = null);
 
 /// <summary>An upload's answer: the compounds dataset (its metadata names the fingerprint datasets), and what RDKit could not read.</summary>
 public sealed record CompoundUploadView(DatasetView Dataset, int Imported, IReadOnlyList<RefusedCompound> Refused);
@@ -22,33 +27,17 @@ public static class ChemApi
             .WithName("ListFingerprintTypes").WithSummary("Named fingerprint types and their sizes.");
 
         group.MapPost("/imports", async Task<Ok<DatasetView>> (CompoundCatalog chem, CompoundImportRequest request, CancellationToken cancellationToken) =>
-            TypedResults.Ok(DatasetCatalog.ToView(await chem.ImportAsync(request.Source, request.Limit, cancellationToken))))
+            TypedResults.Ok(DatasetCatalog.ToView(await chem.ImportAsync(request, cancellationToken))))
             .WithName("ImportCompounds")
-            .WithSummary("Imports a compound file (40k, all, fixture; optionally only the first `limit`): a compounds dataset (ids, SMILES) whose metadata names a fingerprint dataset per shipped type. Importing again returns the same datasets.");
+            .WithSummary("Imports a compound file (source: 40k, all, fixture; optionally only the first `limit`): a compounds dataset (ids, SMILES) whose metadata names a fingerprint dataset per shipped type — or your compound file at `location` (a path on the service's machine, or an https URL it fetches), fingerprinted by RDKit, or checks a stored compounds dataset (`datasetId`). Importing again returns the same datasets.");
 
-        group.MapPost("/uploads", async Task<Created<CompoundUploadView>> (CompoundCatalog chem, HttpRequest request, string name, string? format, string? fingerprints, CancellationToken cancellationToken) =>
+        group.MapPost("/uploads", async Task<Created<CompoundUploadView>> (CompoundCatalog chem, UserFiles files, HttpRequest request, string name, string? format, string? fingerprints, CancellationToken cancellationToken) =>
         {
-            CompoundUpload upload;
-            if (request.HasFormContentType)
-            {
-                var form = await request.ReadFormAsync(cancellationToken);
-                var file = form.Files.Count > 0 ? form.Files[0] : throw new ArgumentException("The form holds no file: send the compound file as its first file field.");
-                await using var stream = file.OpenReadStream();
-                upload = await chem.UploadAsync(stream, name, format, fingerprints, cancellationToken);
-            }
-            else
-            {
-                // Read off the connection first (the parse reads synchronously); Kestrel's request
-                // size limit bounds the copy.
-                await using var buffer = new FileStream(Path.GetTempFileName(), FileMode.Create, FileAccess.ReadWrite, FileShare.None, 1 << 16, FileOptions.DeleteOnClose | FileOptions.Asynchronous);
-                await request.Body.CopyToAsync(buffer, cancellationToken);
-                buffer.Position = 0;
-                upload = await chem.UploadAsync(buffer, name, format, fingerprints, cancellationToken);
-            }
-
+            await using var file = await files.FromRequestAsync(request, cancellationToken);
+            var upload = await chem.UploadAsync(file, name, format, fingerprints, cancellationToken);
             return TypedResults.Created($"/api/datasets/{upload.Compounds.Id}", new CompoundUploadView(DatasetCatalog.ToView(upload.Compounds), upload.Compounds.Count, upload.Refused));
         })
-            .Accepts<string>("text/plain", "text/csv", "application/gzip", "multipart/form-data")
+            .Accepts<string>("text/plain", "text/csv", "chemical/x-mdl-sdfile", "application/gzip", "application/octet-stream", "multipart/form-data")
             .WithName("UploadCompounds")
             .WithSummary("Imports your own compound file — SMILES lines (`SMILES [id]`) or CSV with a `smiles` column (and `id` or `name`), plain or gzip, as the body or a multipart file — fingerprinted by RDKit (`fingerprints`: a comma-separated list of types, default all). Molecules RDKit cannot read are listed with their line and reason; the rest are imported. A malformed row, or a file RDKit reads nothing of, is 400 and stores nothing.");
 
@@ -57,6 +46,28 @@ public static class ChemApi
             .WithName("GetFingerprints")
             .WithSummary("The binary dataset of one fingerprint type of an imported compound set (labels = compound ids, weights 1).");
 
+        group.MapGet("/depictions", async (Salsa.Chemistry.Rdkit rdkit, string smiles, int? width, int? height, CancellationToken cancellationToken) =>
+            TypedResults.Text(await DepictAsync(rdkit, smiles, width, height, cancellationToken), "image/svg+xml"))
+            .WithName("DepictMolecule")
+            .WithSummary("RDKit's 2D drawing of a molecule given as SMILES (`width` × `height` pixels, default 250 × 200), as SVG; a SMILES RDKit cannot read is 400 with its reason.");
+
         return group;
+    }
+
+    /// <summary>RDKit's drawing of <paramref name="smiles"/>, its size checked (16 to 1,000 pixels a side).</summary>
+    public static Task<string> DepictAsync(Salsa.Chemistry.Rdkit rdkit, string? smiles, int? width, int? height, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(rdkit);
+        if (string.IsNullOrWhiteSpace(smiles))
+        {
+            throw new ArgumentException("Give the molecule as a SMILES (smiles).");
+        }
+
+        if (width is < 16 or > 1000 || height is < 16 or > 1000)
+        {
+            throw new ArgumentException("A depiction is 16 to 1,000 pixels a side.");
+        }
+
+        return rdkit.SvgAsync(smiles, width ?? 250, height ?? 200, cancellationToken);
     }
 }

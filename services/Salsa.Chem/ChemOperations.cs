@@ -14,18 +14,33 @@ internal static class ChemOperations
         {
             Service = ChemService.Name,
             Name = "import",
-            Summary = "Imports a compound file (ids, SMILES and the fingerprints shipped with it).",
+            Summary = "Imports compounds: a shipped compound file with its fingerprints (source), your own compound file fingerprinted by RDKit (file: a path on the service's machine or an https URL; SMILES lines, CSV or SDF, plain or gzip), or a compounds dataset you uploaded (dataset). Give exactly one of the three.",
             Parameters =
             [
-                new("source", ParameterKind.String, "the compound file") { Required = true, Allowed = [.. CompoundCatalog.Sources.Select(s => s.Name)] },
-                new("limit", ParameterKind.Integer, "import only the first N compounds (0 = all)") { Default = 0, Minimum = 0 },
+                new("source", ParameterKind.String, "a shipped compound file") { Allowed = [.. CompoundCatalog.Sources.Select(s => s.Name)] },
+                new("limit", ParameterKind.Integer, "of a shipped file, import only the first N compounds (0 = all)") { Default = 0, Minimum = 0 },
+                new("file", ParameterKind.String, "a compound file: a path on the chem service's machine, or an https URL it fetches"),
+                new("dataset", ParameterKind.String, "the id of a compounds dataset already stored (POST /api/chem/uploads)"),
+                new("name", ParameterKind.String, "the dataset's name for a file (default: the file's name)"),
+                new("format", ParameterKind.String, "the file's layout") { Allowed = ["auto", "smiles", "csv", "sdf"] },
+                new("fingerprints", ParameterKind.StringList, $"fingerprint types RDKit computes for a file: {string.Join(", ", CompoundCatalog.Types.Select(t => t.Name))} (default: every type)"),
             ],
-            Outputs = [new("dataset", T.Compounds, "the compounds"), new("count", T.Integer, "compounds")],
+            Outputs = [new("dataset", T.Compounds, "the compounds"), new("count", T.Integer, "compounds"), new("refused", T.Integer, "molecules of a file RDKit could not read (left out)")],
             Execute = async c =>
             {
                 var chem = new ChemClient(await c.InvokerAsync(ChemService.Name));
-                var info = await chem.ImportAsync(new ImportCompoundsRequest { Source = c.Parameter<string>("source"), Limit = c.Parameter<int>("limit") }, c.CallOptions);
-                return StepOutcome.Of(("dataset", info.DatasetId), ("count", info.Count));
+                var request = new ImportCompoundsRequest
+                {
+                    Source = Text(c, "source"),
+                    Limit = c.Parameter<int>("limit"),
+                    Location = Text(c, "file"),
+                    DatasetId = Text(c, "dataset"),
+                    Compounds = new UploadCompoundsHeader { Name = Text(c, "name"), Format = Text(c, "format") },
+                };
+                request.Compounds.Fingerprints.AddRange(c.Strings("fingerprints"));
+                var info = await chem.ImportAsync(request, c.CallOptions);
+                var refused = info.Metadata.TryGetValue("refused", out var text) ? int.Parse(text, System.Globalization.CultureInfo.InvariantCulture) : 0;
+                return StepOutcome.Of(("dataset", info.DatasetId), ("count", info.Count), ("refused", refused));
             },
         },
         new()
@@ -44,4 +59,6 @@ internal static class ChemOperations
             },
         },
     ];
+
+    private static string Text(IStepContext c, string name) => c.HasParameter(name) ? c.Parameter<string>(name) : string.Empty;
 }

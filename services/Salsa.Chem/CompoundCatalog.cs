@@ -1,6 +1,4 @@
 using System.Globalization;
-using System.Security.Cryptography;
-using System.Text;
 using Salsa.Chemistry;
 using Salsa.Datasets;
 using Salsa.Hosting;
@@ -30,7 +28,7 @@ public sealed record CompoundUpload(DatasetInfo Compounds, IReadOnlyList<Refused
 /// The shipped files carry their fingerprints (RDKit ECFP4 1024-bit and MACCS 167-bit); a user's
 /// file is fingerprinted here by RDKit itself (<see cref="Rdkit"/>), to the same bits.
 /// </remarks>
-public sealed class CompoundCatalog(DatasetCatalog datasets, ServiceLimits limits, DataDirectory data, Rdkit rdkit)
+public sealed class CompoundCatalog(DatasetCatalog datasets, ServiceLimits limits, DataDirectory data, Rdkit rdkit, UserFiles files)
 {
     public const string FingerprintKeyPrefix = "fingerprints.";
 
@@ -46,6 +44,33 @@ public sealed class CompoundCatalog(DatasetCatalog datasets, ServiceLimits limit
         new(FingerprintType.Ecfp4.Name, FingerprintType.Ecfp4.Bits, "RDKit Morgan radius 2 (ECFP4), folded to 1024 bits; shipped with the data, computed by RDKit for uploads"),
         new(FingerprintType.Maccs.Name, FingerprintType.Maccs.Bits, "RDKit MACCS keys, 167 bits; shipped with the data, computed by RDKit for uploads"),
     ];
+
+    /// <summary>One of: a shipped source, a user's file where it is (fingerprinted by RDKit), a stored compounds dataset.</summary>
+    public async Task<DatasetInfo> ImportAsync(CompoundImportRequest request, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(request);
+        var given = new[] { !string.IsNullOrEmpty(request.Source), !string.IsNullOrEmpty(request.Location), request.DatasetId is not null }.Count(g => g);
+        if (given != 1)
+        {
+            throw new ArgumentException($"An import names one of source (a compound file: {string.Join(", ", Sources.Select(s => s.Name))}), location (a compound file's path or https URL) or datasetId (a stored compounds dataset); this one names {given}.");
+        }
+
+        if (!string.IsNullOrEmpty(request.Location))
+        {
+            await using var file = await files.OpenAsync(request.Location, cancellationToken);
+            var fileName = Uri.TryCreate(request.Location, UriKind.Absolute, out var uri) && uri.Scheme.StartsWith("http", StringComparison.Ordinal) ? Path.GetFileName(uri.AbsolutePath) : Path.GetFileName(request.Location);
+            return (await UploadAsync(file, string.IsNullOrWhiteSpace(request.Name) ? fileName : request.Name, request.Format, request.Fingerprints, cancellationToken)).Compounds;
+        }
+
+        if (request.DatasetId is { } id)
+        {
+            var info = await datasets.GetRequiredAsync(id, cancellationToken);
+            return info.Kind == DatasetKind.Compounds ? info
+                : throw new ArgumentException($"Dataset {info.Id} is {DatasetCatalog.KindName(info.Kind)}; the chemistry mashup takes a compounds dataset (an import or a compound upload).");
+        }
+
+        return await ImportAsync(request.Source, request.Limit, cancellationToken);
+    }
 
     public async Task<DatasetInfo> ImportAsync(string? source, int limit, CancellationToken cancellationToken)
     {
@@ -121,7 +146,7 @@ public sealed class CompoundCatalog(DatasetCatalog datasets, ServiceLimits limit
 
         var computed = await rdkit.FingerprintsAsync([.. records.Select(r => r.Smiles)], types, cancellationToken: cancellationToken);
         var refused = records.Select((r, i) => (r, i)).Where(p => computed.Errors[p.i] is not null)
-            .Select(p => new RefusedCompound(p.r.Line, p.r.Id, p.r.Smiles, computed.Errors[p.i]!)).ToList();
+            .Select(p => new RefusedCompound(p.r.Line, p.r.Id, p.r.IsMolBlock ? string.Empty : p.r.Smiles, computed.Errors[p.i]!)).ToList();
         var kept = Enumerable.Range(0, records.Count).Where(i => computed.Errors[i] is null).ToList();
         if (kept.Count == 0)
         {
@@ -129,11 +154,23 @@ public sealed class CompoundCatalog(DatasetCatalog datasets, ServiceLimits limit
             throw new ArgumentException($"RDKit read none of the {records.Count} compounds; line {first.Line}: {first.Reason}");
         }
 
+        // An SD file's molecules are stored as RDKit's canonical SMILES of their molblocks.
+        var smiles = kept.Select(i => records[i].Smiles).ToArray();
+        var blocks = kept.Select((i, k) => (i, k)).Where(p => records[p.i].IsMolBlock).ToList();
+        if (blocks.Count > 0)
+        {
+            var (canonical, _) = await rdkit.SmilesAsync([.. blocks.Select(p => records[p.i].Smiles)], cancellationToken: cancellationToken);
+            for (var b = 0; b < blocks.Count; b++)
+            {
+                smiles[blocks[b].k] = canonical[b] ?? throw new InvalidOperationException($"RDKit read the molblock at line {records[blocks[b].i].Line} for its fingerprints but not for its SMILES.");
+            }
+        }
+
         var set = new CompoundSet(
             [.. kept.Select(i => records[i].Id)],
-            [.. kept.Select(i => records[i].Smiles)],
+            smiles,
             types.ToDictionary(t => t, t => kept.SelectMany(i => computed.Fingerprint(t, i).ToArray()).ToArray()));
-        var compoundsId = DatasetIds.For("compound-upload", name, string.Join(',', types.Select(t => t.Name)), ContentHash(set));
+        var compoundsId = DatasetIds.For("compound-upload", name, string.Join(',', types.Select(t => t.Name)), DatasetIds.ContentHash(Enumerable.Range(0, set.Count).Select(i => new[] { set.Ids[i], set.Smiles[i] })));
         var info = await StoreAsync(set, compoundsId, name, new Dictionary<string, string> { ["compound_source"] = "upload", ["refused"] = refused.Count.ToString(CultureInfo.InvariantCulture) },
             $"compound upload: {name} ({records.Count} compounds, {refused.Count} refused by RDKit)", type => $"{type.Name} fingerprints computed by RDKit from the SMILES of {name}", cancellationToken);
         return new CompoundUpload(info, refused);
@@ -150,17 +187,6 @@ public sealed class CompoundCatalog(DatasetCatalog datasets, ServiceLimits limit
         return [.. fingerprints.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries).Distinct().Select(name =>
             Rdkit.Types.FirstOrDefault(t => t.Name == name)
             ?? throw new ArgumentException($"Unknown fingerprint type '{name}': use {string.Join(", ", Rdkit.Types.Select(t => t.Name))}."))];
-    }
-
-    private static string ContentHash(CompoundSet set)
-    {
-        using var hash = IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
-        for (var i = 0; i < set.Count; i++)
-        {
-            hash.AppendData(Encoding.UTF8.GetBytes(set.Ids[i] + "\u001f" + set.Smiles[i] + "\u001e"));
-        }
-
-        return Convert.ToHexStringLower(hash.GetHashAndReset());
     }
 
     /// <summary>A compounds dataset and its fingerprint datasets, stored once per content (and tenant).</summary>

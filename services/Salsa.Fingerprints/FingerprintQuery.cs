@@ -1,3 +1,4 @@
+using Salsa.Chemistry;
 using Salsa.Datasets;
 using Salsa.Store;
 
@@ -6,20 +7,48 @@ namespace Salsa.Fingerprints;
 /// <summary>A search's query checked against the dataset it searches: the same fingerprint type, the same length.</summary>
 public static class FingerprintQuery
 {
-    /// <summary>The query as packed words, or a clear <see cref="ArgumentException"/> naming what does not fit.</summary>
-    public static ulong[] Parse(FingerprintSearchRequest request, DatasetInfo dataset)
+    /// <summary>
+    /// The query as packed words, or a clear <see cref="ArgumentException"/> naming what does not
+    /// fit. A SMILES is fingerprinted by <paramref name="rdkit"/> as the dataset's fingerprints were
+    /// (RDKit's ECFP4 or MACCS), so the molecule itself, when it is in the dataset, is found at similarity 1.
+    /// </summary>
+    public static async Task<ulong[]> ParseAsync(FingerprintSearchRequest request, DatasetInfo dataset, Rdkit rdkit, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(request);
         ArgumentNullException.ThrowIfNull(dataset);
+        ArgumentNullException.ThrowIfNull(rdkit);
+        var given = new[] { request.QueryHex is not null, request.QueryWords is not null, request.QuerySmiles is not null }.Count(g => g);
+        if (given != 1)
+        {
+            throw new ArgumentException(given == 0
+                ? "The search has no query: give querySmiles, queryHex or queryWords."
+                : "The search has more than one query: give one of querySmiles, queryHex or queryWords.");
+        }
+
+        if (request.QuerySmiles is { } smiles)
+        {
+            return await FromSmilesAsync(smiles, request.FingerprintType, dataset, rdkit, cancellationToken);
+        }
+
         RequireSameType(request.FingerprintType, dataset);
         var type = new FingerprintType(FingerprintDatasets.TypeName(dataset.FingerprintType), dataset.Bits, "query");
-        return (request.QueryHex, request.QueryWords) switch
+        return request.QueryHex is { } hex ? FromHex(hex, type) : FromWords(request.QueryWords!, type);
+    }
+
+    private static async Task<ulong[]> FromSmilesAsync(string smiles, string? queryType, DatasetInfo dataset, Rdkit rdkit, CancellationToken cancellationToken)
+    {
+        var type = Rdkit.Types.FirstOrDefault(t => string.Equals(t.Name, dataset.FingerprintType, StringComparison.OrdinalIgnoreCase) && t.Bits == dataset.Bits)
+            ?? throw new ArgumentException(
+                $"Dataset {dataset.Id} holds {FingerprintDatasets.TypeName(dataset.FingerprintType)} fingerprints; a SMILES query is fingerprinted by RDKit as {string.Join(" or ", Rdkit.Types.Select(t => t.Name))} only: search with queryHex instead.");
+        if (!string.IsNullOrEmpty(queryType))
         {
-            (null, null) => throw new ArgumentException("The search has no query: give queryHex or queryWords."),
-            ({ }, { }) => throw new ArgumentException("The search has two queries: give queryHex or queryWords, not both."),
-            ({ } hex, null) => FromHex(hex, type),
-            (null, { } words) => FromWords(words, type),
-        };
+            RequireSameType(queryType, dataset);
+        }
+
+        var computed = await rdkit.FingerprintsAsync([smiles], [type], cancellationToken: cancellationToken);
+        return computed.Errors[0] is { } reason
+            ? throw new ArgumentException($"RDKit cannot read the query SMILES '{(smiles.Length <= 80 ? smiles : smiles[..77] + "...")}': {reason}")
+            : computed.Fingerprint(type, 0).ToArray();
     }
 
     private static void RequireSameType(string? queryType, DatasetInfo dataset)

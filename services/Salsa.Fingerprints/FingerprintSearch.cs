@@ -1,4 +1,5 @@
 using System.Globalization;
+using Salsa.Chemistry;
 using Salsa.Clustering;
 using Salsa.Clustering.Fingerprints;
 using Salsa.Hosting.Clustering.Cluster;
@@ -16,7 +17,7 @@ namespace Salsa.Fingerprints;
 /// partitions across the cluster when the service computes there (<c>Cluster:Enabled</c>), with the
 /// same hits.
 /// </summary>
-public sealed class FingerprintSearch(DatasetCatalog datasets, ButinaJobs butina, SearchIndexCache cache, SearchDispatcher dispatcher, FingerprintsOptions options, ClusterCompute? cluster = null)
+public sealed class FingerprintSearch(DatasetCatalog datasets, ButinaJobs butina, SearchIndexCache cache, SearchDispatcher dispatcher, FingerprintsOptions options, Rdkit rdkit, ClusterCompute? cluster = null)
 {
     public async Task<FingerprintSearchResult> SearchAsync(FingerprintSearchRequest request, CancellationToken cancellationToken)
     {
@@ -24,7 +25,7 @@ public sealed class FingerprintSearch(DatasetCatalog datasets, ButinaJobs butina
         CheckK(request.K);
         var info = await datasets.GetRequiredAsync(request.DatasetId, cancellationToken);
         FingerprintDatasets.RequireBinary(info);
-        var query = FingerprintQuery.Parse(request, info);
+        var query = await FingerprintQuery.ParseAsync(request, info, rdkit, cancellationToken);
         if (request.K > info.Count)
         {
             throw new ArgumentException($"k is {request.K}; dataset {info.Id} has only {info.Count} compounds.");
@@ -39,14 +40,30 @@ public sealed class FingerprintSearch(DatasetCatalog datasets, ButinaJobs butina
         {
             // A brute-force search compares every compound: the partitions do so where they are.
             var found = await cluster.SearchAsync(info.Id, info.Count, query, request.K, cancellationToken);
-            return new FingerprintSearchResult(
-                [.. found.Answer.Hits.Select(h => new SearchHit(h.Compound, found.Labels.GetValueOrDefault(h.Compound, ""), h.Similarity))], found.Answer.DistancesComputed);
+            return await WithSmilesAsync(info, new FingerprintSearchResult(
+                [.. found.Answer.Hits.Select(h => new SearchHit(h.Compound, found.Labels.GetValueOrDefault(h.Compound, ""), h.Similarity))], found.Answer.DistancesComputed), cancellationToken);
         }
 
         var set = await cache.GetOrBuildAsync(info.Id, request.ButinaJobId, () => BuildAsync(info, request.ButinaJobId), cancellationToken);
         var result = await dispatcher.RunAsync(
             () => request.ButinaJobId is null ? set.Index.SearchBruteForce(query, request.K) : set.Index.Search(query, request.K), cancellationToken);
-        return new FingerprintSearchResult([.. result.Hits.Select(h => new SearchHit(h.Compound, set.LabelOf(h.Compound), h.Similarity))], result.DistancesComputed);
+        return await WithSmilesAsync(info, new FingerprintSearchResult([.. result.Hits.Select(h => new SearchHit(h.Compound, set.LabelOf(h.Compound), h.Similarity))], result.DistancesComputed), cancellationToken);
+    }
+
+    /// <summary>
+    /// The hits with their SMILES, when the fingerprints were made from a compounds dataset that is
+    /// still stored (the chem service names it in their metadata; its compounds are in the same order).
+    /// </summary>
+    private async Task<FingerprintSearchResult> WithSmilesAsync(DatasetInfo info, FingerprintSearchResult result, CancellationToken cancellationToken)
+    {
+        if (!info.Metadata.TryGetValue("compounds_dataset", out var text) || !Guid.TryParse(text, out var compoundsId)
+            || await datasets.GetAsync(compoundsId, cancellationToken) is not { Kind: DatasetKind.Compounds } compounds || compounds.Count != info.Count)
+        {
+            return result;
+        }
+
+        var (_, content) = await datasets.ReadRequiredAsync(compoundsId, cancellationToken);
+        return content.Texts is { } smiles ? result with { Hits = [.. result.Hits.Select(h => h with { Smiles = smiles[h.Index] })] } : result;
     }
 
     private void CheckK(int k)

@@ -64,11 +64,12 @@ internal static class FingerprintsOperations
             {
                 Service = FingerprintsService.Name,
                 Name = "search",
-                Summary = "The k compounds most similar (Tanimoto) to a query fingerprint, pruned through a Butina clustering when given.",
+                Summary = "The k compounds most similar (Tanimoto) to a query molecule (SMILES, fingerprinted by RDKit) or fingerprint (hex), pruned through a Butina clustering when given. Give querySmiles or queryHex.",
                 Inputs = [new("dataset", T.Fingerprints, true, "the fingerprints searched"), new("butina", T.Butina, false, "a Butina clustering of that dataset, to prune the search")],
                 Parameters =
                 [
-                    new("queryHex", ParameterKind.String, "the query fingerprint in the data files' hex encoding") { Required = true },
+                    new("querySmiles", ParameterKind.String, "the query molecule as a SMILES: RDKit fingerprints it as the dataset's were"),
+                    new("queryHex", ParameterKind.String, "the query fingerprint in the data files' hex encoding"),
                     new("fingerprintType", ParameterKind.String, "the query's fingerprint type (the dataset's)") { Default = FingerprintType.Ecfp4.Name },
                     new("k", ParameterKind.Integer, "hits") { Default = 10, Minimum = 1, Maximum = options.MaxSearchK },
                 ],
@@ -78,7 +79,8 @@ internal static class FingerprintsOperations
                     var request = new SearchRequest
                     {
                         DatasetId = c.InputString("dataset"),
-                        QueryHex = c.Parameter<string>("queryHex"),
+                        QueryHex = c.HasParameter("queryHex") ? c.Parameter<string>("queryHex") : string.Empty,
+                        QuerySmiles = c.HasParameter("querySmiles") ? c.Parameter<string>("querySmiles") : string.Empty,
                         FingerprintType = c.Parameter<string>("fingerprintType"),
                         K = c.Parameter<int>("k"),
                     };
@@ -94,6 +96,7 @@ internal static class FingerprintsOperations
                         ["index"] = h.Index,
                         ["compound"] = h.Label,
                         ["similarity"] = Math.Round(h.Similarity, 4),
+                        ["smiles"] = h.Smiles.Length > 0 ? h.Smiles : null,
                     })]);
                     return StepOutcome.Of(("table", table), ("distancesComputed", response.DistancesComputed));
                 },

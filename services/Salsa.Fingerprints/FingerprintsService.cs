@@ -26,6 +26,8 @@ public sealed class FingerprintsService : ISalsaService
         services.AddSingleton<BinaryAnnealingJobs>();
         services.AddSingleton<SearchDispatcher>();
         services.AddSingleton<SearchIndexCache>();
+        // RDKit fingerprints a SMILES query (its engines start on first use).
+        services.AddSingleton(sp => new Salsa.Chemistry.Rdkit(sp.GetRequiredService<IOptions<ServiceLimits>>().Value.Ranks));
         services.AddSingleton<FingerprintSearch>();
         services.AddSingleton<FingerprintsGrpcService>();
     }

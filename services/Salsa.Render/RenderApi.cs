@@ -20,6 +20,11 @@ public static class RenderApi
             .WithName("StartScatter")
             .WithSummary("Draws a succeeded MDS embedding, optionally coloured by cluster: 202 with the job; its artifacts are scatter.svg and scatter.png.");
 
+        group.MapPost("/molecule-grid", async Task<Accepted<JobView>> (RenderJobs jobs, MoleculeGridRequest request, CancellationToken cancellationToken) =>
+            JobResponses.Accepted(await jobs.StartMoleculeGridAsync(request, cancellationToken)))
+            .WithName("StartMoleculeGrid")
+            .WithSummary("Draws compounds of a compounds dataset (by index, e.g. a Butina clustering's medoids) as RDKit depicts them, in a grid with their ids and sizes: 202 with the job; its artifact is molecules.svg.");
+
         return group;
     }
 }

@@ -11,6 +11,9 @@ public sealed class RenderGrpcService(RenderJobs jobs) : global::Salsa.Contracts
     public override async Task<JobInfo> StartCensusMap(RenderCensusMapRequest request, ServerCallContext context) =>
         JobViews.ToProto(await jobs.StartCensusMapAsync(CensusMapRequest.From(request), context.CancellationToken));
 
+    public override async Task<JobInfo> StartMoleculeGrid(RenderMoleculeGridRequest request, ServerCallContext context) =>
+        JobViews.ToProto(await jobs.StartMoleculeGridAsync(MoleculeGridRequest.From(request), context.CancellationToken));
+
     public override async Task<JobInfo> StartScatter(RenderScatterRequest request, ServerCallContext context) =>
         JobViews.ToProto(await jobs.StartScatterAsync(ScatterRequest.From(request), context.CancellationToken));
 }

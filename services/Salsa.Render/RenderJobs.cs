@@ -7,7 +7,9 @@ using Salsa.Hosting;
 using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Jobs;
 using Salsa.Rendering;
+using Salsa.Chemistry;
 using Salsa.Rendering.Maps;
+using Salsa.Rendering.Molecules;
 using Salsa.Rendering.Scatter;
 using Salsa.Store;
 using Salsa.Hosting.Clustering;
@@ -37,15 +39,19 @@ public sealed record ScatterSummary(
     int Height,
     double ElapsedMs);
 
+/// <summary>What a molecule-grid job returns; the file is its artifact <c>molecules.svg</c>.</summary>
+public sealed record MoleculeGridSummary(Guid CompoundsDatasetId, int Molecules, IReadOnlyList<string> Ids, double ElapsedMs);
+
 /// <summary>
 /// Figures as jobs, shared by the REST and gRPC faces: a request is checked against the jobs and
 /// datasets it names before it is accepted; the drawing runs on the compute dispatcher and its
 /// files become the job's artifacts.
 /// </summary>
-public sealed class RenderJobs(JobManager jobs, DatasetCatalog datasets, StoredJobs stored, ServiceLimits limits)
+public sealed class RenderJobs(JobManager jobs, DatasetCatalog datasets, StoredJobs stored, ServiceLimits limits, Rdkit rdkit)
 {
     public const string CensusMapKind = "census-map";
     public const string ScatterKind = "scatter";
+    public const string MoleculeGridKind = "molecule-grid";
 
     private const string Svg = "image/svg+xml";
     private const string Png = "image/png";
@@ -109,6 +115,24 @@ public sealed class RenderJobs(JobManager jobs, DatasetCatalog datasets, StoredJ
         }
 
         return await jobs.SubmitAsync(ScatterKind, request, embedding.DatasetId, context => DrawScatterAsync(context, request, embedding, result, clusters), cancellationToken).ConfigureAwait(false);
+    }
+
+    public async Task<JobRecord> StartMoleculeGridAsync(MoleculeGridRequest request, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(request);
+        request.Validate(limits);
+        var compounds = await datasets.GetRequiredAsync(request.CompoundsDatasetId, cancellationToken).ConfigureAwait(false);
+        if (compounds.Kind != DatasetKind.Compounds)
+        {
+            throw new ArgumentException($"Dataset {compounds.Id} is {DatasetCatalog.KindName(compounds.Kind)}; a molecule grid draws the compounds (SMILES) of a compounds dataset.");
+        }
+
+        foreach (var item in request.Items.Where(i => (uint)i >= (uint)compounds.Count))
+        {
+            throw new ArgumentException($"Item {item} is not a compound of dataset {compounds.Id} (it has {compounds.Count:N0}, numbered from 0).");
+        }
+
+        return await jobs.SubmitAsync(MoleculeGridKind, request, compounds.Id, context => DrawMoleculeGridAsync(context, request), cancellationToken).ConfigureAwait(false);
     }
 
     /// <summary>
@@ -210,6 +234,42 @@ public sealed class RenderJobs(JobManager jobs, DatasetCatalog datasets, StoredJ
             (Artifacts.ScatterSvg, Svg, () => Encoding.UTF8.GetBytes(ScatterRenderer.RenderSvg(data, options))),
             (Artifacts.ScatterPng, Png, () => ScatterRenderer.RenderPng(data, options))).ConfigureAwait(false);
         return new JobOutcome(new ScatterSummary(embedding.Id, result.Items, result.Dimensions, data.ClusterCount, options.Width, options.Height, clock.Elapsed.TotalMilliseconds));
+    }
+
+    private async Task<JobOutcome> DrawMoleculeGridAsync(JobContext context, MoleculeGridRequest request)
+    {
+        var clock = Stopwatch.StartNew();
+        var (_, content) = await datasets.ReadRequiredAsync(request.CompoundsDatasetId, context.CancellationToken).ConfigureAwait(false);
+        var (ids, smiles) = (content.Labels ?? [], content.Texts ?? throw new InvalidDataException($"Dataset {request.CompoundsDatasetId} holds no SMILES."));
+        var cellSize = request.CellSize ?? 220;
+        var cells = new List<MoleculeCell>();
+        for (var n = 0; n < request.Items.Count; n++)
+        {
+            context.CancellationToken.ThrowIfCancellationRequested();
+            var item = request.Items[n];
+            var caption = new List<string> { ids.Length > item ? ids[item] : item.ToString(CultureInfo.InvariantCulture) };
+            if (request.Sizes is { } sizes)
+            {
+                caption.Add(string.Create(CultureInfo.InvariantCulture, $"cluster {n + 1} · {sizes[n]:N0} compounds"));
+            }
+
+            string depiction;
+            try
+            {
+                depiction = await rdkit.SvgAsync(smiles[item], cellSize - 8, cellSize - 8, context.CancellationToken).ConfigureAwait(false);
+            }
+            catch (MoleculeException e)
+            {
+                throw new InvalidDataException($"Compound {caption[0]} (item {item}): {e.Message}", e);
+            }
+
+            cells.Add(new MoleculeCell(depiction, caption));
+            context.Report(new JobProgressUpdate("depictions", n + 1, null, 0, 0, clock.Elapsed.TotalMilliseconds));
+        }
+
+        var svg = MoleculeGrid.Compose(cells, request.Columns ?? 5, cellSize, request.Title ?? $"{cells.Count} compounds, as RDKit draws them");
+        await context.SaveArtifactAsync(Artifacts.MoleculesSvg, Svg, Encoding.UTF8.GetBytes(svg)).ConfigureAwait(false);
+        return new JobOutcome(new MoleculeGridSummary(request.CompoundsDatasetId, cells.Count, [.. cells.Select(c => c.Caption[0])], clock.Elapsed.TotalMilliseconds));
     }
 
     /// <summary>Draws and stores each file in turn, with a progress event (phase = the file) before each; cancellation is honoured between files.</summary>

@@ -1,3 +1,4 @@
+using System.Text.Json;
 using Salsa.Contracts.Clients;
 using Salsa.Contracts.Common;
 using Salsa.Contracts.Operations;
@@ -9,7 +10,7 @@ using T = Salsa.Contracts.Operations.ValueTypes;
 
 namespace Salsa.Render;
 
-/// <summary>The render service's workflow operations: a census map of a clustering, a scatter plot of an embedding.</summary>
+/// <summary>The render service's workflow operations: a census map of a clustering, a scatter plot of an embedding, a grid of molecules.</summary>
 internal static class RenderOperations
 {
     public static IReadOnlyList<OperationSpec> Describe(ServiceLimits limits)
@@ -75,6 +76,46 @@ internal static class RenderOperations
                         Title = c.Parameter<string>("title"),
                     };
                     var job = await c.RunJobAsync(RenderService.Name, (invoker, options) => new RenderClient(invoker).StartScatterAsync(request, options));
+                    return StepOutcome.Of(job, ("job", job.ToJson()));
+                },
+            },
+            new()
+            {
+                Service = RenderService.Name,
+                Name = "molecule-grid",
+                Summary = "A grid of compounds as RDKit draws them (SVG), each captioned with its id and size: the representatives of a clustering, e.g. the medoids of the largest Butina clusters.",
+                Inputs =
+                [
+                    new("compounds", T.Compounds, true, "the compounds (ids and SMILES)"),
+                    new("items", T.Indices, true, "which compounds, in order (e.g. Butina medoids, largest cluster first)"),
+                    new("sizes", T.Numbers, false, "a size per item (e.g. its cluster's)"),
+                ],
+                Parameters =
+                [
+                    new("count", ParameterKind.Integer, "draw the first N items") { Default = 20, Minimum = 1, Maximum = MoleculeGridRequest.MaxItems, OperationOnly = true },
+                    new("columns", ParameterKind.Integer, "cells per row") { Default = 5, Minimum = 1, Maximum = Rendering.Molecules.MoleculeGrid.MaxColumns },
+                    new("cellSize", ParameterKind.Integer, "a cell's side in pixels") { Default = 220, Minimum = 80, Maximum = 800 },
+                    new("title", ParameterKind.String, "the grid's title (empty: how many compounds)") { Default = "" },
+                ],
+                Outputs = [new("job", T.Rendering, "the rendering job (its file)")],
+                Artifacts = [Artifacts.MoleculesSvg],
+                Execute = async c =>
+                {
+                    var count = c.Parameter<int>("count");
+                    var request = new RenderMoleculeGridRequest
+                    {
+                        CompoundsDatasetId = c.InputString("compounds"),
+                        Columns = c.Parameter<int>("columns"),
+                        CellSize = c.Parameter<int>("cellSize"),
+                        Title = c.Parameter<string>("title"),
+                    };
+                    request.Items.AddRange(c.Input("items").Deserialize<int[]>()!.Take(count));
+                    if (c.HasInput("sizes"))
+                    {
+                        request.Sizes.AddRange(c.Input("sizes").Deserialize<double[]>()!.Take(count));
+                    }
+
+                    var job = await c.RunJobAsync(RenderService.Name, (invoker, options) => new RenderClient(invoker).StartMoleculeGridAsync(request, options));
                     return StepOutcome.Of(job, ("job", job.ToJson()));
                 },
             },

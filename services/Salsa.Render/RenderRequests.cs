@@ -114,3 +114,70 @@ public sealed record ScatterRequest : FigureRequest
         };
     }
 }
+
+/// <summary>
+/// A grid of structure depictions: compounds of a compounds dataset by index (e.g. the medoids of
+/// the largest Butina clusters), each drawn by RDKit and captioned with its id and, when given, its
+/// size. Columns default to 5, cells to 220 pixels.
+/// </summary>
+public sealed record MoleculeGridRequest
+{
+    public const int MaxItems = 200;
+
+    public required Guid CompoundsDatasetId { get; init; }
+
+    public required IReadOnlyList<int> Items { get; init; }
+
+    /// <summary>A number per item (its cluster's size), or none.</summary>
+    public IReadOnlyList<double>? Sizes { get; init; }
+
+    public int? Columns { get; init; }
+
+    public int? CellSize { get; init; }
+
+    public string? Title { get; init; }
+
+    public void Validate(ServiceLimits limits)
+    {
+        ArgumentNullException.ThrowIfNull(limits);
+        if (Items is null || Items.Count is 0 or > MaxItems)
+        {
+            throw new ArgumentException($"A molecule grid draws 1 to {MaxItems} compounds; {Items?.Count ?? 0} were asked for.");
+        }
+
+        if (Sizes is { Count: > 0 } sizes && sizes.Count != Items.Count)
+        {
+            throw new ArgumentException($"There are {sizes.Count} sizes for {Items.Count} items; give one per item, or none.");
+        }
+
+        if (Columns is < 1 or > Rendering.Molecules.MoleculeGrid.MaxColumns)
+        {
+            throw new ArgumentException($"columns must be 1 to {Rendering.Molecules.MoleculeGrid.MaxColumns}; it is {Columns}.");
+        }
+
+        if (CellSize is < 80 or > 800)
+        {
+            throw new ArgumentException($"cellSize must be 80 to 800 pixels; it is {CellSize}.");
+        }
+
+        limits.CheckImageSide((Columns ?? 5) * (CellSize ?? 220), "width");
+        if (Title is { Length: > FigureRequest.MaxTitleLength })
+        {
+            throw new ArgumentException($"The title has {Title.Length} characters; at most {FigureRequest.MaxTitleLength} fit on a figure.");
+        }
+    }
+
+    public static MoleculeGridRequest From(Contracts.Render.RenderMoleculeGridRequest request)
+    {
+        ArgumentNullException.ThrowIfNull(request);
+        return new MoleculeGridRequest
+        {
+            CompoundsDatasetId = DatasetCatalog.ParseId(request.CompoundsDatasetId),
+            Items = [.. request.Items],
+            Sizes = request.Sizes.Count == 0 ? null : [.. request.Sizes],
+            Columns = request.Columns == 0 ? null : request.Columns,
+            CellSize = request.CellSize == 0 ? null : request.CellSize,
+            Title = request.Title.Length == 0 ? null : request.Title,
+        };
+    }
+}

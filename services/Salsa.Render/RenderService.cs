@@ -4,7 +4,7 @@ using Salsa.Contracts.Operations;
 
 namespace Salsa.Render;
 
-/// <summary>Census cluster maps (SVG, PNG, GeoJSON) and MDS scatter plots as a service.</summary>
+/// <summary>Census cluster maps (SVG, PNG, GeoJSON), MDS scatter plots and molecule grids (RDKit depictions) as a service.</summary>
 public sealed class RenderService : ISalsaService
 {
     public static string Name => "render";
@@ -16,6 +16,8 @@ public sealed class RenderService : ISalsaService
         ArgumentNullException.ThrowIfNull(builder);
         builder.AddJobs().AddDatasets();
         builder.Services.AddSingleton<StoredJobs>();
+        // RDKit draws molecules (its engines start on first use).
+        builder.Services.AddSingleton(services => new Salsa.Chemistry.Rdkit(services.GetRequiredService<Microsoft.Extensions.Options.IOptions<ServiceLimits>>().Value.Ranks));
         builder.Services.AddSingleton<RenderJobs>();
         builder.Services.AddSingleton<RenderGrpcService>();
     }

@@ -52,6 +52,22 @@ public sealed class CompoundFileTests
         Assert.Contains("line 1", noColumn.Message, StringComparison.Ordinal);
         Assert.Contains("structure", noColumn.Message, StringComparison.Ordinal);
         Assert.Throws<ArgumentException>(() => CompoundFile.ParseFormat("sdf2"));
+        Assert.Equal(CompoundFileFormat.Sdf, CompoundFile.ParseFormat("SDF"));
+    }
+
+    [Fact]
+    public void Sdf_RecordsWithTheirFirstLine_IdFromTheTitleOrAnIdField_RecognisedByTheCountsLine()
+    {
+        const string Ethanol = "ethanol\n  RDKit          2D\n\n  3  2  0  0  0  0  0  0  0  0999 V2000\n    0.0000    0.0000    0.0000 C   0  0\n    1.2990    0.7500    0.0000 C   0  0\n    2.5981   -0.0000    0.0000 O   0  0\n  1  2  1  0\n  2  3  1  0\nM  END\n";
+        var untitled = "\n" + Ethanol[Ethanol.IndexOf('\n', StringComparison.Ordinal)..].TrimStart('\n');
+        var text = Ethanol + "> <MW>\n46.07\n\n$$$$\n" + untitled + "> <ID>\nE-2\n\n$$$$\n" + untitled + "$$$$\n";
+
+        var records = Read(text, CompoundFileFormat.Auto);
+
+        Assert.Equal([(1, "ethanol"), (15, "E-2"), (29, "line-29")], records.Select(r => (r.Line, r.Id)));
+        Assert.All(records, r => Assert.True(r.IsMolBlock && r.Smiles.Contains("M  END", StringComparison.Ordinal)));
+        var unended = Assert.Throws<InvalidDataException>(() => Read(Ethanol.Replace("M  END\n", "", StringComparison.Ordinal) + "$$$$\n", CompoundFileFormat.Sdf));
+        Assert.Contains("line 1: an SD record whose molblock has no 'M  END'", unended.Message, StringComparison.Ordinal);
     }
 
     private static List<CompoundRecord> Read(string text, CompoundFileFormat format) =>

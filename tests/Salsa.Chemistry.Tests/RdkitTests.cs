@@ -38,6 +38,56 @@ public sealed class RdkitTests : IClassFixture<RdkitTests.Engines>
     }
 
     [Fact]
+    public async Task Engines_MadeUsedAndDisposedOverAndOver_WhileTheCollectorRuns_NoFault()
+    {
+        // Services start and stop their RDKit with them; a V8 object left to a finalizer after its
+        // isolate is gone would end the whole process.
+        for (var round = 0; round < 6; round++)
+        {
+            var rdkit = new Rdkit(2);
+            await Task.WhenAll(Enumerable.Range(0, 4).Select(i => Task.Run(async () =>
+            {
+                Assert.StartsWith("<?xml", await rdkit.SvgAsync("c1ccccc1O", cancellationToken: Token), StringComparison.Ordinal);
+                Assert.Null((await rdkit.FingerprintsAsync(["CCO", "c1ccccc1"], Rdkit.Types, cancellationToken: Token)).Errors[0]);
+            }, Token)));
+            rdkit.Dispose();
+            GC.Collect();
+            GC.WaitForPendingFinalizers();
+            GC.Collect();
+        }
+    }
+
+    [Fact]
+    public async Task Fingerprints_FromMolblocks_AreTheShippedOnes_AndTheirSmilesRdkitsCanonicalOnes()
+    {
+        var shipped = CompoundSet.ReadFile(CompoundSet.FixturePath);
+        var sample = Enumerable.Range(0, 60).Select(i => i * 8).ToList();
+        var blocks = new List<string>();
+        foreach (var i in sample)
+        {
+            blocks.Add(await _rdkit.MolBlockAsync(shipped.Smiles[i], Token));
+        }
+
+        blocks.Insert(7, "broken\n  RDKit\n\n  1  0  0  0  0  0  0  0  0  0999 V2000\nM  END\n");
+        var computed = await _rdkit.FingerprintsAsync(blocks, Rdkit.Types, cancellationToken: Token);
+        var (smiles, errors) = await _rdkit.SmilesAsync(blocks, cancellationToken: Token);
+
+        Assert.NotNull(computed.Errors[7]);
+        Assert.NotNull(errors[7]);
+        blocks.RemoveAt(7);
+        var kept = Enumerable.Range(0, blocks.Count + 1).Where(k => k != 7).ToList();
+        for (var j = 0; j < sample.Count; j++)
+        {
+            Assert.Null(computed.Errors[kept[j]]);
+            Assert.Equal(await _rdkit.CanonicalAsync(shipped.Smiles[sample[j]], Token), smiles[kept[j]]);
+            foreach (var type in Rdkit.Types)
+            {
+                Assert.Equal(CompoundSet.FormatHex(shipped.Fingerprint(type, sample[j]), type), CompoundSet.FormatHex(computed.Fingerprint(type, kept[j]), type));
+            }
+        }
+    }
+
+    [Fact]
     public async Task Fingerprints_UnreadableMolecules_ReportedWithRdkitsReason_TheOthersUnaffected()
     {
         string[] smiles = ["c1ccccc1", "C1CC", "not a molecule", "CCO", "c1cccc1", "", "C(C)(C)(C)(C)C", "CC(=O)O"];

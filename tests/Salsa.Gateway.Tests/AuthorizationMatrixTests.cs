@@ -206,6 +206,7 @@ public sealed class AuthorizationMatrixTests(SecuredPlatform platform) : IClassF
         ["POST /api/datasets/csv"] = null,
         ["POST /api/census/imports"] = null,
         ["POST /api/census/queries"] = """{"datasetId":"$dataset"}""",
+        ["POST /api/census/uploads"] = null,
         ["POST /api/chem/imports"] = null,
         ["POST /api/chem/uploads"] = null,
         ["POST /api/annealing/jobs"] = """{"datasetId":"$points","maxClusters":2}""",
@@ -216,6 +217,9 @@ public sealed class AuthorizationMatrixTests(SecuredPlatform platform) : IClassF
         ["POST /api/mds/jobs"] = """{"datasetId":"$fingerprints","dimensions":2}""",
         ["POST /api/render/census-map"] = """{"pointsDatasetId":"$points","clusteringJobId":"$job:annealing"}""",
         ["POST /api/render/scatter"] = """{"embeddingJobId":"$job:mds"}""",
+        ["POST /api/render/molecule-grid"] = """{"compoundsDatasetId":"$compounds","items":[0]}""",
+        ["POST /api/uploads/places"] = null,
+        ["POST /api/uploads/compounds"] = null,
         ["POST /api/jobs/{id}/cancel"] = "",
         ["POST /api/runs/"] = null,
         ["POST /api/runs/{id}/cancel"] = "",
@@ -238,9 +242,12 @@ public sealed class AuthorizationMatrixTests(SecuredPlatform platform) : IClassF
         ["salsa.datasets.v1.Datasets/Download"] = """{"datasetId":"$points"}""",
         ["salsa.census.v1.Census/Import"] = null,
         ["salsa.census.v1.Census/Query"] = """{"datasetId":"$dataset"}""",
+        ["salsa.census.v1.Census/Upload"] = null,
         ["salsa.chem.v1.Chem/Import"] = null,
+        ["salsa.chem.v1.Chem/Upload"] = null,
         ["salsa.chem.v1.Chem/Fingerprints"] = """{"datasetId":"$compounds","fingerprintType":"rdkit-ecfp4-1024"}""",
         ["salsa.chem.v1.Chem/ListFingerprintTypes"] = null,
+        ["salsa.chem.v1.Chem/Depict"] = """{"smiles":"CCO"}""",
         ["salsa.annealing.v1.Annealing/Start"] = """{"datasetId":"$points","maxClusters":2}""",
         ["salsa.annealing.v1.Annealing/GetResult"] = """{"jobId":"$job:annealing"}""",
         ["salsa.kmeans.v1.KMeans/Start"] = """{"datasetId":"$points","clusters":2}""",
@@ -254,6 +261,7 @@ public sealed class AuthorizationMatrixTests(SecuredPlatform platform) : IClassF
         ["salsa.mds.v1.Mds/GetResult"] = """{"jobId":"$job:mds"}""",
         ["salsa.render.v1.Render/StartCensusMap"] = """{"pointsDatasetId":"$points","clusteringJobId":"$job:annealing"}""",
         ["salsa.render.v1.Render/StartScatter"] = """{"embeddingJobId":"$job:mds"}""",
+        ["salsa.render.v1.Render/StartMoleculeGrid"] = """{"compoundsDatasetId":"$compounds","items":[0]}""",
         ["salsa.gateway.v1.Gateway/StartRun"] = null,
         ["salsa.gateway.v1.Gateway/GetRun"] = """{"runId":"$run"}""",
         ["salsa.gateway.v1.Gateway/ListRuns"] = "{}",
@@ -412,6 +420,8 @@ public sealed class AuthorizationMatrixTests(SecuredPlatform platform) : IClassF
             .Replace("/api/keys/{id}", $"/api/keys/{platform.Alpha["key"]}", StringComparison.Ordinal)
             .Replace("/api/chem/compounds/{id}/fingerprints/{type}", $"/api/chem/compounds/{platform.Alpha["compounds"]}/fingerprints/rdkit-ecfp4-1024", StringComparison.Ordinal)
             .Replace("/api/workflows/{name}", "/api/workflows/census-indiana", StringComparison.Ordinal)
+            .Replace("/api/chem/depictions", "/api/chem/depictions?smiles=CCO", StringComparison.Ordinal)
+            .Replace("/api/depictions", "/api/depictions?smiles=CCO", StringComparison.Ordinal)
             .Replace("{id}", job ?? Guid.NewGuid().ToString(), StringComparison.Ordinal)
             .Replace("/artifacts/{name}", $"/artifacts/{(path.StartsWith("/api/runs", StringComparison.Ordinal) ? platform.Alpha["artifact"] : platform.Alpha.GetValueOrDefault($"artifact:{target.Process}") ?? "none")}", StringComparison.Ordinal);
         var key = $"{method} {pattern}";

@@ -111,6 +111,70 @@ public sealed class WebUiTests
         await gateway.StopAsync();
     }
 
+    [Fact]
+    public async Task Browser_UploadsOwnCompounds_WithTheFilePicker_ThenRunsTheMashupOnThem_HitsDrawnByRdkit()
+    {
+        using var timeout = CancellationTokenSource.CreateLinkedTokenSource(TestContext.Current.CancellationToken);
+        timeout.CancelAfter(TimeSpan.FromSeconds(RunTimeoutSeconds + 120));
+        var token = timeout.Token;
+        var browserDirectory = await BrowserDirectoryAsync(token);
+        using var directory = new TemporaryDirectory();
+        var shipped = Salsa.Datasets.CompoundSet.ReadFile(Salsa.Datasets.CompoundSet.FixturePath);
+        var lines = Enumerable.Range(0, 80).Select(i => $"{shipped.Smiles[i]} {shipped.Ids[i]}").Append("C1CC not-a-ring");
+        var file = directory.Combine("my-compounds.smi");
+        await File.WriteAllTextAsync(file, string.Join('\n', lines), token);
+        await using var gateway = await GatewayServer.StartAsync(directory.Combine("salsa.db"), cancellationToken: token);
+
+        var root = await RunUploadAsync(browserDirectory, gateway, "compounds", file, "web-ui-upload-compounds.png", token);
+
+        Assert.Equal("my-compounds.smi", root.GetProperty("namePlaceholder").GetString());
+        Assert.True(root.GetProperty("sawProgress").GetBoolean(), "no progress bar while uploading");
+        Assert.Equal(["POST /api/uploads/compounds"], root.GetProperty("uploadRequests").EnumerateArray().Select(r => r.GetString()));
+        Assert.Equal("my-compounds.smi: 80 compounds · 1 refused", root.GetProperty("done").GetString());
+        Assert.StartsWith("line 81 (not-a-ring): ", Assert.Single(root.GetProperty("refused").EnumerateArray()).GetString(), StringComparison.Ordinal);
+        Assert.Equal("succeeded", root.GetProperty("state").GetString());
+        Assert.Contains(root.GetProperty("images").EnumerateArray(), i => i.GetProperty("src").GetString()!.EndsWith("/molecules.svg", StringComparison.Ordinal) && i.GetProperty("naturalWidth").GetInt32() > 0);
+        var depictions = root.GetProperty("depictions").EnumerateArray().Select(d => d.GetInt32()).ToList();
+        Assert.Equal(10, depictions.Count); // the search's hits, each drawn
+        Assert.All(depictions, width => Assert.True(width > 0));
+    }
+
+    [Fact]
+    public async Task Browser_UploadsOwnPlaces_ABadRowIsShownWithItsLine_AGoodFileRunsTheCensusMashup()
+    {
+        using var timeout = CancellationTokenSource.CreateLinkedTokenSource(TestContext.Current.CancellationToken);
+        timeout.CancelAfter(TimeSpan.FromSeconds(RunTimeoutSeconds + 120));
+        var token = timeout.Token;
+        var browserDirectory = await BrowserDirectoryAsync(token);
+        using var directory = new TemporaryDirectory();
+        var rows = Enumerable.Range(0, 60).Select(i => string.Create(CultureInfo.InvariantCulture, $"p{i},{-33.9 + (i % 6) + (i * 0.01)},{18.4 + (i % 5) + (i * 0.02)},{1000 + (i * 37)}")).ToList();
+        var good = directory.Combine("cape.csv");
+        await File.WriteAllTextAsync(good, "id,lat,lon,population\n" + string.Join('\n', rows), token);
+        rows[30] = "p30,-33.9,east,1200";
+        var bad = directory.Combine("cape-bad.csv");
+        await File.WriteAllTextAsync(bad, "id,lat,lon,population\n" + string.Join('\n', rows), token);
+        await using var gateway = await GatewayServer.StartAsync(directory.Combine("salsa.db"), cancellationToken: token);
+
+        var refused = await RunUploadAsync(browserDirectory, gateway, "places", bad, "web-ui-upload-bad.png", token);
+        Assert.Contains("cape-bad.csv line 32: lon 'east' is not a number", refused.GetProperty("error").GetString(), StringComparison.Ordinal);
+
+        var root = await RunUploadAsync(browserDirectory, gateway, "places", good, "web-ui-upload-places.png", token);
+        Assert.Equal("cape.csv: 60 places", root.GetProperty("done").GetString());
+        Assert.Equal("succeeded", root.GetProperty("state").GetString());
+        Assert.Contains(root.GetProperty("images").EnumerateArray(), i => i.GetProperty("src").GetString()!.EndsWith("/map.svg", StringComparison.Ordinal) && i.GetProperty("naturalWidth").GetInt32() > 0);
+    }
+
+    private static async Task<JsonElement> RunUploadAsync(string browserDirectory, GatewayServer gateway, string kind, string file, string screenshotName, CancellationToken token)
+    {
+        var screenshot = Screenshot(screenshotName);
+        var (exitCode, output, error) = await ExternalProgram.RunAsync("node", browserDirectory,
+            ["upload-test.mjs", gateway.Ports.RestAddress.ToString(), kind, file, RunTimeoutSeconds.ToString(CultureInfo.InvariantCulture), screenshot], token);
+        TestContext.Current.TestOutputHelper?.WriteLine($"screenshot: {screenshot}");
+        TestContext.Current.TestOutputHelper?.WriteLine(output);
+        Assert.True(exitCode == 0, $"node upload-test.mjs exited with {exitCode}:\n{output}\n{error}");
+        return JsonDocument.Parse(output).RootElement.Clone();
+    }
+
     private static string Screenshot(string name)
     {
         var screenshot = Path.Combine(AppContext.BaseDirectory, "screenshots", name);

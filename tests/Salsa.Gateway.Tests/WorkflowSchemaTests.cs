@@ -108,7 +108,7 @@ public sealed partial class WorkflowSchemaTests
     {
         var files = Directory.GetFiles(Path.Combine(s_root, "workflows"), "*.yaml").Order(StringComparer.Ordinal).ToList();
 
-        Assert.Equal(["census-indiana.yaml", "census-us.yaml", "chem-40k.yaml"], files.Select(f => Path.GetFileName(f)));
+        Assert.Equal(["census-indiana.yaml", "census-places.yaml", "census-us.yaml", "chem-40k.yaml", "chem-compounds.yaml"], files.Select(f => Path.GetFileName(f)));
         Assert.All(files, file =>
         {
             var yaml = File.ReadAllText(file);
@@ -155,8 +155,8 @@ public sealed partial class WorkflowSchemaTests
     [InlineData("seed: -7", "seed: 1e20", "$.steps.cluster.parameters.seed: 1E+20 breaks exclusiveMaximum")]
     [InlineData("tolerance: 0.001", "tolerance: -1", "$.steps.cluster.parameters.tolerance: -1 breaks minimum 0")]
     [InlineData("source: indiana-1000", "source: ohio", "$.steps.import.parameters.source: \"ohio\" is not one of")]
-    [InlineData("parameters: { source: indiana-1000 }", "parameters: {}", "$.steps.import.parameters: 'source' is required")]
-    [InlineData("    parameters: { source: indiana-1000 }\n", "", "$.steps.import: 'parameters' is required")]
+    [InlineData("parameters: { clusters: 4, tolerance", "parameters: { tolerance", "$.steps.cluster.parameters: 'clusters' is required")]
+    [InlineData("    parameters: { clusters: 4, tolerance: 0.001, seed: -7 }\n", "", "$.steps.cluster: 'parameters' is required")]
     [InlineData("states: [\"18\"]", "states: \"18\"", "$.steps.query.parameters.states: \"18\" is not of type array")]
     [InlineData("boundingBox: [37.5, -88.1, 41.8, -84.8]", "boundingBox: [north, south]", "$.steps.query.parameters.boundingBox[0]: \"north\" is not of type number")]
     [InlineData("timeout: 90s", "timeout: soon", "$.steps.cluster.timeout: \"soon\" matches no alternative")]

@@ -68,7 +68,7 @@ public sealed class WorkflowValidationTests
         var library = new WorkflowLibrary(s_parser, new ConfigurationBuilder().Build());
         var entries = library.List();
 
-        Assert.Equal(["census-indiana", "census-us", "chem-40k"], entries.Select(e => e.Name));
+        Assert.Equal(["census-indiana", "census-places", "census-us", "chem-40k", "chem-compounds"], entries.Select(e => e.Name));
         Assert.All(entries, e => Assert.True(e.Definition is not null, $"{e.Name}: {string.Join("; ", e.Errors)}"));
         var chem = library.Load("chem-40k");
         Assert.Equal(["fingerprints"], chem.Step("annealing").DependsOn);

@@ -154,6 +154,53 @@ public sealed partial class CensusMapRendererTests
         Assert.True(layout.TryLocate(new GeoPoint(64.8, -147.7), out _));
     }
 
+    [Fact]
+    public void PlacesOutsideTheUs_OneViewOfTheirOwnExtent_NoInsets_AndTheCaptionSaysTheAtlasHasNoOutlinesThere()
+    {
+        GeoPoint[] europe = [new(48.86, 2.35), new(52.52, 13.40), new(41.90, 12.50), new(40.42, -3.70), new(59.33, 18.07)];
+        var data = Geographic(europe, [0, 0, 1, 1, 0]);
+
+        var panel = Assert.Single(CensusMapRenderer.Plan(data).Panels);
+        var svg = CensusMapRenderer.RenderSvg(data);
+
+        Assert.Contains("No outlines: the atlas (US states and counties) does not cover this area.", svg, StringComparison.Ordinal);
+        Assert.True(panel.WidthKm < 4000, $"{panel.WidthKm} km across");
+    }
+
+    [Fact]
+    public void PlacesOutsideTheUs_WhereABoxTestWouldSeeAlaska_StillOneView()
+    {
+        // Europe, and Kamchatka north of 50° and east of 170°E, inside Alaska's box.
+        GeoPoint[] places = [new(48.86, 2.35), new(52.52, 13.40), new(41.90, 12.50), new(59.33, 18.07), new(55.00, 170.50), new(56.00, 171.00)];
+        var data = Geographic(places, [0, 0, 0, 0, 1, 1]);
+
+        var layout = CensusMapRenderer.Plan(data);
+
+        var panel = Assert.Single(layout.Panels);
+        Assert.Null(panel.Region);
+        Assert.All(places, p => Assert.True(layout.TryLocate(p, out _), p.ToString()));
+    }
+
+    [Fact]
+    public void PlacesAcrossTheAntimeridian_FramedWhereTheyAre_NotAcrossTheGlobe()
+    {
+        // Fiji: 177°E to 179.9°W.
+        GeoPoint[] places = [new(-17.8, 177.4), new(-18.1, 178.4), new(-16.6, 179.9), new(-16.8, -179.9), new(-18.0, -178.8)];
+        var data = Geographic(places, [0, 0, 1, 1, 1]);
+
+        var panel = Assert.Single(CensusMapRenderer.Plan(data).Panels);
+
+        Assert.InRange(panel.Projection.OriginLongitude, 177, 180);
+        Assert.True(Math.Max(panel.WidthKm, panel.HeightKm) < 1500, $"{panel.WidthKm} × {panel.HeightKm} km");
+    }
+
+    private static ClusteredPoints Geographic(GeoPoint[] places, int[] assignments)
+    {
+        var clusters = assignments.Max() + 1;
+        var centres = Enumerable.Range(0, clusters).Select(k => places.Where((_, i) => assignments[i] == k).First());
+        return new ClusteredPoints(places, [.. places.Select(_ => 1000.0)], assignments, new GeographicCentres(centres));
+    }
+
     private static Point[] Vertices(string d) =>
         [.. PathVertex().Matches(d).Select(m => new Point(double.Parse(m.Groups[1].Value, CultureInfo.InvariantCulture), double.Parse(m.Groups[2].Value, CultureInfo.InvariantCulture)))];
 

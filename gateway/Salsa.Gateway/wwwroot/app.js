@@ -13,6 +13,8 @@ const POLL_MS = 2000;
 const HISTORY_LIMIT = 2000;
 const TABLE_ROW_LIMIT = 500;
 const RESULT_IMAGES = ['map.svg', 'scatter.svg', 'map.png', 'scatter.png'];
+/** Figures shown beside the main one when a run has them. */
+const EXTRA_IMAGES = ['molecules.svg'];
 
 const $ = (selector) => document.querySelector(selector);
 const runUrl = (id) => `/api/runs/${encodeURIComponent(id)}`;
@@ -224,6 +226,101 @@ async function loadWorkflows() {
   } catch (error) {
     replace($('#workflows'), h('p', { class: 'error' }, `Workflows: ${error.message}`), h('button', { type: 'button', class: 'link', onclick: loadWorkflows }, 'retry'));
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Your data: a file of places or compounds, uploaded through the gateway to the census or chem
+// service (XMLHttpRequest: fetch reports no upload progress), then a run of the mashup on it.
+
+const UPLOADS = {
+  places: { path: '/api/uploads/places', workflow: 'census-places', what: 'places' },
+  compounds: { path: '/api/uploads/compounds', workflow: 'chem-compounds', what: 'compounds' },
+};
+
+function upload(path, file, onProgress) {
+  return new Promise((resolve, reject) => {
+    const request = new XMLHttpRequest();
+    request.open('POST', path);
+    for (const [name, value] of Object.entries(authHeaders())) request.setRequestHeader(name, value);
+    request.setRequestHeader('Content-Type', 'application/octet-stream');
+    request.upload.onprogress = (event) => { if (event.lengthComputable) onProgress(event.loaded / event.total); };
+    request.onerror = () => reject(new ApiError(0, 'the gateway is unreachable'));
+    request.onload = () => {
+      let body = null;
+      try {
+        body = JSON.parse(request.responseText);
+      } catch {
+        // not JSON
+      }
+      if (request.status === 201) resolve(body);
+      else {
+        if (request.status === 401) askForKey(body?.detail);
+        reject(new ApiError(request.status, `${request.status} ${[body?.title, body?.detail].filter(Boolean).join(' — ') || request.statusText}`, body));
+      }
+    };
+    request.send(file);
+  });
+}
+
+function setupUploads() {
+  const form = $('#upload-form');
+  const file = $('#upload-file');
+  const name = $('#upload-name');
+  const progress = $('#upload-progress');
+  const result = $('#upload-result');
+  const button = $('#upload-button');
+  file.addEventListener('change', () => {
+    if (file.files[0]) name.placeholder = file.files[0].name;
+  });
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const kind = UPLOADS[$('#upload-kind').value];
+    const chosen = file.files[0];
+    result.className = 'form-message';
+    if (!chosen) {
+      replace(result, 'Choose a file first.');
+      result.className = 'form-message error';
+      return;
+    }
+    button.disabled = true;
+    progress.hidden = false;
+    progress.value = 0;
+    replace(result, `Uploading ${chosen.name}…`);
+    try {
+      const query = new URLSearchParams({ name: name.value.trim() || chosen.name });
+      const answer = await upload(`${kind.path}?${query}`, chosen, (share) => { progress.value = share; });
+      progress.value = 1;
+      const dataset = answer.dataset;
+      const refused = answer.refused ?? [];
+      const start = h('button', { type: 'button', class: 'start-upload' }, `Run ${kind.workflow} on it`);
+      start.addEventListener('click', async () => {
+        start.disabled = true;
+        try {
+          const run = await api('/api/runs', { method: 'POST', body: { workflow: kind.workflow, parameters: { 'import.dataset': dataset.datasetId, 'import.file': '' } } });
+          refreshRuns();
+          location.hash = `#/runs/${run.id}`;
+        } catch (error) {
+          result.append(h('p', { class: 'error' }, error.message));
+        } finally {
+          start.disabled = false;
+        }
+      });
+      replace(result,
+        h('p', { class: 'upload-done' }, `${dataset.name}: ${format.number(dataset.count)} ${kind.what}`,
+          refused.length ? ` · ${refused.length} refused` : ''),
+        h('p', { class: 'muted small' }, 'dataset ', h('code', {}, dataset.datasetId)),
+        refused.length
+          ? h('ul', { class: 'refused' }, refused.slice(0, 5).map((r) => h('li', {}, `line ${r.line} (${r.id}): ${r.reason}`)))
+          : null,
+        start);
+    } catch (error) {
+      replace(result, error.message);
+      result.className = 'form-message error';
+    } finally {
+      button.disabled = false;
+      progress.hidden = true;
+    }
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -731,7 +828,11 @@ function renderResult(current) {
       h('span', { class: 'size' }, format.bytes(a.size)),
       a.step ? h('span', { class: 'muted' }, ` · ${a.step}`) : null)))
     : h('p', { class: 'muted' }, 'No artifacts yet.');
-  replace(current.el.result, h('div', { class: 'result' }, figure, h('div', { class: 'artifacts-box' }, h('h3', {}, 'Artifacts'), list)));
+  const extras = EXTRA_IMAGES.map((name) => artifacts.find((a) => a.name === name)).filter(Boolean)
+    .map((extra) => h('figure', { class: 'result-figure extra-figure' },
+      artifactLink(run.id, extra.name, artifactImage(run.id, extra.name)),
+      h('figcaption', { class: 'muted' }, `${extra.name} · ${format.bytes(extra.size)}`)));
+  replace(current.el.result, h('div', { class: 'result' }, figure, h('div', { class: 'artifacts-box' }, h('h3', {}, 'Artifacts'), list)), extras);
 }
 
 /** A link to a file of the run: with an API key, opened from a fetched copy (a plain link cannot send the key). */
@@ -757,6 +858,15 @@ function artifactImage(runId, name) {
   return image;
 }
 
+/** RDKit's drawing of a molecule, from the gateway (fetched with the key when there is one). */
+function depictionImage(smiles) {
+  const url = `/api/depictions?${new URLSearchParams({ smiles, width: 140, height: 100 })}`;
+  if (!apiKey()) return h('img', { src: url, alt: smiles, title: smiles, width: 140, height: 100, loading: 'lazy', decoding: 'async' });
+  const image = h('img', { alt: smiles, title: smiles, width: 140, height: 100, decoding: 'async' });
+  fetchBlobUrl(url).then((blob) => { image.src = blob; }).catch(() => {});
+  return image;
+}
+
 function renderClusters(current) {
   const steps = (current.run?.steps ?? []).filter((st) => Array.isArray(st.outputs?.table) && st.outputs.table.length > 0);
   const signature = steps.map((st) => `${st.id}:${st.state}:${st.outputs.table.length}`).join(',');
@@ -777,11 +887,16 @@ function tableOf(step) {
   const numeric = new Set(columns.filter((c) => rows.every((r) => r[c] === null || r[c] === undefined || typeof r[c] === 'number')));
   const shown = rows.slice(0, TABLE_ROW_LIMIT);
   const cell = (value) => (value !== null && typeof value === 'object' ? JSON.stringify(value) : typeof value === 'number' ? format.number(value) : value ?? '–');
+  // A table of molecules (search hits) shows each as RDKit draws it.
+  const depicted = columns.includes('smiles');
+  const depiction = (smiles) => (smiles ? depictionImage(smiles) : '–');
   return h('div', { class: 'table-box', dataset: { step: step.id } },
     h('h3', {}, step.id, h('span', { class: 'muted' }, ` · ${rows.length} row${rows.length === 1 ? '' : 's'}`)),
     h('div', { class: 'scroll' }, h('table', { class: 'data-table' },
-      h('thead', {}, h('tr', {}, columns.map((c) => h('th', { class: numeric.has(c) ? 'num' : '' }, c)))),
-      h('tbody', {}, shown.map((row) => h('tr', {}, columns.map((c) => h('td', { class: numeric.has(c) ? 'num' : '', title: typeof row[c] === 'number' ? String(row[c]) : '' }, cell(row[c])))))))),
+      h('thead', {}, h('tr', {}, depicted ? h('th', {}, 'structure') : null, columns.map((c) => h('th', { class: numeric.has(c) ? 'num' : '' }, c)))),
+      h('tbody', {}, shown.map((row) => h('tr', {},
+        depicted ? h('td', { class: 'depiction' }, depiction(row.smiles)) : null,
+        columns.map((c) => h('td', { class: numeric.has(c) ? 'num' : '', title: typeof row[c] === 'number' ? String(row[c]) : '' }, cell(row[c])))))))),
     rows.length > shown.length ? h('p', { class: 'muted small' }, `first ${shown.length} of ${rows.length} rows`) : null);
 }
 
@@ -825,6 +940,7 @@ new ResizeObserver(([entry]) => {
 window.addEventListener('hashchange', route);
 
 setupCredentials();
+setupUploads();
 loadWorkflows();
 refreshRuns();
 route();

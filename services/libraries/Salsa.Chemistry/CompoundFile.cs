@@ -1,12 +1,16 @@
-using System.Globalization;
-using System.IO.Compression;
 using System.Text;
-using Microsoft.VisualBasic.FileIO;
+using Salsa.Datasets;
 
 namespace Salsa.Chemistry;
 
-/// <summary>One compound of a user's file: where it was, its id and its SMILES.</summary>
-public sealed record CompoundRecord(int Line, string Id, string Smiles);
+/// <summary>
+/// One compound of a user's file: where it was (its first line), its id and its structure — a
+/// SMILES, or for an SDF record its molblock (<see cref="IsMolBlock"/>). RDKit reads either.
+/// </summary>
+public sealed record CompoundRecord(int Line, string Id, string Smiles)
+{
+    public bool IsMolBlock { get; init; }
+}
 
 /// <summary>A compound file's layout.</summary>
 public enum CompoundFileFormat
@@ -19,11 +23,14 @@ public enum CompoundFileFormat
 
     /// <summary>A header naming a <c>smiles</c> column and optionally an <c>id</c> (or <c>name</c>) column; other columns are ignored.</summary>
     Csv,
+
+    /// <summary>An MDL SD file: molblocks (V2000 or V3000) ended by <c>$$$$</c>; the id is the title line, or an <c>id</c>/<c>name</c> data field.</summary>
+    Sdf,
 }
 
 /// <summary>
-/// Reads a user's compound file as it streams in — SMILES lines or CSV (.NET's own
-/// <see cref="TextFieldParser"/>: quoting; comma, semicolon or tab), plain or gzip (recognised by its first bytes) — and says what is wrong
+/// Reads a user's compound file as it streams in — SMILES lines, CSV (.NET's own
+/// <c>TextFieldParser</c>: quoting; comma, semicolon or tab) or SDF, plain or gzip (recognised by its first bytes) — and says what is wrong
 /// with the line number: a row without a SMILES, a file without a SMILES column. Whether RDKit can
 /// read a SMILES is <see cref="Rdkit"/>'s to say.
 /// </summary>
@@ -37,33 +44,62 @@ public static class CompoundFile
         null or "" or "auto" => CompoundFileFormat.Auto,
         "smiles" or "smi" => CompoundFileFormat.Smiles,
         "csv" => CompoundFileFormat.Csv,
-        _ => throw new ArgumentException($"Unknown compound file format '{format}': use auto, smiles or csv."),
+        "sdf" or "sd" or "mol" => CompoundFileFormat.Sdf,
+        _ => throw new ArgumentException($"Unknown compound file format '{format}': use auto, smiles, csv or sdf."),
     };
 
     /// <summary>The compounds of <paramref name="stream"/>, in file order; <paramref name="source"/> names the file in messages.</summary>
     public static IEnumerable<CompoundRecord> Read(Stream stream, CompoundFileFormat format, string source = "the file")
     {
         ArgumentNullException.ThrowIfNull(stream);
-        using var reader = new StreamReader(Decompressed(stream), Encoding.UTF8, detectEncodingFromByteOrderMarks: true, bufferSize: 1 << 16);
+        using var reader = new StreamReader(UserFile.Decompressed(stream), Encoding.UTF8, detectEncodingFromByteOrderMarks: true, bufferSize: 1 << 16);
         var first = reader.ReadLine();
         if (first is null)
         {
             yield break;
         }
 
+        // A molfile's fourth line is its counts line, which names the format's version.
+        var head = new List<string> { first };
+        while (head.Count < 4 && reader.ReadLine() is { } more)
+        {
+            head.Add(more);
+        }
+
+        using var lines = head.Concat(Rest(reader)).GetEnumerator();
+        lines.MoveNext();
         var header = SplitHeader(first);
-        var csv = format == CompoundFileFormat.Csv || (format == CompoundFileFormat.Auto && header is not null && FindColumn(header.Value.Columns, SmilesColumns) >= 0);
-        var records = csv ? ReadCsv(first, header, reader, source) : ReadSmiles(first, reader);
+        var sdf = format == CompoundFileFormat.Sdf
+            || (format == CompoundFileFormat.Auto && head.Count == 4 && (head[3].Contains("V2000", StringComparison.Ordinal) || head[3].Contains("V3000", StringComparison.Ordinal)));
+        var csv = !sdf && (format == CompoundFileFormat.Csv || (format == CompoundFileFormat.Auto && header is not null && UserFile.FindColumn(header.Value.Columns, SmilesColumns) >= 0));
+        var records = sdf ? ReadSdf(lines, source) : csv ? ReadCsv(first, header, lines, source) : ReadSmiles(lines);
         foreach (var record in records)
         {
             yield return record;
         }
     }
 
-    private static IEnumerable<CompoundRecord> ReadSmiles(string first, StreamReader reader)
+    private static IEnumerable<string> Rest(StreamReader reader)
+    {
+        while (reader.ReadLine() is { } line)
+        {
+            yield return line;
+        }
+    }
+
+    /// <summary>The lines after the current one.</summary>
+    private static IEnumerable<string> Following(IEnumerator<string> lines)
+    {
+        while (lines.MoveNext())
+        {
+            yield return lines.Current;
+        }
+    }
+
+    private static IEnumerable<CompoundRecord> ReadSmiles(IEnumerator<string> lines)
     {
         var line = 0;
-        for (var text = first; text is not null; text = reader.ReadLine())
+        foreach (var text in Following(lines).Prepend(lines.Current))
         {
             line++;
             var trimmed = text.Trim();
@@ -75,11 +111,11 @@ public static class CompoundFile
             var split = trimmed.IndexOfAny([' ', '\t']);
             var smiles = split < 0 ? trimmed : trimmed[..split];
             var id = split < 0 ? string.Empty : trimmed[(split + 1)..].Trim();
-            yield return new CompoundRecord(line, id.Length > 0 ? id : DefaultId(line), smiles);
+            yield return new CompoundRecord(line, id.Length > 0 ? id : UserFile.DefaultId(line), smiles);
         }
     }
 
-    private static IEnumerable<CompoundRecord> ReadCsv(string first, (string[] Columns, string Delimiter)? header, StreamReader reader, string source)
+    private static IEnumerable<CompoundRecord> ReadCsv(string first, (string[] Columns, string Delimiter)? header, IEnumerator<string> lines, string source)
     {
         if (header is null)
         {
@@ -87,15 +123,15 @@ public static class CompoundFile
         }
 
         var (columns, delimiter) = header.Value;
-        var smilesColumn = FindColumn(columns, SmilesColumns);
+        var smilesColumn = UserFile.FindColumn(columns, SmilesColumns);
         if (smilesColumn < 0)
         {
             throw new InvalidDataException($"{source} line 1: no SMILES column (one of {string.Join(", ", SmilesColumns)}) among {string.Join(", ", columns)}.");
         }
 
-        var idColumn = FindColumn(columns, IdColumns);
+        var idColumn = UserFile.FindColumn(columns, IdColumns);
         var line = 1;
-        for (var text = reader.ReadLine(); text is not null; text = reader.ReadLine())
+        foreach (var text in Following(lines))
         {
             line++;
             if (text.Trim().Length == 0)
@@ -103,116 +139,75 @@ public static class CompoundFile
                 continue;
             }
 
-            var fields = Fields(text, delimiter, source, line);
+            var fields = UserFile.Fields(text, delimiter, source, line);
             if (smilesColumn >= fields.Length || string.IsNullOrWhiteSpace(fields[smilesColumn]))
             {
                 throw new InvalidDataException($"{source} line {line}: no SMILES in column '{columns[smilesColumn]}'.");
             }
 
             var id = idColumn >= 0 && idColumn < fields.Length ? fields[idColumn] : string.Empty;
-            yield return new CompoundRecord(line, id.Length > 0 ? id : DefaultId(line), fields[smilesColumn]);
+            yield return new CompoundRecord(line, id.Length > 0 ? id : UserFile.DefaultId(line), fields[smilesColumn]);
         }
     }
 
-    /// <summary>One CSV row's fields (quoting as RFC 4180 has it, within the line), by .NET's own parser.</summary>
-    private static string[] Fields(string text, string delimiter, string source, int line)
+    /// <summary>
+    /// SD records: the molblock up to <c>M  END</c>, then data fields (<c>&gt; &lt;name&gt;</c> and a
+    /// value line) up to <c>$$$$</c>. A record whose molblock never ends is refused with its line.
+    /// </summary>
+    private static IEnumerable<CompoundRecord> ReadSdf(IEnumerator<string> lines, string source)
     {
-        using var parser = new TextFieldParser(new StringReader(text)) { TextFieldType = FieldType.Delimited, HasFieldsEnclosedInQuotes = true, TrimWhiteSpace = true };
-        parser.SetDelimiters(delimiter);
-        try
+        var line = 0;
+        var start = 1;
+        var block = new StringBuilder();
+        var ended = false;
+        string? field = null;
+        string? dataId = null;
+        foreach (var text in Following(lines).Prepend(lines.Current))
         {
-            return parser.ReadFields() ?? [];
+            line++;
+            if (text.StartsWith("$$$$", StringComparison.Ordinal))
+            {
+                yield return Record(block, ended, dataId, start, source);
+                (block, ended, field, dataId, start) = (new StringBuilder(), false, null, null, line + 1);
+                continue;
+            }
+
+            if (!ended)
+            {
+                block.Append(text).Append('\n');
+                ended = text.TrimEnd() == "M  END";
+            }
+            else if (text.StartsWith('>') && text.IndexOf('<', StringComparison.Ordinal) is var open and >= 0 && text.IndexOf('>', open) is var close and > 0)
+            {
+                field = text[(open + 1)..close];
+            }
+            else if (field is not null && text.Trim().Length > 0)
+            {
+                dataId ??= IdColumns.Contains(field, StringComparer.OrdinalIgnoreCase) ? text.Trim() : null;
+                field = null;
+            }
         }
-        catch (MalformedLineException e)
+
+        if (block.ToString().Trim().Length > 0)
         {
-            throw new InvalidDataException($"{source} line {line}: not a CSV row ({e.Message}).", e);
+            yield return Record(block, ended, dataId, start, source); // the last record without its $$$$
         }
+    }
+
+    private static CompoundRecord Record(StringBuilder block, bool ended, string? dataId, int start, string source)
+    {
+        if (!ended)
+        {
+            throw new InvalidDataException($"{source} line {start}: an SD record whose molblock has no 'M  END' line before '$$$$'.");
+        }
+
+        var molblock = block.ToString();
+        var title = molblock[..molblock.IndexOf('\n', StringComparison.Ordinal)].Trim();
+        var id = title.Length > 0 ? title : dataId ?? UserFile.DefaultId(start);
+        return new CompoundRecord(start, id, molblock) { IsMolBlock = true };
     }
 
     /// <summary>A header's columns and delimiter, if the line looks like one (a delimiter and no SMILES-only content).</summary>
-    private static (string[] Columns, string Delimiter)? SplitHeader(string line)
-    {
-        foreach (var delimiter in new[] { ",", ";", "\t" })
-        {
-            if (line.Contains(delimiter, StringComparison.Ordinal))
-            {
-                return (line.Split(delimiter).Select(c => c.Trim().Trim('"').Trim()).ToArray(), delimiter);
-            }
-        }
-
-        return FindColumn([line.Trim()], SmilesColumns) >= 0 ? ([line.Trim()], ",") : null;
-    }
-
-    private static int FindColumn(string[] columns, string[] names) =>
-        Array.FindIndex(columns, c => names.Contains(c, StringComparer.OrdinalIgnoreCase));
-
-    private static string DefaultId(int line) => string.Create(CultureInfo.InvariantCulture, $"line-{line}");
-
-    /// <summary>The stream, decompressed when it starts with gzip's magic bytes.</summary>
-    private static Stream Decompressed(Stream stream)
-    {
-        Span<byte> magic = stackalloc byte[2];
-        var peek = new PeekStream(stream);
-        var read = peek.Peek(magic);
-        return read == 2 && magic[0] == 0x1f && magic[1] == 0x8b ? new GZipStream(peek, CompressionMode.Decompress) : peek;
-    }
-
-    /// <summary>A forward-only stream whose first bytes can be looked at before it is read.</summary>
-    private sealed class PeekStream(Stream inner) : Stream
-    {
-        private byte[] _peeked = [];
-        private int _offset;
-
-        public int Peek(Span<byte> buffer)
-        {
-            var read = inner.ReadAtLeast(buffer, buffer.Length, throwOnEndOfStream: false);
-            _peeked = buffer[..read].ToArray();
-            return read;
-        }
-
-        public override int Read(byte[] buffer, int offset, int count) => Read(buffer.AsSpan(offset, count));
-
-        public override int Read(Span<byte> buffer)
-        {
-            if (_offset < _peeked.Length)
-            {
-                var n = Math.Min(buffer.Length, _peeked.Length - _offset);
-                _peeked.AsSpan(_offset, n).CopyTo(buffer);
-                _offset += n;
-                return n;
-            }
-
-            return inner.Read(buffer);
-        }
-
-        public override bool CanRead => true;
-
-        public override bool CanSeek => false;
-
-        public override bool CanWrite => false;
-
-        public override long Length => throw new NotSupportedException();
-
-        public override long Position { get => throw new NotSupportedException(); set => throw new NotSupportedException(); }
-
-        public override void Flush()
-        {
-        }
-
-        public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
-
-        public override void SetLength(long value) => throw new NotSupportedException();
-
-        public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
-
-        protected override void Dispose(bool disposing)
-        {
-            if (disposing)
-            {
-                inner.Dispose();
-            }
-
-            base.Dispose(disposing);
-        }
-    }
+    private static (string[] Columns, string Delimiter)? SplitHeader(string line) =>
+        UserFile.SplitHeader(line) ?? (UserFile.FindColumn([line.Trim()], SmilesColumns) >= 0 ? ([line.Trim()], ",") : null);
 }

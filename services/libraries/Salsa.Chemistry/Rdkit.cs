@@ -60,7 +60,7 @@ public sealed class Rdkit : IDisposable
         await UseAsync(engine => engine.Version, cancellationToken).ConfigureAwait(false);
 
     /// <summary>
-    /// The <paramref name="types"/> fingerprints of every SMILES, on every engine at once (Salsa.Ccr
+    /// The <paramref name="types"/> fingerprints of every molecule (a SMILES or a molblock), on every engine at once (Salsa.Ccr
     /// ranks on <paramref name="dispatcher"/>, or on this instance's own dispatcher, a thread per engine). A molecule RDKit cannot
     /// read gets its reason in <see cref="MoleculeFingerprints.Errors"/>; the others are unaffected.
     /// </summary>
@@ -77,30 +77,42 @@ public sealed class Rdkit : IDisposable
         var maccs = types.Contains(FingerprintType.Maccs);
         var words = types.ToDictionary(t => t, t => new ulong[smiles.Count * t.Words]);
         var errors = new string?[smiles.Count];
-        var batches = (smiles.Count + BatchSize - 1) / BatchSize;
-        var next = -1;
-        var ranks = Math.Clamp(batches, 1, MaxEngines);
-        await Spmd.RunAsync(ranks, async _ =>
+        await ForBatchesAsync(smiles, (engine, text, first, count) =>
         {
-            // Batches are taken in turn (a molecule's cost varies a hundredfold); each lands in its own slots.
-            await UseAsync(engine =>
+            var lines = engine.Fingerprints(text, morgan ? MorganJson : null, maccs).Split('\n');
+            for (var i = 0; i < count; i++)
             {
-                for (var batch = Interlocked.Increment(ref next); batch < batches; batch = Interlocked.Increment(ref next))
-                {
-                    cancellationToken.ThrowIfCancellationRequested();
-                    var first = batch * BatchSize;
-                    var count = Math.Min(BatchSize, smiles.Count - first);
-                    var lines = engine.Fingerprints(JoinLines(smiles, first, count), morgan ? MorganJson : null, maccs).Split('\n');
-                    for (var i = 0; i < count; i++)
-                    {
-                        Store(lines[i], first + i, morgan, maccs, words, errors);
-                    }
-                }
-
-                return true;
-            }, cancellationToken).ConfigureAwait(true);
-        }, new SpmdOptions { Dispatcher = dispatcher ?? _dispatcher.Value, CancellationToken = cancellationToken }).ConfigureAwait(false);
+                Store(lines[i], first + i, morgan, maccs, words, errors);
+            }
+        }, dispatcher, cancellationToken).ConfigureAwait(false);
         return new MoleculeFingerprints(words, errors);
+    }
+
+    /// <summary>
+    /// RDKit's canonical SMILES of each molecule (a SMILES or a molblock), on every engine at once;
+    /// a molecule RDKit cannot read gets null and its reason.
+    /// </summary>
+    public async Task<(string?[] Smiles, string?[] Errors)> SmilesAsync(IReadOnlyList<string> molecules, Dispatcher? dispatcher = null, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(molecules);
+        var smiles = new string?[molecules.Count];
+        var errors = new string?[molecules.Count];
+        await ForBatchesAsync(molecules, (engine, text, first, count) =>
+        {
+            var lines = engine.SmilesOf(text).Split('\n');
+            for (var i = 0; i < count; i++)
+            {
+                if (lines[i].StartsWith('!'))
+                {
+                    errors[first + i] = lines[i][1..];
+                }
+                else
+                {
+                    smiles[first + i] = lines[i];
+                }
+            }
+        }, dispatcher, cancellationToken).ConfigureAwait(false);
+        return (smiles, errors);
     }
 
     /// <summary>RDKit's 2D depiction of a molecule as an SVG document.</summary>
@@ -113,6 +125,11 @@ public sealed class Rdkit : IDisposable
         ArgumentOutOfRangeException.ThrowIfGreaterThan(height, 4096);
         return UseAsync(engine => Answer(engine.Svg(Line(smiles), width, height), smiles), cancellationToken);
     }
+
+    /// <summary>RDKit's molblock of a molecule (V2000, with 2D coordinates): what an SD file holds.</summary>
+    /// <exception cref="MoleculeException">RDKit cannot read <paramref name="smiles"/>.</exception>
+    public Task<string> MolBlockAsync(string smiles, CancellationToken cancellationToken = default) =>
+        UseAsync(engine => Answer(engine.MolBlock(Line(smiles)), smiles), cancellationToken);
 
     /// <summary>RDKit's canonical SMILES of a molecule.</summary>
     /// <exception cref="MoleculeException">RDKit cannot read <paramref name="smiles"/>.</exception>
@@ -131,6 +148,33 @@ public sealed class Rdkit : IDisposable
         {
             _dispatcher.Value.Dispose();
         }
+    }
+
+    /// <summary>
+    /// Runs <paramref name="work"/> over batches of the molecules (one line each) on every engine at
+    /// once: Salsa.Ccr ranks on <paramref name="dispatcher"/> or this instance's own, taking batches in
+    /// turn (a molecule's cost varies a hundredfold); each batch writes its own slots.
+    /// </summary>
+    private async Task ForBatchesAsync(IReadOnlyList<string> molecules, Action<RdkitEngine, string, int, int> work, Dispatcher? dispatcher, CancellationToken cancellationToken)
+    {
+        var batches = (molecules.Count + BatchSize - 1) / BatchSize;
+        var next = -1;
+        var ranks = Math.Clamp(batches, 1, MaxEngines);
+        await Spmd.RunAsync(ranks, async _ =>
+        {
+            await UseAsync(engine =>
+            {
+                for (var batch = Interlocked.Increment(ref next); batch < batches; batch = Interlocked.Increment(ref next))
+                {
+                    cancellationToken.ThrowIfCancellationRequested();
+                    var first = batch * BatchSize;
+                    var count = Math.Min(BatchSize, molecules.Count - first);
+                    work(engine, JoinLines(molecules, first, count), first, count);
+                }
+
+                return true;
+            }, cancellationToken).ConfigureAwait(true);
+        }, new SpmdOptions { Dispatcher = dispatcher ?? _dispatcher.Value, CancellationToken = cancellationToken }).ConfigureAwait(false);
     }
 
     private async Task<T> UseAsync<T>(Func<RdkitEngine, T> work, CancellationToken cancellationToken)
@@ -205,8 +249,8 @@ public sealed class Rdkit : IDisposable
         return text.ToString();
     }
 
-    /// <summary>A SMILES as one line: a line break would shift every molecule after it.</summary>
-    private static string Line(string smiles) => smiles.Contains('\n') || smiles.Contains('\r') ? smiles.ReplaceLineEndings(" ") : smiles;
+    /// <summary>A molecule as one line: a molblock's line breaks travel as U+001E (the script restores them); a SMILES has none.</summary>
+    private static string Line(string smiles) => smiles.Contains('\n') || smiles.Contains('\r') ? smiles.ReplaceLineEndings("\u001e") : smiles;
 
     private static string Answer(string answer, string smiles) =>
         answer.StartsWith('!') ? throw new MoleculeException($"RDKit cannot read the SMILES '{Shorten(smiles)}': {answer[1..]}") : answer;

@@ -47,10 +47,12 @@ function salsaPack(bits) {
   return hex;
 }
 
-// The molecule of a SMILES (or null, with RDKit's reason in salsaErrors).
+// The molecule of a SMILES or a molblock (its line breaks sent as U+001E, one molecule a line),
+// or null, with RDKit's reason in salsaErrors.
 function salsaMolecule(smiles) {
   salsaErrors.length = 0;
   if (salsaLog) salsaLog.clear_buffer();
+  if (smiles.indexOf("\u001e") >= 0) smiles = smiles.replace(/\u001e/g, "\n");
   if (smiles.trim() === "") {
     salsaErrors.push("empty SMILES");
     return null;
@@ -72,7 +74,7 @@ function salsaReason(smiles) {
   if (salsaLog) salsaErrors.push(salsaLog.get_buffer());
   const lines = salsaErrors.join("\n").replace(/\[\d\d:\d\d:\d\d\] ?/g, "").split("\n")
     .map(line => line.trim())
-    .filter(line => line && line !== smiles && !/^~*\^$/.test(line));
+    .filter(line => line && line !== smiles && !/^~*\^$/.test(line) && line.indexOf("\u001e") < 0);
   return [...new Set(lines)].join("; ") || "RDKit cannot read it as a molecule";
 }
 
@@ -107,6 +109,23 @@ function salsaSvg(smiles, width, height) {
   } finally {
     molecule.delete();
   }
+}
+
+// RDKit's molblock (V2000, with 2D coordinates), or "!" and the reason.
+function salsaMolBlock(smiles) {
+  const molecule = salsaMolecule(smiles);
+  if (molecule === null) return "!" + salsaReason(smiles);
+  try {
+    molecule.set_new_coords();
+    return molecule.get_molblock();
+  } finally {
+    molecule.delete();
+  }
+}
+
+// One line per molecule line: RDKit's canonical SMILES, or "!" and the reason.
+function salsaSmilesOf(text) {
+  return text.split("\n").map(line => salsaCanonical(line)).join("\n");
 }
 
 // RDKit's canonical SMILES, or "!" and the reason.

@@ -30,9 +30,20 @@ internal sealed class RdkitEngine : IDisposable
         {
             engine.Execute("RDKit_minimal.js", files.Script);
             engine.Execute("Rdkit.js", Glue.Value);
+            // The copy of the WebAssembly handed to V8 is released now, not left to a finalizer that
+            // might run after the isolate is gone.
             var wasm = (ITypedArray<byte>)engine.Evaluate($"new Uint8Array({files.WebAssembly.Length})");
-            wasm.WriteBytes(files.WebAssembly, 0, (ulong)files.WebAssembly.Length, 0);
-            var version = await ((Task<object>)((ScriptObject)engine.Script).InvokeMethod("salsaLoad", wasm)).ConfigureAwait(false);
+            object version;
+            try
+            {
+                wasm.WriteBytes(files.WebAssembly, 0, (ulong)files.WebAssembly.Length, 0);
+                version = await ((Task<object>)((ScriptObject)engine.Script).InvokeMethod("salsaLoad", wasm)).ConfigureAwait(false);
+            }
+            finally
+            {
+                (wasm as IDisposable)?.Dispose();
+            }
+
             return new RdkitEngine(engine, (string)version);
         }
         catch
@@ -49,6 +60,10 @@ internal sealed class RdkitEngine : IDisposable
     public string Svg(string smiles, int width, int height) => (string)_script.InvokeMethod("salsaSvg", smiles, width, height);
 
     public string Canonical(string smiles) => (string)_script.InvokeMethod("salsaCanonical", smiles);
+
+    public string MolBlock(string smiles) => (string)_script.InvokeMethod("salsaMolBlock", smiles);
+
+    public string SmilesOf(string molecules) => (string)_script.InvokeMethod("salsaSmilesOf", molecules);
 
     public void Dispose() => _engine.Dispose();
 

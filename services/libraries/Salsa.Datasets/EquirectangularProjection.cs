@@ -42,31 +42,46 @@ public sealed class EquirectangularProjection
     public double OriginLongitude { get; }
 
     /// <summary>A projection centred on the population-weighted mean position of the points.</summary>
-    public static EquirectangularProjection CentredOn(IEnumerable<CensusBlockGroup> points)
+    public static EquirectangularProjection CentredOn(IEnumerable<CensusBlockGroup> points) =>
+        CentredOn(points.Select(p => (p.Latitude, p.Longitude, (double)p.Population)));
+
+    /// <summary>
+    /// A projection centred on the weighted mean position of the places (the plain mean when none
+    /// weighs anything). Longitudes are averaged about the first one, so places either side of the
+    /// antimeridian (Fiji, the Aleutians) centre between them, not on the far side of the globe.
+    /// </summary>
+    public static EquirectangularProjection CentredOn(IEnumerable<(double Latitude, double Longitude, double Weight)> places)
     {
+        ArgumentNullException.ThrowIfNull(places);
         double sumW = 0, sumLat = 0, sumLon = 0, plainLat = 0, plainLon = 0;
+        var reference = double.NaN;
         long count = 0;
-        foreach (var p in points)
+        foreach (var (latitude, longitude, weight) in places)
         {
-            sumW += p.Population;
-            sumLat += p.Population * p.Latitude;
-            sumLon += p.Population * p.Longitude;
-            plainLat += p.Latitude;
-            plainLon += p.Longitude;
+            reference = double.IsNaN(reference) ? longitude : reference;
+            var unwrapped = Math.Abs(longitude - reference) <= 180 ? longitude : reference + Wrap(longitude - reference);
+            sumW += weight;
+            sumLat += weight * latitude;
+            sumLon += weight * unwrapped;
+            plainLat += latitude;
+            plainLon += unwrapped;
             count++;
         }
 
-        // With no population at all, the plain mean position is the only sensible centre.
+        // With no weight at all, the plain mean position is the only sensible centre.
         return count == 0
-            ? throw new ArgumentException("Cannot centre a projection on no points.", nameof(points))
+            ? throw new ArgumentException("Cannot centre a projection on no points.", nameof(places))
             : sumW > 0
-                ? new EquirectangularProjection(sumLat / sumW, sumLon / sumW)
-                : new EquirectangularProjection(plainLat / count, plainLon / count);
+                ? new EquirectangularProjection(Math.Clamp(sumLat / sumW, -89, 89), Wrap(sumLon / sumW))
+                : new EquirectangularProjection(Math.Clamp(plainLat / count, -89, 89), Wrap(plainLon / count));
     }
+
+    /// <summary>A longitude difference (or a longitude) brought into [−180, 180).</summary>
+    public static double Wrap(double degrees) => degrees - (360 * Math.Floor((degrees + 180) / 360));
 
     public (double X, double Y) Forward(double latitude, double longitude)
     {
-        var x = EarthRadiusKm * double.DegreesToRadians(longitude - OriginLongitude) * _cosLat0;
+        var x = EarthRadiusKm * double.DegreesToRadians(Wrap(longitude - OriginLongitude)) * _cosLat0;
         var y = EarthRadiusKm * double.DegreesToRadians(latitude - OriginLatitude);
         return (x, y);
     }
@@ -74,7 +89,7 @@ public sealed class EquirectangularProjection
     public (double Latitude, double Longitude) Inverse(double x, double y)
     {
         var lat = OriginLatitude + double.RadiansToDegrees(y / EarthRadiusKm);
-        var lon = OriginLongitude + double.RadiansToDegrees(x / (EarthRadiusKm * _cosLat0));
+        var lon = Wrap(OriginLongitude + double.RadiansToDegrees(x / (EarthRadiusKm * _cosLat0)));
         return (lat, lon);
     }
 

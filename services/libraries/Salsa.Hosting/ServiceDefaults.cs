@@ -61,6 +61,10 @@ public static class ServiceDefaults
         services.AddGrpcReflection();
         services.AddGrpcHealthChecks(); // grpc.health.v1, fed by the ASP.NET Core health checks below
 
+        services.Configure<Datasets.UserFileOptions>(builder.Configuration.GetSection(Datasets.UserFileOptions.Section));
+        services.AddHttpClient(Datasets.UserFiles.HttpClientName);
+        services.AddSingleton<Datasets.UserFiles>();
+
         services.AddSingleton(new ServiceIdentity(serviceName));
         Security.ServiceSecurity.Add(builder);
         return builder;

@@ -18,7 +18,7 @@ public sealed class CensusBadInputTests(CensusServiceFixture fixture) : IClassFi
     public static TheoryData<string, string, int, string> BadRequests => new()
     {
         { Imports, "{\"source\":\"texas\"}", 400, "Unknown census source 'texas'" },
-        { Imports, "{}", 400, "Unknown census source" },
+        { Imports, "{}", 400, "An import names one of source" },
         { Imports, "{\"source\":", 400, "JSON" },
         { Imports, "{\"source\":18}", 400, "source" },
         { Queries, "{\"datasetId\":\"$census\",\"states\":[\"99\"]}", 400, "selects no block groups" },

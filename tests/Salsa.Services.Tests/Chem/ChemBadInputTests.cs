@@ -16,7 +16,7 @@ public sealed class ChemBadInputTests(ChemServiceFixture fixture) : IClassFixtur
     public static TheoryData<string, int, string> BadImports => new()
     {
         { "{\"source\":\"zinc\"}", 400, "Unknown compound source 'zinc'" },
-        { "{}", 400, "Unknown compound source" },
+        { "{}", 400, "An import names one of source" },
         { "{\"source\":\"fixture\",\"limit\":-1}", 400, "limit" },
         { "{\"source\":\"fixture\",\"limit\":\"5\"}", 400, "limit" },
         { "{\"source\":\"fixture\",\"limit\":2.5}", 400, "limit" },

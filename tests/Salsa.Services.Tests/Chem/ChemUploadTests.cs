@@ -2,6 +2,7 @@ using System.IO.Compression;
 using System.Net;
 using System.Text;
 using Salsa.Chem;
+using Salsa.Chemistry;
 using Salsa.Contracts.Clients;
 using Salsa.Datasets;
 using Salsa.Services.Tests.Support;
@@ -78,6 +79,63 @@ public sealed class ChemUploadTests(ChemServiceFixture fixture) : IClassFixture<
         Assert.Equal(("binary", 40, 167), (maccs.Kind, maccs.Count, maccs.Bits));
     }
 
+    [Fact]
+    public async Task GzipSdf_MoleculesFromTheirMolblocks_StoredAsRdkitsSmiles_TheBrokenRecordListed()
+    {
+        var shipped = s_fixture.Value;
+        using var rdkit = new Rdkit(2);
+        var sdf = new StringBuilder();
+        for (var i = 200; i < 230; i++)
+        {
+            sdf.Append(await rdkit.MolBlockAsync(shipped.Smiles[i], Token)).Append("> <ID>\n").Append(shipped.Ids[i]).Append("\n\n$$$$\n");
+        }
+
+        var line = sdf.ToString().Split('\n').Length;
+        sdf.Append("\n  broken\n\n  1  0  0  0  0  0  0  0  0  0999 V2000\nM  END\n> <ID>\nbroken\n\n$$$$\n");
+        using var response = await Service.Rest.PostAsync("/api/chem/uploads?name=sdf-compounds", new ByteArrayContent(Fixtures.Gzip(sdf.ToString())), Token);
+        var upload = await ReadAsync(response, HttpStatusCode.Created);
+
+        Assert.Equal(30, upload.Imported);
+        var refused = Assert.Single(upload.Refused);
+        Assert.Equal((line, "broken"), (refused.Line, refused.Id));
+        var ecfp = await new DatasetsClient(Service.Grpc).DownloadAsync(upload.Dataset.Metadata["fingerprints." + FingerprintType.Ecfp4.Name]);
+        Assert.Equal(shipped.Ids.Skip(200).Take(30), ecfp.Labels);
+        for (var i = 0; i < 30; i++)
+        {
+            Assert.Equal(CompoundSet.FormatHex(shipped.Fingerprint(FingerprintType.Ecfp4, 200 + i), FingerprintType.Ecfp4), CompoundSet.FormatHex(ecfp.Words.Skip(i * 16).Take(16).ToArray(), FingerprintType.Ecfp4));
+        }
+    }
+
+    [Fact]
+    public async Task GrpcClientStream_TheSameFileIsTheSameDataset_RefusedListed_AndImportByPathOrIdFindsIt()
+    {
+        var shipped = s_fixture.Value;
+        var text = string.Join('\n', Enumerable.Range(300, 25).Select(i => $"{shipped.Smiles[i]} {shipped.Ids[i]}").Append("C1CC unclosed"));
+        using var rest = await Service.Rest.PostAsync("/api/chem/uploads?name=streamed&fingerprints=rdkit-ecfp4-1024", new StringContent(text, Encoding.UTF8, "text/plain"), Token);
+        var viaRest = await ReadAsync(rest, HttpStatusCode.Created);
+
+        using var call = new ChemClient(Service.Grpc).Upload(GrpcCalls.Options);
+        var header = new Contracts.Chem.UploadCompoundsHeader { Name = "streamed", Fingerprints = { "rdkit-ecfp4-1024" } };
+        await call.RequestStream.WriteAsync(new Contracts.Chem.UploadCompoundsRequest { Header = header }, Token);
+        foreach (var chunk in Encoding.UTF8.GetBytes(text).Chunk(256))
+        {
+            await call.RequestStream.WriteAsync(new Contracts.Chem.UploadCompoundsRequest { Chunk = Google.Protobuf.ByteString.CopyFrom(chunk) }, Token);
+        }
+
+        await call.RequestStream.CompleteAsync();
+        var viaGrpc = await call;
+        Assert.Equal(viaRest.Dataset.DatasetId.ToString(), viaGrpc.Dataset.DatasetId);
+        Assert.Equal((26, "unclosed"), (viaGrpc.Refused.Single().Line, viaGrpc.Refused.Single().Id));
+
+        using var folder = new Salsa.Testing.TemporaryDirectory();
+        var path = Path.Combine(folder.Path, "streamed.smi");
+        await File.WriteAllTextAsync(path, text, Token);
+        var byPath = await Service.Rest.PostForAsync<Salsa.Hosting.Datasets.DatasetView>("/api/chem/imports", new { location = path, name = "streamed", fingerprints = "rdkit-ecfp4-1024" });
+        Assert.Equal(viaRest.Dataset.DatasetId, byPath.DatasetId);
+        var byId = await new ChemClient(Service.Grpc).ImportAsync(new Contracts.Chem.ImportCompoundsRequest { DatasetId = viaRest.Dataset.DatasetId.ToString() }, GrpcCalls.Options);
+        Assert.Equal(viaRest.Dataset.DatasetId.ToString(), byId.DatasetId);
+    }
+
     [Theory]
     [InlineData("name=bad&format=csv", "id,smiles\na,CCO\nb,\nc,C", "line 3")]
     [InlineData("name=bad&format=csv", "id,structure\na,CCO", "no SMILES column")]
@@ -85,6 +143,7 @@ public sealed class ChemUploadTests(ChemServiceFixture fixture) : IClassFixture<
     [InlineData("name=bad", "", "no compounds")]
     [InlineData("name=bad&fingerprints=pubchem-881", "CCO", "Unknown fingerprint type 'pubchem-881'")]
     [InlineData("name=bad&format=sdf9", "CCO", "Unknown compound file format")]
+    [InlineData("name=bad&format=sdf", "x\n\n\n  1  0  0  0  0  0  0  0  0  0999 V2000\n$$$$\n", "line 1: an SD record whose molblock has no 'M  END'")]
     [InlineData("name=", "CCO", "needs a name")]
     public async Task BadFile_400NamingTheProblem_NothingStored(string query, string body, string expected)
     {

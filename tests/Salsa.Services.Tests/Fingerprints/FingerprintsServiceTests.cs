@@ -129,6 +129,25 @@ public sealed class FingerprintsServiceTests(CompoundServicesFixture fixture) : 
         }
     }
 
+    [Theory]
+    [MemberData(nameof(Types))]
+    public async Task Search_BySmiles_RdkitFingerprintsTheMolecule_LikeItsShippedFingerprint_AndFindsItFirst(string type)
+    {
+        var dataset = Services.Datasets[type].DatasetId;
+        const int K = 8;
+        var compound = 123;
+
+        using var response = await Services.Rest.PostAsJsonAsync("/api/fingerprints/search",
+            new { datasetId = dataset, querySmiles = FixtureCompounds.Set.Smiles[compound], k = K }, RestCalls.Json, Token);
+        await RestCalls.EnsureAsync(response);
+        var bySmiles = (await response.Content.ReadFromJsonAsync<FingerprintSearchResult>(RestCalls.Json, Token))!;
+
+        Assert.Equal(FixtureCompounds.BruteForceTopK(type, FixtureCompounds.Words(type, compound), K), bySmiles.Hits.Select(h => (h.Index, h.Similarity)));
+        Assert.Contains(bySmiles.Hits.TakeWhile(h => h.Similarity == 1.0), h => h.Index == compound);
+        var grpc = await new FingerprintsClient(Services.Fingerprints.Grpc).SearchAsync(new SearchRequest { DatasetId = dataset.ToString(), QuerySmiles = FixtureCompounds.Set.Smiles[compound], K = K }, Call);
+        Assert.Equal(bySmiles.Hits.Select(h => (h.Index, h.Similarity)), grpc.Hits.Select(h => (h.Index, h.Similarity)));
+    }
+
     [Fact]
     public async Task QueuedJobs_StreamProgress_WhenTheRunningJobIsCancelled()
     {

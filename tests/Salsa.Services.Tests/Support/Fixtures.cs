@@ -7,6 +7,18 @@ namespace Salsa.Services.Tests.Support;
 /// <summary>The shipped data fixtures as the services' clients send them.</summary>
 public static class Fixtures
 {
+    /// <summary>The text, UTF-8, gzip-compressed: an upload as a user's .gz file holds it.</summary>
+    public static byte[] Gzip(string text)
+    {
+        using var packed = new MemoryStream();
+        using (var gzip = new System.IO.Compression.GZipStream(packed, System.IO.Compression.CompressionLevel.Fastest, leaveOpen: true))
+        {
+            gzip.Write(System.Text.Encoding.UTF8.GetBytes(text));
+        }
+
+        return packed.ToArray();
+    }
+
     private static readonly Lazy<(double[] Values, double[] Weights, double[][] Centres)> s_gmm = new(LoadGmm);
 
     /// <summary>2,000 2-D points from five Gaussians (weights), and the five sample means.</summary>

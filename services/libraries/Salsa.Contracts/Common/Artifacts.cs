@@ -21,6 +21,9 @@ public static class Artifacts
 
     public const string MapSvg = "map.svg";
 
+    /// <summary>A grid of structure depictions (RDKit's drawings), each with its caption.</summary>
+    public const string MoleculesSvg = "molecules.svg";
+
     public const string MapPng = "map.png";
 
     /// <summary>A census map's clusters as GeoJSON: one Feature per cluster (hull, centre, population).</summary>

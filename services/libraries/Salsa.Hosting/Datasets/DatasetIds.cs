@@ -18,4 +18,20 @@ public static class DatasetIds
         hash[8] = (byte)((hash[8] & 0x3F) | 0x80); // RFC 9562 variant
         return new Guid(hash.AsSpan(0, 16), bigEndian: true);
     }
+
+    /// <summary>
+    /// A hex SHA-256 of rows of fields (unit and record separators between them): what names an
+    /// upload's content, whatever file layout or compression brought it.
+    /// </summary>
+    public static string ContentHash(IEnumerable<IEnumerable<string>> rows)
+    {
+        ArgumentNullException.ThrowIfNull(rows);
+        using var hash = IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
+        foreach (var row in rows)
+        {
+            hash.AppendData(Encoding.UTF8.GetBytes(string.Join('\u001f', row) + "\u001e"));
+        }
+
+        return Convert.ToHexStringLower(hash.GetHashAndReset());
+    }
 }

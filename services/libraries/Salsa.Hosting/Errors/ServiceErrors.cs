@@ -47,6 +47,12 @@ public static class ServiceErrors
             => (HttpStatusCode.RequestEntityTooLarge, StatusCode.ResourceExhausted, "Request too large"),
         Microsoft.AspNetCore.Http.BadHttpRequestException => (HttpStatusCode.BadRequest, StatusCode.InvalidArgument, "Invalid request"),
         OperationCanceledException => (HttpStatusCode.ServiceUnavailable, StatusCode.Cancelled, "Cancelled"),
+        // A service's answer passed on (the gateway forwarding an upload): the caller's mistake stays
+        // the caller's; anything else is a fault.
+        RpcException { StatusCode: StatusCode.InvalidArgument } => (HttpStatusCode.BadRequest, StatusCode.InvalidArgument, "Invalid request"),
+        RpcException { StatusCode: StatusCode.NotFound } => (HttpStatusCode.NotFound, StatusCode.NotFound, "Not found"),
+        RpcException { StatusCode: StatusCode.ResourceExhausted } => (HttpStatusCode.RequestEntityTooLarge, StatusCode.ResourceExhausted, "Over a configured limit"),
+        RpcException { StatusCode: StatusCode.FailedPrecondition } => (HttpStatusCode.Conflict, StatusCode.FailedPrecondition, "Not in a state that allows this"),
         _ => null,
     };
 
@@ -58,9 +64,12 @@ public static class ServiceErrors
     public static string Message(Exception exception)
     {
         ArgumentNullException.ThrowIfNull(exception);
-        return exception is System.Data.Common.DbException
-            ? string.Create(System.Globalization.CultureInfo.InvariantCulture, $"The store did not answer (it may be restarting); retry after {StoreRetryAfter.TotalSeconds:0} s.")
-            : exception.Message;
+        return exception switch
+        {
+            System.Data.Common.DbException => string.Create(System.Globalization.CultureInfo.InvariantCulture, $"The store did not answer (it may be restarting); retry after {StoreRetryAfter.TotalSeconds:0} s."),
+            RpcException rpc => rpc.Status.Detail,
+            _ => exception.Message,
+        };
     }
 
     /// <summary>When a refused caller may try again: the queue's hint, or the store's; null when retrying would not help.</summary>

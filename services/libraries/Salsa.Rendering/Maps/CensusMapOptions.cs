@@ -5,7 +5,7 @@ namespace Salsa.Rendering.Maps;
 /// <summary>How the outlying parts of the US (Alaska, Hawaii, Puerto Rico) are shown.</summary>
 public enum MapLayoutMode
 {
-    /// <summary>Insets when the points cover the conterminous US and an outlying part; else one view.</summary>
+    /// <summary>Insets when the points are in the US and cover the conterminous states and an outlying part; else one view.</summary>
     Auto,
 
     /// <summary>The conterminous US in the main view, each outlying part that has points in an inset.</summary>

@@ -37,6 +37,9 @@ internal sealed class MapPainter(Canvas canvas, MapPlan plan, UsAtlas atlas)
     private readonly List<GraphicsPoint> _path = [];
     private readonly List<GraphicsPoint> _ring = [];
 
+    /// <summary>Whether any of the atlas's land fell inside a panel (the caption credits the outlines only then).</summary>
+    private bool _drewLand;
+
     /// <summary>Points drawn (the SVG may draw an evenly strided subset).</summary>
     public int DrawnPoints { get; private set; }
 
@@ -113,6 +116,7 @@ internal sealed class MapPainter(Canvas canvas, MapPlan plan, UsAtlas atlas)
         {
             if (Belongs(panel, polygon.Exterior) && Project(panel, polygon.Exterior))
             {
+                _drewLand = true;
                 canvas.DrawPolygon(CollectionsMarshal.AsSpan(_ring), colour);
                 foreach (var hole in polygon.Holes)
                 {
@@ -171,9 +175,21 @@ internal sealed class MapPainter(Canvas canvas, MapPlan plan, UsAtlas atlas)
         _ring.Clear();
         double minX = double.PositiveInfinity, minY = double.PositiveInfinity, maxX = double.NegativeInfinity, maxY = double.NegativeInfinity;
         var last = new GraphicsPoint(double.NaN, double.NaN);
+
+        // A ring that crosses the antimeridian (Alaska's Aleutians, Fiji) stays whole: a vertex is
+        // moved by the world's width when it would jump more than half of it from the one before.
+        var world = panel.WorldWidth;
+        double previousX = double.NaN, shift = 0;
         for (var i = 0; i < ring.Count; i++)
         {
-            var c = panel.ToCanvas(ring[i]);
+            var raw = panel.ToCanvas(ring[i]);
+            if (i > 0 && Math.Abs(raw.X - previousX) > world / 2)
+            {
+                shift -= Math.Sign(raw.X - previousX) * world;
+            }
+
+            previousX = raw.X;
+            var c = new GraphicsPoint(raw.X + shift, raw.Y);
             (minX, maxX) = (Math.Min(minX, c.X), Math.Max(maxX, c.X));
             (minY, maxY) = (Math.Min(minY, c.Y), Math.Max(maxY, c.Y));
             if (i == 0 || i == ring.Count - 1 || Math.Abs(c.X - last.X) + Math.Abs(c.Y - last.Y) >= OutlineTolerance)
@@ -369,7 +385,10 @@ internal sealed class MapPainter(Canvas canvas, MapPlan plan, UsAtlas atlas)
         var origin = main.Projection;
         var lat = string.Create(inv, $"{Math.Abs(origin.OriginLatitude):0.0}°{(origin.OriginLatitude >= 0 ? 'N' : 'S')}");
         var lon = string.Create(inv, $"{Math.Abs(origin.OriginLongitude):0.0}°{(origin.OriginLongitude >= 0 ? 'E' : 'W')}");
-        var outlines = $"Outlines: US Census Bureau cartographic boundaries, 1:10m (us-atlas). Equirectangular projection centred on {lat} {lon}, scale true at that latitude"
+        var atlasText = _drewLand
+            ? "Outlines: US Census Bureau cartographic boundaries, 1:10m (us-atlas)."
+            : "No outlines: the atlas (US states and counties) does not cover this area.";
+        var outlines = $"{atlasText} Equirectangular projection centred on {lat} {lon}, scale true at that latitude"
             + (plan.Layout.Panels.Count > 1 ? "; insets are centred on their own data." : ".");
         string[] lines = plan.Options.Note is { } note ? [stats, outlines, note] : [stats, outlines];
         var y = plan.BodyBottom + (plan.Pad * 0.6);

@@ -42,6 +42,9 @@ public sealed class MapPanel
     /// <summary>Canvas units per km of the plane (the same across and up: the view keeps the aspect).</summary>
     public double PixelsPerKm { get; }
 
+    /// <summary>The canvas width of 360° of longitude (at the projection's scale).</summary>
+    public double WorldWidth => 2 * Math.PI * EquirectangularProjection.EarthRadiusKm * Math.Cos(double.DegreesToRadians(Projection.OriginLatitude)) * PixelsPerKm;
+
     /// <summary>Where <paramref name="position"/> falls on the canvas (it may be outside the panel).</summary>
     public Point ToCanvas(GeoPoint position)
     {
@@ -63,12 +66,8 @@ public sealed class MapPanel
     public double HeightKm => Height / PixelsPerKm;
 
     /// <summary>Plane coordinates (km) of a position, its longitude taken within 180° of the origin's.</summary>
-    internal static (double X, double Y) ToPlane(EquirectangularProjection projection, GeoPoint position)
-    {
-        var delta = position.Longitude - projection.OriginLongitude;
-        delta -= 360 * Math.Floor((delta + 180) / 360);
-        return projection.Forward(position.Latitude, projection.OriginLongitude + delta);
-    }
+    internal static (double X, double Y) ToPlane(EquirectangularProjection projection, GeoPoint position) =>
+        projection.Forward(position.Latitude, position.Longitude);
 }
 
 /// <summary>Where everything of a census map goes: the canvas size and its map panels.</summary>

@@ -16,7 +16,7 @@ internal sealed class MapPlan
     /// <summary>Points tested against the state outlines to find the states the data is in.</summary>
     private const int FocusSample = 20_000;
 
-    private MapPlan(ClusteredPoints data, CensusMapOptions options, UsAtlas atlas, MapLayout layout, int[] pointPanel, IReadOnlyList<Color> colours, double fontSize, double pad, double sideLeft, double sideWidth, double legendTop, double bodyBottom, double dataAreaPx)
+    private MapPlan(ClusteredPoints data, CensusMapOptions options, UsAtlas atlas, TopoFeature[] focusStates, MapLayout layout, int[] pointPanel, IReadOnlyList<Color> colours, double fontSize, double pad, double sideLeft, double sideWidth, double legendTop, double bodyBottom, double dataAreaPx)
     {
         (Data, Options, Atlas, Layout, PointPanel, Colours, FontSize, Pad) = (data, options, atlas, layout, pointPanel, colours, fontSize, pad);
         (SideLeft, SideWidth, LegendTop, BodyBottom) = (sideLeft, sideWidth, legendTop, bodyBottom);
@@ -27,7 +27,7 @@ internal sealed class MapPlan
             ? Math.Clamp(Math.Sqrt(CentreAreaShare * dataAreaPx * MaxPopulation / (Math.PI * total)), Math.Min(6, limit), limit)
             : 6;
         ShowLabels = options.ShowClusterLabels ?? data.ClusterCount <= 30;
-        FocusStates = FindFocusStates(data, atlas);
+        FocusStates = focusStates;
     }
 
     public ClusteredPoints Data { get; }
@@ -85,7 +85,9 @@ internal sealed class MapPlan
         var bodyBottom = height - captionBand;
         var sideLeft = mapRight + pad;
 
-        // Which part of the US each point belongs to, and whether they get insets.
+        // Which part of the US each point belongs to, and whether they get insets: only when the
+        // points are in the US (a user's places elsewhere get one view of their own extent).
+        var (focusStates, inUs) = FindFocusStates(data, atlas);
         var points = data.PointSpan;
         var regions = new UsRegion[points.Length];
         var present = new bool[UsRegions.All.Length];
@@ -96,7 +98,7 @@ internal sealed class MapPlan
         }
 
         var outlying = UsRegions.All.Where(r => r != UsRegion.Conterminous && present[(int)r]).ToArray();
-        var insets = options.Layout != MapLayoutMode.SingleView && present[(int)UsRegion.Conterminous] && outlying.Length > 0;
+        var insets = (options.Layout == MapLayoutMode.Insets || (options.Layout == MapLayoutMode.Auto && inUs)) && present[(int)UsRegion.Conterminous] && outlying.Length > 0;
 
         var panels = new List<MapPanel>();
         var pointPanel = new int[points.Length];
@@ -147,15 +149,16 @@ internal sealed class MapPlan
 
         var showCounties = options.ShowCounties ?? Math.Max(panels[0].WidthKm, panels[0].HeightKm) < options.CountyViewKm;
         var layout = new MapLayout(width, height, panels, showCounties);
-        return new MapPlan(data, options, atlas, layout, pointPanel, ClusterPalette.For(data), fontSize, pad, sideLeft, sideWidth, legendTop, bodyBottom, dataAreaPx);
+        return new MapPlan(data, options, atlas, focusStates, layout, pointPanel, ClusterPalette.For(data), fontSize, pad, sideLeft, sideWidth, legendTop, bodyBottom, dataAreaPx);
     }
 
     /// <summary>
-    /// States holding at least 0.1% (and 2) of an evenly strided sample of the points. Testing
-    /// every point of the national set would cost seconds; the share keeps a neighbour out when
-    /// the 1:10m outline puts a few border points on its side of a river.
+    /// States holding at least 0.1% (and 2) of an evenly strided sample of the points, and whether
+    /// (nearly) all the sample is inside the atlas's states. Testing every point of the national set
+    /// would cost seconds; the share keeps a neighbour out when the 1:10m outline puts a few border
+    /// points on its side of a river.
     /// </summary>
-    private static TopoFeature[] FindFocusStates(ClusteredPoints data, UsAtlas atlas)
+    private static (TopoFeature[] States, bool InUs) FindFocusStates(ClusteredPoints data, UsAtlas atlas)
     {
         var points = data.PointSpan;
         var step = Math.Max(1, points.Length / FocusSample);
@@ -180,7 +183,8 @@ internal sealed class MapPlan
         }
 
         var threshold = sampled < 200 ? 1 : Math.Max(2, sampled / 1000);
-        return [.. atlas.States.Where(s => counts.GetValueOrDefault(s) >= threshold)];
+        var inside = counts.Values.Sum();
+        return ([.. atlas.States.Where(s => counts.GetValueOrDefault(s) >= threshold)], inside >= 0.9 * sampled);
     }
 
     /// <summary>A panel over the rectangle, centred on the selected points (and the centres among them) with the margin added.</summary>
@@ -241,32 +245,9 @@ internal sealed class MapPlan
     /// <summary>The population-weighted mean position of the selected points (the plain mean when they weigh nothing).</summary>
     private static EquirectangularProjection WeightedCentre(ClusteredPoints data, Func<int, bool> include)
     {
-        var points = data.PointSpan;
-        var weights = data.WeightSpan;
-        double sw = 0, lat = 0, lon = 0, plainLat = 0, plainLon = 0;
-        var count = 0;
-        var reference = double.NaN;
-        for (var i = 0; i < points.Length; i++)
-        {
-            if (!include(i))
-            {
-                continue;
-            }
-
-            // Longitudes are averaged near the first one, so points either side of the antimeridian agree.
-            reference = double.IsNaN(reference) ? points[i].Longitude : reference;
-            var delta = points[i].Longitude - reference;
-            var longitude = reference + delta - (360 * Math.Floor((delta + 180) / 360));
-            sw += weights[i];
-            lat += weights[i] * points[i].Latitude;
-            lon += weights[i] * longitude;
-            plainLat += points[i].Latitude;
-            plainLon += longitude;
-            count++;
-        }
-
-        return count == 0 ? new EquirectangularProjection(39.8, -98.6)
-            : sw > 0 ? new EquirectangularProjection(Math.Clamp(lat / sw, -89, 89), lon / sw)
-            : new EquirectangularProjection(Math.Clamp(plainLat / count, -89, 89), plainLon / count);
+        var points = data.PointSpan.ToArray();
+        var weights = data.WeightSpan.ToArray();
+        var selected = Enumerable.Range(0, points.Length).Where(include).Select(i => (points[i].Latitude, points[i].Longitude, weights[i])).ToList();
+        return selected.Count == 0 ? new EquirectangularProjection(39.8, -98.6) : EquirectangularProjection.CentredOn(selected);
     }
 }
