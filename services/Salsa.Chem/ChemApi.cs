@@ -46,6 +46,11 @@ public static class ChemApi
             .WithName("GetFingerprints")
             .WithSummary("The binary dataset of one fingerprint type of an imported compound set (labels = compound ids, weights 1).");
 
+        group.MapGet("/compounds/{id}/properties", async Task<Ok<CompoundProperties>> (CompoundCatalog chem, string id, int? offset, int? limit, CancellationToken cancellationToken) =>
+            TypedResults.Ok(await chem.PropertiesAsync(DatasetCatalog.ParseId(id), offset ?? 0, limit ?? 1000, cancellationToken)))
+            .WithName("GetCompoundProperties")
+            .WithSummary("The values an uploaded file gave its compounds besides id and structure — a CSV's other columns, an SD file's data fields — in the compounds' order (offset, limit ≤ 10,000); none for a shipped import.");
+
         group.MapGet("/depictions", async (Salsa.Chemistry.Rdkit rdkit, string smiles, int? width, int? height, CancellationToken cancellationToken) =>
             TypedResults.Text(await DepictAsync(rdkit, smiles, width, height, cancellationToken), "image/svg+xml"))
             .WithName("DepictMolecule")

@@ -1,4 +1,5 @@
 using System.Globalization;
+using System.Text.Json;
 using Salsa.Chemistry;
 using Salsa.Datasets;
 using Salsa.Hosting;
@@ -16,6 +17,12 @@ public sealed record FingerprintTypeView(string Name, int Bits, string Descripti
 /// <summary>A compound of an upload RDKit could not read: where it was, and RDKit's reason.</summary>
 public sealed record RefusedCompound(int Line, string Id, string Smiles, string Reason);
 
+/// <summary>One compound's properties from its file.</summary>
+public sealed record CompoundPropertyRow(string Id, IReadOnlyDictionary<string, string> Values);
+
+/// <summary>A page of an upload's compound properties: the columns the file had, and each compound's values.</summary>
+public sealed record CompoundProperties(Guid DatasetId, int Count, IReadOnlyList<string> Columns, IReadOnlyList<CompoundPropertyRow> Compounds);
+
 /// <summary>An upload's compounds dataset, and the compounds left out of it.</summary>
 public sealed record CompoundUpload(DatasetInfo Compounds, IReadOnlyList<RefusedCompound> Refused);
 
@@ -31,6 +38,11 @@ public sealed record CompoundUpload(DatasetInfo Compounds, IReadOnlyList<Refused
 public sealed class CompoundCatalog(DatasetCatalog datasets, ServiceLimits limits, DataDirectory data, Rdkit rdkit, UserFiles files)
 {
     public const string FingerprintKeyPrefix = "fingerprints.";
+
+    /// <summary>Metadata of an upload whose file had other columns: the dataset of its compounds' properties (JSON per compound), and their names.</summary>
+    public const string PropertiesKey = "properties";
+
+    public const string PropertyColumnsKey = "property_columns";
 
     public static IReadOnlyList<CompoundSource> Sources { get; } =
     [
@@ -65,7 +77,7 @@ public sealed class CompoundCatalog(DatasetCatalog datasets, ServiceLimits limit
         if (request.DatasetId is { } id)
         {
             var info = await datasets.GetRequiredAsync(id, cancellationToken);
-            return info.Kind == DatasetKind.Compounds ? info
+            return info.Kind == DatasetKind.Compounds && !info.Metadata.ContainsKey("compounds_dataset") ? info
                 : throw new ArgumentException($"Dataset {info.Id} is {DatasetCatalog.KindName(info.Kind)}; the chemistry mashup takes a compounds dataset (an import or a compound upload).");
         }
 
@@ -170,10 +182,61 @@ public sealed class CompoundCatalog(DatasetCatalog datasets, ServiceLimits limit
             [.. kept.Select(i => records[i].Id)],
             smiles,
             types.ToDictionary(t => t, t => kept.SelectMany(i => computed.Fingerprint(t, i).ToArray()).ToArray()));
-        var compoundsId = DatasetIds.For("compound-upload", name, string.Join(',', types.Select(t => t.Name)), DatasetIds.ContentHash(Enumerable.Range(0, set.Count).Select(i => new[] { set.Ids[i], set.Smiles[i] })));
-        var info = await StoreAsync(set, compoundsId, name, new Dictionary<string, string> { ["compound_source"] = "upload", ["refused"] = refused.Count.ToString(CultureInfo.InvariantCulture) },
+        // The file's other columns (CSV) or data fields (SDF), one JSON object per compound.
+        var properties = kept.Select(i => records[i].Properties.Count == 0 ? null : JsonSerializer.Serialize(records[i].Properties)).ToArray();
+        var compoundsId = DatasetIds.For("compound-upload", name, string.Join(',', types.Select(t => t.Name)), DatasetIds.ContentHash(Enumerable.Range(0, set.Count)
+            .Select(i => properties[i] is { } json ? new[] { set.Ids[i], set.Smiles[i], json } : [set.Ids[i], set.Smiles[i]])));
+        var metadata = new Dictionary<string, string> { ["compound_source"] = "upload", ["refused"] = refused.Count.ToString(CultureInfo.InvariantCulture) };
+        if (properties.Any(p => p is not null))
+        {
+            var columns = kept.SelectMany(i => records[i].Properties.Keys).Distinct().ToList();
+            var stored = await datasets.GetOrCreateAsync(DatasetIds.For("compound-properties", compoundsId.ToString()), () => (
+                new DatasetInfo
+                {
+                    Id = Guid.Empty,
+                    Name = $"{name}-properties",
+                    Kind = DatasetKind.Compounds,
+                    Count = set.Count,
+                    Created = DateTimeOffset.UtcNow,
+                    Source = $"the other columns of {name}",
+                    Metadata = new Dictionary<string, string> { ["compounds_dataset"] = compoundsId.ToString(), [PropertyColumnsKey] = string.Join(',', columns) },
+                },
+                new DatasetContent { Weights = Ones(set.Count), Labels = [.. set.Ids], Texts = [.. properties.Select(p => p ?? "{}")] }), cancellationToken);
+            metadata[PropertiesKey] = stored.Id.ToString();
+            metadata[PropertyColumnsKey] = string.Join(',', columns);
+        }
+
+        var info = await StoreAsync(set, compoundsId, name, metadata,
             $"compound upload: {name} ({records.Count} compounds, {refused.Count} refused by RDKit)", type => $"{type.Name} fingerprints computed by RDKit from the SMILES of {name}", cancellationToken);
         return new CompoundUpload(info, refused);
+    }
+
+    /// <summary>
+    /// The properties an upload's file gave its compounds (a CSV's other columns, an SD file's data
+    /// fields), in the compounds' order from <paramref name="offset"/>: each compound's id and values.
+    /// </summary>
+    public async Task<CompoundProperties> PropertiesAsync(Guid compoundsId, int offset, int limit, CancellationToken cancellationToken)
+    {
+        if (offset < 0 || limit is < 1 or > 10_000)
+        {
+            throw new ArgumentException("offset is 0 or more and limit 1 to 10,000.");
+        }
+
+        var compounds = await datasets.GetRequiredAsync(compoundsId, cancellationToken);
+        if (compounds.Kind != DatasetKind.Compounds || compounds.Metadata.ContainsKey("compounds_dataset"))
+        {
+            throw new ArgumentException($"Dataset {compounds.Id} is not a compounds dataset of an import or upload.");
+        }
+
+        if (!compounds.Metadata.TryGetValue(PropertiesKey, out var id))
+        {
+            return new CompoundProperties(compounds.Id, compounds.Count, [], []);
+        }
+
+        var (_, content) = await datasets.ReadRequiredAsync(Guid.Parse(id), cancellationToken);
+        var rows = Enumerable.Range(offset, Math.Max(0, Math.Min(limit, compounds.Count - offset)))
+            .Select(i => new CompoundPropertyRow(content.Labels![i], JsonSerializer.Deserialize<Dictionary<string, string>>(content.Texts![i])!)).ToList();
+        return new CompoundProperties(compounds.Id, compounds.Count, compounds.Metadata[PropertyColumnsKey].Split(','), rows);
     }
 
     /// <summary>The fingerprint types of a comma-separated list (empty: every type).</summary>

@@ -160,7 +160,6 @@ public sealed record MoleculeGridRequest
             throw new ArgumentException($"cellSize must be 80 to 800 pixels; it is {CellSize}.");
         }
 
-        limits.CheckImageSide((Columns ?? 5) * (CellSize ?? 220), "width");
         if (Title is { Length: > FigureRequest.MaxTitleLength })
         {
             throw new ArgumentException($"The title has {Title.Length} characters; at most {FigureRequest.MaxTitleLength} fit on a figure.");
@@ -175,8 +174,8 @@ public sealed record MoleculeGridRequest
             CompoundsDatasetId = DatasetCatalog.ParseId(request.CompoundsDatasetId),
             Items = [.. request.Items],
             Sizes = request.Sizes.Count == 0 ? null : [.. request.Sizes],
-            Columns = request.Columns == 0 ? null : request.Columns,
-            CellSize = request.CellSize == 0 ? null : request.CellSize,
+            Columns = request.HasColumns ? request.Columns : null,
+            CellSize = request.HasCellSize ? request.CellSize : null,
             Title = request.Title.Length == 0 ? null : request.Title,
         };
     }

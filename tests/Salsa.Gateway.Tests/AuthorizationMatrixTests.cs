@@ -418,6 +418,7 @@ public sealed class AuthorizationMatrixTests(SecuredPlatform platform) : IClassF
             .Replace("/api/datasets/{id}", $"/api/datasets/{platform.Alpha["points"]}", StringComparison.Ordinal)
             .Replace("/api/runs/{id}", $"/api/runs/{platform.Alpha["run"]}", StringComparison.Ordinal)
             .Replace("/api/keys/{id}", $"/api/keys/{platform.Alpha["key"]}", StringComparison.Ordinal)
+            .Replace("/api/chem/compounds/{id}/properties", $"/api/chem/compounds/{platform.Alpha["compounds"]}/properties", StringComparison.Ordinal)
             .Replace("/api/chem/compounds/{id}/fingerprints/{type}", $"/api/chem/compounds/{platform.Alpha["compounds"]}/fingerprints/rdkit-ecfp4-1024", StringComparison.Ordinal)
             .Replace("/api/workflows/{name}", "/api/workflows/census-indiana", StringComparison.Ordinal)
             .Replace("/api/chem/depictions", "/api/chem/depictions?smiles=CCO", StringComparison.Ordinal)

@@ -74,6 +74,9 @@ public sealed class OperationBoundsTests(OperationInputsFixture fixture) : IClas
         ["render.census-map/points"] = "points.dataset",
         ["render.census-map/clustering"] = "kmeans.job",
         ["render.scatter/embedding"] = "embed.job",
+        ["render.molecule-grid/compounds"] = "chem.dataset",
+        ["render.molecule-grid/items"] = "butina.medoids",
+        ["render.molecule-grid/sizes"] = "butina.sizes",
     };
 
     private static readonly Dictionary<string, JsonNode> RequiredValues = new(StringComparer.Ordinal)
@@ -82,7 +85,7 @@ public sealed class OperationBoundsTests(OperationInputsFixture fixture) : IClas
         ["chem.import/source"] = "fixture",
         ["maxClusters"] = 3,
         ["clusters"] = 3,
-        ["queryHex"] = "000000100240000000000100000000000000000000000000200000410000000000100020002000000000000010020000000000000000080000000002000000000000000000000200000a00000000000000040a0002000000000040000004080000000000800001100400022000000220000000c4000000000000040000028088",
+        ["fingerprints.search/queryHex"] = "000000100240000000000100000000000000000000000000200000410000000000100020002000000000000010020000000000000000080000000002000000000000000000000200000a00000000000000040a0002000000000040000004080000000000800001100400022000000220000000c4000000000000040000028088",
     };
 
     public static TheoryData<string, string, string> Bounds()
@@ -169,7 +172,8 @@ public sealed class OperationBoundsTests(OperationInputsFixture fixture) : IClas
 
     private async Task RunAsync(OperationSpec operation, string parameter, JsonNode value, CancellationToken cancellationToken, CancellationTokenSource? cancelOnceStarted = null)
     {
-        var parameters = operation.Parameters.Where(p => p.Default is not null || p.Required)
+        // Defaults, required values, and a value for each "one of these" parameter the operation needs one of.
+        var parameters = operation.Parameters.Where(p => p.Default is not null || p.Required || RequiredValues.ContainsKey($"{operation.Key}/{p.Name}"))
             .ToDictionary(p => p.Name, p => (JsonNode?)(p.Default?.DeepClone() ?? (RequiredValues.GetValueOrDefault($"{operation.Key}/{p.Name}") ?? RequiredValues[p.Name]).DeepClone()), StringComparer.Ordinal);
         parameters[parameter] = value;
         var inputs = operation.Inputs.Where(i => Sources.ContainsKey($"{operation.Key}/{i.Name}"))

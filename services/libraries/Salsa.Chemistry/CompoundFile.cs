@@ -10,6 +10,9 @@ namespace Salsa.Chemistry;
 public sealed record CompoundRecord(int Line, string Id, string Smiles)
 {
     public bool IsMolBlock { get; init; }
+
+    /// <summary>The compound's other values: a CSV row's other columns, an SD record's data fields (none: empty).</summary>
+    public IReadOnlyDictionary<string, string> Properties { get; init; } = new Dictionary<string, string>();
 }
 
 /// <summary>A compound file's layout.</summary>
@@ -21,7 +24,7 @@ public enum CompoundFileFormat
     /// <summary>One molecule per line: its SMILES, then optionally whitespace and its id (a <c>.smi</c> file).</summary>
     Smiles,
 
-    /// <summary>A header naming a <c>smiles</c> column and optionally an <c>id</c> (or <c>name</c>) column; other columns are ignored.</summary>
+    /// <summary>A header naming a <c>smiles</c> column and optionally an <c>id</c> (or <c>name</c>) column; other columns become the compound's <see cref="CompoundRecord.Properties"/>.</summary>
     Csv,
 
     /// <summary>An MDL SD file: molblocks (V2000 or V3000) ended by <c>$$$$</c>; the id is the title line, or an <c>id</c>/<c>name</c> data field.</summary>
@@ -146,7 +149,16 @@ public static class CompoundFile
             }
 
             var id = idColumn >= 0 && idColumn < fields.Length ? fields[idColumn] : string.Empty;
-            yield return new CompoundRecord(line, id.Length > 0 ? id : UserFile.DefaultId(line), fields[smilesColumn]);
+            var properties = new Dictionary<string, string>(StringComparer.Ordinal);
+            for (var c = 0; c < Math.Min(columns.Length, fields.Length); c++)
+            {
+                if (c != smilesColumn && c != idColumn && columns[c].Length > 0 && fields[c].Length > 0)
+                {
+                    properties.TryAdd(columns[c], fields[c]);
+                }
+            }
+
+            yield return new CompoundRecord(line, id.Length > 0 ? id : UserFile.DefaultId(line), fields[smilesColumn]) { Properties = properties };
         }
     }
 
@@ -162,13 +174,14 @@ public static class CompoundFile
         var ended = false;
         string? field = null;
         string? dataId = null;
+        var properties = new Dictionary<string, string>(StringComparer.Ordinal);
         foreach (var text in Following(lines).Prepend(lines.Current))
         {
             line++;
             if (text.StartsWith("$$$$", StringComparison.Ordinal))
             {
-                yield return Record(block, ended, dataId, start, source);
-                (block, ended, field, dataId, start) = (new StringBuilder(), false, null, null, line + 1);
+                yield return Record(block, ended, dataId, start, source) with { Properties = properties };
+                (block, ended, field, dataId, start, properties) = (new StringBuilder(), false, null, null, line + 1, new Dictionary<string, string>(StringComparer.Ordinal));
                 continue;
             }
 
@@ -183,14 +196,22 @@ public static class CompoundFile
             }
             else if (field is not null && text.Trim().Length > 0)
             {
-                dataId ??= IdColumns.Contains(field, StringComparer.OrdinalIgnoreCase) ? text.Trim() : null;
+                if (IdColumns.Contains(field, StringComparer.OrdinalIgnoreCase))
+                {
+                    dataId ??= text.Trim();
+                }
+                else
+                {
+                    properties.TryAdd(field, text.Trim());
+                }
+
                 field = null;
             }
         }
 
         if (block.ToString().Trim().Length > 0)
         {
-            yield return Record(block, ended, dataId, start, source); // the last record without its $$$$
+            yield return Record(block, ended, dataId, start, source) with { Properties = properties }; // the last record without its $$$$
         }
     }
 

@@ -61,7 +61,7 @@ public sealed class ChemUploadTests(ChemServiceFixture fixture) : IClassFixture<
     public async Task GzipCsv_AsAMultipartFile_OnlyTheAskedType_AndClusteringItWorksLikeTheShippedSets()
     {
         var shipped = s_fixture.Value;
-        var csv = "name;SMILES;note\n" + string.Join('\n', Enumerable.Range(100, 40).Select(i => $"\"{shipped.Ids[i]}\";{shipped.Smiles[i]};\"kept; not imported\""));
+        var csv = "name;SMILES;note;mw\n" + string.Join('\n', Enumerable.Range(100, 40).Select(i => $"\"{shipped.Ids[i]}\";{shipped.Smiles[i]};\"kept; as a property\";{i}.5"));
         using var packed = new MemoryStream();
         await using (var gzip = new GZipStream(packed, CompressionLevel.Fastest, leaveOpen: true))
         {
@@ -77,6 +77,12 @@ public sealed class ChemUploadTests(ChemServiceFixture fixture) : IClassFixture<
         Assert.Equal([FingerprintType.Maccs.Name], upload.Dataset.Metadata.Keys.Where(k => k.StartsWith("fingerprints.", StringComparison.Ordinal)).Select(k => k["fingerprints.".Length..]));
         var maccs = await Service.GetJsonAsync<Salsa.Hosting.Datasets.DatasetView>($"/api/chem/compounds/{upload.Dataset.DatasetId}/fingerprints/{FingerprintType.Maccs.Name}");
         Assert.Equal(("binary", 40, 167), (maccs.Kind, maccs.Count, maccs.Bits));
+
+        // The file's other columns are the compounds' properties, in their order.
+        var properties = await Service.GetJsonAsync<CompoundProperties>($"/api/chem/compounds/{upload.Dataset.DatasetId}/properties?offset=2&limit=3");
+        Assert.Equal(["note", "mw"], properties.Columns);
+        Assert.Equal(shipped.Ids.Skip(102).Take(3), properties.Compounds.Select(c => c.Id));
+        Assert.Equal(("kept; as a property", "102.5"), (properties.Compounds[0].Values["note"], properties.Compounds[0].Values["mw"]));
     }
 
     [Fact]
@@ -87,7 +93,7 @@ public sealed class ChemUploadTests(ChemServiceFixture fixture) : IClassFixture<
         var sdf = new StringBuilder();
         for (var i = 200; i < 230; i++)
         {
-            sdf.Append(await rdkit.MolBlockAsync(shipped.Smiles[i], Token)).Append("> <ID>\n").Append(shipped.Ids[i]).Append("\n\n$$$$\n");
+            sdf.Append(await rdkit.MolBlockAsync(shipped.Smiles[i], Token)).Append("> <ID>\n").Append(shipped.Ids[i]).Append("\n\n> <MW>\n").Append(i).Append(".25\n\n$$$$\n");
         }
 
         var line = sdf.ToString().Split('\n').Length;
@@ -100,6 +106,9 @@ public sealed class ChemUploadTests(ChemServiceFixture fixture) : IClassFixture<
         Assert.Equal((line, "broken"), (refused.Line, refused.Id));
         var ecfp = await new DatasetsClient(Service.Grpc).DownloadAsync(upload.Dataset.Metadata["fingerprints." + FingerprintType.Ecfp4.Name]);
         Assert.Equal(shipped.Ids.Skip(200).Take(30), ecfp.Labels);
+        var properties = await Service.GetJsonAsync<CompoundProperties>($"/api/chem/compounds/{upload.Dataset.DatasetId}/properties");
+        Assert.Equal(["MW"], properties.Columns);
+        Assert.Equal("229.25", properties.Compounds[29].Values["MW"]);
         for (var i = 0; i < 30; i++)
         {
             Assert.Equal(CompoundSet.FormatHex(shipped.Fingerprint(FingerprintType.Ecfp4, 200 + i), FingerprintType.Ecfp4), CompoundSet.FormatHex(ecfp.Words.Skip(i * 16).Take(16).ToArray(), FingerprintType.Ecfp4));
