@@ -115,8 +115,7 @@ public sealed class CensusCatalog(DatasetCatalog datasets, ServiceLimits limits,
     public async Task<DatasetInfo> ImportFileAsync(string location, string? name, string? format, PlaceColumns? columns, CancellationToken cancellationToken)
     {
         await using var file = await files.OpenAsync(location, cancellationToken);
-        var fileName = Uri.TryCreate(location, UriKind.Absolute, out var uri) && uri.Scheme.StartsWith("http", StringComparison.Ordinal) ? Path.GetFileName(uri.AbsolutePath) : Path.GetFileName(location);
-        return await UploadAsync(file, string.IsNullOrWhiteSpace(name) ? fileName : name, format, columns, cancellationToken);
+        return await UploadAsync(file, string.IsNullOrWhiteSpace(name) ? UserFiles.NameOf(location) : name, format, columns, cancellationToken);
     }
 
     /// <summary>A census dataset already stored (an upload, or an earlier import), checked to be one.</summary>

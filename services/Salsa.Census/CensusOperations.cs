@@ -34,19 +34,19 @@ internal static class CensusOperations
                 var census = new CensusClient(await c.InvokerAsync(CensusService.Name));
                 var request = new ImportCensusRequest
                 {
-                    Source = Text(c, "source"),
-                    Location = Text(c, "file"),
-                    DatasetId = Text(c, "dataset"),
+                    Source = c.TextOrEmpty("source"),
+                    Location = c.TextOrEmpty("file"),
+                    DatasetId = c.TextOrEmpty("dataset"),
                     Places = new UploadPlacesHeader
                     {
-                        Name = Text(c, "name"),
-                        Format = Text(c, "format"),
+                        Name = c.TextOrEmpty("name"),
+                        Format = c.TextOrEmpty("format"),
                         Columns = new PlaceColumns
                         {
-                            Id = Text(c, "idColumn"),
-                            Latitude = Text(c, "latitudeColumn"),
-                            Longitude = Text(c, "longitudeColumn"),
-                            Weight = Text(c, "weightColumn"),
+                            Id = c.TextOrEmpty("idColumn"),
+                            Latitude = c.TextOrEmpty("latitudeColumn"),
+                            Longitude = c.TextOrEmpty("longitudeColumn"),
+                            Weight = c.TextOrEmpty("weightColumn"),
                         },
                     },
                 };
@@ -96,6 +96,4 @@ internal static class CensusOperations
             },
         },
     ];
-
-    private static string Text(IStepContext c, string name) => c.HasParameter(name) ? c.Parameter<string>(name) : string.Empty;
 }

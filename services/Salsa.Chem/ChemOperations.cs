@@ -31,11 +31,11 @@ internal static class ChemOperations
                 var chem = new ChemClient(await c.InvokerAsync(ChemService.Name));
                 var request = new ImportCompoundsRequest
                 {
-                    Source = Text(c, "source"),
+                    Source = c.TextOrEmpty("source"),
                     Limit = c.Parameter<int>("limit"),
-                    Location = Text(c, "file"),
-                    DatasetId = Text(c, "dataset"),
-                    Compounds = new UploadCompoundsHeader { Name = Text(c, "name"), Format = Text(c, "format") },
+                    Location = c.TextOrEmpty("file"),
+                    DatasetId = c.TextOrEmpty("dataset"),
+                    Compounds = new UploadCompoundsHeader { Name = c.TextOrEmpty("name"), Format = c.TextOrEmpty("format") },
                 };
                 request.Compounds.Fingerprints.AddRange(c.Strings("fingerprints"));
                 var info = await chem.ImportAsync(request, c.CallOptions);
@@ -59,6 +59,4 @@ internal static class ChemOperations
             },
         },
     ];
-
-    private static string Text(IStepContext c, string name) => c.HasParameter(name) ? c.Parameter<string>(name) : string.Empty;
 }

@@ -70,8 +70,7 @@ public sealed class CompoundCatalog(DatasetCatalog datasets, ServiceLimits limit
         if (!string.IsNullOrEmpty(request.Location))
         {
             await using var file = await files.OpenAsync(request.Location, cancellationToken);
-            var fileName = Uri.TryCreate(request.Location, UriKind.Absolute, out var uri) && uri.Scheme.StartsWith("http", StringComparison.Ordinal) ? Path.GetFileName(uri.AbsolutePath) : Path.GetFileName(request.Location);
-            return (await UploadAsync(file, string.IsNullOrWhiteSpace(request.Name) ? fileName : request.Name, request.Format, request.Fingerprints, cancellationToken)).Compounds;
+            return (await UploadAsync(file, string.IsNullOrWhiteSpace(request.Name) ? UserFiles.NameOf(request.Location) : request.Name, request.Format, request.Fingerprints, cancellationToken)).Compounds;
         }
 
         if (request.DatasetId is { } id)

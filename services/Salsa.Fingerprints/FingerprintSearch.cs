@@ -40,30 +40,32 @@ public sealed class FingerprintSearch(DatasetCatalog datasets, ButinaJobs butina
         {
             // A brute-force search compares every compound: the partitions do so where they are.
             var found = await cluster.SearchAsync(info.Id, info.Count, query, request.K, cancellationToken);
-            return await WithSmilesAsync(info, new FingerprintSearchResult(
-                [.. found.Answer.Hits.Select(h => new SearchHit(h.Compound, found.Labels.GetValueOrDefault(h.Compound, ""), h.Similarity))], found.Answer.DistancesComputed), cancellationToken);
+            var smiles = await CompoundSmilesAsync(info, cancellationToken);
+            return new FingerprintSearchResult(
+                [.. found.Answer.Hits.Select(h => new SearchHit(h.Compound, found.Labels.GetValueOrDefault(h.Compound, ""), h.Similarity, smiles?[h.Compound]))], found.Answer.DistancesComputed);
         }
 
         var set = await cache.GetOrBuildAsync(info.Id, request.ButinaJobId, () => BuildAsync(info, request.ButinaJobId), cancellationToken);
         var result = await dispatcher.RunAsync(
             () => request.ButinaJobId is null ? set.Index.SearchBruteForce(query, request.K) : set.Index.Search(query, request.K), cancellationToken);
-        return await WithSmilesAsync(info, new FingerprintSearchResult([.. result.Hits.Select(h => new SearchHit(h.Compound, set.LabelOf(h.Compound), h.Similarity))], result.DistancesComputed), cancellationToken);
+        return new FingerprintSearchResult([.. result.Hits.Select(h => new SearchHit(h.Compound, set.LabelOf(h.Compound), h.Similarity, set.SmilesOf(h.Compound)))], result.DistancesComputed);
     }
 
     /// <summary>
-    /// The hits with their SMILES, when the fingerprints were made from a compounds dataset that is
-    /// still stored (the chem service names it in their metadata; its compounds are in the same order).
+    /// The SMILES of the fingerprints' compounds, when they were made from a compounds dataset that
+    /// is still stored (the chem service names it in their metadata; its compounds are in the same
+    /// order); null otherwise. Read once per cached index, and per search on the cluster's path.
     /// </summary>
-    private async Task<FingerprintSearchResult> WithSmilesAsync(DatasetInfo info, FingerprintSearchResult result, CancellationToken cancellationToken)
+    private async Task<string[]?> CompoundSmilesAsync(DatasetInfo info, CancellationToken cancellationToken)
     {
         if (!info.Metadata.TryGetValue("compounds_dataset", out var text) || !Guid.TryParse(text, out var compoundsId)
             || await datasets.GetAsync(compoundsId, cancellationToken) is not { Kind: DatasetKind.Compounds } compounds || compounds.Count != info.Count)
         {
-            return result;
+            return null;
         }
 
         var (_, content) = await datasets.ReadRequiredAsync(compoundsId, cancellationToken);
-        return content.Texts is { } smiles ? result with { Hits = [.. result.Hits.Select(h => h with { Smiles = smiles[h.Index] })] } : result;
+        return content.Texts;
     }
 
     private void CheckK(int k)
@@ -88,6 +90,7 @@ public sealed class FingerprintSearch(DatasetCatalog datasets, ButinaJobs butina
     private async Task<SearchableSet> BuildAsync(DatasetInfo info, Guid? butinaJobId)
     {
         var (_, content) = await datasets.ReadRequiredAsync(info.Id, CancellationToken.None);
+        var smiles = await CompoundSmilesAsync(info, CancellationToken.None);
         var clustering = butinaJobId is { } id ? await butina.ReadClusteringAsync(id, CancellationToken.None) : null;
         return await dispatcher.RunAsync(() =>
         {
@@ -95,7 +98,7 @@ public sealed class FingerprintSearch(DatasetCatalog datasets, ButinaJobs butina
             var index = clustering is null
                 ? SimilarityIndex.Build(points, new int[points.Count], [0])
                 : SimilarityIndex.Build(points, clustering.Assignments, clustering.Centroids);
-            return new SearchableSet(index, content.Labels);
+            return new SearchableSet(index, content.Labels, smiles);
         }, CancellationToken.None);
     }
 }

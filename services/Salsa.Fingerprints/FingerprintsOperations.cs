@@ -79,8 +79,8 @@ internal static class FingerprintsOperations
                     var request = new SearchRequest
                     {
                         DatasetId = c.InputString("dataset"),
-                        QueryHex = c.HasParameter("queryHex") ? c.Parameter<string>("queryHex") : string.Empty,
-                        QuerySmiles = c.HasParameter("querySmiles") ? c.Parameter<string>("querySmiles") : string.Empty,
+                        QueryHex = c.TextOrEmpty("queryHex"),
+                        QuerySmiles = c.TextOrEmpty("querySmiles"),
                         FingerprintType = c.Parameter<string>("fingerprintType"),
                         K = c.Parameter<int>("k"),
                     };

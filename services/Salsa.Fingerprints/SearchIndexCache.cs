@@ -2,10 +2,12 @@ using Salsa.Clustering.Fingerprints;
 
 namespace Salsa.Fingerprints;
 
-/// <summary>A dataset ready to search: its index and the compounds' labels.</summary>
-public sealed record SearchableSet(SimilarityIndex Index, IReadOnlyList<string>? Labels)
+/// <summary>A dataset ready to search: its index, the compounds' labels and, when their compounds are stored, their SMILES.</summary>
+public sealed record SearchableSet(SimilarityIndex Index, IReadOnlyList<string>? Labels, IReadOnlyList<string>? Smiles = null)
 {
     public string LabelOf(int index) => Labels is { } labels ? labels[index] : "";
+
+    public string? SmilesOf(int index) => Smiles?[index];
 }
 
 // Design: request threads look up and insert under one lock, held only for dictionary work; the

@@ -3,6 +3,7 @@ using Salsa.Contracts.Census;
 using Salsa.Contracts.Chem;
 using Salsa.Contracts.Clients;
 using Salsa.Gateway.Services;
+using Salsa.Hosting.Datasets;
 
 namespace Salsa.Gateway.Api;
 
@@ -70,17 +71,7 @@ public static class UploadsApi
     /// <summary>The body, or the form's first file, in chunks as it arrives.</summary>
     private static async Task SendAsync(HttpRequest request, Func<ByteString, Task> send, CancellationToken cancellationToken)
     {
-        Stream body;
-        if (request.HasFormContentType)
-        {
-            var form = await request.ReadFormAsync(cancellationToken);
-            body = form.Files.Count > 0 ? form.Files[0].OpenReadStream() : throw new ArgumentException("The form holds no file: send the file as its first file field.");
-        }
-        else
-        {
-            body = request.Body;
-        }
-
+        var (body, _) = await UserFiles.RequestFileAsync(request, cancellationToken);
         var buffer = new byte[ChunkBytes];
         int read;
         while ((read = await body.ReadAtLeastAsync(buffer, ChunkBytes, throwOnEndOfStream: false, cancellationToken)) > 0)

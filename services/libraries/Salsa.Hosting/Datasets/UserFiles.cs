@@ -41,20 +41,33 @@ public sealed class UserFiles(IOptions<UserFileOptions> options, IConfiguration 
 
     private readonly UserFileOptions _options = options.Value;
 
-    /// <summary>The first file of a multipart form, or else the raw body.</summary>
+    /// <summary>The first file of a multipart form, or else the raw body, buffered.</summary>
     public async Task<Stream> FromRequestAsync(HttpRequest request, CancellationToken cancellationToken)
+    {
+        var (body, name) = await RequestFileAsync(request, cancellationToken);
+        await using (body)
+        {
+            return await BufferAsync(body, name, cancellationToken);
+        }
+    }
+
+    /// <summary>A request's file as it arrives: a multipart form's first file, or else the raw body; and what to call it in messages.</summary>
+    public static async Task<(Stream File, string Name)> RequestFileAsync(HttpRequest request, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(request);
         if (!request.HasFormContentType)
         {
-            return await BufferAsync(request.Body, "the request body", cancellationToken);
+            return (request.Body, "the request body");
         }
 
         var form = await request.ReadFormAsync(cancellationToken);
         var file = form.Files.Count > 0 ? form.Files[0] : throw new ArgumentException("The form holds no file: send the file as its first file field.");
-        await using var stream = file.OpenReadStream();
-        return await BufferAsync(stream, file.FileName, cancellationToken);
+        return (file.OpenReadStream(), file.FileName);
     }
+
+    /// <summary>The file name a location ends in: a URL's last path segment, or a path's file name.</summary>
+    public static string NameOf(string location) =>
+        Uri.TryCreate(location, UriKind.Absolute, out var uri) && uri.Scheme is "http" or "https" ? Path.GetFileName(uri.AbsolutePath) : Path.GetFileName(location);
 
     /// <summary>
     /// A gRPC client stream of one header message, then chunks: the header (<paramref name="header"/>
