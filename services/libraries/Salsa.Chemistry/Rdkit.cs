@@ -38,7 +38,13 @@ public sealed class Rdkit : IDisposable
     private const int BatchSize = 128;
     private static readonly string MorganJson = JsonSerializer.Serialize(new { radius = 2, nBits = FingerprintType.Ecfp4.Bits });
     private readonly Lazy<RdkitFiles> _files;
-    private readonly ConcurrentBag<RdkitEngine> _idle = [];
+    // Engines are shared by every instance in the process that loads the same files, and never
+    // disposed: an isolate holds nothing between calls, making one compiles the WebAssembly again
+    // (a second), and disposing V8 while its background work still calls back into .NET ended the
+    // process (ClearScript: "Handle is not initialized") when hosted services stopped and started.
+    // Each instance bounds how many it uses at once; the process keeps at most the busiest moment's.
+    private static readonly ConcurrentDictionary<string, ConcurrentBag<RdkitEngine>> s_idle = new(StringComparer.Ordinal);
+    private readonly ConcurrentBag<RdkitEngine> _idle;
     private readonly SemaphoreSlim _engines;
     private readonly Lazy<Dispatcher> _dispatcher;
     private bool _disposed;
@@ -50,6 +56,7 @@ public sealed class Rdkit : IDisposable
         MaxEngines = engines > 0 ? engines : Environment.ProcessorCount;
         _engines = new SemaphoreSlim(MaxEngines, MaxEngines);
         _files = new Lazy<RdkitFiles>(() => RdkitFiles.Load(directory));
+        _idle = s_idle.GetOrAdd(directory is null ? string.Empty : Path.GetFullPath(directory), _ => []);
         _dispatcher = new Lazy<Dispatcher>(() => new Dispatcher(new DispatcherOptions { ThreadCount = MaxEngines, Name = "Salsa RDKit" }));
     }
 
@@ -136,14 +143,10 @@ public sealed class Rdkit : IDisposable
     public Task<string> CanonicalAsync(string smiles, CancellationToken cancellationToken = default) =>
         UseAsync(engine => Answer(engine.Canonical(Line(smiles)), smiles), cancellationToken);
 
+    /// <summary>Stops this instance (its dispatcher); the engines stay with the process for the next instance.</summary>
     public void Dispose()
     {
         _disposed = true;
-        while (_idle.TryTake(out var engine))
-        {
-            engine.Dispose();
-        }
-
         if (_dispatcher.IsValueCreated)
         {
             _dispatcher.Value.Dispose();
@@ -195,14 +198,7 @@ public sealed class Rdkit : IDisposable
         {
             if (engine is not null)
             {
-                if (_disposed)
-                {
-                    engine.Dispose();
-                }
-                else
-                {
-                    _idle.Add(engine);
-                }
+                _idle.Add(engine);
             }
 
             _engines.Release();
