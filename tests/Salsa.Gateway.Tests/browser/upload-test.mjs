@@ -58,6 +58,11 @@ try {
       summary.runId = decodeURIComponent((await page.evaluate(() => location.hash)).replace(/^#\/runs\//, ''));
       await page.waitForFunction((final) => final.includes(document.querySelector('#run-state')?.textContent?.trim()), FINAL, { timeout: timeoutSeconds * 1000 });
       summary.state = (await page.locator('#run-state').textContent())?.trim();
+      // The result's images load after the run ends: wait for them (and the hits' drawings) to arrive.
+      await page.waitForFunction(() => {
+        const images = [...document.querySelectorAll('.result-figure img, td.depiction img')];
+        return images.length > 0 && images.every((i) => i.complete && i.naturalWidth > 0);
+      }, null, { timeout: 30_000 }).catch(() => {});
       const images = await page.locator('.result-figure img').evaluateAll((nodes) => nodes.map((n) => ({ src: n.getAttribute('src'), naturalWidth: n.naturalWidth })));
       summary.images = images;
       summary.depictions = await page.locator('td.depiction img').evaluateAll((nodes) => nodes.map((n) => n.naturalWidth));
