@@ -11,9 +11,6 @@ public sealed record AnnealingCheckpoint
 
     public required double MinTemperature { get; init; }
 
-    /// <summary>The convergence tolerance in data units (from the data's spread).</summary>
-    public required double Tolerance { get; init; }
-
     public required double Spread { get; init; }
 
     /// <summary>Whether the step that led here split a cluster (the next convergence is held longer).</summary>

@@ -8,7 +8,11 @@ public sealed record AnnealingOptions
     /// <summary>Kmax: clusters split until there are this many.</summary>
     public int MaxClusters { get; init; } = 10;
 
-    /// <summary>T ← factor·T after each temperature (0 &lt; factor &lt; 1).</summary>
+    /// <summary>
+    /// T ← factor·T after each temperature (0 &lt; factor &lt; 1) while clusters remain to split, or
+    /// straight to just below the next critical temperature when that is lower; with Kmax clusters,
+    /// faster (T ← T/5) until the assignments are hard.
+    /// </summary>
     public double CoolingFactor { get; init; } = 0.95;
 
     /// <summary>First temperature; by default just above the first critical temperature (2 λmax of the data).</summary>
@@ -29,11 +33,15 @@ public sealed record AnnealingOptions
     /// <summary>EM iterations allowed at one temperature.</summary>
     public int MaxIterationsPerTemperature { get; init; } = 300;
 
-    /// <summary>Converged when no centre moves more than this fraction of the data's spread (squared).</summary>
-    public double Tolerance { get; init; } = 1e-7;
+    /// <summary>
+    /// Converged at a temperature T when no centre moves by more than √(Tolerance·T) in an iteration:
+    /// centres placed to a fixed fraction of the temperature's length scale, coarse while clusters are
+    /// wide and fine as they harden.
+    /// </summary>
+    public double Tolerance { get; init; } = 1e-3;
 
-    /// <summary>Offset of a split's two children along the principal axis, in units of its standard deviation.</summary>
-    public double SplitPerturbation { get; init; } = 0.05;
+    /// <summary>Offset of each of a split's two children from the parent along its principal axis, in units of its standard deviation.</summary>
+    public double SplitPerturbation { get; init; } = 0.5;
 
     /// <summary>With Kmax clusters, stop cooling once this share of the weight is assigned with probability ≥ …</summary>
     public double StopHardness { get; init; } = 0.995;
@@ -115,8 +123,9 @@ public sealed record AnnealingOptions
     }
 
     /// <summary>
-    /// The temperatures the cooling schedule visits, from the first down to the lowest by
-    /// <see cref="CoolingFactor"/> (a run that reaches Kmax hard clusters stops sooner); null when
+    /// The most temperatures the cooling schedule can visit, from the first down to the lowest by
+    /// <see cref="CoolingFactor"/> (runs take fewer: cooling jumps to the next critical temperature
+    /// and is faster with Kmax clusters, and a run that reaches Kmax hard clusters stops); null when
     /// that depends on the data: a <see cref="MinTemperature"/> without a <see cref="StartTemperature"/>,
     /// whose default is computed from the data. Call on validated options.
     /// </summary>

@@ -70,6 +70,7 @@ internal static class AnnealingPasses
         var kp = centres.Kp;
         var d2 = kernel.Dimension * kernel.Dimension;
         Span<double> a = stackalloc double[kp];
+        Span<int> within = stackalloc int[kp];
         var mass = partial[..kp];
         var scatter = partial.Slice(kp, centres.K * d2);
         for (var i = start; i < end; i++)
@@ -81,7 +82,7 @@ internal static class AnnealingPasses
             }
 
             kernel.SquaredDistances(i, centres.Transposed, centres.Norms, kp, a);
-            SoftMax.Exponentiate(a, logMass, inverseT, out var sum);
+            SoftMax.ExponentiateWithin(a, logMass, inverseT, within, out _, out var sum);
             SoftMax.Scale(a, w / sum);
             SoftMax.Add(mass, a);
             kernel.AccumulateScatter(i, a, centres, scatter);
@@ -96,6 +97,7 @@ internal static class AnnealingPasses
         var (vectorsT, yDotV, inverseT) = (pass.VectorsT!, pass.YDotV!, pass.InverseTemperature);
         Span<double> r = stackalloc double[kp];
         Span<double> dots = stackalloc double[kp];
+        Span<int> within = stackalloc int[kp];
         var rs = partial.Slice(d * kp, kp);
         var mass = partial.Slice(d * kp + kp, kp);
         for (var i = start; i < end; i++)
@@ -114,7 +116,7 @@ internal static class AnnealingPasses
             else
             {
                 kernel.SquaredDistances(i, centres.Transposed, centres.Norms, kp, r);
-                SoftMax.Exponentiate(r, pass.LogMass, inverseT, out var sum);
+                SoftMax.ExponentiateWithin(r, pass.LogMass, inverseT, within, out _, out var sum);
                 SoftMax.Scale(r, w / sum);
             }
 

@@ -55,7 +55,18 @@ public static class DeterministicAnnealing
 internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions options, ChannelWriter<ClusteringProgress>? progress)
 {
     private const double LogTiny = -690; // log of a mass too small to matter, never −∞
-    private const int MinimumIterationsAfterSplit = 30;
+
+    // Children of a split start half a standard deviation either side of the parent and, below the
+    // critical temperature, move apart at once; a few iterations before convergence is judged.
+    private const int MinimumIterationsAfterSplit = 3;
+
+    // Cooling goes to this fraction of the next critical temperature: far enough below it that the
+    // split's children separate in a few iterations, not so far that the instability is missed.
+    private const double BelowCritical = 0.9;
+
+    // With Kmax clusters no split is left to wait for: T falls by this factor per temperature until
+    // the assignments are hard.
+    private const double HardeningFactor = 0.2;
 
     private readonly int _kp = CentreSet.Pad(options.MaxClusters);
     private readonly int _dimension = points.Dimension;
@@ -105,12 +116,12 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
         public void Run()
         {
             var options = run.Options;
-            double temperature, minimum, tolerance;
+            double temperature, minimum;
             bool splitHere, mergedHere;
             int visited;
             if (run.ResumeFrom is { } from)
             {
-                (temperature, minimum, tolerance, splitHere, mergedHere, visited) = Restore(from);
+                (temperature, minimum, splitHere, mergedHere, visited) = Restore(from);
             }
             else
             {
@@ -126,7 +137,6 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
                         $"must not be above the start temperature, which this data set puts at {temperature:R} (just above its first critical temperature); it is {minimum:R}.");
                 }
 
-                tolerance = options.Tolerance * Math.Max(spread, 1e-300);
                 (splitHere, mergedHere, visited) = (false, false, 1);
             }
 
@@ -138,7 +148,6 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
                     {
                         Temperature = temperature,
                         MinTemperature = minimum,
-                        Tolerance = tolerance,
                         Spread = _spread,
                         SplitHere = splitHere,
                         MergedHere = mergedHere,
@@ -154,7 +163,7 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
 
                 // Near a critical temperature the children of a split drift apart slowly (critical
                 // slowing down), so they get a fair number of iterations before convergence is judged.
-                var (freeEnergy, iterations, hardness) = Converge(temperature, tolerance, splitHere ? MinimumIterationsAfterSplit : 1);
+                var (freeEnergy, iterations, hardness) = Converge(temperature, splitHere ? MinimumIterationsAfterSplit : 1);
                 _trajectory.Add(new AnnealingStep(temperature, _centres.K, freeEnergy, iterations));
                 Report("cooling", temperature, freeEnergy);
 
@@ -163,13 +172,14 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
                 if (splitHere && MergeUnseparated())
                 {
                     mergedHere = true;
-                    (freeEnergy, iterations, hardness) = Converge(temperature, tolerance, 1);
+                    (freeEnergy, iterations, hardness) = Converge(temperature, 1);
                     _trajectory[^1] = new AnnealingStep(temperature, _centres.K, freeEnergy, _trajectory[^1].Iterations + iterations);
                 }
 
                 // One split at a time, the widest cluster first; more at this temperature while they take.
                 splitHere = false;
-                if (!mergedHere && _centres.K < options.MaxClusters && TrySplit(temperature))
+                var nextCritical = 0.0;
+                if (!mergedHere && _centres.K < options.MaxClusters && TrySplit(temperature, out nextCritical))
                 {
                     splitHere = true;
                     continue;
@@ -180,7 +190,7 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
                     break;
                 }
 
-                temperature *= options.CoolingFactor;
+                temperature = Math.Max(NextTemperature(temperature, nextCritical, mergedHere), minimum);
                 visited++;
                 mergedHere = false;
             }
@@ -192,8 +202,25 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
             }
         }
 
+        /// <summary>
+        /// The next temperature: a cooling step, or straight to just below the next critical temperature
+        /// when that lies further down (nothing happens between, so no step is spent there). After a merge
+        /// the same step as ever, so the pair is tried again a little cooler; with Kmax clusters, faster
+        /// cooling until the assignments are hard.
+        /// </summary>
+        private double NextTemperature(double temperature, double nextCritical, bool mergedHere)
+        {
+            if (_centres.K == run.Options.MaxClusters)
+            {
+                return temperature * HardeningFactor;
+            }
+
+            var cooled = temperature * run.Options.CoolingFactor;
+            return mergedHere ? cooled : Math.Min(cooled, BelowCritical * nextCritical);
+        }
+
         /// <summary>The loop's state as a checkpoint left it.</summary>
-        private (double Temperature, double Minimum, double Tolerance, bool SplitHere, bool MergedHere, int Visited) Restore(AnnealingCheckpoint from)
+        private (double Temperature, double Minimum, bool SplitHere, bool MergedHere, int Visited) Restore(AnnealingCheckpoint from)
         {
             if (from.Centres.Length != from.Clusters * D || from.LogMass.Length != Kp || from.Clusters > run.Options.MaxClusters)
             {
@@ -205,7 +232,7 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
             _splits.AddRange(from.Splits.Select(s => (s.Parent, s.Child, s.Separation)));
             _trajectory.AddRange(from.Trajectory);
             (_iterations, _spread) = (from.Iterations, from.Spread);
-            return (from.Temperature, from.MinTemperature, from.Tolerance, from.SplitHere, from.MergedHere, from.Visited);
+            return (from.Temperature, from.MinTemperature, from.SplitHere, from.MergedHere, from.Visited);
         }
 
         /// <summary>One cluster at the weighted centroid; returns the data's spread (trace of its covariance).</summary>
@@ -227,8 +254,11 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
         }
 
         /// <summary>EM iterations at one temperature until no centre moves; returns F/W, iterations and hardness.</summary>
-        private (double FreeEnergy, int Iterations, double Hardness) Converge(double temperature, double tolerance, int minimumIterations)
+        private (double FreeEnergy, int Iterations, double Hardness) Converge(double temperature, int minimumIterations)
         {
+            // What the next step needs is centres placed to a small fraction of the temperature's own
+            // length scale √T: coarse while clusters are wide, fine once they are hard.
+            var tolerance = run.Options.Tolerance * temperature;
             var k = _centres.K;
             var inverseT = 1 / temperature;
             var freeEnergy = 0.0;
@@ -338,15 +368,21 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
             return true;
         }
 
-        /// <summary>Splits clusters whose critical temperature 2·λmax lies above <paramref name="temperature"/>.</summary>
-        private bool TrySplit(double temperature)
+        /// <summary>
+        /// Splits every cluster whose critical temperature 2·λmax lies above <paramref name="temperature"/>
+        /// (while Kmax allows, the widest by mass first); <paramref name="nextCritical"/> is the highest
+        /// critical temperature of the clusters as they were.
+        /// </summary>
+        private bool TrySplit(double temperature, out double nextCritical)
         {
+            nextCritical = 0;
             var candidates = new List<(int Cluster, double Lambda, double[] Axis)>();
             var k = _centres.K;
             if (_points.SmallDimension)
             {
                 foreach (var (cluster, lambda, axis) in ScatterEigen(temperature))
                 {
+                    nextCritical = Math.Max(nextCritical, 2 * lambda);
                     if (2 * lambda > temperature)
                     {
                         candidates.Add((cluster, lambda, axis));
@@ -358,6 +394,7 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
                 var eigen = ScatterEigenPower(temperature);
                 for (var c = 0; c < k; c++)
                 {
+                    nextCritical = Math.Max(nextCritical, 2 * eigen[c].Lambda);
                     if (2 * eigen[c].Lambda > temperature)
                     {
                         candidates.Add((c, eigen[c].Lambda, eigen[c].Axis));
@@ -374,7 +411,7 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
             var logMass = _logMass[..k].ToList();
             // Of the clusters past their critical temperature, split first the one whose split lowers the
             // weighted cost most: its mass times its variance along the axis.
-            foreach (var (cluster, lambda, axis) in candidates.OrderByDescending(c => c.Lambda * Math.Exp(_logMass[c.Cluster])).ThenBy(c => c.Cluster).Take(1))
+            foreach (var (cluster, lambda, axis) in candidates.OrderByDescending(c => c.Lambda * Math.Exp(_logMass[c.Cluster])).ThenBy(c => c.Cluster).Take(run.Options.MaxClusters - k))
             {
 
                 var offset = run.Options.SplitPerturbation * Math.Sqrt(lambda);

@@ -1,3 +1,6 @@
+using System.Numerics;
+using System.Runtime.InteropServices;
+
 namespace Salsa.Clustering.Parallel;
 
 /// <summary>
@@ -24,6 +27,7 @@ internal static class ClusteringKernels
         // Only the centres in use, padded to the vector width; the lanes beyond K have log mass −∞
         // and would add exact zeros, so the result is the same bits at a cost proportional to K.
         Span<double> a = stackalloc double[CentreSet.Pad(centres.K)];
+        Span<int> within = stackalloc int[a.Length];
         var mass = partial[..a.Length];
         var numerators = partial.Slice(kp, d * kp);
         ref var logZSum = ref partial[kp * (d + 1)];
@@ -37,12 +41,26 @@ internal static class ClusteringKernels
             }
 
             kernel.SquaredDistances(i, centres.Transposed, centres.Norms, kp, a);
-            var max = SoftMax.Exponentiate(a, logMass, inverseT, out var sum);
+            var near = SoftMax.ExponentiateWithin(a, logMass, inverseT, within, out var max, out var sum);
             logZSum += w * (max + Math.Log(sum));
             hardSum += w / sum;
-            SoftMax.Scale(a, w / sum);
-            SoftMax.Add(mass, a);
-            kernel.Accumulate(i, a, numerators, kp);
+            var scale = w / sum;
+            if (near * 4 > a.Length)
+            {
+                // Many centres in reach (high temperature): whole vectors; the lanes out of reach add 0.
+                SoftMax.Scale(a, scale);
+                SoftMax.Add(mass, a);
+                kernel.Accumulate(i, a, numerators, kp);
+                continue;
+            }
+
+            // The same products and sums, for the few centres in reach only.
+            foreach (var c in within[..near])
+            {
+                var r = a[c] * scale;
+                mass[c] += r;
+                kernel.AccumulateOne(i, c, r, numerators, kp);
+            }
         }
     }
 
@@ -80,18 +98,39 @@ internal static class ClusteringKernels
         }
     }
 
-    /// <summary>The nearest of the first <paramref name="k"/> centres by squared distance, ties to the lowest index.</summary>
+    /// <summary>
+    /// The nearest of the first <paramref name="k"/> centres by squared distance, ties to the lowest
+    /// index: each lane keeps the first minimum of its own centres, then the lanes are compared (the
+    /// smallest distance, and of equal ones the lowest index) — the same answer as a scan in order.
+    /// </summary>
     public static int Nearest(ReadOnlySpan<double> distance, int k)
     {
-        var best = 0;
-        for (var c = 1; c < k; c++)
+        var width = Vector<double>.Count;
+        var vectors = MemoryMarshal.Cast<double, Vector<double>>(distance[..CentreSet.Pad(k)]);
+        var best = new Vector<double>(double.PositiveInfinity);
+        var bestIndex = Vector<long>.Zero;
+        var index = Vector<long>.Indices;
+        var step = new Vector<long>(width);
+        var inUse = new Vector<long>(k);
+        for (var v = 0; v < vectors.Length; v++)
         {
-            if (distance[c] < distance[best])
+            // Lanes past K (padding) never win.
+            var closer = Vector.LessThan(vectors[v], best) & Vector.LessThan(index, inUse);
+            best = Vector.ConditionalSelect(closer, vectors[v], best);
+            bestIndex = Vector.ConditionalSelect(closer, index, bestIndex);
+            index += step;
+        }
+
+        var nearest = bestIndex[0];
+        var smallest = best[0];
+        for (var lane = 1; lane < width; lane++)
+        {
+            if (best[lane] < smallest || (best[lane] == smallest && bestIndex[lane] < nearest))
             {
-                best = c;
+                (nearest, smallest) = (bestIndex[lane], best[lane]);
             }
         }
 
-        return best;
+        return (int)nearest;
     }
 }

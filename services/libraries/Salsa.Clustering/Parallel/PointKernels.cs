@@ -95,6 +95,21 @@ internal readonly struct DenseKernel(DenseVectors points) : IPointKernel
     {
         var x = _values.AsSpan(point * _dimension, _dimension);
         var d = MemoryMarshal.Cast<double, Vector<double>>(distances);
+        if (x.Length == 2)
+        {
+            // The plane (census data): both coordinates in one pass, the same sums in the same order.
+            var (x0, x1) = (new Vector<double>(x[0]), new Vector<double>(x[1]));
+            var c0 = MemoryMarshal.Cast<double, Vector<double>>(centresT.AsSpan(0, distances.Length));
+            var c1 = MemoryMarshal.Cast<double, Vector<double>>(centresT.AsSpan(kp, distances.Length));
+            for (var v = 0; v < d.Length; v++)
+            {
+                var (e0, e1) = (x0 - c0[v], x1 - c1[v]);
+                d[v] = e0 * e0 + e1 * e1;
+            }
+
+            return;
+        }
+
         d.Clear();
         for (var j = 0; j < x.Length; j++)
         {
