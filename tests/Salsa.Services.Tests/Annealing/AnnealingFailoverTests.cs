@@ -43,7 +43,7 @@ public sealed class AnnealingFailoverTests(PostgresFixture postgres)
             });
             var (values, weights, csv) = Mixture();
             var dataset = await service.Rest.UploadCsvAsync("name=mixture&kind=dense&dimension=2&weights=true", csv);
-            var request = new AnnealingRequest { DatasetId = dataset.DatasetId, MaxClusters = 12, CoolingFactor = 0.93 };
+            var request = new AnnealingRequest { DatasetId = dataset.DatasetId, MaxClusters = 12, CoolingFactor = 0.93, FixedCooling = true };
 
             var job = await service.Rest.StartJobAsync("/api/annealing/jobs", request);
             var watching = service.Rest.WatchAsync(job.JobId);

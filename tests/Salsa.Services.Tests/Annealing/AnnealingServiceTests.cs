@@ -81,7 +81,7 @@ public sealed class AnnealingServiceTests(AnnealingServiceFixture fixture) : ICl
     public async Task Cancel_RunningJob_EndsCancelledAndServiceKeepsServing()
     {
         var dataset = await Service.Rest.UploadCsvAsync("name=gmm-slow&kind=dense&dimension=2&weights=true", Fixtures.GmmCsv());
-        var job = await Service.Rest.StartJobAsync("/api/annealing/jobs", new { datasetId = dataset.DatasetId, maxClusters = 5, coolingFactor = Fixtures.SlowCoolingFactor });
+        var job = await Service.Rest.StartJobAsync("/api/annealing/jobs", new { datasetId = dataset.DatasetId, maxClusters = 5, coolingFactor = Fixtures.SlowCoolingFactor, fixedCooling = true });
 
         await Service.Rest.WaitForProgressAsync(job.JobId);
         using (var cancel = await Service.Rest.PostAsync($"/api/jobs/{job.JobId}/cancel", null, Token))

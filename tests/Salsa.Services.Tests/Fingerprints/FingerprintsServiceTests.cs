@@ -153,7 +153,7 @@ public sealed class FingerprintsServiceTests(CompoundServicesFixture fixture) : 
     {
         var jobs = new JobsClient(Services.Fingerprints.Grpc);
         var client = new FingerprintsClient(Services.Fingerprints.Grpc);
-        var slow = await Services.Rest.StartJobAsync("/api/fingerprints/annealing/jobs", new { datasetId = Services.Ecfp4, maxClusters = 5, coolingFactor = Fixtures.SlowCoolingFactor });
+        var slow = await Services.Rest.StartJobAsync("/api/fingerprints/annealing/jobs", new { datasetId = Services.Ecfp4, maxClusters = 5, coolingFactor = Fixtures.SlowCoolingFactor, fixedCooling = true });
         await Services.Rest.WaitForProgressAsync(slow.JobId);
 
         // One concurrent job: these two wait behind the slow one, so their watches see every event.

@@ -28,7 +28,7 @@ public sealed class JobLifecycleTests(PostgresFixture postgres)
         var dataset = await service.Rest.UploadCsvAsync("name=gmm&kind=dense&dimension=2&weights=true", Fixtures.GmmCsv());
         var finished = await service.Rest.StartJobAsync("/api/annealing/jobs", new { datasetId = dataset.DatasetId, maxClusters = 3 });
         Assert.Equal("succeeded", (await service.Rest.WaitAsync(finished.JobId)).State);
-        var running = await service.Rest.StartJobAsync("/api/annealing/jobs", new { datasetId = dataset.DatasetId, maxClusters = 5, coolingFactor = Fixtures.SlowCoolingFactor });
+        var running = await service.Rest.StartJobAsync("/api/annealing/jobs", new { datasetId = dataset.DatasetId, maxClusters = 5, coolingFactor = Fixtures.SlowCoolingFactor, fixedCooling = true });
         await service.Rest.WaitForProgressAsync(running.JobId);
 
         await service.StopAsync();
@@ -87,7 +87,7 @@ public sealed class JobLifecycleTests(PostgresFixture postgres)
             ["Salsa:Limits:RetryAfter"] = "00:00:03",
         });
         var dataset = await service.Rest.UploadCsvAsync("name=gmm&kind=dense&dimension=2&weights=true", Fixtures.GmmCsv());
-        var slow = new { datasetId = dataset.DatasetId, maxClusters = 5, coolingFactor = Fixtures.SlowCoolingFactor };
+        var slow = new { datasetId = dataset.DatasetId, maxClusters = 5, coolingFactor = Fixtures.SlowCoolingFactor, fixedCooling = true };
         var running = await service.Rest.StartJobAsync("/api/annealing/jobs", slow);
         await service.Rest.WaitForProgressAsync(running.JobId);
         var queued = await service.Rest.StartJobAsync("/api/annealing/jobs", slow);
@@ -114,7 +114,7 @@ public sealed class JobLifecycleTests(PostgresFixture postgres)
         using var directory = new TemporaryDirectory();
         await using var service = await ServiceUnderTest.StartAsync<AnnealingService>(TestStore.Sqlite(directory));
         var dataset = await service.Rest.UploadCsvAsync("name=gmm&kind=dense&dimension=2&weights=true", Fixtures.GmmCsv());
-        var running = await service.Rest.StartJobAsync("/api/annealing/jobs", new { datasetId = dataset.DatasetId, maxClusters = 4, coolingFactor = 0.97 });
+        var running = await service.Rest.StartJobAsync("/api/annealing/jobs", new { datasetId = dataset.DatasetId, maxClusters = 4, coolingFactor = 0.97, fixedCooling = true });
         await service.Rest.WaitForProgressAsync(running.JobId);
 
         using var refused = await service.Rest.DeleteAsync($"/api/datasets/{dataset.DatasetId}", Token);

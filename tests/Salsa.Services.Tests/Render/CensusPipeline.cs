@@ -127,7 +127,7 @@ public sealed class CensusPipelineFixture : IAsyncLifetime
         Plain = (await Pipeline.Render.Rest.UploadCsvAsync("name=plain&kind=dense&dimension=2&weights=true", string.Join('\n', Fixtures.GmmCsv().Split('\n').Take(31)) + "\n")).DatasetId;
         PlainClustering = (await annealing.StartJobAsync("/api/annealing/jobs", new { datasetId = Plain, maxClusters = 2 })).JobId;
         Assert.Equal("succeeded", (await annealing.WaitAsync(PlainClustering)).State);
-        Cancelled = (await annealing.StartJobAsync("/api/annealing/jobs", new { datasetId = Pipeline.Points.DatasetId, maxClusters = 5, coolingFactor = Fixtures.SlowCoolingFactor })).JobId;
+        Cancelled = (await annealing.StartJobAsync("/api/annealing/jobs", new { datasetId = Pipeline.Points.DatasetId, maxClusters = 5, coolingFactor = Fixtures.SlowCoolingFactor, fixedCooling = true })).JobId;
         await annealing.WaitForProgressAsync(Cancelled);
         using var cancel = await annealing.PostAsync($"/api/jobs/{Cancelled}/cancel", null, TestContext.Current.CancellationToken);
         await RestCalls.EnsureAsync(cancel);

@@ -219,10 +219,15 @@ internal static class KernelData
         return new BinaryVectors(words, points.Bits);
     }
 
-    /// <summary>The national census set, population-weighted, in planar km.</summary>
-    public static DenseVectors Census()
+    /// <summary>A census file (by default the national set), population-weighted, in planar km.</summary>
+    public static DenseVectors Census(string? path = null, bool skipUnpopulated = false)
     {
-        var rows = Salsa.Datasets.CensusBlockGroups.ReadFile(Salsa.Datasets.CensusBlockGroups.NationalPath);
+        var rows = Salsa.Datasets.CensusBlockGroups.ReadFile(path ?? Salsa.Datasets.CensusBlockGroups.NationalPath);
+        if (skipUnpopulated)
+        {
+            rows = [.. rows.Where(r => r.Population > 0)];
+        }
+
         var projection = Salsa.Datasets.EquirectangularProjection.CentredOn(rows);
         var values = new double[rows.Count * 2];
         var weights = new double[rows.Count];

@@ -37,6 +37,8 @@ public sealed record AnnealingJobSpec : IClusterJobSpec
 
     [Id(13)] public int? BlockSize { get; init; }
 
+    [Id(14)] public bool FixedCooling { get; init; }
+
     public static AnnealingJobSpec From(Guid datasetId, int partitions, AnnealingOptions options)
     {
         ArgumentNullException.ThrowIfNull(options);
@@ -56,6 +58,7 @@ public sealed record AnnealingJobSpec : IClusterJobSpec
             FinalRefinementIterations = options.FinalRefinementIterations,
             SplitMergeAttempts = options.SplitMergeAttempts,
             BlockSize = options.Parallel.BlockSize,
+            FixedCooling = options.FixedCooling,
         };
     }
 
@@ -65,6 +68,7 @@ public sealed record AnnealingJobSpec : IClusterJobSpec
     {
         MaxClusters = MaxClusters,
         CoolingFactor = CoolingFactor,
+        FixedCooling = FixedCooling,
         StartTemperature = StartTemperature,
         MinTemperature = MinTemperature,
         MaxTemperatures = MaxTemperatures,

@@ -15,6 +15,13 @@ public sealed record AnnealingOptions
     /// </summary>
     public double CoolingFactor { get; init; } = 0.95;
 
+    /// <summary>
+    /// T ← <see cref="CoolingFactor"/>·T at every step from the first temperature to the last: the
+    /// classic geometric schedule, without the jumps to critical temperatures and the faster cooling
+    /// once Kmax clusters exist. Far slower; for comparison with it and for runs that must take long.
+    /// </summary>
+    public bool FixedCooling { get; init; }
+
     /// <summary>First temperature; by default just above the first critical temperature (2 λmax of the data).</summary>
     public double? StartTemperature { get; init; }
 
@@ -183,6 +190,12 @@ public sealed record AnnealingResult
 
     /// <summary>EM iterations over all temperatures.</summary>
     public required int Iterations { get; init; }
+
+    /// <summary>
+    /// Share of the point–centre pairs of all E-steps whose distance was computed: the others belonged
+    /// to centres a block of points provably could not reach (<c>CentreWindow</c>).
+    /// </summary>
+    public double EvaluatedShare { get; init; } = 1;
 
     public required TimeSpan Elapsed { get; init; }
 }

@@ -106,6 +106,8 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
         private readonly List<AnnealingStep> _trajectory = [];
         private long _step;
         private int _iterations;
+        private double _evaluated;
+        private double _pairs;
         private double _spread;
         private double[]? _assignedUnder;
 
@@ -210,6 +212,11 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
         /// </summary>
         private double NextTemperature(double temperature, double nextCritical, bool mergedHere)
         {
+            if (run.Options.FixedCooling)
+            {
+                return temperature * run.Options.CoolingFactor;
+            }
+
             if (_centres.K == run.Options.MaxClusters)
             {
                 return temperature * HardeningFactor;
@@ -272,6 +279,8 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
                 var totals = Reduce(Pass(AnnealingPassKind.EStep, ClusteringKernels.AnnealingLength(Kp, D)) with { InverseTemperature = inverseT });
                 freeEnergy = -temperature * totals[Kp * (D + 1)] / run.TotalWeight;
                 hardness = totals[Kp * (D + 1) + 1] / run.TotalWeight;
+                _evaluated += totals[Kp * (D + 1) + 2];
+                _pairs += totals[Kp * (D + 1) + 3];
 
                 var shift = 0.0;
                 for (var c = 0; c < k; c++)
@@ -737,6 +746,7 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
                 WeightedCost = cost,
                 Trajectory = _trajectory,
                 Iterations = _iterations,
+                EvaluatedShare = _pairs > 0 ? _evaluated / _pairs : 1,
                 Elapsed = run._clock.Elapsed,
             };
         }

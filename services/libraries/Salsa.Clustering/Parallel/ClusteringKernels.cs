@@ -9,29 +9,50 @@ namespace Salsa.Clustering.Parallel;
 /// </summary>
 internal static class ClusteringKernels
 {
-    /// <summary>Layout of an E-step partial: masses [Kp], numerators [D·Kp], Σ w·log Z, Σ w·max p.</summary>
-    public static int AnnealingLength(int kp, int dimension) => kp * (dimension + 1) + 2;
+    // Points per centre window: a county or two of census block groups, small enough that the window
+    // holds a few centres, large enough that choosing them costs little beside the points' work.
+    private const int WindowPoints = 128;
+
+    /// <summary>Layout of an E-step partial: masses [Kp], numerators [D·Kp], Σ w·log Z, Σ w·max p, point–centre pairs evaluated, pairs in all.</summary>
+    public static int AnnealingLength(int kp, int dimension) => kp * (dimension + 1) + 4;
 
     /// <summary>Layout of a Lloyd partial: weights [Kp], sums [D·Kp], inertia, changed assignments.</summary>
     public static int LloydLength(int kp, int dimension) => kp * (dimension + 1) + 2;
 
     /// <summary>
     /// Annealing E-step: per point, log-sum-exp of log m_k − d_k/T (no weight is lost however cold or
-    /// far the point), then mass, centre numerators, Σ w·log Z and Σ w·max p into the partial.
+    /// far the point), then mass, centre numerators, Σ w·log Z and Σ w·max p into the partial. Only
+    /// the block's <see cref="CentreWindow"/> is evaluated, and of it only the terms within
+    /// <see cref="SoftMax.Reach"/> are exponentiated and accumulated.
     /// </summary>
     public static void AnnealingEStep<TKernel>(in TKernel kernel, CentreSet centres, double[] logMass, double inverseT, int start, int end, Span<double> partial)
         where TKernel : struct, IPointKernel
     {
+        for (var first = start; first < end; first += WindowPoints)
+        {
+            AnnealingEStepWindow(kernel, centres, logMass, inverseT, first, Math.Min(end, first + WindowPoints), partial);
+        }
+    }
+
+    private static void AnnealingEStepWindow<TKernel>(in TKernel kernel, CentreSet centres, double[] logMass, double inverseT, int start, int end, Span<double> partial)
+        where TKernel : struct, IPointKernel
+    {
         var kp = centres.Kp;
         var d = kernel.Dimension;
-        // Only the centres in use, padded to the vector width; the lanes beyond K have log mass −∞
-        // and would add exact zeros, so the result is the same bits at a cost proportional to K.
-        Span<double> a = stackalloc double[CentreSet.Pad(centres.K)];
+        var window = CentreWindow.ForSoftMax(kernel, centres, logMass, inverseT, start, end);
+        // Only the window's centres, padded to the vector width; the padding lanes have log mass −∞.
+        Span<double> a = stackalloc double[CentreSet.Pad(window.K)];
         Span<int> within = stackalloc int[a.Length];
-        var mass = partial[..a.Length];
+        var centresT = window.Transposed;
+        var norms = window.Norms;
+        var windowLogMass = window.LogMass[..a.Length];
+        var stride = window.Stride;
+        var mass = partial[..kp];
         var numerators = partial.Slice(kp, d * kp);
         ref var logZSum = ref partial[kp * (d + 1)];
         ref var hardSum = ref partial[kp * (d + 1) + 1];
+        ref var evaluated = ref partial[kp * (d + 1) + 2];
+        ref var pairs = ref partial[kp * (d + 1) + 3];
         for (var i = start; i < end; i++)
         {
             var w = kernel.Weight(i);
@@ -40,24 +61,28 @@ internal static class ClusteringKernels
                 continue;
             }
 
-            kernel.SquaredDistances(i, centres.Transposed, centres.Norms, kp, a);
-            var near = SoftMax.ExponentiateWithin(a, logMass, inverseT, within, out var max, out var sum);
-            logZSum += w * (max + Math.Log(sum));
+            kernel.SquaredDistances(i, centresT, norms, stride, a);
+            var near = SoftMax.ExponentiateWithin(a, windowLogMass, inverseT, within, out var max, out var sum);
+            // One centre in reach (most points, once cold): log 1 = 0 without calling the logarithm.
+            logZSum += w * (sum == 1 ? max : max + Math.Log(sum));
             hardSum += w / sum;
+            evaluated += window.K;
+            pairs += centres.K;
             var scale = w / sum;
-            if (near * 4 > a.Length)
+            if (window.All && near * 4 > a.Length)
             {
                 // Many centres in reach (high temperature): whole vectors; the lanes out of reach add 0.
                 SoftMax.Scale(a, scale);
-                SoftMax.Add(mass, a);
+                SoftMax.Add(mass[..a.Length], a);
                 kernel.Accumulate(i, a, numerators, kp);
                 continue;
             }
 
-            // The same products and sums, for the few centres in reach only.
-            foreach (var c in within[..near])
+            // The same products and sums, for the centres in reach only.
+            foreach (var p in within[..near])
             {
-                var r = a[c] * scale;
+                var c = window.Centre(p);
+                var r = a[p] * scale;
                 mass[c] += r;
                 kernel.AccumulateOne(i, c, r, numerators, kp);
             }
@@ -68,28 +93,42 @@ internal static class ClusteringKernels
     /// Lloyd assignment: per point, the nearest of the first K centres (ties to the lowest index),
     /// then weight, coordinate sums, w·d² and the count of changed assignments into the partial.
     /// <paramref name="assignments"/> and <paramref name="nearest"/> (optional) are updated in place.
+    /// Only the block's <see cref="CentreWindow"/> is searched: the same centre and distance.
     /// </summary>
     public static void LloydAssign<TKernel>(in TKernel kernel, CentreSet centres, int start, int end, Span<double> partial, int[] assignments, double[]? nearest)
         where TKernel : struct, IPointKernel
     {
+        for (var first = start; first < end; first += WindowPoints)
+        {
+            LloydAssignWindow(kernel, centres, first, Math.Min(end, first + WindowPoints), partial, assignments, nearest);
+        }
+    }
+
+    private static void LloydAssignWindow<TKernel>(in TKernel kernel, CentreSet centres, int start, int end, Span<double> partial, int[] assignments, double[]? nearest)
+        where TKernel : struct, IPointKernel
+    {
         var kp = centres.Kp;
-        var k = centres.K;
         var d = kernel.Dimension;
-        Span<double> distance = stackalloc double[CentreSet.Pad(k)];
+        var window = CentreWindow.ForNearest(kernel, centres, start, end);
+        Span<double> distance = stackalloc double[CentreSet.Pad(window.K)];
+        var centresT = window.Transposed;
+        var norms = window.Norms;
+        var stride = window.Stride;
         var numerators = partial.Slice(kp, d * kp);
         for (var i = start; i < end; i++)
         {
-            kernel.SquaredDistances(i, centres.Transposed, centres.Norms, kp, distance);
-            var best = Nearest(distance, k);
+            kernel.SquaredDistances(i, centresT, norms, stride, distance);
+            var position = Nearest(distance, window.K);
+            var best = window.Centre(position);
             var w = kernel.Weight(i);
             if (nearest is not null)
             {
-                nearest[i] = distance[best];
+                nearest[i] = distance[position];
             }
 
             partial[best] += w;
             kernel.AccumulateOne(i, best, w, numerators, kp);
-            partial[kp * (d + 1)] += w * distance[best];
+            partial[kp * (d + 1)] += w * distance[position];
             if (assignments[i] != best)
             {
                 partial[kp * (d + 1) + 1] += 1;

@@ -24,10 +24,16 @@ internal interface IPointKernel
     double Weight(int point);
 
     /// <summary>Squared Euclidean distances from <paramref name="point"/> to each centre.</summary>
-    void SquaredDistances(int point, double[] centresT, double[] centreNorms, int kp, Span<double> distances);
+    void SquaredDistances(int point, ReadOnlySpan<double> centresT, ReadOnlySpan<double> centreNorms, int kp, Span<double> distances);
+
+    /// <summary>
+    /// The bounding box of points <c>[start, end)</c> (lowest and highest of each coordinate); false
+    /// when a box would not bound distances usefully (bit vectors, many dimensions).
+    /// </summary>
+    bool Box(int start, int end, Span<double> lower, Span<double> upper);
 
     /// <summary>Dot products of <paramref name="point"/> with each of K vectors (transposed layout).</summary>
-    void Dots(int point, double[] vectorsT, int kp, Span<double> dots);
+    void Dots(int point, ReadOnlySpan<double> vectorsT, int kp, Span<double> dots);
 
     /// <summary><c>accumulatorT[j][k] += coefficient[k] · x_j</c> for every coordinate j of the point.</summary>
     void Accumulate(int point, ReadOnlySpan<double> coefficients, Span<double> accumulatorT, int kp);
@@ -89,9 +95,31 @@ internal readonly struct DenseKernel(DenseVectors points) : IPointKernel
 
     public double Weight(int point) => _weights[point];
 
+    public bool Box(int start, int end, Span<double> lower, Span<double> upper)
+    {
+        if (!SmallDimension || end <= start)
+        {
+            return false;
+        }
+
+        lower.Fill(double.PositiveInfinity);
+        upper.Fill(double.NegativeInfinity);
+        for (var i = start; i < end; i++)
+        {
+            var x = _values.AsSpan(i * _dimension, _dimension);
+            for (var j = 0; j < x.Length; j++)
+            {
+                lower[j] = Math.Min(lower[j], x[j]);
+                upper[j] = Math.Max(upper[j], x[j]);
+            }
+        }
+
+        return true;
+    }
+
     // Differences, not |x|² − 2x·y + |y|²: exact for clustered coordinates far from the origin.
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public void SquaredDistances(int point, double[] centresT, double[] centreNorms, int kp, Span<double> distances)
+    public void SquaredDistances(int point, ReadOnlySpan<double> centresT, ReadOnlySpan<double> centreNorms, int kp, Span<double> distances)
     {
         var x = _values.AsSpan(point * _dimension, _dimension);
         var d = MemoryMarshal.Cast<double, Vector<double>>(distances);
@@ -99,8 +127,8 @@ internal readonly struct DenseKernel(DenseVectors points) : IPointKernel
         {
             // The plane (census data): both coordinates in one pass, the same sums in the same order.
             var (x0, x1) = (new Vector<double>(x[0]), new Vector<double>(x[1]));
-            var c0 = MemoryMarshal.Cast<double, Vector<double>>(centresT.AsSpan(0, distances.Length));
-            var c1 = MemoryMarshal.Cast<double, Vector<double>>(centresT.AsSpan(kp, distances.Length));
+            var c0 = MemoryMarshal.Cast<double, Vector<double>>(centresT.Slice(0, distances.Length));
+            var c1 = MemoryMarshal.Cast<double, Vector<double>>(centresT.Slice(kp, distances.Length));
             for (var v = 0; v < d.Length; v++)
             {
                 var (e0, e1) = (x0 - c0[v], x1 - c1[v]);
@@ -114,7 +142,7 @@ internal readonly struct DenseKernel(DenseVectors points) : IPointKernel
         for (var j = 0; j < x.Length; j++)
         {
             var xj = new Vector<double>(x[j]);
-            var c = MemoryMarshal.Cast<double, Vector<double>>(centresT.AsSpan(j * kp, distances.Length));
+            var c = MemoryMarshal.Cast<double, Vector<double>>(centresT.Slice(j * kp, distances.Length));
             for (var v = 0; v < d.Length; v++)
             {
                 var diff = xj - c[v];
@@ -124,7 +152,7 @@ internal readonly struct DenseKernel(DenseVectors points) : IPointKernel
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public void Dots(int point, double[] vectorsT, int kp, Span<double> dots)
+    public void Dots(int point, ReadOnlySpan<double> vectorsT, int kp, Span<double> dots)
     {
         var x = _values.AsSpan(point * _dimension, _dimension);
         var d = MemoryMarshal.Cast<double, Vector<double>>(dots);
@@ -132,7 +160,7 @@ internal readonly struct DenseKernel(DenseVectors points) : IPointKernel
         for (var j = 0; j < x.Length; j++)
         {
             var xj = new Vector<double>(x[j]);
-            var c = MemoryMarshal.Cast<double, Vector<double>>(vectorsT.AsSpan(j * kp, dots.Length));
+            var c = MemoryMarshal.Cast<double, Vector<double>>(vectorsT.Slice(j * kp, dots.Length));
             for (var v = 0; v < d.Length; v++)
             {
                 d[v] += xj * c[v];
@@ -182,6 +210,8 @@ internal readonly struct BinaryKernel(BinaryVectors points) : IPointKernel
     public void AccumulateScatter(int point, ReadOnlySpan<double> coefficients, CentreSet centres, Span<double> scatter) =>
         throw new NotSupportedException("Fingerprints have too many dimensions for a full scatter matrix; the split test uses power iteration.");
 
+    public bool Box(int start, int end, Span<double> lower, Span<double> upper) => false;
+
     public int Count => _weights.Length;
 
     public int Dimension => _dimension;
@@ -189,11 +219,11 @@ internal readonly struct BinaryKernel(BinaryVectors points) : IPointKernel
     public double Weight(int point) => _weights[point];
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public void SquaredDistances(int point, double[] centresT, double[] centreNorms, int kp, Span<double> distances)
+    public void SquaredDistances(int point, ReadOnlySpan<double> centresT, ReadOnlySpan<double> centreNorms, int kp, Span<double> distances)
     {
         Dots(point, centresT, kp, distances);
         var d = MemoryMarshal.Cast<double, Vector<double>>(distances);
-        var norms = MemoryMarshal.Cast<double, Vector<double>>(centreNorms.AsSpan(0, distances.Length));
+        var norms = MemoryMarshal.Cast<double, Vector<double>>(centreNorms.Slice(0, distances.Length));
         var popcount = new Vector<double>(_offsets[point + 1] - _offsets[point]);
         var two = new Vector<double>(2.0);
         for (var v = 0; v < d.Length; v++)
@@ -204,14 +234,14 @@ internal readonly struct BinaryKernel(BinaryVectors points) : IPointKernel
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public void Dots(int point, double[] vectorsT, int kp, Span<double> dots)
+    public void Dots(int point, ReadOnlySpan<double> vectorsT, int kp, Span<double> dots)
     {
         var d = MemoryMarshal.Cast<double, Vector<double>>(dots);
         d.Clear();
         var bits = _bits.AsSpan(_offsets[point], _offsets[point + 1] - _offsets[point]);
         foreach (var bit in bits)
         {
-            var row = MemoryMarshal.Cast<double, Vector<double>>(vectorsT.AsSpan(bit * kp, dots.Length));
+            var row = MemoryMarshal.Cast<double, Vector<double>>(vectorsT.Slice(bit * kp, dots.Length));
             for (var v = 0; v < d.Length; v++)
             {
                 d[v] += row[v];

@@ -29,11 +29,12 @@ public static class AnnealingOperation
             Parameters =
             [
                 new("maxClusters", ParameterKind.Integer, "Kmax: clusters split until this many") { Required = true, Minimum = 1, Maximum = limits.MaxClusters },
-                new("coolingFactor", ParameterKind.Number, "temperature multiplier per step") { Default = defaults.CoolingFactor, ExclusiveMinimum = 0, ExclusiveMaximum = 1 },
+                new("coolingFactor", ParameterKind.Number, "temperature multiplier per step (cooling jumps to just below the next critical temperature when that is lower)") { Default = defaults.CoolingFactor, ExclusiveMinimum = 0, ExclusiveMaximum = 1 },
+                new("fixedCooling", ParameterKind.Boolean, "multiply by coolingFactor at every step: the classic geometric schedule, far slower") { Default = defaults.FixedCooling },
                 new("startTemperature", ParameterKind.Number, "start temperature (default: just above the first critical one)") { ExclusiveMinimum = 0 },
                 new("minTemperature", ParameterKind.Number, $"the temperature that ends annealing (default: {AnnealingOptions.DefaultTemperatureRange:0.######} of the start)") { ExclusiveMinimum = 0 },
                 new("maxIterationsPerTemperature", ParameterKind.Integer, "EM iterations per temperature") { Default = defaults.MaxIterationsPerTemperature, Minimum = 1, Maximum = limits.MaxIterations },
-                new("tolerance", ParameterKind.Number, "convergence tolerance at one temperature (a fraction of the data's spread, squared)") { Default = defaults.Tolerance, ExclusiveMinimum = 0 },
+                new("tolerance", ParameterKind.Number, "convergence at a temperature T: no centre moves more than √(tolerance·T) in an iteration") { Default = defaults.Tolerance, ExclusiveMinimum = 0 },
                 new("splitMergeAttempts", ParameterKind.Integer, "split–merge moves tried at T = 0 (0: none)") { Default = defaults.SplitMergeAttempts, Minimum = 0, Maximum = limits.MaxSplitMergeAttempts },
             ],
             Outputs =
@@ -51,6 +52,7 @@ public static class AnnealingOperation
                     DatasetId = c.InputString("dataset"),
                     MaxClusters = c.Parameter<int>("maxClusters"),
                     CoolingFactor = c.Parameter<double>("coolingFactor"),
+                    FixedCooling = c.Parameter<bool>("fixedCooling"),
                     MaxIterationsPerTemperature = c.Parameter<int>("maxIterationsPerTemperature"),
                     Tolerance = c.Parameter<double>("tolerance"),
                     SplitMergeAttempts = c.Parameter<int>("splitMergeAttempts"),

@@ -16,13 +16,16 @@ public sealed record AnnealingRequest : IVectorClusteringRequest
     [Range(1, int.MaxValue)]
     public required int MaxClusters { get; init; }
 
-    /// <summary>T ← factor·T after each temperature (default 0.95).</summary>
+    /// <summary>T ← factor·T after each temperature while clusters remain to split, or straight to just below the next critical temperature when that is lower (default 0.95).</summary>
     [Range(0d, 1d, MinimumIsExclusive = true, MaximumIsExclusive = true)]
     public double? CoolingFactor { get; init; }
 
     /// <summary>First temperature (default: just above the data's first critical temperature).</summary>
     [Range(0d, double.MaxValue, MinimumIsExclusive = true)]
     public double? StartTemperature { get; init; }
+
+    /// <summary>True: T ← coolingFactor·T at every step (the classic geometric schedule, far slower).</summary>
+    public bool? FixedCooling { get; init; }
 
     /// <summary>Lowest temperature, at most the start (default: 10⁻⁶ of the start).</summary>
     [Range(0d, double.MaxValue, MinimumIsExclusive = true)]
@@ -45,6 +48,7 @@ public sealed record AnnealingRequest : IVectorClusteringRequest
         {
             MaxClusters = MaxClusters,
             CoolingFactor = CoolingFactor ?? defaults.CoolingFactor,
+            FixedCooling = FixedCooling ?? defaults.FixedCooling,
             StartTemperature = StartTemperature,
             MinTemperature = MinTemperature,
             MaxIterationsPerTemperature = MaxIterationsPerTemperature ?? defaults.MaxIterationsPerTemperature,
@@ -78,6 +82,7 @@ public sealed record AnnealingRequest : IVectorClusteringRequest
             DatasetId = DatasetCatalog.ParseId(request.DatasetId),
             MaxClusters = request.MaxClusters,
             CoolingFactor = request.HasCoolingFactor ? request.CoolingFactor : null,
+            FixedCooling = request.HasFixedCooling ? request.FixedCooling : null,
             StartTemperature = request.HasStartTemperature ? request.StartTemperature : null,
             MinTemperature = request.HasMinTemperature ? request.MinTemperature : null,
             MaxIterationsPerTemperature = request.HasMaxIterationsPerTemperature ? request.MaxIterationsPerTemperature : null,
