@@ -23,6 +23,7 @@ IExperiment[] experiments =
     new ParallelOverheadExperiment(),
     new KernelThroughputExperiment(),
     new CensusAnnealingExperiment(),
+    new ClusteringPeersExperiment(),
     new ClusterExperiment(),
     new ServicesExperiment(),
     new GatewayExperiment(),

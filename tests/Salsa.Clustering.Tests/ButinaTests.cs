@@ -206,7 +206,7 @@ public sealed class ButinaTests
             }
         }
 
-        var order = Enumerable.Range(0, n).OrderByDescending(i => neighbours[i].Count).ThenBy(i => i);
+        var order = Enumerable.Range(0, n).OrderByDescending(i => neighbours[i].Count).ThenByDescending(i => i);
         var assigned = new bool[n];
         var clusters = new List<List<int>>();
         foreach (var centroid in order)

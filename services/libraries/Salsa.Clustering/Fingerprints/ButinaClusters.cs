@@ -31,7 +31,8 @@ internal sealed class ButinaClusters
     public ReadOnlySpan<int> MembersOf(int cluster) => Members.AsSpan(MemberOffsets[cluster], Sizes[cluster]);
 
     /// <summary>
-    /// Compounds by decreasing neighbour count, ties by increasing index; each one still unassigned
+    /// Compounds by decreasing neighbour count, ties by decreasing index (RDKit's order: its Butina
+    /// sorts (count, index) pairs in reverse, so the same data give the same clusters); each one still unassigned
     /// becomes a centroid and takes its unassigned neighbours (rows sorted, so members follow the
     /// centroid by increasing index). A compound with no free neighbour is a singleton.
     /// </summary>
@@ -41,7 +42,7 @@ internal sealed class ButinaClusters
         var keys = new long[n];
         for (var i = 0; i < n; i++)
         {
-            keys[i] = ((long)(int.MaxValue - degrees[i]) << 32) | (uint)i;
+            keys[i] = ((long)(int.MaxValue - degrees[i]) << 32) | (uint)(int.MaxValue - i);
         }
 
         Array.Sort(keys);
@@ -53,7 +54,7 @@ internal sealed class ButinaClusters
         var at = 0;
         foreach (var key in keys)
         {
-            var centroid = (int)(key & uint.MaxValue);
+            var centroid = int.MaxValue - (int)(key & uint.MaxValue);
             if (assignments[centroid] >= 0)
             {
                 continue;
