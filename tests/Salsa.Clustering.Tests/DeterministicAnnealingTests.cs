@@ -28,6 +28,30 @@ public sealed class DeterministicAnnealingTests
     }
 
     [Fact]
+    public void Run_CriticalTemperatureSchedule_FindsTheGeneratingCentresInFarFewerStepsThanFixedCooling()
+    {
+        var (points, expected) = TestData.Gmm;
+
+        var jumping = DeterministicAnnealing.Run(points, new AnnealingOptions { MaxClusters = 5 });
+        var fixedCooling = DeterministicAnnealing.Run(points, new AnnealingOptions { MaxClusters = 5, FixedCooling = true });
+
+        foreach (var result in new[] { jumping, fixedCooling })
+        {
+            var matched = expected.Select(c => Enumerable.Range(0, 5).MinBy(k =>
+                Math.Pow(result.Centres[2 * k] - c[0], 2) + Math.Pow(result.Centres[2 * k + 1] - c[1], 2))).ToList();
+            Assert.Equal(5, matched.Distinct().Count());
+            Assert.All(expected.Zip(matched), p =>
+                Assert.True(Math.Sqrt(Math.Pow(result.Centres[2 * p.Second] - p.First[0], 2) + Math.Pow(result.Centres[2 * p.Second + 1] - p.First[1], 2)) <= 0.15));
+        }
+
+        // Cooling jumps between critical temperatures: the same answer in a fraction of the temperatures.
+        Assert.True(jumping.Trajectory.Select(s => s.Temperature).Distinct().Count() * 3 < fixedCooling.Trajectory.Select(s => s.Temperature).Distinct().Count(),
+            $"{jumping.Trajectory.Count} temperatures against {fixedCooling.Trajectory.Count} with fixed cooling");
+        Assert.True(jumping.Iterations < fixedCooling.Iterations);
+        Assert.True(Math.Abs(jumping.WeightedCost / fixedCooling.WeightedCost - 1) < 1e-6, $"costs {jumping.WeightedCost:R} and {fixedCooling.WeightedCost:R}");
+    }
+
+    [Fact]
     public void Run_IndianaCensusAtK20_CostNoWorseThanBestOfTenKMeansRestarts()
     {
         var points = TestData.Indiana;

@@ -29,6 +29,22 @@ public sealed class SiloProcess : IDisposable
     /// </summary>
     public static async Task<SiloProcess> StartAsync(string connectionString, string clusterId, CancellationToken token, string address = "127.0.0.1", string? netns = null, IEnumerable<string>? settings = null)
     {
+        // A port found free can be taken before the silo binds it (an outgoing connection's
+        // ephemeral port comes from the same range): then start again on other ports.
+        for (var attempt = 1; ; attempt++)
+        {
+            try
+            {
+                return await StartOnFreePortsAsync(connectionString, clusterId, address, netns, settings, token);
+            }
+            catch (InvalidOperationException exception) when (attempt < 3 && exception.Message.Contains("address already in use", StringComparison.OrdinalIgnoreCase))
+            {
+            }
+        }
+    }
+
+    private static async Task<SiloProcess> StartOnFreePortsAsync(string connectionString, string clusterId, string address, string? netns, IEnumerable<string>? settings, CancellationToken token)
+    {
         var (siloPort, gatewayPort, restPort) = (FreePort(), FreePort(), FreePort());
         string[] arguments =
         [

@@ -163,8 +163,8 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
                     });
                 }
 
-                // Near a critical temperature the children of a split drift apart slowly (critical
-                // slowing down), so they get a fair number of iterations before convergence is judged.
+                // A split's children get a few iterations to move apart (or back together) before
+                // convergence is judged.
                 var (freeEnergy, iterations, hardness) = Converge(temperature, splitHere ? MinimumIterationsAfterSplit : 1);
                 _trajectory.Add(new AnnealingStep(temperature, _centres.K, freeEnergy, iterations));
                 Report("cooling", temperature, freeEnergy);
@@ -178,7 +178,8 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
                     _trajectory[^1] = new AnnealingStep(temperature, _centres.K, freeEnergy, _trajectory[^1].Iterations + iterations);
                 }
 
-                // One split at a time, the widest cluster first; more at this temperature while they take.
+                // Every cluster past its critical temperature splits at once (the widest by mass first
+                // while Kmax allows); more at this temperature while they take.
                 splitHere = false;
                 var nextCritical = 0.0;
                 if (!mergedHere && _centres.K < options.MaxClusters && TrySplit(temperature, out nextCritical))
