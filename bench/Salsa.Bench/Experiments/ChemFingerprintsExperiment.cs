@@ -15,8 +15,6 @@ namespace Salsa.Bench.Experiments;
 /// </summary>
 public sealed class ChemFingerprintsExperiment : IExperiment
 {
-    private const string DebianPython = "/usr/bin/python3";
-
     public string Name => "chem-fingerprints";
 
     public string Description => "ECFP4 + MACCS fingerprints from SMILES: RDKit MinimalLib in-process (V8) vs native RDKit (python3-rdkit), compounds per second, identity with the shipped bits.";
@@ -68,7 +66,7 @@ public sealed class ChemFingerprintsExperiment : IExperiment
                 JsonElement answer = default;
                 for (var repeat = 0; repeat < repeats; repeat++)
                 {
-                    answer = Peers.RunJson(DebianPython, [Path.Combine(Peers.Directory, "rdkit_fingerprints.py"), "--workers", workers.ToString(CultureInfo.InvariantCulture), "--hex", input], TimeSpan.FromMinutes(20));
+                    answer = Peers.RunJson(Peers.DebianPython, [Path.Combine(Peers.Directory, "rdkit_fingerprints.py"), "--workers", workers.ToString(CultureInfo.InvariantCulture), "--hex", input], TimeSpan.FromMinutes(20));
                     seconds.Add(answer.GetProperty("seconds").GetDouble());
                 }
 
@@ -111,15 +109,5 @@ public sealed class ChemFingerprintsExperiment : IExperiment
         ];
     }
 
-    private static string? PeerError()
-    {
-        if (!File.Exists(DebianPython))
-        {
-            return $"{DebianPython} is missing (apt-get install python3-rdkit).";
-        }
-
-        using var probe = Process.Start(new ProcessStartInfo(DebianPython, ["-c", "import rdkit"]) { RedirectStandardError = true, UseShellExecute = false })!;
-        probe.WaitForExit();
-        return probe.ExitCode == 0 ? null : "Debian's python3-rdkit is not installed (apt-get install python3-rdkit).";
-    }
+    private static string? PeerError() => Peers.MissingPython("python3-rdkit", "rdkit");
 }

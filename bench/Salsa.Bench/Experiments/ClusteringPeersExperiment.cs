@@ -19,8 +19,6 @@ namespace Salsa.Bench.Experiments;
 /// </summary>
 public sealed class ClusteringPeersExperiment : IExperiment
 {
-    private const string DebianPython = "/usr/bin/python3";
-
     public string Name => "clustering-peers";
 
     public string Description => "k-means (national census, K = 100) vs scikit-learn and ML.NET; Taylor–Butina (40k ECFP4, cut-off 0.6) vs RDKit.";
@@ -96,7 +94,7 @@ public sealed class ClusteringPeersExperiment : IExperiment
             var input = Path.Combine(Directory.CreateTempSubdirectory("salsa-bench-kmeans-").FullName, "points.csv");
             File.WriteAllLines(input, Enumerable.Range(0, points.Count).Select(i => string.Create(CultureInfo.InvariantCulture,
                 $"{points.Values[2 * i]:R},{points.Values[2 * i + 1]:R},{points.Weights[i]:R}")));
-            var answer = Peers.RunJson(DebianPython, [Path.Combine(Peers.Directory, "clustering_peers.py"), "kmeans", input, k.ToString(CultureInfo.InvariantCulture)], TimeSpan.FromMinutes(30));
+            var answer = Peers.RunJson(Peers.DebianPython, [Path.Combine(Peers.Directory, "clustering_peers.py"), "kmeans", input, k.ToString(CultureInfo.InvariantCulture)], TimeSpan.FromMinutes(30));
             var (sIteration, sSeeding, sSeconds, sCost) = (answer.GetProperty("lloyd_iteration_seconds").GetDouble(), answer.GetProperty("seeding_seconds").GetDouble(),
                 answer.GetProperty("best10_seconds").GetDouble(), answer.GetProperty("best10_cost").GetDouble());
             context.Add(@case + ",implementation=sklearn", "lloyd_iteration_ms", sIteration * 1000, "ms");
@@ -152,7 +150,7 @@ public sealed class ClusteringPeersExperiment : IExperiment
         {
             var input = Path.Combine(Directory.CreateTempSubdirectory("salsa-bench-butina-").FullName, "fingerprints.hex");
             await File.WriteAllLinesAsync(input, Enumerable.Range(0, count).Select(i => Convert.ToHexStringLower(System.Runtime.InteropServices.MemoryMarshal.AsBytes(fingerprints.Fingerprint(i)))), cancellationToken);
-            var answer = Peers.RunJson(DebianPython, [Path.Combine(Peers.Directory, "clustering_peers.py"), "butina", input, cutoff.ToString(CultureInfo.InvariantCulture)], TimeSpan.FromMinutes(60));
+            var answer = Peers.RunJson(Peers.DebianPython, [Path.Combine(Peers.Directory, "clustering_peers.py"), "butina", input, cutoff.ToString(CultureInfo.InvariantCulture)], TimeSpan.FromMinutes(60));
             var distances = answer.GetProperty("distance_seconds").GetDouble();
             var clustering = answer.GetProperty("cluster_seconds").GetDouble();
             var centroids = answer.GetProperty("centroids").EnumerateArray().Select(e => e.GetInt32()).ToArray();
@@ -204,23 +202,7 @@ public sealed class ClusteringPeersExperiment : IExperiment
         return cost;
     }
 
-    private static string? Missing()
-    {
-        if (!File.Exists(DebianPython))
-        {
-            return $"{DebianPython} is missing (apt-get install python3-sklearn python3-rdkit).";
-        }
-
-        try
-        {
-            Peers.RunJson(DebianPython, ["-c", "import sklearn, rdkit, json; print(json.dumps(1))"], TimeSpan.FromMinutes(1));
-            return null;
-        }
-        catch (InvalidOperationException exception)
-        {
-            return $"python3-sklearn or python3-rdkit is missing (apt-get install python3-sklearn python3-rdkit): {exception.Message}";
-        }
-    }
+    private static string? Missing() => Peers.MissingPython("python3-sklearn python3-rdkit", "sklearn", "rdkit");
 
     private sealed class WeightedPoint
     {

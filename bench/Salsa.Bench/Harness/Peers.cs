@@ -16,6 +16,27 @@ public static class Peers
     public static string PathOf(string name) => Path.Combine(Directory, "build", name);
 
     /// <summary>Runs a program and parses the last line of its output as JSON.</summary>
+    /// <summary>Debian's Python, whose packages (python3-rdkit, python3-sklearn) are the field's own tools.</summary>
+    public const string DebianPython = "/usr/bin/python3";
+
+    /// <summary>
+    /// Null when Debian's Python imports every one of <paramref name="modules"/>; otherwise what is
+    /// missing and the command that installs it (<paramref name="packages"/>).
+    /// </summary>
+    public static string? MissingPython(string packages, params string[] modules)
+    {
+        if (!File.Exists(DebianPython))
+        {
+            return $"{DebianPython} is missing (apt-get install {packages}).";
+        }
+
+        var start = new ProcessStartInfo(DebianPython, ["-c", "import " + string.Join(", ", modules)]) { RedirectStandardError = true, UseShellExecute = false };
+        using var probe = Process.Start(start)!;
+        probe.StandardError.ReadToEnd();
+        probe.WaitForExit();
+        return probe.ExitCode == 0 ? null : $"Debian's {packages} is not installed (apt-get install {packages}).";
+    }
+
     public static JsonElement RunJson(string fileName, IEnumerable<string> arguments, TimeSpan timeout, IDictionary<string, string>? environment = null)
     {
         var start = new ProcessStartInfo(fileName) { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
