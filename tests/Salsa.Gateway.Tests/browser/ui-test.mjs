@@ -86,10 +86,12 @@ try {
       const image = page.locator('#result img');
       try {
         await image.waitFor({ timeout: 15_000 });
+        // The element can be in the page before its source is set (an image without one counts as
+        // complete): wait for a source, loaded and decoded.
         await page.waitForFunction(() => {
           const img = document.querySelector('#result img');
-          return img && img.complete;
-        }, null, { timeout: 30_000 });
+          return img && img.getAttribute('src') && img.complete && img.naturalWidth > 0;
+        }, null, { timeout: 30_000 }).catch(() => {});
         summary.image = await image.evaluate((img) => ({ src: img.getAttribute('src'), naturalWidth: img.naturalWidth, naturalHeight: img.naturalHeight }));
         if (!(summary.image.naturalWidth > 0)) fail(`the result image ${summary.image.src} did not load (naturalWidth 0)`);
       } catch (error) {
