@@ -2,18 +2,28 @@
 """The references beside Salsa.Clustering, run by the clustering-peers experiment (Debian's
 python3-sklearn and python3-rdkit). Prints one JSON object.
 
-    kmeans POINTS.csv K            scikit-learn KMeans (Lloyd) on weighted points (x,y,weight rows):
-                                   k-means++ seeding, the marginal Lloyd iteration, best of 10 restarts
-    butina FINGERPRINTS.hex CUTOFF RDKit Butina.ClusterData on 1 - BulkTanimotoSimilarity of the
-                                   fingerprints (one hex line each, bit i in byte i/8, lowest bit first)
+    kmeans POINTS.csv K [RUNS]     scikit-learn KMeans (Lloyd) on weighted points (x,y,weight rows):
+                                   greedy k-means++ seeding, the marginal Lloyd iteration, the best and
+                                   median of 10 single runs (n_init=1, seeds 0-9), and the costs of
+                                   RUNS single runs (seeds 0 to RUNS-1, default 10)
+    butina FINGERPRINTS.hex CUTOFF...
+                                   RDKit Butina.ClusterData on 1 - BulkTanimotoSimilarity of the
+                                   fingerprints (one hex line each, bit i in byte i/8, lowest bit first),
+                                   once per cut-off on the same distances
+    reference COMPOUNDS.csv[.gz] COUNT CUTOFF
+                                   RDKit's clusters of the first COUNT compounds' ecfp4_1024_hex column,
+                                   as text: one line per cluster, its members centroid first (the
+                                   references of the Butina tests, tests/Salsa.Clustering.Tests/References)
 """
 import array
+import csv
+import gzip
 import json
 import sys
 import time
 
 
-def kmeans(path, k):
+def kmeans(path, k, runs):
     import numpy as np
     import sklearn
     from sklearn.cluster import KMeans, kmeans_plusplus
@@ -21,37 +31,45 @@ def kmeans(path, k):
     data = np.loadtxt(path, delimiter=",")
     x, w = np.ascontiguousarray(data[:, :2]), np.ascontiguousarray(data[:, 2])
 
-    def fit(iterations, restarts=1, seed=0):
-        model = KMeans(n_clusters=k, init="k-means++", n_init=restarts, max_iter=iterations, tol=0,
+    def fit(iterations, seed, tol):
+        model = KMeans(n_clusters=k, init="k-means++", n_init=1, max_iter=iterations, tol=tol,
                        algorithm="lloyd", random_state=seed)
         start = time.perf_counter()
         model.fit(x, sample_weight=w)
         return time.perf_counter() - start, model
 
-    fit(2)  # warm-up (thread pool, caches)
+    fit(2, 0, 0)  # warm-up (thread pool, caches)
     seeding = []
     for seed in range(3):
         start = time.perf_counter()
-        kmeans_plusplus(x, k, random_state=seed)  # sklearn 1.2 seeds without weights
+        kmeans_plusplus(x, k, random_state=seed)  # greedy, 2 + ln k trials; sklearn 1.2 seeds without the weights
         seeding.append(time.perf_counter() - start)
-    one = sorted(fit(1, seed=s)[0] for s in range(3))[1]
-    many = sorted(fit(21, seed=s)[0] for s in range(3))[1]
-    seconds, best = fit(300, restarts=10)
+    one = sorted(fit(1, s, 0)[0] for s in range(3))[1]
+    many = sorted(fit(21, s, 0)[0] for s in range(3))[1]
+
+    # Best of 10 as a user runs it: n_init=1, seeds 0-9, the defaults otherwise (max_iter 300, tol 1e-4);
+    # then seeds 10-49, for the spread of best-of-10 over five sets of seeds.
+    seconds, costs = 0.0, []
+    for seed in range(runs):
+        elapsed, model = fit(300, seed, 1e-4)
+        seconds += elapsed if seed < 10 else 0.0
+        costs.append(float(model.inertia_))
     return {
         "sklearn": sklearn.__version__,
         "seeding_seconds": sorted(seeding)[1],
         "lloyd_iteration_seconds": (many - one) / 20,
         "best10_seconds": seconds,
-        "best10_cost": float(best.inertia_),
+        "best10_cost": min(costs[:10]),
+        "median_cost": float(np.median(costs[:10])),
+        "costs": costs,
     }
 
 
-def butina(path, cutoff):
-    from rdkit import DataStructs, rdBase
-    from rdkit.ML.Cluster import Butina
+def fingerprints(hex_lines):
+    from rdkit import DataStructs
 
     fps = []
-    for line in open(path):
+    for line in hex_lines:
         data = bytes.fromhex(line.strip())
         bits = DataStructs.ExplicitBitVect(len(data) * 8)
         for byte, value in enumerate(data):
@@ -59,41 +77,72 @@ def butina(path, cutoff):
                 if value >> bit & 1:
                     bits.SetBit(byte * 8 + bit)
         fps.append(bits)
-    n = len(fps)
+    return fps
 
-    # The recipe of RDKit's documentation: the lower triangle of 1 - Tanimoto, row by row.
-    start = time.perf_counter()
-    distances = array.array("d")
-    for i in range(1, n):
+
+def distances(fps):
+    """The recipe of RDKit's documentation: the lower triangle of 1 - Tanimoto, row by row."""
+    from rdkit import DataStructs
+
+    result = array.array("d")
+    for i in range(1, len(fps)):
         similarities = DataStructs.BulkTanimotoSimilarity(fps[i], fps[:i])
-        distances.extend([1 - s for s in similarities])
+        result.extend([1 - s for s in similarities])
+    return result
+
+
+def butina(path, cutoffs):
+    from rdkit import rdBase
+    from rdkit.ML.Cluster import Butina
+
+    fps = fingerprints(open(path))
+    n = len(fps)
+    start = time.perf_counter()
+    triangle = distances(fps)
     distance_seconds = time.perf_counter() - start
 
-    start = time.perf_counter()
-    clusters = Butina.ClusterData(distances, n, cutoff, isDistData=True)
-    cluster_seconds = time.perf_counter() - start
-
-    centroid = [0] * n
-    for members in clusters:
-        for member in members:
-            centroid[member] = members[0]
+    answers = []
+    for cutoff in cutoffs:
+        start = time.perf_counter()
+        clusters = Butina.ClusterData(triangle, n, cutoff, isDistData=True)
+        answers.append({
+            "cutoff": cutoff,
+            "cluster_seconds": time.perf_counter() - start,
+            "clusters": [list(members) for members in clusters],
+        })
     return {
         "rdkit": rdBase.rdkitVersion,
         "compounds": n,
         "distance_seconds": distance_seconds,
-        "cluster_seconds": cluster_seconds,
-        "distance_bytes": distances.itemsize * len(distances),
-        "clusters": len(clusters),
-        "centroids": centroid,
+        "distance_bytes": triangle.itemsize * len(triangle),
+        "cutoffs": answers,
     }
+
+
+def reference(path, count, cutoff):
+    from rdkit import rdBase
+    from rdkit.ML.Cluster import Butina
+
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", newline="") as file:
+        rows = [row["ecfp4_1024_hex"] for _, row in zip(range(count), csv.DictReader(file))]
+    fps = fingerprints(rows)
+    clusters = Butina.ClusterData(distances(fps), len(fps), cutoff, isDistData=True)
+    print(f"# RDKit {rdBase.rdkitVersion} Butina.ClusterData, first {len(fps)} compounds of {path.split('/')[-1]}, ECFP4, "
+          f"distance cut-off {cutoff}: {len(clusters)} clusters, members centroid first")
+    for members in clusters:
+        print(" ".join(str(m) for m in members))
 
 
 if __name__ == "__main__":
     mode = sys.argv[1]
     if mode == "kmeans":
-        answer = kmeans(sys.argv[2], int(sys.argv[3]))
+        answer = kmeans(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]) if len(sys.argv) > 4 else 10)
     elif mode == "butina":
-        answer = butina(sys.argv[2], float(sys.argv[3]))
+        answer = butina(sys.argv[2], [float(c) for c in sys.argv[3:]])
+    elif mode == "reference":
+        reference(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]))
+        sys.exit(0)
     else:
         sys.exit(f"unknown mode {mode}")
     print(json.dumps(answer))

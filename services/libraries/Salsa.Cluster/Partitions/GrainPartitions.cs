@@ -124,12 +124,20 @@ public sealed class GrainPartitions : IKMeansPartitions
         return masses;
     }
 
-    public KMeansCandidate Pick(int partition, KMeansSeedStep seeding, double target, CancellationToken cancellationToken)
+    public KMeansCandidate[] Pick(int partition, KMeansSeedStep seeding, double[] targets, CancellationToken cancellationToken)
     {
         var retries = 0L;
-        var candidate = Fan([_grains[partition]], g => g.PickAsync(seeding, target), _retryFor, PassTimeout, ref retries, cancellationToken)[0];
+        var candidates = Fan([_grains[partition]], g => g.PickAsync(seeding, targets), _retryFor, PassTimeout, ref retries, cancellationToken)[0];
         CountRetries(retries);
-        return candidate;
+        return candidates;
+    }
+
+    public double[][] SeedPotentials(KMeansSeedStep seeding, double[] candidates, CancellationToken cancellationToken)
+    {
+        var retries = 0L;
+        var potentials = Fan(_grains, g => g.SeedPotentialsAsync(seeding, candidates), _retryFor, PassTimeout, ref retries, cancellationToken);
+        CountRetries(retries);
+        return potentials;
     }
 
     public KMeansCandidate[] Farthest(double[] centres, int kp, CancellationToken cancellationToken)

@@ -25,8 +25,11 @@ public interface IPartitionGrain : IGrainWithStringKey
     /// <summary>This partition's k-means++ mass for one seeding step (Σ w·D²).</summary>
     Task<double> SeedMassAsync(KMeansSeedStep seeding);
 
-    /// <summary>The row a k-means++ draw falls on.</summary>
-    Task<KMeansCandidate> PickAsync(KMeansSeedStep seeding, double target);
+    /// <summary>The rows k-means++ draws fall on.</summary>
+    Task<KMeansCandidate[]> PickAsync(KMeansSeedStep seeding, double[] targets);
+
+    /// <summary>This partition's Σ w·min(D², d²(x, candidate)) for each candidate centre (row-major) of greedy k-means++.</summary>
+    Task<double[]> SeedPotentialsAsync(KMeansSeedStep seeding, double[] candidates);
 
     /// <summary>The row that adds most to the k-means cost under <paramref name="centres"/>.</summary>
     Task<KMeansCandidate> FarthestAsync(double[] centres, int kp);
@@ -104,8 +107,11 @@ public sealed class PartitionGrain(IDataStore store, SiloCompute compute) : Grai
     public async Task<double> SeedMassAsync(KMeansSeedStep seeding) =>
         (await compute.RunAsync(_ => KMeans.SeedMass(seeding))).Result;
 
-    public async Task<KMeansCandidate> PickAsync(KMeansSeedStep seeding, double target) =>
-        (await compute.RunAsync(_ => KMeans.Pick(seeding, target))).Result;
+    public async Task<KMeansCandidate[]> PickAsync(KMeansSeedStep seeding, double[] targets) =>
+        (await compute.RunAsync(_ => KMeans.Pick(seeding, targets))).Result;
+
+    public async Task<double[]> SeedPotentialsAsync(KMeansSeedStep seeding, double[] candidates) =>
+        (await compute.RunAsync(_ => KMeans.SeedPotentials(seeding, candidates))).Result;
 
     public async Task<KMeansCandidate> FarthestAsync(double[] centres, int kp) =>
         (await compute.RunAsync(_ => KMeans.Farthest(centres, kp))).Result;

@@ -202,8 +202,11 @@ public sealed class LocalPartitions : IKMeansPartitions, IDisposable
     public double[] SeedMasses(KMeansSeedStep seeding, CancellationToken cancellationToken) =>
         [.. _kmeans.Value.Select(p => p.SeedMass(seeding))];
 
-    public KMeansCandidate Pick(int partition, KMeansSeedStep seeding, double target, CancellationToken cancellationToken) =>
-        _kmeans.Value[partition].Pick(seeding, target);
+    public KMeansCandidate[] Pick(int partition, KMeansSeedStep seeding, double[] targets, CancellationToken cancellationToken) =>
+        _kmeans.Value[partition].Pick(seeding, targets);
+
+    public double[][] SeedPotentials(KMeansSeedStep seeding, double[] candidates, CancellationToken cancellationToken) =>
+        [.. _kmeans.Value.Select(p => p.SeedPotentials(seeding, candidates))];
 
     public KMeansCandidate[] Farthest(double[] centres, int kp, CancellationToken cancellationToken) =>
         [.. _kmeans.Value.Select(p => p.Farthest(centres, kp))];

@@ -7,7 +7,9 @@ public sealed record ButinaOptions
 {
     /// <summary>
     /// Tanimoto distance cut-off, strictly between 0 and 1: j is a neighbour of i when
-    /// 1 − Tanimoto(i, j) ≤ cut-off. The default 0.35 is similarity ≥ 0.65.
+    /// 1 − Tanimoto(i, j) ≤ cut-off, compared as RDKit compares it — <c>1.0 − (double)c / (|i| + |j| − c)</c>
+    /// (c: common bits) in double precision, with ≤ — so pairs exactly at the cut-off count as RDKit
+    /// counts them. The default 0.35 is similarity ≥ 0.65.
     /// </summary>
     public double Cutoff { get; init; } = 0.35;
 
@@ -36,8 +38,11 @@ public sealed record ButinaOptions
 }
 
 /// <summary>
-/// The outcome of Taylor–Butina clustering. Clusters are numbered in the order the Butina pass made
-/// them; each cluster's members are listed centroid first, then the others by ascending index.
+/// The outcome of Taylor–Butina clustering: exactly RDKit's <c>Butina.ClusterData</c> on the same
+/// fingerprints and cut-off. Compounds are taken by decreasing neighbour count, ties by decreasing
+/// index (RDKit sorts (count, index) pairs in reverse); each one not yet in a cluster becomes a centroid
+/// and takes its neighbours not yet in one. Clusters are numbered in that order; each cluster's members
+/// are listed centroid first, then the others by ascending index — RDKit's tuples, element for element.
 /// </summary>
 public sealed record ButinaResult
 {

@@ -18,6 +18,15 @@ public sealed record KMeansOptions
     /// <summary>Seed of the k-means++ sampling; restart r uses Seed + r.</summary>
     public int Seed { get; init; } = 1;
 
+    /// <summary>
+    /// Candidates drawn for each centre after the first; the one that lowers the cost most is kept
+    /// (greedy k-means++). Null: 2 + ⌊ln K⌋, as scikit-learn. 1: the original k-means++ (one draw per centre).
+    /// </summary>
+    public int? SeedingTrials { get; init; }
+
+    /// <summary>The candidates drawn per centre for <paramref name="clusters"/> centres.</summary>
+    public int TrialsFor(int clusters) => SeedingTrials ?? 2 + (int)Math.Log(clusters);
+
     public ParallelismOptions Parallel { get; init; } = new();
 
     public void Validate(int points)
@@ -35,6 +44,11 @@ public sealed record KMeansOptions
         if (MaxIterations < 1)
         {
             throw RequestNames.Invalid(nameof(MaxIterations), $"must be at least 1; it is {MaxIterations}.");
+        }
+
+        if (SeedingTrials < 1)
+        {
+            throw RequestNames.Invalid(nameof(SeedingTrials), $"must be at least 1; it is {SeedingTrials}.");
         }
 
         if (!(Tolerance >= 0) || !double.IsFinite(Tolerance))

@@ -38,7 +38,8 @@ public sealed record KMeansCandidate(double Value, double[] Coordinates);
 
 /// <summary>
 /// One partition's part in k-means on a grid of partitions: Lloyd passes through its
-/// <see cref="AnnealingPartition"/>, and the k-means++ masses, draws and repairs over its rows. Its
+/// <see cref="AnnealingPartition"/>, and the greedy k-means++ masses, draws, candidate potentials and
+/// repairs over its rows. Its
 /// distance to the nearest centre chosen so far is kept between seeding steps (and remade when a
 /// step names other centres — after a move to another silo), so a step costs one distance per row.
 /// Masses are added block by block in the run's block layout: a grid of one partition draws the
@@ -53,52 +54,60 @@ public sealed class KMeansPartition(AnnealingPartition partition)
     public AnnealingPartition Partition { get; } = partition;
 
     /// <summary>Σ w·D² over the rows (Σ w before the first centre), block by block.</summary>
-    public double SeedMass(KMeansSeedStep step)
+    public double SeedMass(KMeansSeedStep step) => SeedingKernels.Total(BlockMasses(step, out _), 1, 0);
+
+    /// <summary>The rows the draws <paramref name="targets"/> (each in [0, <see cref="SeedMass"/>)) fall on.</summary>
+    public KMeansCandidate[] Pick(KMeansSeedStep step, double[] targets)
     {
-        var masses = BlockMasses(step, out _);
-        var total = 0.0;
-        foreach (var mass in masses)
+        ArgumentNullException.ThrowIfNull(targets);
+        var masses = BlockMasses(step, out var plan);
+        var kernel = new DenseKernel(_points);
+        var first = step.Chosen == 0;
+        var picks = new KMeansCandidate[targets.Length];
+        for (var t = 0; t < targets.Length; t++)
         {
-            total += mass;
+            var (block, target) = SeedingKernels.Block(masses, 1, 0, targets[t]);
+            var (start, end) = plan.Block(block);
+            var row = SeedingKernels.Walk(kernel, _nearest!, start, end, first, target);
+            picks[t] = Candidate(row, first ? _points.Weights[row] : _points.Weights[row] * _nearest![row]);
         }
 
-        return total;
+        return picks;
     }
 
-    /// <summary>The row the draw <paramref name="target"/> (in [0, <see cref="SeedMass"/>)) falls on.</summary>
-    public KMeansCandidate Pick(KMeansSeedStep step, double target)
+    /// <summary>
+    /// For each of the candidate centres (row-major), Σ w·min(D², d²(x, candidate)) over the rows, block
+    /// by block: the cost the centres of <paramref name="step"/> and that candidate would leave here.
+    /// </summary>
+    public double[] SeedPotentials(KMeansSeedStep step, double[] candidates)
     {
-        var masses = BlockMasses(step, out var plan);
-        var nearest = _nearest!;
-        var first = step.Chosen == 0;
-        for (var b = 0; b < plan.Blocks; b++)
+        ArgumentNullException.ThrowIfNull(candidates);
+        var d = _points.Dimension;
+        if (candidates.Length == 0 || candidates.Length % d != 0)
         {
-            if (target < masses[b] || b == plan.Blocks - 1)
-            {
-                var (start, end) = plan.Block(b);
-                var last = start;
-                for (var i = start; i < end; i++)
-                {
-                    var m = first ? _points.Weights[i] : _points.Weights[i] * nearest[i];
-                    if (m > 0)
-                    {
-                        last = i;
-                        if (target < m)
-                        {
-                            return Candidate(i, m);
-                        }
-
-                        target -= m;
-                    }
-                }
-
-                return Candidate(last, 0);
-            }
-
-            target -= masses[b];
+            throw new ClusteringInputException($"{candidates.Length} candidate values are not whole points in {d} dimensions.", nameof(candidates));
         }
 
-        return Candidate(0, 0);
+        var plan = Plan(step);
+        UpdateNearest(step.Centres);
+        var trials = candidates.Length / d;
+        var set = new CentreSet(d, trials);
+        set.Set(candidates, trials);
+        var kernel = new DenseKernel(_points);
+        var blocks = new double[plan.Blocks * trials];
+        for (var b = 0; b < plan.Blocks; b++)
+        {
+            var (start, end) = plan.Block(b);
+            SeedingKernels.Potentials(kernel, _nearest!, start, end, set, blocks.AsSpan(b * trials, trials));
+        }
+
+        var potentials = new double[trials];
+        for (var t = 0; t < trials; t++)
+        {
+            potentials[t] = SeedingKernels.Total(blocks, trials, t);
+        }
+
+        return potentials;
     }
 
     /// <summary>The row that adds most to the cost under <paramref name="centres"/> (w · distance to its nearest; the first of equals).</summary>
@@ -135,7 +144,7 @@ public sealed class KMeansPartition(AnnealingPartition partition)
         return new KMeansCandidate(value, coordinates);
     }
 
-    private double[] BlockMasses(KMeansSeedStep step, out BlockPlan plan)
+    private BlockPlan Plan(KMeansSeedStep step)
     {
         ArgumentNullException.ThrowIfNull(step);
         if (step.Dimension != _points.Dimension)
@@ -143,20 +152,19 @@ public sealed class KMeansPartition(AnnealingPartition partition)
             throw new ClusteringInputException($"A seeding step in {step.Dimension} dimensions for points in {_points.Dimension}.", nameof(step));
         }
 
+        return BlockPlan.For(_points.Count, step.PlanLength, step.BlockSize);
+    }
+
+    private double[] BlockMasses(KMeansSeedStep step, out BlockPlan plan)
+    {
+        plan = Plan(step);
         UpdateNearest(step.Centres);
-        plan = BlockPlan.For(_points.Count, step.PlanLength, step.BlockSize);
+        var kernel = new DenseKernel(_points);
         var masses = new double[plan.Blocks];
-        var first = step.Chosen == 0;
         for (var b = 0; b < plan.Blocks; b++)
         {
             var (start, end) = plan.Block(b);
-            var mass = 0.0;
-            for (var i = start; i < end; i++)
-            {
-                mass += first ? _points.Weights[i] : _points.Weights[i] * _nearest![i];
-            }
-
-            masses[b] = mass;
+            masses[b] = SeedingKernels.Mass(kernel, _nearest!, start, end, step.Chosen == 0);
         }
 
         return masses;
@@ -176,15 +184,10 @@ public sealed class KMeansPartition(AnnealingPartition partition)
 
         var kernel = new DenseKernel(_points);
         var single = new CentreSet(d, 1);
-        Span<double> distance = stackalloc double[single.Kp];
         for (var c = _nearestOf.Length / d; c < centres.Length / d; c++)
         {
             single.Set(centres.AsSpan(c * d, d), 1);
-            for (var i = 0; i < _nearest.Length; i++)
-            {
-                kernel.SquaredDistances(i, single.Transposed, single.Norms, single.Kp, distance);
-                _nearest[i] = Math.Min(_nearest[i], distance[0]);
-            }
+            SeedingKernels.Update(kernel, _nearest, 0, _nearest.Length, single, 0);
         }
 
         _nearestOf = centres;

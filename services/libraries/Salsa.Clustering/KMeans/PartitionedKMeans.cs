@@ -15,8 +15,14 @@ public interface IKMeansPartitions : IAnnealingPartitions
     /// <summary>Every partition's Σ w·D² for <paramref name="seeding"/>, in partition order.</summary>
     double[] SeedMasses(KMeansSeedStep seeding, CancellationToken cancellationToken);
 
-    /// <summary>The point the draw <paramref name="target"/> falls on in partition <paramref name="partition"/>.</summary>
-    KMeansCandidate Pick(int partition, KMeansSeedStep seeding, double target, CancellationToken cancellationToken);
+    /// <summary>The points the draws <paramref name="targets"/> fall on in partition <paramref name="partition"/>.</summary>
+    KMeansCandidate[] Pick(int partition, KMeansSeedStep seeding, double[] targets, CancellationToken cancellationToken);
+
+    /// <summary>
+    /// Every partition's Σ w·min(D², d²(x, candidate)) for each candidate centre (row-major) after the
+    /// centres of <paramref name="seeding"/>, in partition order.
+    /// </summary>
+    double[][] SeedPotentials(KMeansSeedStep seeding, double[] candidates, CancellationToken cancellationToken);
 
     /// <summary>Every partition's row that adds most to the cost under <paramref name="centres"/>, in partition order.</summary>
     KMeansCandidate[] Farthest(double[] centres, int kp, CancellationToken cancellationToken);
@@ -177,10 +183,15 @@ internal sealed class PartitionedKMeans(IKMeansPartitions partitions, KMeansOpti
         };
     }
 
-    /// <summary>k-means++: the first centre drawn ∝ w, each next ∝ w·D²; each draw walks the partitions' masses in order, then the chosen one's blocks.</summary>
+    /// <summary>
+    /// Greedy k-means++ as the machine run seeds: the first centre drawn ∝ w; for each next, the
+    /// candidates drawn ∝ w·D² (each draw walks the partitions' masses in order, then the chosen one's
+    /// blocks) and the one with the lowest potential summed over the partitions in order kept.
+    /// </summary>
     private double[] Seed(Random random)
     {
         var rows = new double[K * _d];
+        var trials = options.TrialsFor(K);
         for (var c = 0; c < K; c++)
         {
             var step = new KMeansSeedStep(rows[..(c * _d)], _d, PlanLength, options.Parallel.BlockSize);
@@ -191,15 +202,49 @@ internal sealed class PartitionedKMeans(IKMeansPartitions partitions, KMeansOpti
                 total += mass;
             }
 
-            var target = random.NextDouble() * total;
-            var partition = 0;
-            while (partition < masses.Length - 1 && !(target < masses[partition]))
+            var draws = c == 0 ? 1 : trials;
+            var where = new (int Partition, double Target)[draws];
+            for (var t = 0; t < draws; t++)
             {
-                target -= masses[partition];
-                partition++;
+                var (partition, target) = (0, random.NextDouble() * total);
+                while (partition < masses.Length - 1 && !(target < masses[partition]))
+                {
+                    target -= masses[partition];
+                    partition++;
+                }
+
+                where[t] = (partition, target);
             }
 
-            partitions.Pick(partition, step, target, cancellationToken).Coordinates.CopyTo(rows, c * _d);
+            var candidates = new double[draws * _d];
+            foreach (var group in Enumerable.Range(0, draws).GroupBy(t => where[t].Partition))
+            {
+                var picks = partitions.Pick(group.Key, step, [.. group.Select(t => where[t].Target)], cancellationToken);
+                foreach (var (t, pick) in group.Zip(picks))
+                {
+                    pick.Coordinates.CopyTo(candidates, t * _d);
+                }
+            }
+
+            var chosen = 0;
+            if (draws > 1)
+            {
+                var potentials = new double[draws];
+                foreach (var partition in partitions.SeedPotentials(step, candidates, cancellationToken))
+                {
+                    for (var t = 0; t < draws; t++)
+                    {
+                        potentials[t] += partition[t];
+                    }
+                }
+
+                for (var t = 1; t < draws; t++)
+                {
+                    chosen = potentials[t] < potentials[chosen] ? t : chosen;
+                }
+            }
+
+            candidates.AsSpan(chosen * _d, _d).CopyTo(rows.AsSpan(c * _d));
         }
 
         return rows;

@@ -6,7 +6,7 @@ using Salsa.Clustering.Parallel;
 namespace Salsa.Clustering.KMeans;
 
 /// <summary>
-/// Weighted k-means on Salsa.Ccr: k-means++ seeding (sampling ∝ w·D²), Lloyd iterations over
+/// Weighted k-means on Salsa.Ccr: greedy k-means++ seeding (the best of several draws ∝ w·D²), Lloyd iterations over
 /// per-block partial sums folded in block order (the same bits for any number of ranks), restarts,
 /// and repair of clusters that lose every point (re-seeded at the point farthest from its centre).
 /// </summary>
@@ -34,6 +34,18 @@ public static class WeightedKMeans
         return new PartitionedKMeans(partitions, options, progress, cancellationToken).Run(resumeFrom, checkpoint);
     }
 
+    /// <summary>
+    /// The seeding alone (scikit-learn's <c>kmeans_plusplus</c>): the K centres, row-major, that restart 0
+    /// of <see cref="Run(DenseVectors, KMeansOptions, ChannelWriter{ClusteringProgress}?, CancellationToken)"/>
+    /// starts its Lloyd iterations from.
+    /// </summary>
+    public static double[] Seed(DenseVectors points, KMeansOptions options, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(points);
+        ArgumentNullException.ThrowIfNull(options);
+        return new KMeansRun<DenseKernel>(new DenseKernel(points), options, null).Execute(cancellationToken, seedOnly: true).Centres;
+    }
+
     public static KMeansResult Run(BinaryVectors points, KMeansOptions options, ChannelWriter<ClusteringProgress>? progress = null, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(points);
@@ -57,6 +69,7 @@ internal sealed class KMeansRun<TKernel>(TKernel kernel, KMeansOptions options, 
     private readonly Stopwatch _clock = Stopwatch.StartNew();
     private BlockPlan _plan = null!;
     private OrderedBlockSum _sums = null!;
+    private double[][] _seedBlocks = null!;
     private KMeansResult? _result;
 
     private TKernel Kernel { get; } = kernel;
@@ -65,14 +78,16 @@ internal sealed class KMeansRun<TKernel>(TKernel kernel, KMeansOptions options, 
 
     private ChannelWriter<ClusteringProgress>? Progress { get; } = progress;
 
-    public KMeansResult Execute(CancellationToken cancellationToken)
+    public KMeansResult Execute(CancellationToken cancellationToken, bool seedOnly = false)
     {
         Options.Validate(Kernel.Count);
         var lloydLength = _kp * (Kernel.Dimension + 1) + 4;
         _plan = BlockPlan.For(Kernel.Count, lloydLength, Options.Parallel.BlockSize);
-        // Room for the Lloyd sums, and for one value (sampling) or pair (repair) per block.
+        // Room for the Lloyd sums, and for one pair per block (repair).
         _sums = new OrderedBlockSum(_plan, Math.Max(lloydLength, 2 * _plan.Blocks + 2));
-        ClusteringExecution.Run(Options.Parallel, cancellationToken, comm => new Rank(this, comm, cancellationToken).Run());
+        var seedLength = _plan.Blocks * Options.TrialsFor(Options.Clusters);
+        _seedBlocks = [new double[seedLength], new double[seedLength]];
+        ClusteringExecution.Run(Options.Parallel, cancellationToken, comm => new Rank(this, comm, cancellationToken).Run(seedOnly));
         return _result!;
     }
 
@@ -91,8 +106,23 @@ internal sealed class KMeansRun<TKernel>(TKernel kernel, KMeansOptions options, 
 
         private int K => run.Options.Clusters;
 
-        public void Run()
+        public void Run(bool seedOnly)
         {
+            if (seedOnly)
+            {
+                Seed(new Random(run.Options.Seed));
+                if (comm.Rank == 0)
+                {
+                    run._result = new KMeansResult
+                    {
+                        Clusters = K, Dimension = D, Centres = _centres.ToRowMajor(), ClusterWeights = [], ClusterSizes = [], Assignments = [],
+                        Inertia = double.NaN, Iterations = 0, BestRestart = 0, RestartInertias = [], EmptyClusterRepairs = 0, Elapsed = run._clock.Elapsed,
+                    };
+                }
+
+                return;
+            }
+
             var inertias = new List<double>();
             double[]? bestCentres = null;
             int[]? bestAssignments = null;
@@ -146,98 +176,71 @@ internal sealed class KMeansRun<TKernel>(TKernel kernel, KMeansOptions options, 
         }
 
         /// <summary>
-        /// k-means++: the first centre drawn ∝ w, each next ∝ w·D² (D: distance to the nearest centre so
-        /// far). Every rank draws the same numbers and walks the same block sums, so all pick the same points.
+        /// Greedy k-means++ (Arthur and Vassilvitskii 2007, the form scikit-learn seeds with): the first
+        /// centre drawn ∝ w; for each next one, <see cref="KMeansOptions.SeedingTrials"/> candidates drawn
+        /// ∝ w·D² (D: distance to the nearest centre so far), and the one that leaves the lowest
+        /// Σ w·min(D², d²) kept. Each rank sums its own blocks; every rank then reads all blocks' sums in
+        /// block order and draws the same numbers, so all pick the same points for any number of ranks.
         /// </summary>
         private void Seed(Random random)
         {
+            var trials = run.Options.TrialsFor(K);
+            var blocks = run._plan.Blocks;
             var rows = new double[K * D];
+            var candidateRows = new double[trials * D];
+            var candidates = new CentreSet(D, trials);
+            var picks = new int[trials];
             var (first, end) = run._plan.PointsOf(comm.Rank, comm.Size);
             Array.Fill(run._nearest, double.PositiveInfinity, first, end - first);
-            var chosen = Sample(random, i => _kernel.Weight(i));
-            CopyPoint(chosen, rows, 0);
-            for (var c = 1; c < K; c++)
+
+            // Before the first centre every block's mass is its weight (slot 0 of buffer 0).
+            var (parity, slot) = (0, 0);
+            var masses = run._seedBlocks[parity];
+            ForOwnBlocks((b, start, stop) => masses[b * trials] = SeedingKernels.Mass(_kernel, run._nearest, start, stop, first: true));
+            comm.Barrier();
+            for (var c = 0; c < K; c++)
             {
-                UpdateNearest(rows.AsSpan((c - 1) * D, D));
-                chosen = Sample(random, i => _kernel.Weight(i) * run._nearest[i]);
-                CopyPoint(chosen, rows, c);
+                cancellationToken.ThrowIfCancellationRequested();
+                var draws = c == 0 ? 1 : trials;
+                var total = SeedingKernels.Total(run._seedBlocks[parity], trials, slot);
+                for (var t = 0; t < draws; t++)
+                {
+                    var (block, target) = SeedingKernels.Block(run._seedBlocks[parity], trials, slot, random.NextDouble() * total);
+                    var (start, stop) = run._plan.Block(block);
+                    picks[t] = SeedingKernels.Walk(_kernel, run._nearest, start, stop, c == 0, target);
+                    CopyPoint(picks[t], candidateRows, t);
+                }
+
+                candidates.Set(candidateRows.AsSpan(0, draws * D), draws);
+
+                // The other buffer: ranks still walking read this one. Own blocks only: D² is read where it is written.
+                parity ^= 1;
+                var potentials = run._seedBlocks[parity];
+                ForOwnBlocks((b, start, stop) => SeedingKernels.Potentials(_kernel, run._nearest, start, stop, candidates, potentials.AsSpan(b * trials, trials)));
+                comm.Barrier();
+                slot = 0;
+                var lowest = SeedingKernels.Total(potentials, trials, 0);
+                for (var t = 1; t < draws; t++)
+                {
+                    var potential = SeedingKernels.Total(potentials, trials, t);
+                    if (potential < lowest)
+                    {
+                        (lowest, slot) = (potential, t);
+                    }
+                }
+
+                candidateRows.AsSpan(slot * D, D).CopyTo(rows.AsSpan(c * D, D));
+                SeedingKernels.Update(_kernel, run._nearest, first, end, candidates, slot);
+
+                // Every D² is current before any rank walks the next draws.
+                comm.Barrier();
             }
 
             _centres.Set(rows, K);
         }
 
-        /// <summary>D² ← min(D², distance to the newest centre) for this rank's points: O(n) per centre, not O(n·k).</summary>
-        private void UpdateNearest(ReadOnlySpan<double> newest)
-        {
-            var single = new CentreSet(D, 1);
-            single.Set(newest, 1);
-            Span<double> distance = stackalloc double[single.Kp];
-            var (first, end) = run._plan.PointsOf(comm.Rank, comm.Size);
-            for (var i = first; i < end; i++)
-            {
-                _kernel.SquaredDistances(i, single.Transposed, single.Norms, single.Kp, distance);
-                run._nearest[i] = Math.Min(run._nearest[i], distance[0]);
-            }
-        }
-
-        /// <summary>Draws a point with probability ∝ <paramref name="mass"/>(i), deterministically for all ranks.</summary>
-        private int Sample(Random random, Func<int, double> mass)
-        {
-            var blocks = run._plan.Blocks;
-            var blockMass = Reduce((start, end, partial) =>
-            {
-                // One value per block at its own index: the fold then hands every rank every block's mass.
-                var block = start / run._plan.BlockSize;
-                for (var i = start; i < end; i++)
-                {
-                    partial[block] += mass(i);
-                }
-            }, blocks, balance: false); // the masses read D², which each rank updates for its own points
-            var total = 0.0;
-            for (var b = 0; b < blocks; b++)
-            {
-                total += blockMass[b];
-            }
-
-            var target = random.NextDouble() * total;
-            var chosen = Walk(target, blockMass, blocks, mass);
-
-            // The walk may read other ranks' points; nobody updates them until all have walked.
-            comm.Barrier();
-            return chosen;
-        }
-
-        private int Walk(double target, double[] blockMass, int blocks, Func<int, double> mass)
-        {
-            for (var b = 0; b < blocks; b++)
-            {
-                if (target < blockMass[b] || b == blocks - 1)
-                {
-                    var (start, end) = run._plan.Block(b);
-                    var last = start;
-                    for (var i = start; i < end; i++)
-                    {
-                        var m = mass(i);
-                        if (m > 0)
-                        {
-                            last = i;
-                            if (target < m)
-                            {
-                                return i;
-                            }
-
-                            target -= m;
-                        }
-                    }
-
-                    return last;
-                }
-
-                target -= blockMass[b];
-            }
-
-            return 0;
-        }
+        private void ForOwnBlocks(Action<int, int, int> work) =>
+            run._sums.ForEachBlock(comm.Rank, comm.Size, _step, balance: false, work);
 
         private (double Inertia, int Iterations) Lloyd(int restart)
         {
