@@ -14,7 +14,7 @@ public static class KMeansApi
         group.MapPost("/jobs", async Task<Accepted<JobView>> (KMeansJobs jobs, KMeansRequest request, CancellationToken cancellationToken) =>
             JobResponses.Accepted(await jobs.StartAsync(request, cancellationToken)))
             .WithName("StartKMeans")
-            .WithSummary("Starts weighted k-means (k-means++ seeding, Lloyd iterations, restarts) of a dense or binary dataset; 202 with the job.");
+            .WithSummary("Starts weighted k-means (greedy k-means++ seeding, Lloyd iterations, restarts) of a dense or binary dataset; 202 with the job.");
 
         group.MapGet("/jobs/{id}/result", async Task<Ok<KMeansSummary>> (KMeansJobs jobs, HttpContext http, string id, CancellationToken cancellationToken) =>
             TypedResults.Ok(ServerTiming.Reported(http, await jobs.GetResultAsync(JobViews.ParseId(id), cancellationToken))))

@@ -20,7 +20,7 @@ internal static class KMeansOperations
             {
                 Service = KMeansService.Name,
                 Name = "cluster",
-                Summary = "Weighted k-means (k-means++ seeding, Lloyd iterations, restarts).",
+                Summary = "Weighted k-means (greedy k-means++ seeding, Lloyd iterations, restarts).",
                 Inputs = [new("dataset", T.Points, true, "weighted points")],
                 Parameters =
                 [

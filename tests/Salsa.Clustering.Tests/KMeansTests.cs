@@ -76,16 +76,19 @@ public sealed class KMeansTests
     [InlineData(5)]
     public void Seed_AnyNumberOfRanks_BitIdenticalToOneRank(int ranks)
     {
-        var points = TestData.Indiana;
-        foreach (var k in new[] { 1, 7, 40 })
+        // Indiana is small enough for rank 0 to seed alone; 60,000 points are seeded by every rank.
+        foreach (var points in new[] { TestData.Indiana, Scattered(60_000) })
         {
-            var options = new KMeansOptions { Clusters = k, Seed = 11, Parallel = new ParallelismOptions { Ranks = 1, BlockSize = 128 } };
+            foreach (var k in new[] { 1, 7, 40 })
+            {
+                var options = new KMeansOptions { Clusters = k, Seed = 11, Parallel = new ParallelismOptions { Ranks = 1, BlockSize = 512 } };
 
-            var one = WeightedKMeans.Seed(points, options);
-            var many = WeightedKMeans.Seed(points, options with { Parallel = options.Parallel with { Ranks = ranks } });
+                var one = WeightedKMeans.Seed(points, options);
+                var many = WeightedKMeans.Seed(points, options with { Parallel = options.Parallel with { Ranks = ranks } });
 
-            Assert.Equal(k * 2, one.Length);
-            Assert.Equal(one.Select(BitConverter.DoubleToInt64Bits), many.Select(BitConverter.DoubleToInt64Bits));
+                Assert.Equal(k * 2, one.Length);
+                Assert.Equal(one.Select(BitConverter.DoubleToInt64Bits), many.Select(BitConverter.DoubleToInt64Bits));
+            }
         }
     }
 
@@ -173,6 +176,24 @@ public sealed class KMeansTests
         var error = Assert.Throws<ClusteringInputException>(() => WeightedKMeans.Run(points, new KMeansOptions { Clusters = 3 }));
 
         Assert.Contains("clusters (K) must be between 1 and the number of points (2)", error.Message, StringComparison.Ordinal);
+    }
+
+    /// <summary><paramref name="count"/> weighted points around 30 random places, from a fixed seed.</summary>
+    private static DenseVectors Scattered(int count)
+    {
+        var random = new Random(5);
+        var places = Enumerable.Range(0, 30).Select(_ => (X: random.NextDouble() * 1000, Y: random.NextDouble() * 1000)).ToArray();
+        var values = new double[2 * count];
+        var weights = new double[count];
+        for (var i = 0; i < count; i++)
+        {
+            var (x, y) = places[random.Next(places.Length)];
+            values[2 * i] = x + random.NextDouble() * 40 - 20;
+            values[2 * i + 1] = y + random.NextDouble() * 40 - 20;
+            weights[i] = random.Next(0, 50);
+        }
+
+        return new DenseVectors(values, 2, weights);
     }
 
     /// <summary>Σ w·min |x − c|² over the centres, written out.</summary>

@@ -20,21 +20,44 @@ public static class Peers
     public const string DebianPython = "/usr/bin/python3";
 
     /// <summary>
-    /// Null when Debian's Python imports every one of <paramref name="modules"/>; otherwise what is
-    /// missing and the command that installs it (<paramref name="packages"/>).
+    /// Null when Debian's Python imports every one of <paramref name="modules"/> — after
+    /// <c>bench/peers/python-peers.sh</c> has installed python3-sklearn and python3-rdkit if they were
+    /// missing; otherwise what is missing and the command that installs it (<paramref name="packages"/>).
     /// </summary>
     public static string? MissingPython(string packages, params string[] modules)
     {
+        if (Imports(modules))
+        {
+            return null;
+        }
+
+        try
+        {
+            var start = new ProcessStartInfo("bash", [Path.Combine(Directory, "python-peers.sh")]) { RedirectStandardError = true, UseShellExecute = false };
+            using var process = Process.Start(start)!;
+            process.StandardError.ReadToEnd();
+            process.WaitForExit();
+        }
+        catch (System.ComponentModel.Win32Exception)
+        {
+            // Reported below as missing.
+        }
+
+        return Imports(modules) ? null : $"Debian's {packages} is not installed and bench/peers/python-peers.sh could not install it (apt-get install {packages}).";
+    }
+
+    private static bool Imports(string[] modules)
+    {
         if (!File.Exists(DebianPython))
         {
-            return $"{DebianPython} is missing (apt-get install {packages}).";
+            return false;
         }
 
         var start = new ProcessStartInfo(DebianPython, ["-c", "import " + string.Join(", ", modules)]) { RedirectStandardError = true, UseShellExecute = false };
         using var probe = Process.Start(start)!;
         probe.StandardError.ReadToEnd();
         probe.WaitForExit();
-        return probe.ExitCode == 0 ? null : $"Debian's {packages} is not installed (apt-get install {packages}).";
+        return probe.ExitCode == 0;
     }
 
     public static JsonElement RunJson(string fileName, IEnumerable<string> arguments, TimeSpan timeout, IDictionary<string, string>? environment = null)

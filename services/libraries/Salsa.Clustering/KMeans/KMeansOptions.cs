@@ -2,7 +2,7 @@ using Salsa.Clustering.Parallel;
 
 namespace Salsa.Clustering.KMeans;
 
-/// <summary>Parameters of weighted k-means (k-means++ seeding, Lloyd iterations, restarts).</summary>
+/// <summary>Parameters of weighted k-means (greedy k-means++ seeding, Lloyd iterations, restarts).</summary>
 public sealed record KMeansOptions
 {
     public int Clusters { get; init; } = 10;

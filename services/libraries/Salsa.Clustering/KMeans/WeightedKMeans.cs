@@ -70,6 +70,7 @@ internal sealed class KMeansRun<TKernel>(TKernel kernel, KMeansOptions options, 
     private BlockPlan _plan = null!;
     private OrderedBlockSum _sums = null!;
     private double[][] _seedBlocks = null!;
+    private double[] _seedRows = [];
     private KMeansResult? _result;
 
     private TKernel Kernel { get; } = kernel;
@@ -99,6 +100,9 @@ internal sealed class KMeansRun<TKernel>(TKernel kernel, KMeansOptions options, 
         private long _step;
         private int _iterations;
         private int _repairs;
+
+        /// <summary>Below this many points rank 0 seeds alone.</summary>
+        private const int SeedAloneBelow = 32_768;
 
         private int Kp => run._kp;
 
@@ -184,20 +188,52 @@ internal sealed class KMeansRun<TKernel>(TKernel kernel, KMeansOptions options, 
         /// </summary>
         private void Seed(Random random)
         {
+            // Few points: two barriers per centre would cost more than the work, so rank 0 seeds alone —
+            // the same blocks summed the same way, so the same bits — and the others take its centres.
+            var alone = _kernel.Count < SeedAloneBelow;
+            if (alone && comm.Rank != 0)
+            {
+                comm.Barrier();
+                _centres.Set(run._seedRows, K);
+                return;
+            }
+
             var trials = run.Options.TrialsFor(K);
-            var blocks = run._plan.Blocks;
             var rows = new double[K * D];
             var candidateRows = new double[trials * D];
             var candidates = new CentreSet(D, trials);
             var picks = new int[trials];
-            var (first, end) = run._plan.PointsOf(comm.Rank, comm.Size);
+            var (first, end) = alone ? (0, _kernel.Count) : run._plan.PointsOf(comm.Rank, comm.Size);
             Array.Fill(run._nearest, double.PositiveInfinity, first, end - first);
+            void Blocks(Action<int, int, int> work)
+            {
+                if (alone)
+                {
+                    for (var b = 0; b < run._plan.Blocks; b++)
+                    {
+                        var (start, stop) = run._plan.Block(b);
+                        work(b, start, stop);
+                    }
+                }
+                else
+                {
+                    ForOwnBlocks(work);
+                }
+            }
+
+            void Barrier()
+            {
+                if (!alone)
+                {
+                    comm.Barrier();
+                }
+            }
 
             // Before the first centre every block's mass is its weight (slot 0 of buffer 0).
             var (parity, slot) = (0, 0);
             var masses = run._seedBlocks[parity];
-            ForOwnBlocks((b, start, stop) => masses[b * trials] = SeedingKernels.Mass(_kernel, run._nearest, start, stop, first: true));
-            comm.Barrier();
+            Blocks((b, start, stop) => masses[b * trials] = SeedingKernels.Mass(_kernel, run._nearest, start, stop, first: true));
+            Barrier();
             for (var c = 0; c < K; c++)
             {
                 cancellationToken.ThrowIfCancellationRequested();
@@ -216,8 +252,8 @@ internal sealed class KMeansRun<TKernel>(TKernel kernel, KMeansOptions options, 
                 // The other buffer: ranks still walking read this one. Own blocks only: D² is read where it is written.
                 parity ^= 1;
                 var potentials = run._seedBlocks[parity];
-                ForOwnBlocks((b, start, stop) => SeedingKernels.Potentials(_kernel, run._nearest, start, stop, candidates, potentials.AsSpan(b * trials, trials)));
-                comm.Barrier();
+                Blocks((b, start, stop) => SeedingKernels.Potentials(_kernel, run._nearest, start, stop, candidates, potentials.AsSpan(b * trials, trials)));
+                Barrier();
                 slot = 0;
                 var lowest = SeedingKernels.Total(potentials, trials, 0);
                 for (var t = 1; t < draws; t++)
@@ -233,10 +269,15 @@ internal sealed class KMeansRun<TKernel>(TKernel kernel, KMeansOptions options, 
                 SeedingKernels.Update(_kernel, run._nearest, first, end, candidates, slot);
 
                 // Every D² is current before any rank walks the next draws.
-                comm.Barrier();
+                Barrier();
             }
 
             _centres.Set(rows, K);
+            if (alone)
+            {
+                run._seedRows = rows;
+                comm.Barrier();
+            }
         }
 
         private void ForOwnBlocks(Action<int, int, int> work) =>
