@@ -7,13 +7,7 @@ cd "$(dirname "$0")"
 need=()
 command -v mpicc >/dev/null 2>&1 || need+=(openmpi-bin libopenmpi-dev)
 command -v gcc >/dev/null 2>&1 || need+=(gcc)
-if [ ${#need[@]} -gt 0 ]; then
-  echo "installing: ${need[*]}" >&2
-  export DEBIAN_FRONTEND=noninteractive
-  run() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
-  run apt-get update -qq
-  run apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-fi
+bash ./install.sh ${need[@]+"${need[@]}"}
 mkdir -p build
 for source in *.c; do
   name=${source%.c}
