@@ -44,10 +44,14 @@ if ! have "$RUNTIME_DEPS"; then
     tar -C "$root" -cf "$CACHE" .
     rm -rf "$root"
   fi
-  $ENGINE import --change 'ENV APP_UID=1654' --change 'CMD ["bash"]' "$CACHE" "$RUNTIME_DEPS" >/dev/null
+  # Imported under a tag of its own: the final tag exists only once the image is whole, so a build
+  # that failed half-way is made again the next time instead of being taken for done.
+  rootfs=localhost/salsa-runtime-deps-rootfs:$TAG
+  $ENGINE import --change 'ENV APP_UID=1654' --change 'CMD ["bash"]' "$CACHE" "$rootfs" >/dev/null
   # The user the .NET images run as: app (uid 1654).
-  printf 'FROM %s\nRUN groupadd --gid 1654 app && useradd --uid 1654 --gid 1654 --create-home app\n' "$RUNTIME_DEPS" \
+  printf 'FROM %s\nRUN groupadd --gid 1654 app && useradd --uid 1654 --gid 1654 --create-home app\n' "$rootfs" \
     | "${BUILD[@]}" -t "$RUNTIME_DEPS" -f - "$context" >/dev/null
+  $ENGINE untag "$rootfs" >/dev/null 2>&1 || $ENGINE rmi "$rootfs" >/dev/null 2>&1 || true
   echo "base-images: $RUNTIME_DEPS"
 fi
 
