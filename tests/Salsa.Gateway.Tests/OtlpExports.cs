@@ -6,6 +6,17 @@ namespace Salsa.Gateway.Tests;
 /// <summary>A span as an OTLP export carried it, with the <c>service.name</c> of the resource it came under.</summary>
 internal sealed record ExportedSpan(string Service, string TraceId, string SpanId, string? ParentSpanId, string Name, ExportedSpan.SpanKind Kind, IReadOnlyDictionary<string, object> Attributes)
 {
+    public ulong StartNanoseconds { get; init; }
+
+    public ulong EndNanoseconds { get; init; }
+
+    public double DurationMs => (EndNanoseconds - StartNanoseconds) / 1e6;
+
+    public IReadOnlyList<(string Name, IReadOnlyDictionary<string, object> Attributes)> Events { get; init; } = [];
+
+    /// <summary>The spans this one links to: (trace id, span id).</summary>
+    public IReadOnlyList<(string TraceId, string SpanId)> Links { get; init; } = [];
+
     public enum SpanKind
     {
         Unspecified = 0,
@@ -24,7 +35,9 @@ internal sealed record ExportedSpan(string Service, string TraceId, string SpanI
 /// <c>Export{Trace,Metrics}ServiceRequest</c> (resource_spans / resource_metrics = 1) →
 /// <c>Resource{Spans,Metrics}</c> (resource = 1, scope_spans / scope_metrics = 2) →
 /// <c>Scope{Spans,Metrics}</c> (spans / metrics = 2) → <c>Span</c> (trace_id = 1, span_id = 2,
-/// parent_span_id = 4, name = 5, kind = 6, attributes = 9) or <c>Metric</c> (name = 1);
+/// parent_span_id = 4, name = 5, kind = 6, start_time_unix_nano = 7, end_time_unix_nano = 8,
+/// attributes = 9, events = 11: name = 2, attributes = 3, links = 13: trace_id = 1, span_id = 2) or
+/// <c>Metric</c> (name = 1);
 /// <c>Resource</c> (attributes = 1), <c>KeyValue</c> (key = 1, value = 2), <c>AnyValue</c>
 /// (string_value = 1, bool_value = 2, int_value = 3, double_value = 4).
 /// </summary>
@@ -32,6 +45,18 @@ internal static class OtlpExports
 {
     public static IEnumerable<ExportedSpan> Spans(byte[] request) =>
         Items(request).Select(item => ReadSpan(item.Service, item.Data));
+
+    /// <summary>(service.name, body, trace id) of every log record in a logs export (LogRecord: body = 5, trace_id = 9).</summary>
+    public static IEnumerable<(string Service, string Body, string? TraceId)> Logs(byte[] request) =>
+        Items(request).Select(item =>
+        {
+            var fields = Fields(item.Data);
+            var body = fields.FirstOrDefault(f => f.Number == 5).Bytes is { Array: not null } value && Fields(value).FirstOrDefault(f => f.Number == 1).Bytes is { Array: not null } text
+                ? Encoding.UTF8.GetString(text)
+                : "";
+            var trace = fields.FirstOrDefault(f => f.Number == 9 && f.Bytes.Count > 0) is { Bytes.Array: not null } t ? Convert.ToHexStringLower(t.Bytes.AsSpan()) : null;
+            return (item.Service, body, trace);
+        });
 
     /// <summary>(service.name, metric name) of every metric in a metrics export.</summary>
     public static IEnumerable<(string Service, string Metric)> Metrics(byte[] request) =>
@@ -68,7 +93,13 @@ internal static class OtlpExports
             Hex(4),
             Encoding.UTF8.GetString(fields.FirstOrDefault(f => f.Number == 5).Bytes),
             (ExportedSpan.SpanKind)(int)fields.FirstOrDefault(f => f.Number == 6).Value,
-            Attributes(span, 9));
+            Attributes(span, 9))
+        {
+            StartNanoseconds = fields.FirstOrDefault(f => f.Number == 7).Value,
+            EndNanoseconds = fields.FirstOrDefault(f => f.Number == 8).Value,
+            Links = [.. fields.Where(f => f.Number == 13).Select(l => Fields(l.Bytes)).Select(l => (Convert.ToHexStringLower(l.First(f => f.Number == 1).Bytes.AsSpan()), Convert.ToHexStringLower(l.First(f => f.Number == 2).Bytes.AsSpan())))],
+            Events = [.. fields.Where(f => f.Number == 11).Select(e => (Encoding.UTF8.GetString(Fields(e.Bytes).FirstOrDefault(f => f.Number == 2).Bytes), (IReadOnlyDictionary<string, object>)Attributes(e.Bytes, 3)))],
+        };
     }
 
     /// <summary>The message's repeated KeyValue field as key → string, bool, long or double.</summary>

@@ -89,8 +89,8 @@ public sealed class WorkflowRunTests
             Assert.Equal(traceId, server.TraceId.ToString());
         }
 
-        // The annealing job's span, a child of the call that submitted it, and under it the job's run
-        // on the cluster's coordinator grain (the gateway's silo here; another process in compose).
+        // The annealing job's span, a child of the call that submitted it, and under its compute the
+        // job's run on the cluster's coordinator grain (the gateway's silo here; another process in compose).
         using var enough = CancellationTokenSource.CreateLinkedTokenSource(token);
         enough.CancelAfter(TimeSpan.FromMinutes(1)); // the spans end with the run: a missing one is a failure, not a wait
         try
@@ -99,8 +99,12 @@ public sealed class WorkflowRunTests
             var job = await spans.WaitForAsync(a => a.OperationName == "annealing job" && a.Source.Name == Salsa.Hosting.SalsaHosting.ActivitySourceName && a.TraceId.ToString() == traceId, enough.Token);
             Assert.Equal(start.SpanId, job.ParentSpanId);
             Assert.True(job.GetTagItem("salsa.job.compute_ms") is double compute && compute > 0);
+            // Under the job: its queue wait, and its compute — one event per temperature — under which the coordinator ran it.
+            await spans.WaitForAsync(a => a.OperationName == "queue" && a.ParentSpanId == job.SpanId, enough.Token);
+            var computeSpan = await spans.WaitForAsync(a => a.OperationName == "compute" && a.ParentSpanId == job.SpanId, enough.Token);
+            Assert.Contains(computeSpan.Events, e => e.Tags.Any(t => t.Key == "salsa.progress.temperature"));
             var coordinator = await spans.WaitForAsync(a => a.OperationName == "annealing job" && a.Source.Name == "Salsa.Cluster" && a.TraceId.ToString() == traceId, enough.Token);
-            Assert.Equal(job.SpanId, coordinator.ParentSpanId);
+            Assert.Equal(computeSpan.SpanId, coordinator.ParentSpanId);
         }
         catch (OperationCanceledException) when (enough.IsCancellationRequested && !token.IsCancellationRequested)
         {

@@ -60,7 +60,9 @@ public sealed class EmbeddedRunHost : IRunHost
         var ports = new ServicePorts(ServicePorts.NextFreeLoopbackPort(), ServicePorts.NextFreeLoopbackPort());
         var settings = new Dictionary<string, string?>(ServiceHostSettings.PortSettings(ports))
         {
-            ["Logging:LogLevel:Default"] = "Warning",
+            // The terminal shows the run's own view: the console logs warnings only. A run's life is
+            // logged at Information all the same, and exported over OTLP when an endpoint is set.
+            ["Logging:Console:LogLevel:Default"] = "Warning",
         };
         foreach (var (key, value) in configuration)
         {

@@ -66,22 +66,26 @@ public sealed class HopRecorder(IEnumerable<Hop>? earlier = null)
         ArgumentNullException.ThrowIfNull(call);
         var start = DateTimeOffset.UtcNow;
         var clock = Stopwatch.GetTimestamp();
+
+        // The hop's span: the gRPC client span of each attempt is its child, the hop's numbers its attributes.
+        using var span = HopTelemetry.Start(step, service, operation, start);
         for (var retries = 0; ; retries++)
         {
             using var pending = call(request, new CallOptions(cancellationToken: cancellationToken));
             try
             {
                 var response = await pending.ResponseAsync.ConfigureAwait(false);
-                Add(step, service, operation, start, clock, SizeOf(request), SizeOf(response), pending.GetTrailers(), retries, "ok");
+                Add(step, service, operation, start, clock, SizeOf(request), SizeOf(response), pending.GetTrailers(), retries, "ok", span);
                 return response;
             }
             catch (RpcException exception) when (retries < MaxCallRetries && RetryDelay(exception) is { } delay && !cancellationToken.IsCancellationRequested)
             {
+                span?.AddEvent(new ActivityEvent("retry", tags: new ActivityTagsCollection { ["rpc.grpc.status_code"] = (int)exception.StatusCode, ["salsa.hop.retry_after_ms"] = delay.TotalMilliseconds }));
                 await Task.Delay(delay, cancellationToken).ConfigureAwait(false);
             }
             catch (RpcException exception)
             {
-                Add(step, service, operation, start, clock, SizeOf(request), 0, exception.Trailers, retries, exception.StatusCode.ToString());
+                Add(step, service, operation, start, clock, SizeOf(request), 0, exception.Trailers, retries, exception.StatusCode.ToString(), span);
                 throw;
             }
         }
@@ -102,8 +106,18 @@ public sealed class HopRecorder(IEnumerable<Hop>? earlier = null)
 
     private static long SizeOf(object message) => message is IMessage m ? m.CalculateSize() : 0;
 
-    /// <summary>Records a hop measured by the caller (a server stream, a download).</summary>
+    /// <summary>Records a hop measured by the caller (a server stream, a download), with its span after the fact.</summary>
     public void Add(Hop hop)
+    {
+        using (var span = HopTelemetry.Start(hop.Step, hop.Service, hop.Operation, hop.Start))
+        {
+            HopTelemetry.End(span, hop);
+        }
+
+        Keep(hop);
+    }
+
+    private void Keep(Hop hop)
     {
         lock (_hops)
         {
@@ -113,12 +127,14 @@ public sealed class HopRecorder(IEnumerable<Hop>? earlier = null)
         Recorded?.Invoke(hop);
     }
 
-    private void Add(string step, string service, string operation, DateTimeOffset start, long clock, long requestBytes, long responseBytes, Metadata? trailers, int retries, string outcome)
+    private void Add(string step, string service, string operation, DateTimeOffset start, long clock, long requestBytes, long responseBytes, Metadata? trailers, int retries, string outcome, Activity? span)
     {
         var latency = Stopwatch.GetElapsedTime(clock).TotalMilliseconds;
         var timing = ParseServerTiming(trailers?.GetValue("server-timing"));
-        Add(new Hop(step, service, operation, start, latency, timing.GetValueOrDefault("app"), Get(timing, "queue"), Get(timing, "compute"),
-            requestBytes, responseBytes, retries, outcome));
+        var hop = new Hop(step, service, operation, start, latency, timing.GetValueOrDefault("app"), Get(timing, "queue"), Get(timing, "compute"),
+            requestBytes, responseBytes, retries, outcome);
+        HopTelemetry.End(span, hop);
+        Keep(hop);
     }
 
     private static double? Get(Dictionary<string, double> timing, string name) => timing.TryGetValue(name, out var v) ? v : null;

@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Threading.Channels;
 using Salsa.Gateway.Hops;
 using Salsa.Gateway.Operations;
@@ -33,6 +34,9 @@ internal sealed class LiveRun
 
     /// <summary>The tenant the run belongs to and acts for in every service it calls.</summary>
     public string Tenant { get; }
+
+    /// <summary>The span of the request that started the run (REST or gRPC): the run's own trace links to it.</summary>
+    public ActivityContext StartedBy { get; init; }
 
     public WorkflowDefinition Workflow { get; }
 

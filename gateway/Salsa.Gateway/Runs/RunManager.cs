@@ -142,7 +142,9 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
             Steps = [.. workflow.Steps.Select(s => new StepView { Id = s.Id, Service = s.Service, Operation = s.Operation, DependsOn = s.DependsOn })],
         };
         var record = new RunRequestRecord(workflow.Name, workflow.Yaml, workflow.File, parameters);
-        var run = new LiveRun(view, workflow, record, CallerTenant.Current);
+        // The request's span (in the caller's trace) names the run; the run's root span links back to it.
+        Activity.Current?.SetTag("salsa.run", view.Id.ToString());
+        var run = new LiveRun(view, workflow, record, CallerTenant.Current) { StartedBy = Activity.Current?.Context ?? default };
         try
         {
             await store.InsertJobAsync(ToRecord(run), cancellationToken).ConfigureAwait(false);
@@ -154,6 +156,7 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
         }
 
         _live[run.Id] = run;
+        RunLog.Accepted(_logger, run.Id, workflow.Name, workflow.Steps.Count);
         _ = ExecuteAsync(run);
         return run.View();
     }
@@ -254,12 +257,13 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
                 return;
             }
 
+            // One trace per run: a new root, whatever the caller's context, carried into every service.
+            var previous = Activity.Current;
+            Activity.Current = null;
+            var activity = WorkflowRunner.Activities.StartActivity($"run {run.Workflow.Name}", ActivityKind.Internal, parentContext: default,
+                links: run.StartedBy == default ? null : [new ActivityLink(run.StartedBy)]);
             try
             {
-                // One trace per run: a new root, whatever the caller's context, carried into every service.
-                var previous = Activity.Current;
-                Activity.Current = null;
-                using var activity = WorkflowRunner.Activities.StartActivity($"run {run.Workflow.Name}", ActivityKind.Internal);
                 Activity.Current = activity;
                 activity?.SetTag("salsa.run", run.Id.ToString());
                 activity?.SetTag("salsa.workflow", run.Workflow.Name);
@@ -274,10 +278,13 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
                     : RunState.Failed;
                 activity?.SetStatus(state == RunState.Succeeded ? ActivityStatusCode.Ok : ActivityStatusCode.Error, failure);
                 Activity.Current = previous;
-                await EndAsync(run, persist, state, state is RunState.Failed or RunState.Cancelled ? failure : null).ConfigureAwait(false);
+                var span = activity;
+                activity = null; // ended by EndAsync, before anyone waiting for the run hears it ended
+                await EndAsync(run, persist, state, state is RunState.Failed or RunState.Cancelled ? failure : null, span).ConfigureAwait(false);
             }
             finally
             {
+                activity?.Dispose();
                 _slots.Release();
             }
         }
@@ -289,7 +296,7 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
         }
     }
 
-    private async Task EndAsync(LiveRun run, RunPersister persist, RunState state, string? error)
+    private async Task EndAsync(LiveRun run, RunPersister persist, RunState state, string? error, Activity? span = null)
     {
         var ended = state is not (RunState.Queued or RunState.Running);
         run.Update(v => v with { State = state, Error = error, Finished = ended ? DateTimeOffset.UtcNow : null });
@@ -301,8 +308,13 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
         {
             Interlocked.Decrement(ref _waiting);
             _live.TryRemove(run.Id, out _);
+            span?.Dispose(); // the run's span has ended (and is exported) once anyone hears the run ended
             run.Complete();
             RunLog.Ended(_logger, run.Id, run.Workflow.Name, state);
+            if (ended)
+            {
+                GatewayMetrics.Ended(run.View());
+            }
         }
     }
 

@@ -79,7 +79,23 @@ internal sealed class WorkflowRunner(OperationCatalog catalog, ServiceDirectory 
         using var activity = Activities.StartActivity($"step {step.Id}");
         activity?.SetTag("salsa.step", step.Id);
         activity?.SetTag("salsa.operation", spec.Key);
+        RunLog.StepStarted(logger, run.Id, step.Id, spec.Key);
+        try
+        {
+            return await AttemptsAsync(run, step, spec, inputs, earlier, clock, persist, activity).ConfigureAwait(false);
+        }
+        finally
+        {
+            var ended = run.Step(step.Id);
+            var durationMs = ended.DurationMs ?? Stopwatch.GetElapsedTime(clock).TotalMilliseconds;
+            RunLog.StepEnded(logger, run.Id, step.Id, spec.Key, ended.State, durationMs, ended.Attempts);
+        }
+    }
 
+    /// <summary>The step's attempts, until one succeeds, the step fails for good, or the run is cancelled.</summary>
+    private async Task<string?> AttemptsAsync(LiveRun run, StepDefinition step, OperationSpec spec, Dictionary<string, JsonNode?> inputs, IReadOnlyList<StepJob> earlier,
+        long clock, RunPersister persist, Activity? activity)
+    {
         for (var attempt = 1; ; attempt++)
         {
             run.UpdateStep(step.Id, s => s with { Attempts = attempt, Progress = null, Jobs = [] }); // progress and jobs are per attempt
@@ -204,6 +220,15 @@ internal static partial class RunLog
 {
     [LoggerMessage(Level = LogLevel.Warning, Message = "Run {RunId}: step {Step} attempt {Attempt} failed: {Error}")]
     public static partial void StepAttemptFailed(ILogger logger, Guid runId, string step, int attempt, string error);
+
+    [LoggerMessage(Level = LogLevel.Information, Message = "Run {RunId} ({Workflow}) accepted, {Steps} steps")]
+    public static partial void Accepted(ILogger logger, Guid runId, string workflow, int steps);
+
+    [LoggerMessage(Level = LogLevel.Information, Message = "Run {RunId}: step {Step} ({Operation}) started")]
+    public static partial void StepStarted(ILogger logger, Guid runId, string step, string operation);
+
+    [LoggerMessage(Level = LogLevel.Information, Message = "Run {RunId}: step {Step} ({Operation}) {State} in {DurationMs:F1} ms after {Attempts} attempt(s)")]
+    public static partial void StepEnded(ILogger logger, Guid runId, string step, string operation, StepState state, double durationMs, int attempts);
 
     [LoggerMessage(Level = LogLevel.Information, Message = "Run {RunId} ({Workflow}) ended {State}")]
     public static partial void Ended(ILogger logger, Guid runId, string workflow, RunState state);

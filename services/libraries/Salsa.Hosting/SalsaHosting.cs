@@ -23,8 +23,8 @@ internal sealed class HostingMetrics
         var meter = meterFactory.Create(SalsaHosting.MeterName); // the factory's: disposed with the host
         JobsStarted = meter.CreateCounter<long>("salsa.jobs.started");
         JobsRejected = meter.CreateCounter<long>("salsa.jobs.rejected", description: "Jobs refused because the queue was full.");
-        JobQueueTime = meter.CreateHistogram<double>("salsa.jobs.queue_time", "ms");
-        JobComputeTime = meter.CreateHistogram<double>("salsa.jobs.compute_time", "ms");
+        JobQueueTime = meter.CreateHistogram("salsa.jobs.queue_time", "ms", "A job's wait between acceptance and start.", advice: Telemetry.TelemetryBuckets.Milliseconds);
+        JobComputeTime = meter.CreateHistogram("salsa.jobs.compute_time", "ms", "A job's computing, start to end.", advice: Telemetry.TelemetryBuckets.Milliseconds);
     }
 
     public Counter<long> JobsStarted { get; }

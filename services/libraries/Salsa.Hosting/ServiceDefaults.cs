@@ -49,6 +49,7 @@ public static class ServiceDefaults
         services.AddOpenApi(o => o.AddDocumentTransformer<ProblemResponses>().AddDocumentTransformer<Jobs.JobResultSchema>());
         services.AddHealthChecks().AddCheck("self", () => HealthCheckResult.Healthy(), ["live"]);
 
+        services.AddSingleton<RpcMetrics>();
         services.AddGrpc(o =>
         {
             o.MaxReceiveMessageSize = limits.MaxGrpcMessageBytes;

@@ -25,6 +25,8 @@ internal sealed class LiveJob : ITask, ICancellableJob
     private readonly List<Channel<JobEvent>> _watchers = [];
     private readonly CancellationTokenSource _cancellation = new();
     private readonly long _accepted = Stopwatch.GetTimestamp();
+    private readonly DateTimeOffset _acceptedAt = DateTimeOffset.UtcNow;
+    private readonly JobPhases _phases = new();
 
     // The span of the call that submitted the job: the job's span is its child, in its trace, and
     // exported by the same service (the job runs on a dispatcher thread, outside any request).
@@ -97,6 +99,8 @@ internal sealed class LiveJob : ITask, ICancellableJob
         Update(r => r with { State = JobState.Running, Started = started, QueueMilliseconds = queueMs }, persist: true);
         _manager.Metrics.JobQueueTime.Record(queueMs);
         using var span = StartSpan(queueMs);
+        JobPhases.Queue(span, _acceptedAt, started);
+        var compute = _phases.Start(span);
         var clock = Stopwatch.GetTimestamp();
         var context = new JobContext(this, _manager.Store, _manager.Runtime.Compute, _manager.Runtime.Ranks, _cancellation.Token);
         try
@@ -106,9 +110,16 @@ internal sealed class LiveJob : ITask, ICancellableJob
             {
                 outcome = _work(context).GetAwaiter().GetResult();
             }
+            catch (Exception exception) when (!(exception is OperationCanceledException && _cancellation.IsCancellationRequested))
+            {
+                compute?.SetStatus(ActivityStatusCode.Error, exception.Message);
+                throw;
+            }
             finally
             {
                 context.EndProgress();
+                _phases.End();
+                compute?.Dispose(); // the compute ends here; storing the outcome is the job's, not the compute's
             }
 
             var computeMs = Stopwatch.GetElapsedTime(clock).TotalMilliseconds;
@@ -140,7 +151,7 @@ internal sealed class LiveJob : ITask, ICancellableJob
 
     public void Cancel() => _cancellation.Cancel();
 
-    /// <summary>The job's span while it computes (current, so what the work calls — a cluster, a store — is under it).</summary>
+    /// <summary>The job's span, from its acceptance on: its queue wait and its compute are its children.</summary>
     private Activity? StartSpan(double queueMs)
     {
         var span = SalsaHosting.ActivitySource.CreateActivity($"{_record.Kind} job", ActivityKind.Internal, _submitter?.Context ?? default);
@@ -157,11 +168,13 @@ internal sealed class LiveJob : ITask, ICancellableJob
         span.SetTag("salsa.job.id", Id.ToString());
         span.SetTag("salsa.job.kind", _record.Kind);
         span.SetTag("salsa.job.queue_ms", queueMs);
+        span.SetStartTime(_acceptedAt.UtcDateTime);
         return span.Start();
     }
 
     public void Report(JobProgressUpdate update)
     {
+        _phases.Report(update);
         var persist = Stopwatch.GetElapsedTime(Interlocked.Read(ref _lastPersisted)) >= PersistInterval;
         Broadcast(new JobEvent.Progress(update));
         if (persist)

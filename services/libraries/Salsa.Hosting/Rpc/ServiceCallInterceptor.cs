@@ -20,7 +20,7 @@ namespace Salsa.Hosting.Rpc;
 /// the status, marked an error where the conventions say a server failed (see <see cref="Telemetry.GrpcSpanConventions"/>).</item>
 /// </list>
 /// </summary>
-internal sealed class ServiceCallInterceptor : Interceptor
+internal sealed class ServiceCallInterceptor(RpcMetrics metrics) : Interceptor
 {
     public override Task<TResponse> UnaryServerHandler<TRequest, TResponse>(TRequest request, ServerCallContext context, UnaryServerMethod<TRequest, TResponse> continuation) =>
         AroundAsync(context, () => continuation(request, context));
@@ -42,19 +42,20 @@ internal sealed class ServiceCallInterceptor : Interceptor
             return true;
         });
 
-    private static async Task<T> AroundAsync<T>(ServerCallContext context, Func<Task<T>> call)
+    private async Task<T> AroundAsync<T>(ServerCallContext context, Func<Task<T>> call)
     {
+        var clock = Stopwatch.GetTimestamp();
         try
         {
             Admit(context);
             var result = await call().ConfigureAwait(false);
-            Ended(context, context.Status.StatusCode);
+            Ended(context, context.Status.StatusCode, clock);
             return result;
         }
         catch (Exception exception)
         {
             var status = exception as RpcException ?? ServiceErrors.ToRpcException(exception);
-            Ended(context, status?.StatusCode ?? StatusCode.Unknown);
+            Ended(context, status?.StatusCode ?? StatusCode.Unknown, clock);
             if (status is not null && status != exception)
             {
                 throw status;
@@ -106,5 +107,9 @@ internal sealed class ServiceCallInterceptor : Interceptor
         }
     }
 
-    private static void Ended(ServerCallContext context, StatusCode status) => GrpcSpanConventions.End(Activity.Current, status, ActivityKind.Server);
+    private void Ended(ServerCallContext context, StatusCode status, long clock)
+    {
+        GrpcSpanConventions.End(Activity.Current, status, ActivityKind.Server);
+        metrics.Record(context.Method, status, Stopwatch.GetElapsedTime(clock).TotalMilliseconds);
+    }
 }

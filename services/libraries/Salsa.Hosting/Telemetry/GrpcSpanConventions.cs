@@ -12,7 +12,8 @@ namespace Salsa.Hosting.Telemetry;
 /// status for a client, and for a server only the codes that are the server's fault (not a caller's
 /// bad argument). Server spans get them from <see cref="Rpc.ServiceCallInterceptor"/> as the call runs;
 /// grpc-dotnet's client span (<c>Grpc.Net.Client.GrpcOut</c>, tagged <c>grpc.method</c> and
-/// <c>grpc.status_code</c>) gets them here, as an export processor, when it ends — where a server
+/// <c>grpc.status_code</c>) gets them here, as an export processor, when it ends, with
+/// <c>server.address</c> and <c>server.port</c> from its HttpClient child — where a server
 /// span also gets its name back after ASP.NET Core's instrumentation named it after the route.
 /// </summary>
 internal sealed class GrpcSpanConventions : BaseProcessor<Activity>
@@ -27,6 +28,15 @@ internal sealed class GrpcSpanConventions : BaseProcessor<Activity>
             return;
         }
 
+        // grpc-dotnet's client span has no address; its HttpClient child, ending first, does: the
+        // conventions want server.address and server.port on the RPC span itself.
+        if (data.Kind == ActivityKind.Client && data.Parent is { Kind: ActivityKind.Client } call && call.GetTagItem("grpc.method") is not null
+            && call.GetTagItem("server.address") is null && data.GetTagItem("server.address") is { } address)
+        {
+            call.SetTag("server.address", address);
+            call.SetTag("server.port", data.GetTagItem("server.port"));
+        }
+
         if (data.Kind == ActivityKind.Client && data.GetTagItem("grpc.method") is string path && Start(data, path)
             && int.TryParse(data.GetTagItem("grpc.status_code")?.ToString(), NumberStyles.None, CultureInfo.InvariantCulture, out var code))
         {
@@ -37,13 +47,11 @@ internal sealed class GrpcSpanConventions : BaseProcessor<Activity>
     /// <summary>Names the span after the method (<c>/package.Service/Method</c>) and adds the RPC attributes.</summary>
     public static bool Start(Activity? activity, string path)
     {
-        var slash = path.Length > 1 && path[0] == '/' ? path.IndexOf('/', 1) : -1;
-        if (activity is null || slash < 0)
+        if (activity is null || !TrySplit(path, out var service, out var method))
         {
             return false;
         }
 
-        var (service, method) = (path[1..slash], path[(slash + 1)..]);
         activity.DisplayName = $"{service}/{method}";
         if (activity.IsAllDataRequested)
         {
@@ -53,6 +61,14 @@ internal sealed class GrpcSpanConventions : BaseProcessor<Activity>
         }
 
         return true;
+    }
+
+    /// <summary>A method's path (<c>/package.Service/Method</c>) as its service and method.</summary>
+    public static bool TrySplit(string path, out string service, out string method)
+    {
+        var slash = path.Length > 1 && path[0] == '/' ? path.IndexOf('/', 1) : -1;
+        (service, method) = slash < 0 ? (path, "") : (path[1..slash], path[(slash + 1)..]);
+        return slash >= 0;
     }
 
     /// <summary>Records the call's status, marking the span an error where the conventions say so for that side.</summary>

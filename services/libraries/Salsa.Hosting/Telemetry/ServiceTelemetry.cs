@@ -47,8 +47,13 @@ public static class ServiceTelemetry
     /// <summary>Sources every service listens to beyond the instrumentation packages' (ASP.NET Core, HttpClient, Npgsql), besides its own.</summary>
     public static readonly string[] Sources = ["Grpc.Net.Client", Salsa.Ccr.CcrTelemetry.Name, SalsaHosting.ActivitySourceName];
 
-    /// <summary>Meters every service exports beyond the instrumentation packages' (ASP.NET Core, HttpClient, runtime, Npgsql), besides its own.</summary>
-    public static readonly string[] Meters = [Salsa.Ccr.CcrTelemetry.Name, SalsaHosting.MeterName];
+    /// <summary>
+    /// Meters every service exports beyond the instrumentation packages' (ASP.NET Core, HttpClient,
+    /// Npgsql), besides its own: .NET's own runtime meter (<c>System.Runtime</c>: GC, CPU, memory, thread
+    /// pool — on .NET 9 and later the runtime instrumentation package leaves these to it), Salsa.Ccr's and
+    /// Salsa.Hosting's.
+    /// </summary>
+    public static readonly string[] Meters = ["System.Runtime", Salsa.Ccr.CcrTelemetry.Name, SalsaHosting.MeterName];
 
     public static void Add(IServiceCollection services, string serviceName)
     {
