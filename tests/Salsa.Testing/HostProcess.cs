@@ -30,13 +30,15 @@ public sealed class HostProcess : IDisposable
 
     /// <summary>
     /// Starts <paramref name="assembly"/> (e.g. <c>Salsa.Silo.dll</c>) with <paramref name="arguments"/>,
-    /// inside network namespace <paramref name="netns"/> when given, and waits until it started.
+    /// inside network namespace <paramref name="netns"/> when given, in <paramref name="workingDirectory"/>
+    /// (default: beside the binaries), and waits until it started.
     /// </summary>
-    public static async Task<HostProcess> StartAsync(string assembly, IEnumerable<string> arguments, CancellationToken token, string? netns = null, TimeSpan? timeout = null)
+    public static async Task<HostProcess> StartAsync(string assembly, IEnumerable<string> arguments, CancellationToken token, string? netns = null, TimeSpan? timeout = null,
+        string? workingDirectory = null)
     {
         var info = new ProcessStartInfo(netns is null ? "dotnet" : "ip")
         {
-            WorkingDirectory = AppContext.BaseDirectory,
+            WorkingDirectory = workingDirectory ?? AppContext.BaseDirectory,
             RedirectStandardOutput = true,
             RedirectStandardError = true,
         };
