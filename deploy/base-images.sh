@@ -124,13 +124,7 @@ fi
 if ! have "$DASHBOARD"; then
   # The standalone dashboard as NuGet ships it (a self-contained linux-x64 build), set up as the
   # official image is: UI on 18888, OTLP/gRPC on 18889, OTLP/HTTP on 18890, user app.
-  packages=$context/packages
-  printf '%s\n' '<Project Sdk="Microsoft.NET.Sdk"><PropertyGroup><TargetFramework>net10.0</TargetFramework></PropertyGroup>' \
-    "<ItemGroup><PackageDownload Include=\"Aspire.Dashboard.Sdk.linux-x64\" Version=\"[$DASHBOARD_VERSION]\" /></ItemGroup></Project>" \
-    > "$context/download.csproj"
-  dotnet restore "$context/download.csproj" --packages "$packages" -v q >/dev/null
-  mv "$packages/aspire.dashboard.sdk.linux-x64/$DASHBOARD_VERSION/tools" "$context/dashboard"
-  rm -rf "$packages" "$context/download.csproj" "$context/obj"
+  cp -r "$("$(dirname "$0")/../tools/fetch-dashboard" "$DASHBOARD_VERSION")" "$context/dashboard"
   printf '%s\n' "FROM $RUNTIME_DEPS" \
     'COPY dashboard /app' \
     'RUN chmod -R a+rX /app && chmod a+x /app/Aspire.Dashboard' \
