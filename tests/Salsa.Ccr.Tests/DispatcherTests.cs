@@ -142,6 +142,58 @@ public sealed class DispatcherTests
         Assert.Equal(3, queue.DiscardedCount);
     }
 
+    /// <summary>
+    /// Four posters racing into a full DiscardOldest queue (its dispatcher blocked): the queue never
+    /// holds more than MaxDepth, and every post is either queued or counted as discarded — 500 trials.
+    /// (Dropping the oldest and then counting the newcomer let other posters take the freed slot in
+    /// between: 5–7 queued in most trials.)
+    /// </summary>
+    [Fact]
+    public void TryEnqueue_DiscardOldestUnderContention_NeverHoldsMoreThanMaxDepth()
+    {
+        const int posters = 4;
+        const int postsEach = 50;
+        using var dispatcher = new Dispatcher(new DispatcherOptions { ThreadCount = 1 });
+        using var gate = new ManualResetEventSlim();
+        using var started = new ManualResetEventSlim();
+        dispatcher.DefaultQueue.Post(() => { started.Set(); gate.Wait(TestTimeouts.Hang); });
+        started.Wait(TestTimeouts.Hang);
+        var over = 0;
+        for (var trial = 0; trial < 500; trial++)
+        {
+            var queue = dispatcher.CreateQueue($"trial {trial}", new DispatcherQueueOptions { Policy = QueuePolicy.DiscardOldest, MaxDepth = 4 });
+            using var go = new Barrier(posters);
+            var maxSeen = 0;
+            var threads = Enumerable.Range(0, posters).Select(_ => new Thread(() =>
+            {
+                go.SignalAndWait();
+                for (var i = 0; i < postsEach; i++)
+                {
+                    Assert.True(queue.TryEnqueue(Arbiter.FromHandler(() => { })));
+                    var count = queue.Count;
+                    InterlockedMax(ref maxSeen, count);
+                }
+            })).ToList();
+            threads.ForEach(t => t.Start());
+            threads.ForEach(t => t.Join());
+
+            over += maxSeen > 4 || queue.Count > 4 ? 1 : 0;
+            Assert.Equal(posters * postsEach, queue.Count + queue.DiscardedCount);
+        }
+
+        gate.Set();
+        Assert.Equal(0, over);
+
+        static void InterlockedMax(ref int target, int value)
+        {
+            var seen = Volatile.Read(ref target);
+            while (value > seen && Interlocked.CompareExchange(ref target, value, seen) is var now && now != seen)
+            {
+                seen = now;
+            }
+        }
+    }
+
     [Fact]
     public async Task EnqueueAsync_ThrottleWhenFull_WaitsForRoomThenRuns()
     {

@@ -89,12 +89,7 @@ public sealed class DispatcherQueue
                 Interlocked.Increment(ref _count.Value);
                 break;
             case QueuePolicy.DiscardOldest:
-                if (!TryReserve())
-                {
-                    DropOldest();
-                    Interlocked.Increment(ref _count.Value);
-                }
-
+                ReserveByDroppingOldest();
                 break;
             default:
                 // Throttle's own threads are consumers and must never be held back.
@@ -373,14 +368,27 @@ public sealed class DispatcherQueue
 
     private bool HasRoom() => Volatile.Read(ref _count.Value) < _options.MaxDepth || _closed;
 
-    private void DropOldest()
+    /// <summary>
+    /// A slot for a new task under DiscardOldest: a free one, or the oldest task's, taken over as it is
+    /// dropped — the count is never lowered and raised again, so no other poster can slip into the gap
+    /// and the queue never holds more than MaxDepth. Full by count with nothing to drop means a slot is
+    /// in flight (a poster reserved it and has not queued yet, or a consumer dequeued and has not counted
+    /// it off yet): only for an instant, so spin.
+    /// </summary>
+    private void ReserveByDroppingOldest()
     {
-        if (_items.TryDequeue(out var dropped))
+        var spin = new SpinWait();
+        while (!TryReserve())
         {
-            Interlocked.Decrement(ref _count.Value);
-            Interlocked.Increment(ref _discarded);
-            CcrTelemetry.TasksDiscarded.Add(1);
-            (dropped as ICancellable)?.Cancel();
+            if (_items.TryDequeue(out var dropped))
+            {
+                Interlocked.Increment(ref _discarded);
+                CcrTelemetry.TasksDiscarded.Add(1);
+                (dropped as ICancellable)?.Cancel();
+                return;
+            }
+
+            spin.SpinOnce();
         }
     }
 
