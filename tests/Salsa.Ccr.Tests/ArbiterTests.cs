@@ -127,6 +127,63 @@ public sealed class ArbiterTests : IDisposable
         Assert.Equal([(1, "a"), (2, "b"), (3, "c")], pairs.OrderBy(p => p.Item1));
     }
 
+    /// <summary>The same port twice: a one-shot join waits for two items and gets both (it once fired on one, with a value never posted).</summary>
+    [Fact]
+    public async Task JoinedReceive_SamePortTwice_JoinsTwoOfItsItems()
+    {
+        var port = new Port<string>();
+        var calls = new List<(string, string)>();
+        var fired = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        Queue.Activate(Arbiter.JoinedReceive(false, port, port, (string a, string b) =>
+        {
+            lock (calls)
+            {
+                calls.Add((a, b));
+            }
+
+            fired.TrySetResult();
+        }));
+
+        port.Post("only");
+        await Task.Delay(100, TestContext.Current.CancellationToken);
+        Assert.Empty(calls);
+        Assert.Equal(1, port.ItemCount);
+
+        port.Post("second");
+        port.Post("third");
+        await fired.Task.OrHang();
+        await Task.Delay(50, TestContext.Current.CancellationToken);
+        Assert.Equal([("only", "second")], calls);
+        Assert.Equal(1, port.ItemCount); // one-shot: the third stays
+    }
+
+    [Fact]
+    public async Task JoinedReceive_SamePortTwicePersistent_PairsEveryTwoInOrder()
+    {
+        var port = new Port<int>();
+        var pairs = new List<(int, int)>();
+        var done = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        Queue.Activate(Arbiter.JoinedReceive(true, port, port, (int a, int b) =>
+        {
+            lock (pairs)
+            {
+                pairs.Add((a, b));
+                if (pairs.Count == 3)
+                {
+                    done.SetResult();
+                }
+            }
+        }));
+
+        for (var i = 1; i <= 6; i++)
+        {
+            port.Post(i);
+        }
+
+        await done.Task.OrHang();
+        Assert.Equal([(1, 2), (3, 4), (5, 6)], pairs.OrderBy(p => p.Item1)); // handlers may run concurrently; each pair is two consecutive items
+    }
+
     [Fact]
     public async Task JoinedReceive_ManyConcurrentPosters_NoMessageLostOrPairedTwice()
     {
