@@ -11,8 +11,10 @@ internal sealed class AsyncReceiver<T> : ArbiterTask, IValueTaskSource<T>
 {
     private readonly Port<T> _port;
     private readonly CancellationToken _cancellationToken;
+    private readonly Lock _gate = new();
     private ManualResetValueTaskSourceCore<T> _core = new() { RunContinuationsAsynchronously = true };
     private CancellationTokenRegistration _registration;
+    private bool _done;
 
     public AsyncReceiver(Port<T> port, CancellationToken cancellationToken)
         : base(persist: false)
@@ -41,10 +43,35 @@ internal sealed class AsyncReceiver<T> : ArbiterTask, IValueTaskSource<T>
 
         if (_cancellationToken.CanBeCanceled)
         {
-            _registration = _cancellationToken.UnsafeRegister(static s => ((AsyncReceiver<T>)s!).Cancel(), this);
+            // Activation may already have completed the receive (an item was waiting): then the
+            // registration is not kept — a long-lived token would hold every such receiver.
+            var registration = _cancellationToken.UnsafeRegister(static s => ((AsyncReceiver<T>)s!).Cancel(), this);
+            lock (_gate)
+            {
+                if (!_done)
+                {
+                    _registration = registration;
+                    return result;
+                }
+            }
+
+            registration.Dispose();
         }
 
         return result;
+    }
+
+    /// <summary>The receive is over: its token registration, if any, is released (and none is kept after).</summary>
+    private void Done()
+    {
+        CancellationTokenRegistration registration;
+        lock (_gate)
+        {
+            _done = true;
+            (registration, _registration) = (_registration, default);
+        }
+
+        registration.Dispose();
     }
 
     private protected override void OnActivate() => _port.Register(new Leg(this));
@@ -53,7 +80,7 @@ internal sealed class AsyncReceiver<T> : ArbiterTask, IValueTaskSource<T>
     {
         if (cancelled)
         {
-            _registration.Dispose();
+            Done();
             _core.SetException(new OperationCanceledException(_cancellationToken.IsCancellationRequested
                 ? "The receive was cancelled."
                 : "The receive was cancelled: its dispatcher was disposed.", _cancellationToken));
@@ -78,7 +105,7 @@ internal sealed class AsyncReceiver<T> : ArbiterTask, IValueTaskSource<T>
                 return OfferOutcome.Declined;
             }
 
-            owner._registration.Dispose();
+            owner.Done();
             owner._core.SetResult(item);
             return OfferOutcome.Consumed;
         }
