@@ -310,6 +310,38 @@ public sealed class DispatcherTests
         Assert.IsType<FormatException>(await seen.Task.OrHang());
     }
 
+    /// <summary>
+    /// A subscriber of UnhandledException that throws, 1,000 times: the dispatcher thread survives (it
+    /// used to be taken down, and the process with it), the next subscriber still hears every fault, and
+    /// the subscriber's exceptions surface in Completion with the faults they were handed.
+    /// </summary>
+    [Fact]
+    public async Task UnhandledExceptionSubscriberThrows_TheDispatcherKeepsRunningAndCompletionHasIt()
+    {
+        var dispatcher = new Dispatcher(new DispatcherOptions { ThreadCount = 2 });
+        var heard = 0;
+        dispatcher.UnhandledException += (_, _) => throw new InvalidOperationException("a careless subscriber");
+        dispatcher.UnhandledException += (_, _) => Interlocked.Increment(ref heard);
+        for (var i = 0; i < 1_000; i++)
+        {
+            dispatcher.DefaultQueue.Post(() => throw new FormatException("a faulting handler"));
+        }
+
+        var after = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        SpinWait.SpinUntil(() => Volatile.Read(ref heard) == 1_000, TestTimeouts.Hang);
+        dispatcher.DefaultQueue.Post(after.SetResult);
+        await after.Task.OrHang();
+        dispatcher.Dispose();
+
+        Assert.Equal(1_000, Volatile.Read(ref heard));
+        var completion = await Assert.ThrowsAnyAsync<Exception>(() => dispatcher.Completion.OrHang());
+        var faults = dispatcher.Completion.Exception!.Flatten().InnerExceptions;
+        Assert.Equal(2_000, faults.Count); // each subscriber fault with the handler fault it was handed
+        Assert.Equal(1_000, faults.Count(f => f is InvalidOperationException));
+        Assert.Equal(1_000, faults.Count(f => f is FormatException));
+        Assert.NotNull(completion);
+    }
+
     [Fact]
     public async Task Spawn_HandlerThrowsAfterAwait_ExceptionReachesTheAwaitingTask()
     {

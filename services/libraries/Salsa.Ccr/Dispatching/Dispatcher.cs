@@ -98,7 +98,11 @@ public sealed class Dispatcher : IDisposable
 
     public bool IsDisposed => _disposed != 0;
 
-    /// <summary>Raised for handler exceptions that no error port took. Handlers run on the failing thread.</summary>
+    /// <summary>
+    /// Raised for handler exceptions that no error port took. Handlers run on the failing thread, one
+    /// after another; a handler that throws is recorded as an unobserved fault (an AggregateException of
+    /// its own exception and the one it was handed) and the others still run.
+    /// </summary>
     public event EventHandler<DispatcherExceptionEventArgs>? UnhandledException;
 
     /// <summary>True when the calling thread belongs to this dispatcher.</summary>
@@ -146,10 +150,32 @@ public sealed class Dispatcher : IDisposable
         var handler = UnhandledException;
         if (handler is not null)
         {
-            handler(this, new DispatcherExceptionEventArgs(queue, exception));
+            // Each subscriber on its own: one that throws neither takes the dispatcher thread (and the
+            // process) down nor keeps the others from hearing; what it threw is recorded, with the
+            // exception it was handed, as an unobserved fault (Completion, the counter, the trace).
+            var args = new DispatcherExceptionEventArgs(queue, exception);
+            foreach (var subscriber in handler.GetInvocationList().Cast<EventHandler<DispatcherExceptionEventArgs>>())
+            {
+#pragma warning disable CA1031 // a subscriber's fault is recorded, never rethrown on a dispatcher thread
+                try
+                {
+                    subscriber(this, args);
+                }
+                catch (Exception fault)
+                {
+                    RecordUnobserved(queue, new AggregateException("An UnhandledException subscriber threw.", fault, exception));
+                }
+#pragma warning restore CA1031
+            }
+
             return;
         }
 
+        RecordUnobserved(queue, exception);
+    }
+
+    private void RecordUnobserved(DispatcherQueue queue, Exception exception)
+    {
         lock (_unobserved)
         {
             _unobserved.Add(exception);
