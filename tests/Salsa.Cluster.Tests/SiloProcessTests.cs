@@ -21,7 +21,7 @@ namespace Salsa.Cluster.Tests;
 public sealed class SiloProcessTests(PostgresFixture postgres)
 {
     private const int Partitions = 12;
-    private static readonly AnnealingOptions Options = new() { MaxClusters = 12, CoolingFactor = 0.93, FixedCooling = true }; // long enough to kill a silo mid-job
+    private static readonly AnnealingOptions Options = new() { MaxClusters = 12, CoolingFactor = 0.97, FixedCooling = true }; // long enough to kill a silo mid-job and see checkpoints after (0.5 s apart)
     private static readonly KMeansOptions KMeansOptions = new() { Clusters = 40, Restarts = 12, Seed = 2 };
 
     private static CancellationToken Token => TestContext.Current.CancellationToken;
