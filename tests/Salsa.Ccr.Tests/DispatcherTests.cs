@@ -320,15 +320,22 @@ public sealed class DispatcherTests
     {
         var dispatcher = new Dispatcher(new DispatcherOptions { ThreadCount = 2 });
         var heard = 0;
+        var all = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         dispatcher.UnhandledException += (_, _) => throw new InvalidOperationException("a careless subscriber");
-        dispatcher.UnhandledException += (_, _) => Interlocked.Increment(ref heard);
+        dispatcher.UnhandledException += (_, _) =>
+        {
+            if (Interlocked.Increment(ref heard) == 1_000)
+            {
+                all.SetResult();
+            }
+        };
         for (var i = 0; i < 1_000; i++)
         {
             dispatcher.DefaultQueue.Post(() => throw new FormatException("a faulting handler"));
         }
 
         var after = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        SpinWait.SpinUntil(() => Volatile.Read(ref heard) == 1_000, TestTimeouts.Hang);
+        await all.Task.OrHang();
         dispatcher.DefaultQueue.Post(after.SetResult);
         await after.Task.OrHang();
         dispatcher.Dispose();
