@@ -253,6 +253,41 @@ public sealed class DispatcherTests
     }
 
     [Fact]
+    public async Task ReceiveAsync_OnTheDispatcherThreadAfterItsDispose_IsCancelled()
+    {
+        var dispatcher = new Dispatcher(new DispatcherOptions { ThreadCount = 1 });
+        var port = new Port<int>();
+        var started = new TaskCompletionSource<Task<int>>(TaskCreationOptions.RunContinuationsAsynchronously);
+        dispatcher.DefaultQueue.Post(() =>
+        {
+            dispatcher.Dispose(); // from its own thread: the queues close, this handler goes on
+            started.SetResult(port.ReceiveAsync().AsTask());
+        });
+
+        var receive = await started.Task.OrHang();
+
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => receive.OrHang());
+        port.Post(1);
+        Assert.Equal(1, port.ItemCount);
+    }
+
+    [Fact]
+    public void Activate_OnADisposedDispatchersQueue_ThrowsAndCancelsTheArbiter()
+    {
+        var dispatcher = new Dispatcher(new DispatcherOptions { ThreadCount = 1 });
+        dispatcher.Dispose();
+        var port = new Port<int>();
+        var receiver = Arbiter.Receive(true, port, (int _) => { });
+
+        var error = Assert.Throws<ObjectDisposedException>(() => dispatcher.DefaultQueue.Activate(receiver));
+
+        Assert.Contains("closed", error.Message, StringComparison.Ordinal);
+        Assert.False(receiver.IsActive);
+        port.Post(1);
+        Assert.Equal((0, 1), (port.ReceiverCount, port.ItemCount));
+    }
+
+    [Fact]
     public void Dispose_FromOutside_StopsEveryThreadBeforeReturning()
     {
         var dispatcher = new Dispatcher(new DispatcherOptions { ThreadCount = 4 });

@@ -43,16 +43,21 @@ public abstract class ArbiterTask : ICancellable
         return this;
     }
 
-    internal void Activate(DispatcherQueue queue)
+    /// <summary>
+    /// Binds to <paramref name="queue"/> and registers on the ports. False when the queue is closed
+    /// (its dispatcher was disposed): the arbiter is then cancelled — never left pending for ever.
+    /// </summary>
+    internal bool TryActivate(DispatcherQueue queue)
     {
         Bind(queue);
         if (!queue.TrackPending(this))
         {
-            Deactivate();
-            return;
+            Deactivate(cancelled: true);
+            return false;
         }
 
         OnActivate();
+        return true;
     }
 
     /// <summary>Activates without a queue: for receivers that fire no task (awaited receives off any dispatcher).</summary>
@@ -88,19 +93,17 @@ public abstract class ArbiterTask : ICancellable
     }
 
     /// <summary>
-    /// Asks to consume: true means the caller must now take its items and fire. A one-shot arbiter
-    /// says yes once; under a parent, the parent decides (a Choice says yes to one branch).
+    /// Asks to consume: true means the caller must now take its items and fire. A persistent arbiter
+    /// says yes while active; a one-shot arbiter says yes once, also as a child of a Choice or an
+    /// Interleave. Under a parent, the parent decides too (a Choice says yes to one branch, an
+    /// Interleave to none once its teardown is accepted). A one-shot child finishes first and asks
+    /// after: a parent's no then means the parent itself is done with it, so nothing is lost.
     /// </summary>
     internal bool TryCommit()
     {
-        if (Parent is { } parent)
-        {
-            return IsActive && parent.TryCommitChild(this);
-        }
-
         if (Persist)
         {
-            return IsActive;
+            return IsActive && (Parent is not { } parent || parent.TryCommitChild(this));
         }
 
         if (Interlocked.CompareExchange(ref _state, Finished, Active) != Active)
@@ -108,9 +111,13 @@ public abstract class ArbiterTask : ICancellable
             return false;
         }
 
-        Queue?.UntrackPending(this);
+        if (Parent is null)
+        {
+            Queue?.UntrackPending(this);
+        }
+
         OnFinished(cancelled: false);
-        return true;
+        return Parent is not { } owner || owner.TryCommitChild(this);
     }
 
     /// <summary>Stops the arbiter; its receivers leave their ports at the next drain.</summary>

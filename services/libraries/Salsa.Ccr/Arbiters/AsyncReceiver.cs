@@ -33,8 +33,9 @@ internal sealed class AsyncReceiver<T> : ArbiterTask, IValueTaskSource<T>
         var result = new ValueTask<T>(this, _core.Version);
         if (DispatcherQueue.Current is { } queue)
         {
-            // Tracked by the queue: disposing the dispatcher cancels this receive.
-            Activate(queue);
+            // Tracked by the queue: disposing the dispatcher cancels this receive (at once when
+            // it already was: code still running on a disposed dispatcher's thread).
+            TryActivate(queue);
         }
         else
         {

@@ -1,3 +1,5 @@
+using Salsa.Ccr.Internal;
+
 namespace Salsa.Ccr;
 
 // Design: a reader/writer gate over handler tasks (CCR's Interleave). Receivers in the three groups
@@ -22,7 +24,8 @@ public sealed class Interleave : ArbiterTask, IArbiterParent
     private int _runningConcurrent;
     private bool _exclusiveRunning;
     private int _accepted;
-    private int _tearingDown;
+    private bool _tearingDown;
+    private bool _retireWhenIdle;
 
     internal Interleave(ArbiterTask[] teardown, ArbiterTask[] exclusive, ArbiterTask[] concurrent)
         : base(persist: true)
@@ -67,18 +70,23 @@ public sealed class Interleave : ArbiterTask, IArbiterParent
 
     bool IArbiterParent.TryCommitChild(ArbiterTask child)
     {
-        if (!IsActive || Volatile.Read(ref _tearingDown) != 0)
+        var teardown = Array.IndexOf(_teardown, child) >= 0;
+        lock (_gate)
         {
-            return false;
-        }
-
-        if (Array.IndexOf(_teardown, child) >= 0)
-        {
-            if (Interlocked.CompareExchange(ref _tearingDown, 1, 0) != 0)
+            // Decided and counted under one lock: once the teardown is accepted no other handler is,
+            // and every handler accepted before it is counted, so the teardown waits for it.
+            if (!IsActive || _tearingDown)
             {
                 return false;
             }
 
+            RaceProbe.At(RaceProbe.InterleaveCommit);
+            _tearingDown = teardown;
+            _accepted++;
+        }
+
+        if (teardown)
+        {
             // No more commits: stop the other receivers now; accepted handlers still run.
             foreach (var other in _teardown.Concat(_exclusive).Concat(_concurrent))
             {
@@ -87,11 +95,6 @@ public sealed class Interleave : ArbiterTask, IArbiterParent
                     other.Deactivate();
                 }
             }
-        }
-
-        lock (_gate)
-        {
-            _accepted++;
         }
 
         return true;
@@ -150,23 +153,38 @@ public sealed class Interleave : ArbiterTask, IArbiterParent
 
     private bool CanRunTeardown() => !_exclusiveRunning && _runningConcurrent == 0 && _accepted == 1;
 
-    private void Finished(Gate gate)
+    /// <summary>A gate's handler ran to its end: its running slot frees.</summary>
+    private void Finished(Gate gate) => Settle(gate, held: true);
+
+    /// <summary>
+    /// A gate its queue dropped (a discard policy, or the queue closed): the handler never runs, but
+    /// it was accepted — and holds a running slot if it had been admitted — so it is settled the same
+    /// way, or the teardown would wait for it, and an exclusive slot stay taken, for ever.
+    /// </summary>
+    private void Dropped(Gate gate) => Settle(gate, held: gate.Admitted);
+
+    private void Settle(Gate gate, bool held)
     {
         List<Gate>? admitted = null;
-        var retire = false;
+        bool retire;
         lock (_gate)
         {
             _accepted--;
-            if (gate.Kind == GateKind.Concurrent)
+            if (held)
             {
-                _runningConcurrent--;
-            }
-            else
-            {
-                _exclusiveRunning = false;
-                retire = gate.Kind == GateKind.Teardown;
+                if (gate.Kind == GateKind.Concurrent)
+                {
+                    _runningConcurrent--;
+                }
+                else
+                {
+                    _exclusiveRunning = false;
+                }
             }
 
+            // A teardown that ran or was dropped ends the interleave once nothing accepted is left.
+            _retireWhenIdle |= gate.Kind == GateKind.Teardown;
+            retire = _retireWhenIdle && _accepted == 0;
             if (!retire)
             {
                 if (_waitingExclusive.Count > 0)
@@ -208,8 +226,8 @@ public sealed class Interleave : ArbiterTask, IArbiterParent
                 next.Admitted = true;
                 if (!Queue!.Enqueue(next))
                 {
-                    // The queue closed; count the handler as done so the gate stays consistent.
-                    Finished(next);
+                    // Refused (a discard policy, or the queue closed): settle it as dropped.
+                    Dropped(next);
                 }
             }
         }
@@ -222,7 +240,7 @@ public sealed class Interleave : ArbiterTask, IArbiterParent
         Teardown,
     }
 
-    private sealed class Gate(Interleave owner, GateKind kind, ITask inner) : ITask, IFaultRoutingTask
+    private sealed class Gate(Interleave owner, GateKind kind, ITask inner) : ITask, IFaultRoutingTask, ICancellable
     {
         public GateKind Kind { get; } = kind;
 
@@ -268,6 +286,9 @@ public sealed class Interleave : ArbiterTask, IArbiterParent
                 }
             }, this, CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
         }
+
+        /// <summary>Its queue dropped it: the handler will not run.</summary>
+        public void Cancel() => Owner.Dropped(this);
 
         public bool TryRouteFault(Exception exception) =>
             inner is IFaultRoutingTask routing ? routing.TryRouteFault(exception) : Owner.TryRouteFault(exception);

@@ -215,12 +215,19 @@ public sealed class DispatcherQueue
     }
 
     /// <summary>Activates arbiters (receivers, joins, choices, interleaves) so they start consuming messages.</summary>
+    /// <exception cref="ObjectDisposedException">
+    /// The queue's dispatcher was disposed. The arbiter is cancelled (it consumes nothing; an awaited
+    /// receive ends with <see cref="OperationCanceledException"/>) and the arbiters after it are not activated.
+    /// </exception>
     public void Activate(params ReadOnlySpan<ArbiterTask> arbiters)
     {
         foreach (var arbiter in arbiters)
         {
             ArgumentNullException.ThrowIfNull(arbiter);
-            arbiter.Activate(this);
+            if (!arbiter.TryActivate(this))
+            {
+                throw new ObjectDisposedException(Dispatcher.Name, $"Queue '{Name}' is closed: its dispatcher was disposed, so it runs nothing more.");
+            }
         }
     }
 
