@@ -20,4 +20,7 @@ internal static class ThrowHelper
 
     [DoesNotReturn]
     public static T Argument<T>(string name, string message) => throw new ArgumentException(message, name);
+
+    [DoesNotReturn]
+    public static void Throw(Exception exception) => throw exception;
 }

@@ -42,7 +42,10 @@ public sealed class Communicator
 
     // ---- point to point ------------------------------------------------------------------------
 
-    /// <summary>Sends a message to <paramref name="destination"/>; never blocks (mailboxes are unbounded).</summary>
+    /// <summary>
+    /// Sends a message to <paramref name="destination"/>; never blocks (mailboxes are unbounded). Safe
+    /// from several threads of one rank at once: each thread's messages arrive in its own order.
+    /// </summary>
     public void Send<T>(int destination, T message)
     {
         CheckRank(destination, nameof(destination));
@@ -165,24 +168,26 @@ public sealed class Communicator
 
     public void Barrier()
     {
-        var generation = Enter();
+        var generation = Enter(Signature(CollectiveKind.Barrier));
         Publish(generation);
         Wait(new AllRanksReached(_group.Ranks, generation));
+        CheckAgreement(generation);
     }
 
     [System.Runtime.CompilerServices.AsyncMethodBuilder(typeof(System.Runtime.CompilerServices.PoolingAsyncValueTaskMethodBuilder))]
     public async ValueTask BarrierAsync()
     {
-        var generation = await EnterAsync().ConfigureAwait(true);
+        var generation = await EnterAsync(Signature(CollectiveKind.Barrier)).ConfigureAwait(true);
         Publish(generation);
         await WaitAsync(new AllRanksReached(_group.Ranks, generation)).ConfigureAwait(true);
+        CheckAgreement(generation);
     }
 
     /// <summary>Every rank gets <paramref name="root"/>'s value.</summary>
     public T Broadcast<T>(T value, int root = 0)
     {
         CheckRank(root, nameof(root));
-        var generation = Enter();
+        var generation = Enter(Signature<T>(CollectiveKind.Broadcast, root));
         var slots = _group.Slots<T>();
         if (Rank == root)
         {
@@ -196,6 +201,7 @@ public sealed class Communicator
         }
 
         Wait(new RankReached(_group.Ranks[root], generation));
+        CheckAgreement(generation, root);
         return slots[root, generation];
     }
 
@@ -203,7 +209,7 @@ public sealed class Communicator
     public async ValueTask<T> BroadcastAsync<T>(T value, int root = 0)
     {
         CheckRank(root, nameof(root));
-        var generation = await EnterAsync().ConfigureAwait(true);
+        var generation = await EnterAsync(Signature<T>(CollectiveKind.Broadcast, root)).ConfigureAwait(true);
         var slots = _group.Slots<T>();
         if (Rank == root)
         {
@@ -217,6 +223,7 @@ public sealed class Communicator
         }
 
         await WaitAsync(new RankReached(_group.Ranks[root], generation)).ConfigureAwait(true);
+        CheckAgreement(generation, root);
         return slots[root, generation];
     }
 
@@ -225,10 +232,11 @@ public sealed class Communicator
     {
         ArgumentNullException.ThrowIfNull(operation);
         CheckLengths(send.Length, receive.Length);
-        var generation = Enter();
+        var generation = Enter(Signature<double>(CollectiveKind.Allreduce));
         StageContribution(send, generation);
         Publish(generation);
         Wait(new AllRanksReached(_group.Ranks, generation));
+        CheckAgreement(generation);
         Fold(receive, operation, generation);
     }
 
@@ -247,10 +255,11 @@ public sealed class Communicator
     {
         ArgumentNullException.ThrowIfNull(operation);
         CheckLengths(send.Length, receive.Length);
-        var generation = await EnterAsync().ConfigureAwait(true);
+        var generation = await EnterAsync(Signature<double>(CollectiveKind.Allreduce)).ConfigureAwait(true);
         StageContribution(send.Span, generation);
         Publish(generation);
         await WaitAsync(new AllRanksReached(_group.Ranks, generation)).ConfigureAwait(true);
+        CheckAgreement(generation);
         Fold(receive.Span, operation, generation);
     }
 
@@ -260,12 +269,13 @@ public sealed class Communicator
         ArgumentNullException.ThrowIfNull(operation);
         CheckRank(root, nameof(root));
         CheckLengths(send.Length, receive.Length);
-        var generation = Enter();
+        var generation = Enter(Signature<double>(CollectiveKind.Reduce, root));
         StageContribution(send, generation);
         Publish(generation);
         if (Rank == root)
         {
             Wait(new AllRanksReached(_group.Ranks, generation));
+            CheckAgreement(generation);
             Fold(receive, operation, generation);
         }
     }
@@ -276,12 +286,13 @@ public sealed class Communicator
         ArgumentNullException.ThrowIfNull(operation);
         CheckRank(root, nameof(root));
         CheckLengths(send.Length, receive.Length);
-        var generation = await EnterAsync().ConfigureAwait(true);
+        var generation = await EnterAsync(Signature<double>(CollectiveKind.Reduce, root)).ConfigureAwait(true);
         StageContribution(send.Span, generation);
         Publish(generation);
         if (Rank == root)
         {
             await WaitAsync(new AllRanksReached(_group.Ranks, generation)).ConfigureAwait(true);
+            CheckAgreement(generation);
             Fold(receive.Span, operation, generation);
         }
     }
@@ -318,7 +329,7 @@ public sealed class Communicator
     public T[]? Gather<T>(T value, int root = 0)
     {
         CheckRank(root, nameof(root));
-        var generation = Enter();
+        var generation = Enter(Signature<T>(CollectiveKind.Gather, root));
         var slots = _group.Slots<T>();
         slots[Rank, generation] = value;
         Publish(generation);
@@ -328,6 +339,7 @@ public sealed class Communicator
         }
 
         Wait(new AllRanksReached(_group.Ranks, generation));
+        CheckAgreement(generation);
         return Collect(slots, generation);
     }
 
@@ -335,7 +347,7 @@ public sealed class Communicator
     public async ValueTask<T[]?> GatherAsync<T>(T value, int root = 0)
     {
         CheckRank(root, nameof(root));
-        var generation = await EnterAsync().ConfigureAwait(true);
+        var generation = await EnterAsync(Signature<T>(CollectiveKind.Gather, root)).ConfigureAwait(true);
         var slots = _group.Slots<T>();
         slots[Rank, generation] = value;
         Publish(generation);
@@ -345,38 +357,69 @@ public sealed class Communicator
         }
 
         await WaitAsync(new AllRanksReached(_group.Ranks, generation)).ConfigureAwait(true);
+        CheckAgreement(generation);
         return Collect(slots, generation);
     }
 
     /// <summary>Every rank gets every rank's value, in rank order.</summary>
     public T[] Allgather<T>(T value)
     {
-        var generation = Enter();
+        var generation = Enter(Signature<T>(CollectiveKind.Allgather));
         var slots = _group.Slots<T>();
         slots[Rank, generation] = value;
         Publish(generation);
         Wait(new AllRanksReached(_group.Ranks, generation));
+        CheckAgreement(generation);
         return Collect(slots, generation);
     }
 
     [System.Runtime.CompilerServices.AsyncMethodBuilder(typeof(System.Runtime.CompilerServices.PoolingAsyncValueTaskMethodBuilder<>))]
     public async ValueTask<T[]> AllgatherAsync<T>(T value)
     {
-        var generation = await EnterAsync().ConfigureAwait(true);
+        var generation = await EnterAsync(Signature<T>(CollectiveKind.Allgather)).ConfigureAwait(true);
         var slots = _group.Slots<T>();
         slots[Rank, generation] = value;
         Publish(generation);
         await WaitAsync(new AllRanksReached(_group.Ranks, generation)).ConfigureAwait(true);
+        CheckAgreement(generation);
         return Collect(slots, generation);
     }
 
     // ---- machinery -----------------------------------------------------------------------------
 
+    // Mailboxes have one producer: the sending rank. A rank's code may still send from several of its
+    // threads at once (a Parallel.For inside a rank), so its sends take turns on a spin lock of their
+    // own — one uncontended CAS per message, on this rank's own cache line.
     private void SendTagged<T>(MailboxTag tag, int destination, T message)
     {
         _group.ThrowIfAborted();
-        _group.Mailboxes<T>().Get(tag, Rank, destination).Enqueue(message);
+        var mailbox = _group.Mailboxes<T>().Get(tag, Rank, destination);
+        if (Interlocked.CompareExchange(ref _counters.Sending, 1, 0) != 0)
+        {
+            WaitForSendTurn();
+        }
+
+        try
+        {
+            mailbox.Enqueue(message);
+        }
+        finally
+        {
+            Volatile.Write(ref _counters.Sending, 0);
+        }
+
         _group.Ranks[destination].Waiter.Wake();
+    }
+
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
+    private void WaitForSendTurn()
+    {
+        var spin = new SpinWait();
+        do
+        {
+            spin.SpinOnce();
+        }
+        while (Volatile.Read(ref _counters.Sending) != 0 || Interlocked.CompareExchange(ref _counters.Sending, 1, 0) != 0);
     }
 
     private T ReceiveTagged<T>(MailboxTag tag, int source)
@@ -386,7 +429,7 @@ public sealed class Communicator
         T message;
         while (!queue.TryDequeue(out message))
         {
-            _me.Waiter.Wait(new QueueNotEmpty<T>(queue));
+            _me.Waiter.Wait(new QueueNotEmpty<T>(queue, source));
             _group.ThrowIfAborted();
         }
 
@@ -394,30 +437,65 @@ public sealed class Communicator
     }
 
     private ValueTask<T> ReceiveTaggedAsync<T>(MailboxTag tag, int source) =>
-        _me.Waiter.RunAsync<ReceiveOperation<T>, T>(new ReceiveOperation<T>(_group.Mailboxes<T>().Get(tag, source, Rank)));
+        _me.Waiter.RunAsync<ReceiveOperation<T>, T>(new ReceiveOperation<T>(_group.Mailboxes<T>().Get(tag, source, Rank), source));
 
-    private long Enter()
+    /// <summary>
+    /// Starts collective number ++Generation: waits until every rank has entered the previous one,
+    /// checks they all called the same one (the wait made their signatures readable), and writes this
+    /// one's signature, which <see cref="Publish"/> then releases with the generation.
+    /// </summary>
+    private long Enter(long signature)
     {
         ThrowIfTasks();
         var generation = ++_counters.Generation;
         if (generation > 1)
         {
             Wait(new AllRanksReached(_group.Ranks, generation - 1));
+            CheckAgreement(generation - 1);
         }
 
+        _me.Published.SetSignature(generation, signature);
         return generation;
     }
 
     [System.Runtime.CompilerServices.AsyncMethodBuilder(typeof(System.Runtime.CompilerServices.PoolingAsyncValueTaskMethodBuilder<>))]
-    private async ValueTask<long> EnterAsync()
+    private async ValueTask<long> EnterAsync(long signature)
     {
         var generation = ++_counters.Generation;
         if (generation > 1)
         {
             await WaitAsync(new AllRanksReached(_group.Ranks, generation - 1)).ConfigureAwait(true);
+            CheckAgreement(generation - 1);
         }
 
+        _me.Published.SetSignature(generation, signature);
         return generation;
+    }
+
+    private static long Signature(CollectiveKind kind) => CollectiveSignature.Of(kind, -1, -1);
+
+    private static long Signature<T>(CollectiveKind kind, int root = -1) => CollectiveSignature.Of(kind, root, TypeKey<T>.Id);
+
+    /// <summary>Every rank entered collective <paramref name="generation"/> with this rank's signature (they all reached it).</summary>
+    private void CheckAgreement(long generation)
+    {
+        var mine = _me.Published.Signature(generation);
+        foreach (var rank in _group.Ranks)
+        {
+            if (rank.Published.Signature(generation) != mine)
+            {
+                ThrowHelper.Throw(CollectiveSignature.Disagreement(_group.Ranks, generation));
+            }
+        }
+    }
+
+    /// <summary>The one rank this rank reads from (a broadcast's root, which reached it) entered the same collective.</summary>
+    private void CheckAgreement(long generation, int root)
+    {
+        if (_group.Ranks[root].Published.Signature(generation) != _me.Published.Signature(generation))
+        {
+            ThrowHelper.Throw(CollectiveSignature.Disagreement(_group.Ranks, generation));
+        }
     }
 
     private void Publish(long generation)
@@ -523,4 +601,8 @@ internal struct RankCounters
 
     [System.Runtime.InteropServices.FieldOffset(CacheLine.Size + sizeof(long))]
     public long ExchangeSequence;
+
+    /// <summary>1 while one of the rank's threads is enqueueing a message (mailboxes have one producer).</summary>
+    [System.Runtime.InteropServices.FieldOffset(CacheLine.Size + 2 * sizeof(long))]
+    public int Sending;
 }

@@ -48,18 +48,24 @@ internal sealed class CollectiveSlots<T>(int size)
     public ref T this[int rank, long generation] => ref _values[((rank * 2) + (int)(generation & 1) + 1) * Stride];
 }
 
-internal readonly struct QueueNotEmpty<T>(SpscQueue<T> queue) : IWaitCondition
+internal readonly struct QueueNotEmpty<T>(SpscQueue<T> queue, int source) : IWaitCondition
 {
     public bool IsSatisfied() => !queue.IsEmpty;
+
+    public WaitInfo Info => new(WaitKind.Message, 0, source);
 }
 
 internal readonly struct RankReached(RankState rank, long generation) : IWaitCondition
 {
     public bool IsSatisfied() => Volatile.Read(ref rank.Published.Generation) >= generation;
+
+    public WaitInfo Info => new(WaitKind.Rank, generation, rank.Index);
 }
 
 internal readonly struct AllRanksReached(RankState[] ranks, long generation) : IWaitCondition
 {
+    public WaitInfo Info => new(WaitKind.AllRanks, generation);
+
     public bool IsSatisfied()
     {
         foreach (var rank in ranks)
@@ -100,12 +106,16 @@ internal readonly struct NeighboursPublished<T>(ExchangeCells<T> cells, int left
     public bool IsSatisfied() =>
         Volatile.Read(ref cells[left, sequence].Sequence) >= sequence &&
         Volatile.Read(ref cells[right, sequence].Sequence) >= sequence;
+
+    public WaitInfo Info => new(WaitKind.Neighbours, sequence);
 }
 
 /// <summary>An exchange completes when both neighbours have published this sequence; it reads their values.</summary>
 internal readonly struct ExchangeOperation<T>(ExchangeCells<T> cells, int left, int right, long sequence) : IWaitOperation<(T, T)>
 {
     public bool IsSatisfied() => new NeighboursPublished<T>(cells, left, right, sequence).IsSatisfied();
+
+    public WaitInfo Info => new(WaitKind.Neighbours, sequence);
 
     public bool TryComplete(out (T, T) result)
     {
@@ -121,9 +131,11 @@ internal readonly struct ExchangeOperation<T>(ExchangeCells<T> cells, int left, 
 }
 
 /// <summary>A receive completes by taking the next message of one source's queue.</summary>
-internal readonly struct ReceiveOperation<T>(SpscQueue<T> queue) : IWaitOperation<T>
+internal readonly struct ReceiveOperation<T>(SpscQueue<T> queue, int source) : IWaitOperation<T>
 {
     public bool IsSatisfied() => !queue.IsEmpty;
+
+    public WaitInfo Info => new(WaitKind.Message, 0, source);
 
     public bool TryComplete(out T result) => queue.TryDequeue(out result);
 }

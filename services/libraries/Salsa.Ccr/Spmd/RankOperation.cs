@@ -18,6 +18,8 @@ internal readonly struct ConditionOperation<TCondition>(TCondition condition) : 
 {
     public bool IsSatisfied() => condition.IsSatisfied();
 
+    public WaitInfo Info => condition.Info;
+
     public bool TryComplete(out bool result) => result = condition.IsSatisfied();
 }
 

@@ -7,6 +7,29 @@ namespace Salsa.Ccr;
 internal interface IWaitCondition
 {
     bool IsSatisfied();
+
+    /// <summary>What the rank waits for, in words a deadlock report can use.</summary>
+    WaitInfo Info { get; }
+}
+
+internal enum WaitKind : byte
+{
+    AllRanks,
+    Rank,
+    Message,
+    Neighbours,
+}
+
+/// <summary>What a stalled rank waits for: kept without allocating, worded only when a deadlock is reported.</summary>
+internal readonly record struct WaitInfo(WaitKind Kind, long Number, int Peer = -1)
+{
+    public override string ToString() => Kind switch
+    {
+        WaitKind.AllRanks => $"wait for every rank to reach collective #{Number}",
+        WaitKind.Rank => $"wait for rank {Peer} to reach collective #{Number}",
+        WaitKind.Message => $"wait for a message from rank {Peer}",
+        _ => $"wait for their neighbours' exchange #{Number}",
+    };
 }
 
 internal enum SuspendOutcome
@@ -36,6 +59,11 @@ internal sealed class RankWaiter
     private const int Blocked = 1;
     private const int Suspended = 2;
     private const int KindMask = 3;
+
+    // Set, by a CAS out of Blocked or Suspended, once the rank's re-check after announcing itself
+    // failed: it now sleeps until woken, and only a running rank can wake it. Wakers clear it.
+    private const int StalledBit = 4;
+    private const int EpochShift = 3;
     private const int YieldCount = 16;
 
     private readonly SpmdGroup _group;
@@ -45,6 +73,7 @@ internal sealed class RankWaiter
     // announced a suspension and was descheduled before its re-check must find its CAS failing, not
     // withdraw the suspension some other thread made since.
     private WaiterState _my;
+    private WaitInfo _waitingFor;
     private object?[] _operations = new object?[4];
 
     public RankWaiter(SpmdGroup group)
@@ -60,11 +89,16 @@ internal sealed class RankWaiter
             Interlocked.MemoryBarrier();
         }
 
-        var state = Volatile.Read(ref _my.State);
-        if ((state & KindMask) == Running || Interlocked.CompareExchange(ref _my.State, (state & ~KindMask) | Running, state) != state)
+        int state;
+        do
         {
-            return;
+            state = Volatile.Read(ref _my.State);
+            if ((state & KindMask) == Running)
+            {
+                return;
+            }
         }
+        while (Interlocked.CompareExchange(ref _my.State, (state & ~(KindMask | StalledBit)) | Running, state) != state);
 
         if ((state & KindMask) == Blocked)
         {
@@ -78,6 +112,28 @@ internal sealed class RankWaiter
             var operation = _my.Suspended!;
             operation.Queue.EnqueueResume(operation);
         }
+    }
+
+    /// <summary>Asleep after a failed re-check and not woken since: only a running rank can change that.</summary>
+    public bool IsStalled => (Volatile.Read(ref _my.State) & StalledBit) != 0;
+
+    /// <summary>What the rank waits for; meaningful while <see cref="IsStalled"/>.</summary>
+    public WaitInfo WaitingFor => _waitingFor;
+
+    /// <summary>
+    /// Marks the announced wait <paramref name="announced"/> as stalled, unless a waker claimed it
+    /// first, and looks for a deadlock (every rank stalled or returned). Returns the state to sleep on.
+    /// </summary>
+    private int Stall(int announced)
+    {
+        var stalled = announced | StalledBit;
+        if (Interlocked.CompareExchange(ref _my.State, stalled, announced) != announced)
+        {
+            return announced;
+        }
+
+        _group.DetectDeadlock();
+        return stalled;
     }
 
     /// <summary>Wakes the rank whatever it waits for (abort).</summary>
@@ -125,7 +181,8 @@ internal sealed class RankWaiter
         while (true)
         {
             _group.ThrowIfAborted();
-            var blocked = (++_my.Epoch << 2) | Blocked;
+            var blocked = (++_my.Epoch << EpochShift) | Blocked;
+            _waitingFor = condition.Info;
             Interlocked.Exchange(ref _my.State, blocked);
             if (_group.AsymmetricFences)
             {
@@ -140,9 +197,10 @@ internal sealed class RankWaiter
                 return;
             }
 
+            var asleep = Stall(blocked);
             lock (_gate)
             {
-                while (Volatile.Read(ref _my.State) == blocked)
+                while (Volatile.Read(ref _my.State) == asleep)
                 {
                     Monitor.Wait(_gate);
                 }
@@ -212,10 +270,12 @@ internal sealed class RankWaiter
         where TCondition : struct, IWaitCondition
     {
         _my.Suspended = owner;
-        var suspended = (++_my.Epoch << 2) | Suspended;
+        var suspended = (++_my.Epoch << EpochShift) | Suspended;
+        _waitingFor = condition.Info;
         Interlocked.Exchange(ref _my.State, suspended);
         if (!condition.IsSatisfied() && !_group.IsAborted)
         {
+            Stall(suspended);
             return SuspendOutcome.Suspended;
         }
 

@@ -58,6 +58,7 @@ public static class Spmd
                     try
                     {
                         body(communicator);
+                        group.RankReturned(index);
                     }
 #pragma warning disable CA1031 // Every rank's failure is collected and rethrown by Run.
                     catch (Exception exception)
@@ -120,6 +121,7 @@ public static class Spmd
                     try
                     {
                         await body(communicator).ConfigureAwait(true);
+                        group.RankReturned(index);
                     }
 #pragma warning disable CA1031 // Every rank's failure is collected and rethrown by RunAsync.
                     catch (Exception exception)
@@ -178,6 +180,11 @@ public static class Spmd
         if (primary.Count > 1)
         {
             throw new AggregateException("Several ranks failed.", primary!);
+        }
+
+        if (group.Deadlock is { } deadlock)
+        {
+            throw deadlock;
         }
 
         if (group.AbortReason is OperationCanceledException cancelled)

@@ -28,7 +28,7 @@ internal sealed class SpmdGroup
         Ranks = new RankState[size];
         for (var r = 0; r < size; r++)
         {
-            Ranks[r] = new RankState(new RankWaiter(this));
+            Ranks[r] = new RankState(r, new RankWaiter(this));
         }
     }
 
@@ -63,6 +63,63 @@ internal sealed class SpmdGroup
         {
             rank.Waiter.ForceWake();
         }
+    }
+
+    /// <summary>The deadlock the group found, if that is why it was aborted.</summary>
+    public InvalidOperationException? Deadlock { get; private set; }
+
+    /// <summary>A rank's body returned: it publishes nothing more, so ranks waiting for it may be stuck.</summary>
+    public void RankReturned(int rank)
+    {
+        Interlocked.Exchange(ref Ranks[rank].Returned, 1);
+        DetectDeadlock();
+    }
+
+    /// <summary>
+    /// Called by each rank that stalls and each that returns, after a full fence: when every rank is
+    /// stalled or returned and some are stalled, none can ever go on — only a running rank publishes
+    /// or wakes — so the group fails with a report of who waits for what instead of hanging. Whichever
+    /// rank makes the last such move sees all the others' (the fences), so a deadlock is never missed;
+    /// a rank counts as stalled only after its own re-check failed and while no waker has claimed it,
+    /// so a rank about to find its data is never taken for stuck.
+    /// </summary>
+    public void DetectDeadlock()
+    {
+        var stalled = false;
+        foreach (var rank in Ranks)
+        {
+            if (Volatile.Read(ref rank.Returned) != 0)
+            {
+                continue;
+            }
+
+            if (!rank.Waiter.IsStalled)
+            {
+                return;
+            }
+
+            stalled = true;
+        }
+
+        if (stalled && !IsAborted)
+        {
+            var deadlock = DeadlockReport();
+            Deadlock = deadlock;
+            Abort(deadlock);
+        }
+    }
+
+    private InvalidOperationException DeadlockReport()
+    {
+        var states = Ranks
+            .Select(rank => (rank.Index, What: Volatile.Read(ref rank.Returned) != 0
+                ? $"returned after collective #{Volatile.Read(ref rank.Published.Generation)}"
+                : rank.Waiter.WaitingFor.ToString()))
+            .GroupBy(r => r.What, r => r.Index)
+            .Select(g => $"{(g.Count() == 1 ? "rank" : "ranks")} {string.Join(", ", g)} {g.Key}");
+        return new InvalidOperationException(
+            $"The SPMD ranks are deadlocked: {string.Join("; ", states)}. Every rank must make the same collective " +
+            "and exchange calls in the same order, and every receive needs a matching send.");
     }
 
     public void ThrowIfAborted()
@@ -130,22 +187,14 @@ internal sealed class SpmdGroup
     }
 }
 
-/// <summary>A small dense id per message type, for array-indexed per-type tables.</summary>
-internal static class TypeKey<T>
-{
-    public static readonly int Id = TypeKeys.Next();
-}
-
-internal static class TypeKeys
-{
-    private static int s_next = -1;
-
-    public static int Next() => Interlocked.Increment(ref s_next);
-}
-
 /// <summary>One rank's published state. The fields other ranks read while this rank writes them sit alone in <see cref="Published"/>.</summary>
-internal sealed class RankState(RankWaiter waiter)
+internal sealed class RankState(int index, RankWaiter waiter)
 {
+    public int Index { get; } = index;
+
+    /// <summary>1 once the rank's body returned normally: it will never publish or send again.</summary>
+    public int Returned;
+
     public PublishedState Published;
 
     public RankWaiter Waiter { get; } = waiter;
@@ -164,4 +213,27 @@ internal struct PublishedState
     /// <summary>The last collective this rank entered with its data written; readers wait on it.</summary>
     [System.Runtime.InteropServices.FieldOffset(CacheLine.Size)]
     public long Generation;
+
+    /// <summary>What the rank called as an even collective (see <see cref="CollectiveSignature"/>); on the generation's line.</summary>
+    [System.Runtime.InteropServices.FieldOffset(CacheLine.Size + sizeof(long))]
+    public long EvenSignature;
+
+    /// <summary>The same for an odd collective.</summary>
+    [System.Runtime.InteropServices.FieldOffset(CacheLine.Size + 2 * sizeof(long))]
+    public long OddSignature;
+
+    /// <summary>Written before the generation is published, so a reader that saw the generation sees it.</summary>
+    public void SetSignature(long generation, long signature)
+    {
+        if ((generation & 1) == 0)
+        {
+            EvenSignature = signature;
+        }
+        else
+        {
+            OddSignature = signature;
+        }
+    }
+
+    public readonly long Signature(long generation) => (generation & 1) == 0 ? EvenSignature : OddSignature;
 }

@@ -1,0 +1,217 @@
+namespace Salsa.Ccr.Tests;
+
+/// <summary>What the SPMD runtime promises when a rank's code goes beyond one thread, or the ranks stop agreeing.</summary>
+public sealed class SpmdMisuseTests
+{
+    public static TheoryData<int, SpmdExecution> Sizes()
+    {
+        var data = new TheoryData<int, SpmdExecution>();
+        foreach (var size in new[] { 2, 3, 5, 8, 16 })
+        {
+            data.Add(size, SpmdExecution.Threads);
+            data.Add(size, SpmdExecution.Tasks);
+        }
+
+        return data;
+    }
+
+    /// <summary>Runs a rank body under either execution; the async body works in both.</summary>
+    private static Task RunAsync(int size, SpmdExecution execution, Func<Communicator, ValueTask> body) =>
+        execution == SpmdExecution.Threads
+            ? Task.Factory.StartNew(() => Spmd.Run(size, c => body(c).AsTask().GetAwaiter().GetResult()), TaskCreationOptions.LongRunning).OrHang()
+            : Spmd.RunAsync(size, body).OrHang();
+
+    [Theory]
+    [InlineData(SpmdExecution.Threads)]
+    [InlineData(SpmdExecution.Tasks)]
+    public async Task Send_FromSeveralThreadsOfOneRank_EveryMessageArrivesOnceInEachThreadsOrder(SpmdExecution execution)
+    {
+        const int Senders = 4;
+        const int PerSender = 20_000;
+        for (var run = 0; run < 10; run++)
+        {
+            var received = new List<(int Sender, int Sequence)>();
+            await RunAsync(2, execution, async comm =>
+            {
+                if (comm.Rank == 0)
+                {
+                    using var start = new Barrier(Senders);
+                    var threads = Enumerable.Range(0, Senders).Select(s => new Thread(() =>
+                    {
+                        start.SignalAndWait();
+                        for (var i = 0; i < PerSender; i++)
+                        {
+                            comm.Send(1, (s, i));
+                        }
+                    })).ToArray();
+                    foreach (var thread in threads)
+                    {
+                        thread.Start();
+                    }
+
+                    foreach (var thread in threads)
+                    {
+                        thread.Join();
+                    }
+                }
+                else
+                {
+                    for (var i = 0; i < Senders * PerSender; i++)
+                    {
+                        received.Add(await comm.ReceiveAsync<(int, int)>(0));
+                    }
+                }
+            });
+
+            var next = new int[Senders];
+            foreach (var (sender, sequence) in received)
+            {
+                Assert.Equal(next[sender]++, sequence);
+            }
+
+            Assert.All(next, n => Assert.Equal(PerSender, n));
+        }
+    }
+
+    public static TheoryData<string, int, SpmdExecution> Mismatches()
+    {
+        var data = new TheoryData<string, int, SpmdExecution>();
+        foreach (var mismatch in MismatchedCalls.Keys)
+        {
+            foreach (var size in new[] { 2, 3, 8 })
+            {
+                data.Add(mismatch, size, SpmdExecution.Threads);
+                data.Add(mismatch, size, SpmdExecution.Tasks);
+            }
+        }
+
+        return data;
+    }
+
+    /// <summary>What rank 0 calls and what every other rank calls, as the same collective.</summary>
+    private static readonly Dictionary<string, (Func<Communicator, ValueTask> First, Func<Communicator, ValueTask> Others)> MismatchedCalls = new()
+    {
+        ["allreduce/barrier"] = (c => c.AllreduceAsync(new double[3], new double[3], ReduceOperation.Sum), c => c.BarrierAsync()),
+        ["barrier/allgather"] = (c => c.BarrierAsync(), async c => await c.AllgatherAsync(c.Rank)),
+        ["broadcast roots"] = (async c => await c.BroadcastAsync(c.Rank, 0), async c => await c.BroadcastAsync(c.Rank, 1)),
+        ["allgather types"] = (async c => await c.AllgatherAsync(c.Rank), async c => await c.AllgatherAsync((long)c.Rank)),
+        ["reduce/gather"] = (c => c.ReduceAsync(new double[2], new double[2], ReduceOperation.Sum), async c => await c.GatherAsync(1.0)),
+        ["allreduce/reduce"] = (c => c.AllreduceAsync(new double[2], new double[2], ReduceOperation.Max), c => c.ReduceAsync(new double[2], new double[2], ReduceOperation.Max, 1)),
+    };
+
+    [Theory]
+    [MemberData(nameof(Mismatches))]
+    public async Task MismatchedCollectives_FailEveryRankWithOneClearError(string mismatch, int size, SpmdExecution execution)
+    {
+        var (first, others) = MismatchedCalls[mismatch];
+        var finished = 0;
+        var error = await Record.ExceptionAsync(() => RunAsync(size, execution, async comm =>
+        {
+            for (var round = 0; round < 3; round++)
+            {
+                await comm.BarrierAsync();
+                await comm.AllreduceAsync(new double[] { comm.Rank }, new double[1], ReduceOperation.Sum);
+            }
+
+            await (comm.Rank == 0 ? first : others)(comm);
+            await comm.BarrierAsync();
+            Interlocked.Increment(ref finished);
+        }));
+
+        Assert.NotNull(error);
+        var errors = error is AggregateException aggregate ? aggregate.InnerExceptions : [error];
+        Assert.All(errors, e =>
+        {
+            Assert.IsType<InvalidOperationException>(e);
+            Assert.Contains("called different collectives as collective #7", e.Message, StringComparison.Ordinal);
+        });
+        Assert.Equal(0, finished);
+    }
+
+    [Theory]
+    [MemberData(nameof(Sizes))]
+    public async Task RankReturnsEarly_TheOthersFailWithADeadlockReportInsteadOfWaitingForEver(int size, SpmdExecution execution)
+    {
+        var error = await Assert.ThrowsAsync<InvalidOperationException>(() => RunAsync(size, execution, async comm =>
+        {
+            var collectives = comm.Rank == size - 1 ? 2 : 3;
+            for (var i = 0; i < collectives; i++)
+            {
+                await comm.BarrierAsync();
+            }
+        }));
+
+        Assert.StartsWith("The SPMD ranks are deadlocked", error.Message, StringComparison.Ordinal);
+        Assert.Contains($"rank {size - 1} returned after collective #2", error.Message, StringComparison.Ordinal);
+        Assert.Contains("wait for every rank to reach collective #3", error.Message, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData(SpmdExecution.Threads)]
+    [InlineData(SpmdExecution.Tasks)]
+    public async Task ReceiveWithoutASend_IsReportedAsADeadlock(SpmdExecution execution)
+    {
+        var error = await Assert.ThrowsAsync<InvalidOperationException>(() => RunAsync(3, execution, async comm =>
+        {
+            if (comm.Rank == 1)
+            {
+                await comm.ReceiveAsync<int>(2);
+            }
+
+            await comm.BarrierAsync();
+        }));
+
+        Assert.Contains("rank 1 wait for a message from rank 2", error.Message, StringComparison.Ordinal);
+        Assert.Contains("ranks 0, 2 wait for every rank to reach collective #1", error.Message, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData(SpmdExecution.Threads)]
+    [InlineData(SpmdExecution.Tasks)]
+    public async Task ExchangeAgainstABarrier_IsReportedAsADeadlock(SpmdExecution execution)
+    {
+        var error = await Assert.ThrowsAsync<InvalidOperationException>(() => RunAsync(2, execution, async comm =>
+        {
+            if (comm.Rank == 0)
+            {
+                await comm.ExchangeAsync(1, 2);
+            }
+            else
+            {
+                await comm.BarrierAsync();
+            }
+        }));
+
+        Assert.Contains("deadlocked", error.Message, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [MemberData(nameof(Sizes))]
+    public async Task CorrectProgramsWithLongStalls_AreNeverTakenForDeadlocked(int size, SpmdExecution execution)
+    {
+        // Ranks stall often (rank 0 computes while the others wait) and return at different times
+        // after their last collective: none of it is a deadlock.
+        var checksum = 0L;
+        await RunAsync(size, execution, async comm =>
+        {
+            for (var round = 0; round < 200; round++)
+            {
+                if (comm.Rank == round % size)
+                {
+                    Thread.SpinWait(2_000);
+                }
+
+                var sum = await comm.AllreduceAsync(1.0 * comm.Rank, (a, b) => a + b);
+                var fromLeft = await comm.ShiftAsync(round);
+                Interlocked.Add(ref checksum, (long)sum + fromLeft);
+            }
+
+            if (comm.Rank == 0)
+            {
+                Thread.SpinWait(50_000);
+            }
+        });
+
+        Assert.Equal(size * Enumerable.Range(0, 200).Sum(round => (long)(size * (size - 1) / 2) + round), checksum);
+    }
+}
