@@ -15,11 +15,7 @@ public sealed class SpmdMisuseTests
         return data;
     }
 
-    /// <summary>Runs a rank body under either execution; the async body works in both.</summary>
-    private static Task RunAsync(int size, SpmdExecution execution, Func<Communicator, ValueTask> body) =>
-        execution == SpmdExecution.Threads
-            ? Task.Factory.StartNew(() => Spmd.Run(size, c => body(c).AsTask().GetAwaiter().GetResult()), TaskCreationOptions.LongRunning).OrHang()
-            : Spmd.RunAsync(size, body).OrHang();
+    private static Task RunAsync(int size, SpmdExecution execution, Func<Communicator, ValueTask> body) => SpmdTests.RunAsync(size, execution, body);
 
     [Theory]
     [InlineData(SpmdExecution.Threads)]

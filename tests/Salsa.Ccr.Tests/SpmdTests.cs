@@ -15,7 +15,7 @@ public sealed class SpmdTests
     }
 
     /// <summary>Runs a rank body under either execution; the async body works in both.</summary>
-    private static Task RunAsync(int size, SpmdExecution execution, Func<Communicator, ValueTask> body, SpmdOptions? options = null) =>
+    internal static Task RunAsync(int size, SpmdExecution execution, Func<Communicator, ValueTask> body, SpmdOptions? options = null) =>
         execution == SpmdExecution.Threads
             ? Task.Factory.StartNew(() => Spmd.Run(size, c => body(c).AsTask().GetAwaiter().GetResult(), options), TaskCreationOptions.LongRunning).OrHang()
             : Spmd.RunAsync(size, body, options).OrHang();
