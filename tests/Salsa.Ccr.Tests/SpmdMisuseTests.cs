@@ -210,4 +210,31 @@ public sealed class SpmdMisuseTests
 
         Assert.Equal(size * Enumerable.Range(0, 200).Sum(round => (long)(size * (size - 1) / 2) + round), checksum);
     }
+
+    [Theory]
+    [InlineData(2, SpmdExecution.Tasks)]
+    [InlineData(2, SpmdExecution.Threads)]
+    [InlineData(3, SpmdExecution.Tasks)]
+    [InlineData(8, SpmdExecution.Tasks)]
+    [InlineData(8, SpmdExecution.Threads)]
+    public async Task ExchangeStorm_IsNeverTakenForADeadlock(int size, SpmdExecution execution)
+    {
+        // Ranks stall and wake each other hundreds of thousands of times; a detector that trusted one
+        // scan of their states took two ranks woken one after the other for two stalled at once
+        // (within a second, 2 ranks, task execution).
+        for (var run = 0; run < 10; run++)
+        {
+            await RunAsync(size, execution, async comm =>
+            {
+                for (var i = 0; i < 20_000; i++)
+                {
+                    await comm.ExchangeAsync<byte>(0, 0);
+                    if (i % 1_000 == 0)
+                    {
+                        await comm.BarrierAsync();
+                    }
+                }
+            });
+        }
+    }
 }

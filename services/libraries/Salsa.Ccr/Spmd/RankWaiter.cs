@@ -114,8 +114,14 @@ internal sealed class RankWaiter
         }
     }
 
-    /// <summary>Asleep after a failed re-check and not woken since: only a running rank can change that.</summary>
-    public bool IsStalled => (Volatile.Read(ref _my.State) & StalledBit) != 0;
+    /// <summary>
+    /// The rank's state word. It never takes the same value twice (every wait has a new epoch), so two
+    /// equal reads mean the rank did not move in between.
+    /// </summary>
+    public int State => Volatile.Read(ref _my.State);
+
+    /// <summary>Asleep after a failed re-check and not woken since (a <see cref="State"/>): only a running rank can change that.</summary>
+    public static bool IsStalled(int state) => (state & StalledBit) != 0;
 
     /// <summary>What the rank waits for; meaningful while <see cref="IsStalled"/>.</summary>
     public WaitInfo WaitingFor => _waitingFor;

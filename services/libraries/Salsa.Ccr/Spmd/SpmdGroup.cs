@@ -1,3 +1,4 @@
+using System.Buffers;
 using System.Diagnostics;
 using System.Runtime.CompilerServices;
 using Salsa.Ccr.Internal;
@@ -78,35 +79,60 @@ internal sealed class SpmdGroup
     /// <summary>
     /// Called by each rank that stalls and each that returns, after a full fence: when every rank is
     /// stalled or returned and some are stalled, none can ever go on — only a running rank publishes
-    /// or wakes — so the group fails with a report of who waits for what instead of hanging. Whichever
-    /// rank makes the last such move sees all the others' (the fences), so a deadlock is never missed;
-    /// a rank counts as stalled only after its own re-check failed and while no waker has claimed it,
-    /// so a rank about to find its data is never taken for stuck.
+    /// or wakes — so the group fails with a report of who waits for what instead of hanging. A rank
+    /// counts as stalled only after its own re-check failed and while no waker has claimed it, so a
+    /// rank about to find its data is never taken for stuck. The ranks' states are read twice and
+    /// must be equal (a double collect): a state word never repeats, so all of them held at one
+    /// instant — one scan alone could see rank A stalled, then A woken by B, then B stalled. Whichever
+    /// rank makes the last move sees all the others' (the fences), so a deadlock is never missed:
+    /// a rank that moved during a scan stalls or returns again later and looks again.
     /// </summary>
     public void DetectDeadlock()
     {
-        var stalled = false;
-        foreach (var rank in Ranks)
+        var states = ArrayPool<int>.Shared.Rent(Size);
+        try
         {
+            if (!TryCollectStalled(states) || !TryCollectStalled(states, compare: true) || IsAborted)
+            {
+                return;
+            }
+        }
+        finally
+        {
+            ArrayPool<int>.Shared.Return(states);
+        }
+
+        var deadlock = DeadlockReport();
+        Deadlock = deadlock;
+        Abort(deadlock);
+    }
+
+    /// <summary>
+    /// Reads every running rank's state into <paramref name="states"/> (or compares with what is there);
+    /// false as soon as one is not stalled or differs, or when every rank has returned.
+    /// </summary>
+    private bool TryCollectStalled(int[] states, bool compare = false)
+    {
+        var stalled = false;
+        for (var r = 0; r < Ranks.Length; r++)
+        {
+            var rank = Ranks[r];
             if (Volatile.Read(ref rank.Returned) != 0)
             {
                 continue;
             }
 
-            if (!rank.Waiter.IsStalled)
+            var state = rank.Waiter.State;
+            if (!RankWaiter.IsStalled(state) || (compare && states[r] != state))
             {
-                return;
+                return false;
             }
 
+            states[r] = state;
             stalled = true;
         }
 
-        if (stalled && !IsAborted)
-        {
-            var deadlock = DeadlockReport();
-            Deadlock = deadlock;
-            Abort(deadlock);
-        }
+        return stalled;
     }
 
     private InvalidOperationException DeadlockReport()
