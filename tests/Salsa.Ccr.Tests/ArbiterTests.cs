@@ -211,8 +211,11 @@ public sealed class ArbiterTests : IDisposable
         GC.KeepAlive(lifetime);
     }
 
-    [Fact]
-    public async Task JoinedReceive_ManyConcurrentPosters_NoMessageLostOrPairedTwice()
+    /// <summary>One join, or two persistent joins on the same two ports: every item is taken once, by one of them.</summary>
+    [Theory]
+    [InlineData(1)]
+    [InlineData(2)]
+    public async Task JoinedReceive_ManyConcurrentPosters_NoMessageLostOrPairedTwice(int joins)
     {
         const int N = 20_000;
         var left = new Port<int>();
@@ -221,15 +224,18 @@ public sealed class ArbiterTests : IDisposable
         var seenRight = new int[N];
         var pairs = 0;
         var done = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        Queue.Activate(Arbiter.JoinedReceive(true, left, right, (int l, int r) =>
+        for (var j = 0; j < joins; j++)
         {
-            Interlocked.Increment(ref seenLeft[l]);
-            Interlocked.Increment(ref seenRight[r]);
-            if (Interlocked.Increment(ref pairs) == N)
+            Queue.Activate(Arbiter.JoinedReceive(true, left, right, (int l, int r) =>
             {
-                done.SetResult();
-            }
-        }));
+                Interlocked.Increment(ref seenLeft[l]);
+                Interlocked.Increment(ref seenRight[r]);
+                if (Interlocked.Increment(ref pairs) == N)
+                {
+                    done.SetResult();
+                }
+            }));
+        }
 
         await Task.WhenAll(
             Task.Run(() => { for (var i = 0; i < N; i++) { left.Post(i); } }, TestContext.Current.CancellationToken),
@@ -238,6 +244,7 @@ public sealed class ArbiterTests : IDisposable
         await done.Task.OrHang();
         Assert.All(seenLeft, c => Assert.Equal(1, c));
         Assert.All(seenRight, c => Assert.Equal(1, c));
+        Assert.Equal((0, 0), (left.ItemCount, right.ItemCount));
     }
 
     [Fact]
@@ -419,6 +426,60 @@ public sealed class ArbiterTests : IDisposable
         Assert.True(SpinWait.SpinUntil(() => !interleave.IsActive, TestTimeouts.Hang));
         Assert.Equal(1, work.ItemCount);
         Assert.Equal(1, stop.ItemCount);
+    }
+
+    [Fact]
+    public async Task MultipleItemReceive_OverSuccessFailurePorts_FiresOnceWithBothWhenAllArrived()
+    {
+        var results = new SuccessFailurePort<int>();
+        var fired = new TaskCompletionSource<(int[] Successes, Exception[] Failures)>(TaskCreationOptions.RunContinuationsAsynchronously);
+        var calls = 0;
+        var gather = Arbiter.MultipleItemReceive(results, 10, (int[] successes, Exception[] failures) =>
+        {
+            Interlocked.Increment(ref calls);
+            fired.TrySetResult((successes, failures));
+        });
+        Queue.Activate(gather);
+
+        // Ten workers answer at once, three of them with a failure.
+        Parallel.For(0, 10, i =>
+        {
+            if (i % 3 == 1)
+            {
+                results.Post(new InvalidOperationException($"worker {i}"));
+            }
+            else
+            {
+                results.Post(i);
+            }
+        });
+        results.Post(99); // one too many: left for whoever comes next
+
+        var (successes, failures) = await fired.Task.OrHang();
+        Assert.Equal([0, 2, 3, 5, 6, 8, 9], successes.Order());
+        Assert.Equal(["worker 1", "worker 4", "worker 7"], failures.Select(f => f.Message).Order());
+        Assert.False(gather.IsActive);
+        Assert.Equal(1, results.P0.ItemCount);
+        Assert.Equal(1, Volatile.Read(ref calls));
+    }
+
+    [Fact]
+    public async Task MultipleItemReceive_OverSuccessFailurePorts_LosingChoiceBranchTakesNothing()
+    {
+        var results = new SuccessFailurePort<int>();
+        var timeout = new Port<bool>();
+        var outcome = new TaskCompletionSource<string>(TaskCreationOptions.RunContinuationsAsynchronously);
+        Queue.Activate(Arbiter.Choice(
+            Arbiter.MultipleItemReceive(results, 3, (int[] s, Exception[] f) => outcome.SetResult("gathered")),
+            Arbiter.Receive(false, timeout, (bool _) => outcome.SetResult("timed out"))));
+
+        results.Post(1);
+        results.Post(new InvalidOperationException("late"));
+        timeout.Post(true);
+        results.Post(3);
+
+        Assert.Equal("timed out", await outcome.Task.OrHang());
+        Assert.Equal((2, 1), (results.P0.ItemCount, results.P1.ItemCount));
     }
 
     [Fact]

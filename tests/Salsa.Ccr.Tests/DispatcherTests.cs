@@ -288,6 +288,49 @@ public sealed class DispatcherTests
     }
 
     [Fact]
+    public async Task Dispose_FromTwoThreadsWhilePostersPostAndAHandlerDisposesToo_EndsCleanlyEveryTime()
+    {
+        for (var trial = 0; trial < 200; trial++)
+        {
+            var dispatcher = new Dispatcher(new DispatcherOptions { ThreadCount = 2 });
+            var port = new Port<int>();
+            var received = 0;
+            dispatcher.DefaultQueue.Activate(Arbiter.Receive(true, port, (int m) =>
+            {
+                if (Interlocked.Increment(ref received) == 50)
+                {
+                    dispatcher.Dispose(); // from a handler, on a dispatcher thread
+                }
+            }));
+            using var start = new Barrier(4);
+            var posters = Enumerable.Range(0, 2).Select(_ => Task.Run(() =>
+            {
+                start.SignalAndWait();
+                for (var i = 0; i < 1_000; i++)
+                {
+                    port.Post(i);
+                    dispatcher.DefaultQueue.Post(() => { });
+                }
+            })).ToArray();
+            var disposers = Enumerable.Range(0, 2).Select(_ => Task.Run(() =>
+            {
+                start.SignalAndWait();
+                Thread.SpinWait(Random.Shared.Next(5_000));
+                dispatcher.Dispose();
+            })).ToArray();
+
+            await Task.WhenAll(posters.Concat(disposers)).OrHang();
+
+            Assert.True(dispatcher.IsDisposed);
+            Assert.True(dispatcher.Completion.IsCompletedSuccessfully, $"trial {trial}: {dispatcher.Completion.Exception}");
+            Assert.False(dispatcher.DefaultQueue.Post(() => { }));
+            var before = Volatile.Read(ref received);
+            port.Post(-1); // nobody receives any more
+            Assert.Equal(before, Volatile.Read(ref received));
+        }
+    }
+
+    [Fact]
     public void Dispose_FromOutside_StopsEveryThreadBeforeReturning()
     {
         var dispatcher = new Dispatcher(new DispatcherOptions { ThreadCount = 4 });

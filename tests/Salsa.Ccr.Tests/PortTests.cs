@@ -77,4 +77,37 @@ public sealed class PortTests
         Assert.All(seen, count => Assert.Equal(1, count));
         Assert.Equal(0, port.ItemCount);
     }
+
+    [Fact]
+    public async Task ReceiveAsync_CancelRacingAPost_EitherReceivesTheItemOrLeavesItInThePort()
+    {
+        var outcomes = new int[2];
+        for (var trial = 0; trial < 5_000; trial++)
+        {
+            var port = new Port<int>();
+            using var cancellation = new CancellationTokenSource();
+            var receive = port.ReceiveAsync(cancellation.Token).AsTask();
+            using var start = new Barrier(2);
+            var item = trial;
+            var poster = Task.Run(() => { start.SignalAndWait(); Thread.SpinWait(Random.Shared.Next(2_000)); port.Post(item); });
+            var canceller = Task.Run(() => { start.SignalAndWait(); Thread.SpinWait(Random.Shared.Next(2_000)); cancellation.Cancel(); });
+            await Task.WhenAll(poster, canceller).OrHang();
+
+            try
+            {
+                Assert.Equal(trial, await receive.OrHang());
+                Assert.Equal(0, port.ItemCount);
+                outcomes[0]++;
+            }
+            catch (OperationCanceledException)
+            {
+                Assert.True(port.Test(out var left), $"trial {trial}: the receive was cancelled and the item is gone");
+                Assert.Equal(trial, left);
+                outcomes[1]++;
+            }
+        }
+
+        // Both sides of the race happened.
+        Assert.All(outcomes, count => Assert.True(count > 0, $"received {outcomes[0]}, cancelled {outcomes[1]}"));
+    }
 }

@@ -23,28 +23,33 @@ public sealed class SpmdMisuseTests
     public async Task Send_FromSeveralThreadsOfOneRank_EveryMessageArrivesOnceInEachThreadsOrder(SpmdExecution execution)
     {
         const int Senders = 4;
-        const int PerSender = 20_000;
-        for (var run = 0; run < 10; run++)
+        const int PerSender = 2_000;
+        for (var run = 0; run < 200; run++)
         {
             var received = new List<(int Sender, int Sequence)>();
             await RunAsync(2, execution, async comm =>
             {
                 if (comm.Rank == 0)
                 {
+                    // The rank's own thread is sender 0 and sends alongside three threads it starts:
+                    // the first send of another thread meets the owner's sends in flight.
                     using var start = new Barrier(Senders);
-                    var threads = Enumerable.Range(0, Senders).Select(s => new Thread(() =>
+                    void SendAll(int sender)
                     {
                         start.SignalAndWait();
                         for (var i = 0; i < PerSender; i++)
                         {
-                            comm.Send(1, (s, i));
+                            comm.Send(1, (sender, i));
                         }
-                    })).ToArray();
+                    }
+
+                    var threads = Enumerable.Range(1, Senders - 1).Select(s => new Thread(() => SendAll(s))).ToArray();
                     foreach (var thread in threads)
                     {
                         thread.Start();
                     }
 
+                    SendAll(0);
                     foreach (var thread in threads)
                     {
                         thread.Join();
@@ -236,5 +241,72 @@ public sealed class SpmdMisuseTests
                 }
             });
         }
+    }
+
+    public static TheoryData<int, SpmdExecution> ReductionSizes()
+    {
+        var data = new TheoryData<int, SpmdExecution>();
+        foreach (var size in new[] { 1, 2, 3, 5, 8, 16 })
+        {
+            data.Add(size, SpmdExecution.Threads);
+            data.Add(size, SpmdExecution.Tasks);
+        }
+
+        return data;
+    }
+
+    [Theory]
+    [MemberData(nameof(ReductionSizes))]
+    public async Task VectorReductions_AnyLength_BitEqualToTheRankOrderFoldEveryRun(int size, SpmdExecution execution)
+    {
+        // Lengths around every vector width (2, 4, 8 doubles) and their remainders.
+        int[] lengths = [1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 31, 33, 63, 65, 127, 1_000];
+        double[] Contribution(int rank, int length)
+        {
+            var random = new Random(rank * 7_919 + length);
+            return [.. Enumerable.Range(0, length).Select(_ => (random.NextDouble() - 0.5) * Math.Pow(10, random.Next(-8, 8)))];
+        }
+
+        double[] Expected(int length, Func<double, double, double> combine)
+        {
+            var folded = Contribution(0, length);
+            for (var r = 1; r < size; r++)
+            {
+                var next = Contribution(r, length);
+                for (var i = 0; i < length; i++)
+                {
+                    folded[i] = combine(folded[i], next[i]);
+                }
+            }
+
+            return folded;
+        }
+
+        (ReduceOperation Operation, Func<double, double, double> Combine)[] operations =
+            [(ReduceOperation.Sum, (a, b) => a + b), (ReduceOperation.Min, Math.Min), (ReduceOperation.Max, Math.Max)];
+        var wrong = new List<string>();
+        for (var run = 0; run < 3; run++)
+        {
+            await RunAsync(size, execution, async comm =>
+            {
+                foreach (var length in lengths)
+                {
+                    foreach (var (operation, combine) in operations)
+                    {
+                        var result = new double[length];
+                        await comm.AllreduceAsync(Contribution(comm.Rank, length), result, operation);
+                        if (!result.Select(BitConverter.DoubleToInt64Bits).SequenceEqual(Expected(length, combine).Select(BitConverter.DoubleToInt64Bits)))
+                        {
+                            lock (wrong)
+                            {
+                                wrong.Add($"run {run}, rank {comm.Rank}, length {length}, {operation}");
+                            }
+                        }
+                    }
+                }
+            });
+        }
+
+        Assert.Empty(wrong);
     }
 }

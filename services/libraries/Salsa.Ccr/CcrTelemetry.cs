@@ -23,5 +23,13 @@ public static class CcrTelemetry
 
     internal static readonly Counter<long> TasksDiscarded = Meter.CreateCounter<long>("salsa.ccr.tasks.discarded", description: "Tasks dropped by a discard policy.");
 
+    internal static readonly Counter<long> PortBacklogWarnings = Meter.CreateCounter<long>("salsa.ccr.port.backlog.warnings", description: "Ports whose unreceived items reached the warning threshold (and each doubling).");
+
+    /// <summary>
+    /// Items waiting in a port with no receiver at which a backlog warning is reported (then at each
+    /// doubling); 0 turns the warning off. Process-wide; 1,000,000 by default.
+    /// </summary>
+    public static long PortBacklogWarningThreshold { get; set; } = 1_000_000;
+
     internal static readonly Counter<long> SpmdRuns = Meter.CreateCounter<long>("salsa.ccr.spmd.runs", description: "SPMD groups run.");
 }

@@ -16,6 +16,18 @@ public static class Arbiter
     public static MultipleItemReceiver<T> MultipleItemReceive<T>(bool persist, Port<T> port, int count, Action<T[]> handler) =>
         new(persist, port, count, handler);
 
+    /// <summary>
+    /// Scatter–gather: runs <paramref name="handler"/> once, when <paramref name="count"/> items have
+    /// arrived on <paramref name="ports"/>' two ports together, with the successes and the failures
+    /// (CCR's MultipleItemReceive over a PortSet). One-shot.
+    /// </summary>
+    public static MultipleItemGather<T0, T1> MultipleItemReceive<T0, T1>(PortSet<T0, T1> ports, int count, Action<T0[], T1[]> handler)
+    {
+        ArgumentNullException.ThrowIfNull(ports);
+        ArgumentNullException.ThrowIfNull(handler);
+        return new(ports, count, new Action<(T0[], T1[])>(results => handler(results.Item1, results.Item2)));
+    }
+
     /// <summary>Runs <paramref name="handler"/> with one message from each port, in port order.</summary>
     public static MultiplePortReceiver<T> MultiplePortReceive<T>(bool persist, Port<T>[] ports, Action<T[]> handler) =>
         new(persist, ports, handler);

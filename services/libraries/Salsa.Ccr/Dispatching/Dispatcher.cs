@@ -365,12 +365,19 @@ public sealed class Dispatcher : IDisposable
     /// <summary>
     /// Stops the threads (a running handler finishes first), then closes every queue: queued tasks
     /// are dropped and pending receives are cancelled. Deterministic: when it returns from a
-    /// non-dispatcher thread, no dispatcher thread is running.
+    /// non-dispatcher thread, no dispatcher thread is running — also when another thread (or a
+    /// handler) was already disposing: such a call waits for that disposal to finish.
     /// </summary>
     public void Dispose()
     {
         if (Interlocked.Exchange(ref _disposed, 1) != 0)
         {
+            // A dispatcher thread must not wait: the disposal under way may be joining it.
+            if (!IsDispatcherThread)
+            {
+                ((IAsyncResult)_completion.Task).AsyncWaitHandle.WaitOne();
+            }
+
             return;
         }
 

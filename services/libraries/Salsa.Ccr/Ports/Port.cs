@@ -13,11 +13,15 @@ namespace Salsa.Ccr;
 // With one lock held at a time, or several in a global order, no cycle of waits can form.
 public class Port<T> : IPort
 {
+    private const int BacklogSampleInterval = 1024;
+
     private static long s_nextId;
 
     private readonly ConcurrentQueue<T> _items = new();
     private volatile PortReceiver<T>[] _receivers = [];
     private int _drainRequests;
+    private int _postsWithoutReceiver;
+    private long _backlogWarnedAt;
 
     public Port()
     {
@@ -44,6 +48,33 @@ public class Port<T> : IPort
         {
             RequestDrain();
         }
+        else if ((++_postsWithoutReceiver & (BacklogSampleInterval - 1)) == 0)
+        {
+            // A sample, not a count (posters race on it): only how often the backlog is looked at.
+            CheckBacklog();
+        }
+    }
+
+    /// <summary>
+    /// Ports are unbounded, as CCR's are: items posted with no receiver wait for one, in memory. So
+    /// that a forgotten receiver is noticed, a backlog that reaches
+    /// <see cref="CcrTelemetry.PortBacklogWarningThreshold"/> items, and again at each doubling, is
+    /// reported: the <c>salsa.ccr.port.backlog.warnings</c> counter and a <c>PortBacklog</c> event
+    /// of the <c>Salsa.Ccr</c> event source (item type and count; dotnet-trace, an EventListener).
+    /// </summary>
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
+    private void CheckBacklog()
+    {
+        var threshold = CcrTelemetry.PortBacklogWarningThreshold;
+        var warned = Volatile.Read(ref _backlogWarnedAt);
+        var count = _items.Count;
+        if (threshold <= 0 || count < Math.Max(threshold, 2 * warned) || Interlocked.CompareExchange(ref _backlogWarnedAt, count, warned) != warned)
+        {
+            return;
+        }
+
+        CcrTelemetry.PortBacklogWarnings.Add(1);
+        CcrEventSource.Log.PortBacklog(typeof(T).Name, count);
     }
 
     void IPort.PostUnknownType(object item) => Post((T)item);

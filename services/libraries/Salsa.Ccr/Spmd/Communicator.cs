@@ -21,12 +21,18 @@ public sealed class Communicator
     // allocated side by side, and sharing a line here cost 3x on Exchange (paper 000 Table II).
     private RankCounters _counters;
 
+    // The thread that runs this rank under thread execution (0: none, every send locks).
+    private int _ownerThread;
+
     internal Communicator(SpmdGroup group, int rank)
     {
         _group = group;
         Rank = rank;
         _me = group.Ranks[rank];
     }
+
+    /// <summary>Called on the rank's thread as its body starts under thread execution: sends from it need no lock.</summary>
+    internal void BindToCurrentThread() => _ownerThread = Environment.CurrentManagedThreadId;
 
     public int Rank { get; }
 
@@ -388,38 +394,63 @@ public sealed class Communicator
     // ---- machinery -----------------------------------------------------------------------------
 
     // Mailboxes have one producer: the sending rank. A rank's code may still send from several of its
-    // threads at once (a Parallel.For inside a rank), so its sends take turns on a spin lock of their
-    // own — one uncontended CAS per message, on this rank's own cache line.
+    // threads at once (a Parallel.For inside a rank), so sends are serialised by a lock biased to the
+    // rank's own thread (thread execution): that thread only flags itself and checks that no other
+    // thread has sent — two plain accesses, no atomic instruction. The first send from another
+    // thread marks the communicator shared, fences every core (membarrier: the owner's flag becomes
+    // visible, or the owner sees the mark) and waits out an owner send in flight; from then on every
+    // send takes a spin lock. Under task execution the rank has no one thread, so sends always lock.
     private void SendTagged<T>(MailboxTag tag, int destination, T message)
     {
         _group.ThrowIfAborted();
         var mailbox = _group.Mailboxes<T>().Get(tag, Rank, destination);
-        if (Interlocked.CompareExchange(ref _counters.Sending, 1, 0) != 0)
+        if (Environment.CurrentManagedThreadId == _ownerThread)
         {
-            WaitForSendTurn();
+            Volatile.Write(ref _counters.OwnerSending, 1);
+            if (Volatile.Read(ref _counters.Shared) == 0)
+            {
+                mailbox.Enqueue(message);
+                Volatile.Write(ref _counters.OwnerSending, 0);
+                _group.Ranks[destination].Waiter.Wake();
+                return;
+            }
+
+            Volatile.Write(ref _counters.OwnerSending, 0);
         }
 
-        try
-        {
-            mailbox.Enqueue(message);
-        }
-        finally
-        {
-            Volatile.Write(ref _counters.Sending, 0);
-        }
-
+        SendShared(mailbox, message);
         _group.Ranks[destination].Waiter.Wake();
     }
 
     [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
-    private void WaitForSendTurn()
+    private void SendShared<T>(SpscQueue<T> mailbox, T message)
     {
         var spin = new SpinWait();
-        do
+        while (Interlocked.CompareExchange(ref _counters.SendLock, 1, 0) != 0)
         {
             spin.SpinOnce();
         }
-        while (Volatile.Read(ref _counters.Sending) != 0 || Interlocked.CompareExchange(ref _counters.Sending, 1, 0) != 0);
+
+        try
+        {
+            if (Volatile.Read(ref _counters.Shared) == 0)
+            {
+                Volatile.Write(ref _counters.Shared, 1);
+                Interlocked.MemoryBarrierProcessWide();
+            }
+
+            spin = default;
+            while (Volatile.Read(ref _counters.OwnerSending) != 0)
+            {
+                spin.SpinOnce();
+            }
+
+            mailbox.Enqueue(message);
+        }
+        finally
+        {
+            Volatile.Write(ref _counters.SendLock, 0);
+        }
     }
 
     private T ReceiveTagged<T>(MailboxTag tag, int source)
@@ -602,7 +633,15 @@ internal struct RankCounters
     [System.Runtime.InteropServices.FieldOffset(CacheLine.Size + sizeof(long))]
     public long ExchangeSequence;
 
-    /// <summary>1 while one of the rank's threads is enqueueing a message (mailboxes have one producer).</summary>
+    /// <summary>1 while the rank's own thread enqueues a message on the unlocked path (see SendTagged).</summary>
     [System.Runtime.InteropServices.FieldOffset(CacheLine.Size + 2 * sizeof(long))]
-    public int Sending;
+    public int OwnerSending;
+
+    /// <summary>1 once another thread of the rank has sent: every send takes <see cref="SendLock"/>.</summary>
+    [System.Runtime.InteropServices.FieldOffset(CacheLine.Size + 2 * sizeof(long) + sizeof(int))]
+    public int Shared;
+
+    /// <summary>The spin lock of shared sends.</summary>
+    [System.Runtime.InteropServices.FieldOffset(CacheLine.Size + 2 * sizeof(long) + 2 * sizeof(int))]
+    public int SendLock;
 }

@@ -100,6 +100,11 @@ internal sealed class RankWaiter
         }
         while (Interlocked.CompareExchange(ref _my.State, (state & ~(KindMask | StalledBit)) | Running, state) != state);
 
+        if ((state & StalledBit) != 0)
+        {
+            _group.StalledRankWoken();
+        }
+
         if ((state & KindMask) == Blocked)
         {
             lock (_gate)
@@ -138,7 +143,7 @@ internal sealed class RankWaiter
             return announced;
         }
 
-        _group.DetectDeadlock();
+        _group.RankStalled();
         return stalled;
     }
 

@@ -57,6 +57,7 @@ public static class Spmd
                 {
                     try
                     {
+                        communicator.BindToCurrentThread();
                         body(communicator);
                         group.RankReturned(index);
                     }

@@ -26,6 +26,7 @@ internal sealed class SpmdGroup
         CancellationToken = options.CancellationToken;
         SpinTicks = (long)(options.SpinDuration.TotalSeconds * Stopwatch.Frequency);
         Oversubscribed = execution == SpmdExecution.Tasks || size > Math.Min(Environment.ProcessorCount, threads);
+        _active.Value = size;
         Ranks = new RankState[size];
         for (var r = 0; r < size; r++)
         {
@@ -69,15 +70,34 @@ internal sealed class SpmdGroup
     /// <summary>The deadlock the group found, if that is why it was aborted.</summary>
     public InvalidOperationException? Deadlock { get; private set; }
 
+    // Ranks neither stalled nor returned. Only a hint of when to look — the double collect below is
+    // what decides — but exact once every rank has stopped moving: each waker counts the stalled rank
+    // it woke before it stalls itself, so the last rank to stall or return brings it to zero.
+    private PaddedInt _active;
+
     /// <summary>A rank's body returned: it publishes nothing more, so ranks waiting for it may be stuck.</summary>
     public void RankReturned(int rank)
     {
         Interlocked.Exchange(ref Ranks[rank].Returned, 1);
-        DetectDeadlock();
+        RankStopped();
+    }
+
+    /// <summary>A rank marked itself stalled.</summary>
+    public void RankStalled() => RankStopped();
+
+    /// <summary>A waker claimed a stalled rank: it runs again.</summary>
+    public void StalledRankWoken() => Interlocked.Increment(ref _active.Value);
+
+    private void RankStopped()
+    {
+        if (Interlocked.Decrement(ref _active.Value) <= 0)
+        {
+            DetectDeadlock();
+        }
     }
 
     /// <summary>
-    /// Called by each rank that stalls and each that returns, after a full fence: when every rank is
+    /// Called when the last running rank stalls or returns, after a full fence: when every rank is
     /// stalled or returned and some are stalled, none can ever go on — only a running rank publishes
     /// or wakes — so the group fails with a report of who waits for what instead of hanging. A rank
     /// counts as stalled only after its own re-check failed and while no waker has claimed it, so a
