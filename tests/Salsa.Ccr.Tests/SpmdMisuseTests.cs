@@ -309,4 +309,60 @@ public sealed class SpmdMisuseTests
 
         Assert.Empty(wrong);
     }
+
+    /// <summary>Every collective, entered by all ranks but one, which throws instead.</summary>
+    private static readonly Dictionary<string, Func<Communicator, ValueTask>> Collectives = new()
+    {
+        ["barrier"] = c => c.BarrierAsync(),
+        ["broadcast"] = async c => await c.BroadcastAsync(c.Rank, c.Size - 1),
+        ["allreduce"] = c => c.AllreduceAsync(new double[5], new double[5], ReduceOperation.Sum),
+        ["reduce"] = c => c.ReduceAsync(new double[5], new double[5], ReduceOperation.Sum, c.Size - 1),
+        ["gather"] = async c => await c.GatherAsync(c.Rank, c.Size - 1),
+        ["allgather"] = async c => await c.AllgatherAsync(c.Rank),
+        ["user allreduce"] = async c => await c.AllreduceAsync(c.Rank, (a, b) => a + b),
+        ["exchange"] = async c => await c.ExchangeAsync(c.Rank, c.Rank),
+        ["shift"] = async c => await c.ShiftAsync(c.Rank),
+        ["send and receive"] = async c =>
+        {
+            c.Send(c.Neighbour(1), c.Rank);
+            await c.ReceiveAsync<int>(c.Neighbour(-1));
+        },
+    };
+
+    public static TheoryData<string, SpmdExecution> CollectiveFailures()
+    {
+        var data = new TheoryData<string, SpmdExecution>();
+        foreach (var collective in Collectives.Keys)
+        {
+            data.Add(collective, SpmdExecution.Threads);
+            data.Add(collective, SpmdExecution.Tasks);
+        }
+
+        return data;
+    }
+
+    [Theory]
+    [MemberData(nameof(CollectiveFailures))]
+    public async Task RankThrowsWhileTheOthersWaitInACollective_EverySize_TheOriginalFailureAndNoHang(string collective, SpmdExecution execution)
+    {
+        var operation = Collectives[collective];
+        for (var size = 1; size <= 16; size++)
+        {
+            var failing = size - 1;
+            var error = await Record.ExceptionAsync(() => RunAsync(size, execution, async comm =>
+            {
+                await comm.BarrierAsync();
+                await operation(comm);
+                if (comm.Rank == failing)
+                {
+                    throw new InvalidDataException($"rank {comm.Rank} failed");
+                }
+
+                await operation(comm); // the others wait here for the rank that failed
+            }));
+
+            var failure = Assert.IsType<InvalidDataException>(error);
+            Assert.Equal($"rank {failing} failed", failure.Message);
+        }
+    }
 }

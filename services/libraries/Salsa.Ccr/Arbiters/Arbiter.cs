@@ -33,6 +33,10 @@ public static class Arbiter
         new(persist, ports, handler);
 
     /// <summary>Runs <paramref name="handler"/> with one message from each of two ports of different types.</summary>
+    /// <remarks>
+    /// Atomic: nothing is taken unless both items are. Two joins on the same ports are not served
+    /// fairly: which one takes a given pair is unspecified, and one may never get any.
+    /// </remarks>
     public static JoinedReceiver<T0, T1> JoinedReceive<T0, T1>(bool persist, Port<T0> port0, Port<T1> port1, Action<T0, T1> handler)
     {
         ArgumentNullException.ThrowIfNull(handler);
@@ -53,6 +57,12 @@ public static class Arbiter
     /// Concurrent handlers may overlap each other; exclusive handlers run alone; the teardown handler
     /// runs once, after every handler already accepted, and retires the interleave.
     /// </summary>
+    /// <remarks>
+    /// Once the teardown is accepted no other handler is, under any number of concurrent posters. A
+    /// handler its queue drops (a discard policy) is accounted for, so the teardown still runs. One-shot
+    /// receivers and choices inside a group fire once. Exclusive handlers never overlap, but with
+    /// several dispatcher threads they need not run in post order; run on a one-thread dispatcher for that.
+    /// </remarks>
     public static Interleave Interleave(TeardownReceiverGroup teardown, ExclusiveReceiverGroup exclusive, ConcurrentReceiverGroup concurrent)
     {
         ArgumentNullException.ThrowIfNull(teardown);

@@ -41,6 +41,11 @@ public class Port<T> : IPort
     /// <summary>Receivers currently registered.</summary>
     public int ReceiverCount => _receivers.Length;
 
+    /// <summary>
+    /// Adds an item, from any thread, without a lock; a registered receiver is offered it at once.
+    /// Ports are unbounded: with no receiver the item waits in memory, and a large backlog is reported
+    /// (see <see cref="CcrTelemetry.PortBacklogWarningThreshold"/>).
+    /// </summary>
     public void Post(T item)
     {
         _items.Enqueue(item);

@@ -12,6 +12,14 @@ namespace Salsa.Ccr;
 // execution; the *Async methods work in both executions (in thread execution they complete
 // synchronously).
 /// <summary>A rank's view of its SPMD group: MPI-style point-to-point messages and collectives.</summary>
+/// <remarks>
+/// <see cref="Send{T}"/> may be called from several threads of the rank at once. Everything else
+/// belongs to the rank's own flow, one call at a time (under task execution, await each before the
+/// next). Every rank must call the same collectives in the same order with the same root and value
+/// type: a rank that does not fails the run with an <see cref="InvalidOperationException"/> naming
+/// what each rank called, and a run that can never finish (a rank returned early, a receive with no
+/// send) fails with a report of what each rank waits for — never a stale value, never a hang.
+/// </remarks>
 public sealed class Communicator
 {
     private readonly SpmdGroup _group;

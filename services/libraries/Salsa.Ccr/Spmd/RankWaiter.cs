@@ -100,11 +100,6 @@ internal sealed class RankWaiter
         }
         while (Interlocked.CompareExchange(ref _my.State, (state & ~(KindMask | StalledBit)) | Running, state) != state);
 
-        if ((state & StalledBit) != 0)
-        {
-            _group.StalledRankWoken();
-        }
-
         if ((state & KindMask) == Blocked)
         {
             lock (_gate)
@@ -133,18 +128,12 @@ internal sealed class RankWaiter
 
     /// <summary>
     /// Marks the announced wait <paramref name="announced"/> as stalled, unless a waker claimed it
-    /// first, and looks for a deadlock (every rank stalled or returned). Returns the state to sleep on.
+    /// first (the group's watchdog looks for ranks all stalled). Returns the state to sleep on.
     /// </summary>
     private int Stall(int announced)
     {
         var stalled = announced | StalledBit;
-        if (Interlocked.CompareExchange(ref _my.State, stalled, announced) != announced)
-        {
-            return announced;
-        }
-
-        _group.RankStalled();
-        return stalled;
+        return Interlocked.CompareExchange(ref _my.State, stalled, announced) == announced ? stalled : announced;
     }
 
     /// <summary>Wakes the rank whatever it waits for (abort).</summary>

@@ -17,6 +17,11 @@ public static class Spmd
     /// When a rank throws, the others are aborted at their next wait and the original exception is
     /// rethrown here (an <see cref="AggregateException"/> when several ranks failed independently).
     /// </summary>
+    /// <exception cref="InvalidOperationException">
+    /// The ranks called different collectives (or roots, or value types) as the same collective, or
+    /// the run could never finish (a rank returned while others wait for it, a receive with no send):
+    /// the message says what each rank called or waits for.
+    /// </exception>
     public static void Run(int size, Action<Communicator> body, SpmdOptions? options = null)
     {
         ArgumentNullException.ThrowIfNull(body);
@@ -46,6 +51,7 @@ public static class Spmd
             var group = new SpmdGroup(size, SpmdExecution.Threads, options, dispatcher.ThreadCount);
             var failures = new Exception?[size];
             using var done = new CountdownEvent(size);
+            using var watch = group.StartDeadlockWatch();
             using var cancellation = options.CancellationToken.UnsafeRegister(
                 static (s, token) => ((SpmdGroup)s!).Abort(new OperationCanceledException(token)), group);
             CcrTelemetry.SpmdRuns.Add(1);
@@ -98,6 +104,7 @@ public static class Spmd
     /// dispatcher (by default a new one with a thread per core), suspended rather than blocked while
     /// it waits, so any number of ranks share the cores without OS context switches.
     /// </summary>
+    /// <exception cref="InvalidOperationException">As for <see cref="Run"/>: mismatched collectives or a deadlock, reported instead of hanging.</exception>
     public static async Task RunAsync(int size, Func<Communicator, ValueTask> body, SpmdOptions? options = null)
     {
         ArgumentNullException.ThrowIfNull(body);
@@ -109,6 +116,7 @@ public static class Spmd
         {
             var group = new SpmdGroup(size, SpmdExecution.Tasks, options, dispatcher.ThreadCount);
             var failures = new Exception?[size];
+            using var watch = group.StartDeadlockWatch();
             using var cancellation = options.CancellationToken.UnsafeRegister(
                 static (s, token) => ((SpmdGroup)s!).Abort(new OperationCanceledException(token)), group);
             CcrTelemetry.SpmdRuns.Add(1);

@@ -26,7 +26,6 @@ internal sealed class SpmdGroup
         CancellationToken = options.CancellationToken;
         SpinTicks = (long)(options.SpinDuration.TotalSeconds * Stopwatch.Frequency);
         Oversubscribed = execution == SpmdExecution.Tasks || size > Math.Min(Environment.ProcessorCount, threads);
-        _active.Value = size;
         Ranks = new RankState[size];
         for (var r = 0; r < size; r++)
         {
@@ -70,42 +69,29 @@ internal sealed class SpmdGroup
     /// <summary>The deadlock the group found, if that is why it was aborted.</summary>
     public InvalidOperationException? Deadlock { get; private set; }
 
-    // Ranks neither stalled nor returned. Only a hint of when to look — the double collect below is
-    // what decides — but exact once every rank has stopped moving: each waker counts the stalled rank
-    // it woke before it stalls itself, so the last rank to stall or return brings it to zero.
-    private PaddedInt _active;
+    /// <summary>How often the watchdog looks for a deadlock; a deadlock is reported within about this long.</summary>
+    internal static readonly TimeSpan DeadlockWatchPeriod = TimeSpan.FromMilliseconds(100);
 
     /// <summary>A rank's body returned: it publishes nothing more, so ranks waiting for it may be stuck.</summary>
     public void RankReturned(int rank)
     {
         Interlocked.Exchange(ref Ranks[rank].Returned, 1);
-        RankStopped();
+        DetectDeadlock();
     }
 
-    /// <summary>A rank marked itself stalled.</summary>
-    public void RankStalled() => RankStopped();
-
-    /// <summary>A waker claimed a stalled rank: it runs again.</summary>
-    public void StalledRankWoken() => Interlocked.Increment(ref _active.Value);
-
-    private void RankStopped()
-    {
-        if (Interlocked.Decrement(ref _active.Value) <= 0)
-        {
-            DetectDeadlock();
-        }
-    }
+    /// <summary>Looks for a deadlock every <see cref="DeadlockWatchPeriod"/> until the run ends (dispose it then).</summary>
+    public IDisposable StartDeadlockWatch() =>
+        new Timer(static s => ((SpmdGroup)s!).DetectDeadlock(), this, DeadlockWatchPeriod, DeadlockWatchPeriod);
 
     /// <summary>
-    /// Called when the last running rank stalls or returns, after a full fence: when every rank is
-    /// stalled or returned and some are stalled, none can ever go on — only a running rank publishes
-    /// or wakes — so the group fails with a report of who waits for what instead of hanging. A rank
-    /// counts as stalled only after its own re-check failed and while no waker has claimed it, so a
-    /// rank about to find its data is never taken for stuck. The ranks' states are read twice and
-    /// must be equal (a double collect): a state word never repeats, so all of them held at one
-    /// instant — one scan alone could see rank A stalled, then A woken by B, then B stalled. Whichever
-    /// rank makes the last move sees all the others' (the fences), so a deadlock is never missed:
-    /// a rank that moved during a scan stalls or returns again later and looks again.
+    /// Run by the watchdog and when a rank returns: when every rank is stalled or returned and some
+    /// are stalled, none can ever go on — only a running rank publishes or wakes — so the group fails
+    /// with a report of who waits for what instead of hanging. A rank counts as stalled only after its
+    /// own re-check failed and while no waker has claimed it, so a rank about to find its data is
+    /// never taken for stuck. The ranks' states are read twice and must be equal (a double collect):
+    /// a state word never repeats, so all of them held at one instant — one scan alone could see rank
+    /// A stalled, then A woken by B, then B stalled. A deadlock never ends, so the watchdog's next look
+    /// finds it; the ranks' own waits pay nothing for it but marking themselves stalled.
     /// </summary>
     public void DetectDeadlock()
     {
