@@ -29,18 +29,12 @@ public sealed class Communicator
     // allocated side by side, and sharing a line here cost 3x on Exchange (paper 000 Table II).
     private RankCounters _counters;
 
-    // The thread that runs this rank under thread execution (0: none, every send locks).
-    private int _ownerThread;
-
     internal Communicator(SpmdGroup group, int rank)
     {
         _group = group;
         Rank = rank;
         _me = group.Ranks[rank];
     }
-
-    /// <summary>Called on the rank's thread as its body starts under thread execution: sends from it need no lock.</summary>
-    internal void BindToCurrentThread() => _ownerThread = Environment.CurrentManagedThreadId;
 
     public int Rank { get; }
 
@@ -401,63 +395,82 @@ public sealed class Communicator
 
     // ---- machinery -----------------------------------------------------------------------------
 
-    // Mailboxes have one producer: the sending rank. A rank's code may still send from several of its
+    // Mailboxes have one producer: the sending rank. A rank's code may still send from several
     // threads at once (a Parallel.For inside a rank), so sends are serialised by a lock biased to the
-    // rank's own thread (thread execution): that thread only flags itself and checks that no other
-    // thread has sent — two plain accesses, no atomic instruction. The first send from another
-    // thread marks the communicator shared, fences every core (membarrier: the owner's flag becomes
-    // visible, or the owner sees the mark) and waits out an owner send in flight; from then on every
-    // send takes a spin lock. Under task execution the rank has no one thread, so sends always lock.
+    // rank's own flow — the code the runtime runs as the rank (RankFlow marks the thread while it
+    // does: under thread execution for the whole body, under task execution from each resumption to
+    // the next suspension). The flow only flags itself and checks that no other thread has sent: two
+    // plain accesses, no atomic instruction. The first send from elsewhere marks the communicator
+    // shared, fences every core (membarrier: the flow's flag becomes visible, or the flow sees the
+    // mark) and waits out a flow send in flight; from then on every send takes a spin lock.
     private void SendTagged<T>(MailboxTag tag, int destination, T message)
     {
         _group.ThrowIfAborted();
         var mailbox = _group.Mailboxes<T>().Get(tag, Rank, destination);
-        if (Environment.CurrentManagedThreadId == _ownerThread)
+        if (!RankFlow.Runs(_me.Waiter) || !TryEnqueueAsOwner(mailbox, message))
         {
-            Volatile.Write(ref _counters.OwnerSending, 1);
-            if (Volatile.Read(ref _counters.Shared) == 0)
-            {
-                mailbox.Enqueue(message);
-                Volatile.Write(ref _counters.OwnerSending, 0);
-                _group.Ranks[destination].Waiter.Wake();
-                return;
-            }
-
-            Volatile.Write(ref _counters.OwnerSending, 0);
+            EnqueueLocked(mailbox, message);
         }
 
-        SendShared(mailbox, message);
         _group.Ranks[destination].Waiter.Wake();
     }
 
+    /// <summary>The owner's unlocked send; false once another thread has sent (then it locks too).</summary>
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
+    private bool TryEnqueueAsOwner<T>(SpscQueue<T> mailbox, T message)
+    {
+        Volatile.Write(ref _counters.OwnerSending, 1);
+        if (Volatile.Read(ref _counters.Shared) != 0)
+        {
+            Volatile.Write(ref _counters.OwnerSending, 0);
+            return false;
+        }
+
+        mailbox.Enqueue(message);
+        Volatile.Write(ref _counters.OwnerSending, 0);
+        return true;
+    }
+
+    // No try/finally: enqueueing throws only when memory runs out, and a waiter for the lock gives up
+    // when the run is aborted, as the failing rank's run then is.
     [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
-    private void SendShared<T>(SpscQueue<T> mailbox, T message)
+    private void EnqueueLocked<T>(SpscQueue<T> mailbox, T message)
+    {
+        if (Interlocked.CompareExchange(ref _counters.SendLock, 1, 0) != 0)
+        {
+            WaitForSendLock();
+        }
+
+        ShareWithOwner();
+        mailbox.Enqueue(message);
+        Volatile.Write(ref _counters.SendLock, 0);
+    }
+
+    private void WaitForSendLock()
     {
         var spin = new SpinWait();
-        while (Interlocked.CompareExchange(ref _counters.SendLock, 1, 0) != 0)
+        do
         {
             spin.SpinOnce();
+            _group.ThrowIfAborted();
+        }
+        while (Volatile.Read(ref _counters.SendLock) != 0 || Interlocked.CompareExchange(ref _counters.SendLock, 1, 0) != 0);
+    }
+
+    /// <summary>Holding the send lock, off the rank's flow: ends the flow's unlocked sends and waits out one in flight.</summary>
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
+    private void ShareWithOwner()
+    {
+        if (Volatile.Read(ref _counters.Shared) == 0)
+        {
+            Volatile.Write(ref _counters.Shared, 1);
+            Interlocked.MemoryBarrierProcessWide();
         }
 
-        try
+        var spin = new SpinWait();
+        while (Volatile.Read(ref _counters.OwnerSending) != 0)
         {
-            if (Volatile.Read(ref _counters.Shared) == 0)
-            {
-                Volatile.Write(ref _counters.Shared, 1);
-                Interlocked.MemoryBarrierProcessWide();
-            }
-
-            spin = default;
-            while (Volatile.Read(ref _counters.OwnerSending) != 0)
-            {
-                spin.SpinOnce();
-            }
-
-            mailbox.Enqueue(message);
-        }
-        finally
-        {
-            Volatile.Write(ref _counters.SendLock, 0);
+            spin.SpinOnce();
         }
     }
 

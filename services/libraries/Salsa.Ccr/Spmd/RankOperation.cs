@@ -135,13 +135,25 @@ internal sealed class RankOperation<TOperation, TResult> : IValueTaskSource<TRes
         {
             context.Post(static s => { var (c, st) = ((Action<object?>, object?))s!; c(st); }, (continuation, state));
         }
-        else if (_executionContext is { } executionContext)
-        {
-            ExecutionContext.Run(executionContext, static s => { var (c, st) = ((Action<object?>, object?))s!; c(st); }, (continuation, state));
-        }
         else
         {
-            continuation(state);
+            // The rank's flow runs from here to its next suspension: its sends need no lock.
+            var outer = RankFlow.Enter(_waiter);
+            try
+            {
+                if (_executionContext is { } executionContext)
+                {
+                    ExecutionContext.Run(executionContext, static s => { var (c, st) = ((Action<object?>, object?))s!; c(st); }, (continuation, state));
+                }
+                else
+                {
+                    continuation(state);
+                }
+            }
+            finally
+            {
+                RankFlow.Exit(outer);
+            }
         }
     }
 

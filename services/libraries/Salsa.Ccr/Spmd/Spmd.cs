@@ -63,8 +63,16 @@ public static class Spmd
                 {
                     try
                     {
-                        communicator.BindToCurrentThread();
-                        body(communicator);
+                        var outer = RankFlow.Enter(group.Ranks[index].Waiter);
+                        try
+                        {
+                            body(communicator);
+                        }
+                        finally
+                        {
+                            RankFlow.Exit(outer);
+                        }
+
                         group.RankReturned(index);
                     }
 #pragma warning disable CA1031 // Every rank's failure is collected and rethrown by Run.
@@ -129,7 +137,20 @@ public static class Spmd
                 {
                     try
                     {
-                        await body(communicator).ConfigureAwait(true);
+                        // The body's code up to its first suspension runs here; what follows runs
+                        // from the rank's operations, which mark the flow again (RankOperation).
+                        ValueTask running;
+                        var outer = RankFlow.Enter(group.Ranks[index].Waiter);
+                        try
+                        {
+                            running = body(communicator);
+                        }
+                        finally
+                        {
+                            RankFlow.Exit(outer);
+                        }
+
+                        await running.ConfigureAwait(true);
                         group.RankReturned(index);
                     }
 #pragma warning disable CA1031 // Every rank's failure is collected and rethrown by RunAsync.
