@@ -407,11 +407,18 @@ public sealed class Communicator
     {
         _group.ThrowIfAborted();
         var mailbox = _group.Mailboxes<T>().Get(tag, Rank, destination);
-        if (!RankFlow.Runs(_me.Waiter) || !TryEnqueueAsOwner(mailbox, message))
+        if (RankFlow.Runs(_me.Waiter) && TryEnqueueAsOwner(mailbox, message))
         {
-            EnqueueLocked(mailbox, message);
+            // The flow sending to its own rank is that rank, running: nobody to wake (and no fence).
+            if (destination != Rank)
+            {
+                _group.Ranks[destination].Waiter.Wake();
+            }
+
+            return;
         }
 
+        EnqueueLocked(mailbox, message);
         _group.Ranks[destination].Waiter.Wake();
     }
 
