@@ -117,8 +117,10 @@ public sealed class HopRecorder(IEnumerable<Hop>? earlier = null)
         Keep(hop);
     }
 
+    /// <summary>Every hop, however measured, ends here: in the run's table and in <c>salsa.hop.duration</c>.</summary>
     private void Keep(Hop hop)
     {
+        Runs.GatewayMetrics.Hop(hop);
         lock (_hops)
         {
             _hops.Add(hop);

@@ -36,11 +36,10 @@ public static class HopTelemetry
         return span;
     }
 
-    /// <summary>Writes the hop's numbers on its span and ends it at the hop's latency; counts it in <c>salsa.hop.duration</c>.</summary>
+    /// <summary>Writes the hop's numbers on its span and ends it at the hop's latency.</summary>
     public static void End(Activity? span, Hop hop)
     {
         ArgumentNullException.ThrowIfNull(hop);
-        Runs.GatewayMetrics.Hop(hop);
         if (span is null)
         {
             return;

@@ -51,6 +51,12 @@ public sealed class KMeansPartition(AnnealingPartition partition)
     private double[]? _nearest;
     private double[] _nearestOf = [];
 
+    // The block masses of the last step asked for: a step asks for its mass (SeedMass) and then for
+    // its draws (Pick), and both need the same pass over the rows.
+    private double[]? _masses;
+    private double[] _massesOf = [];
+    private (int PlanLength, int? BlockSize) _massesPlan;
+
     public AnnealingPartition Partition { get; } = partition;
 
     /// <summary>Σ w·D² over the rows (Σ w before the first centre), block by block.</summary>
@@ -159,6 +165,11 @@ public sealed class KMeansPartition(AnnealingPartition partition)
     {
         plan = Plan(step);
         UpdateNearest(step.Centres);
+        if (_masses is { } cached && _massesPlan == (step.PlanLength, step.BlockSize) && step.Centres.AsSpan().SequenceEqual(_massesOf))
+        {
+            return cached;
+        }
+
         var kernel = new DenseKernel(_points);
         var masses = new double[plan.Blocks];
         for (var b = 0; b < plan.Blocks; b++)
@@ -167,6 +178,7 @@ public sealed class KMeansPartition(AnnealingPartition partition)
             masses[b] = SeedingKernels.Mass(kernel, _nearest!, start, end, step.Chosen == 0);
         }
 
+        (_masses, _massesOf, _massesPlan) = (masses, [.. step.Centres], (step.PlanLength, step.BlockSize));
         return masses;
     }
 
