@@ -365,4 +365,55 @@ public sealed class SpmdMisuseTests
             Assert.Equal($"rank {failing} failed", failure.Message);
         }
     }
+
+    [Theory]
+    [InlineData(SpmdExecution.Threads, false)]
+    [InlineData(SpmdExecution.Tasks, false)]
+    [InlineData(SpmdExecution.Threads, true)]
+    [InlineData(SpmdExecution.Tasks, true)]
+    public async Task HelperThreadSendsWhileEveryFlowWaits_NotTakenForADeadlock(SpmdExecution execution, bool helperSentBefore)
+    {
+        // Rank 0 starts a thread of its own that sends to rank 1 only after both ranks' flows have
+        // waited for longer than the watchdog looks: either deadlock detection is turned off, or the
+        // helper's earlier send turned it off by itself.
+        var options = new SpmdOptions { DetectDeadlocks = helperSentBefore };
+        var received = 0;
+        await (execution == SpmdExecution.Threads
+            ? Task.Factory.StartNew(() => Spmd.Run(2, c => Body(c).AsTask().GetAwaiter().GetResult(), options), TaskCreationOptions.LongRunning).OrHang()
+            : Spmd.RunAsync(2, Body, options).OrHang());
+        Assert.Equal(helperSentBefore ? 3 : 2, received);
+
+        async ValueTask Body(Communicator comm)
+        {
+            if (comm.Rank == 0)
+            {
+                var helper = new Thread(() =>
+                {
+                    if (helperSentBefore)
+                    {
+                        comm.Send(1, -1);
+                    }
+
+                    Thread.Sleep(3 * SpmdGroup.DeadlockWatchPeriod); // every flow waits all this while
+                    comm.Send(1, 1);
+                });
+                helper.Start();
+                await comm.ReceiveAsync<int>(1);
+                helper.Join();
+            }
+            else
+            {
+                if (helperSentBefore)
+                {
+                    Assert.Equal(-1, await comm.ReceiveAsync<int>(0));
+                    Interlocked.Increment(ref received);
+                }
+
+                Assert.Equal(1, await comm.ReceiveAsync<int>(0));
+                Interlocked.Increment(ref received);
+                comm.Send(0, 2);
+                Interlocked.Increment(ref received);
+            }
+        }
+    }
 }

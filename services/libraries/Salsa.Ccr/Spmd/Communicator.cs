@@ -470,6 +470,7 @@ public sealed class Communicator
     {
         if (Volatile.Read(ref _counters.Shared) == 0)
         {
+            _group.StopDeadlockDetection();
             Volatile.Write(ref _counters.Shared, 1);
             Interlocked.MemoryBarrierProcessWide();
         }

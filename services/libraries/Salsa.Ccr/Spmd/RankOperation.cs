@@ -32,7 +32,7 @@ internal readonly struct ConditionOperation<TCondition>(TCondition condition) : 
 // (already on the rank's queue); not yet → it suspends again. `_continuation` is null (pending), the
 // continuation, or s_completed; the one atomic swap to s_completed is the completion, so a late
 // OnCompleted and a completion cannot both miss each other.
-internal sealed class RankOperation<TOperation, TResult> : IValueTaskSource<TResult>, IValueTaskSource, IResumable
+internal sealed class RankOperation<TOperation, TResult> : IValueTaskSource<TResult>, IValueTaskSource, IResumable, ISuspendedOperation
     where TOperation : struct, IWaitOperation<TResult>
 {
     private static readonly Action<object?> s_completed = static _ => throw new InvalidOperationException("A completed operation was resumed.");
@@ -57,6 +57,10 @@ internal sealed class RankOperation<TOperation, TResult> : IValueTaskSource<TRes
     }
 
     public DispatcherQueue Queue => _queue!;
+
+    bool ISuspendedOperation.IsReady => _operation.IsSatisfied();
+
+    WaitInfo ISuspendedOperation.Info => _operation.Info;
 
     /// <summary>Starts the operation: completes synchronously when it can, otherwise suspends the rank.</summary>
     public short Start(TOperation operation, out bool completedSynchronously, out TResult result)

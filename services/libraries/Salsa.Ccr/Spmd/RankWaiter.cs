@@ -20,6 +20,15 @@ internal enum WaitKind : byte
     Neighbours,
 }
 
+/// <summary>A suspended rank's operation, as the deadlock watchdog sees it.</summary>
+internal interface ISuspendedOperation
+{
+    /// <summary>Whether the operation could complete now.</summary>
+    bool IsReady { get; }
+
+    WaitInfo Info { get; }
+}
+
 /// <summary>What a stalled rank waits for: kept without allocating, worded only when a deadlock is reported.</summary>
 internal readonly record struct WaitInfo(WaitKind Kind, long Number, int Peer = -1)
 {
@@ -120,11 +129,25 @@ internal sealed class RankWaiter
     /// </summary>
     public int State => Volatile.Read(ref _my.State);
 
-    /// <summary>Asleep after a failed re-check and not woken since (a <see cref="State"/>): only a running rank can change that.</summary>
-    public static bool IsStalled(int state) => (state & StalledBit) != 0;
+    /// <summary>
+    /// Whether the rank, in <paramref name="state"/> (read from <see cref="State"/>), is stuck until a
+    /// running rank wakes it. Blocked (thread execution): it marked itself stalled after its last
+    /// re-check failed. Suspended (task execution): its operation is not ready now — the watchdog
+    /// checks for it, so that suspending costs the rank nothing more; read from another thread, the
+    /// check is exact when no rank runs, which is the only case that counts (the caller reads all
+    /// states twice around it).
+    /// </summary>
+    public bool IsStalled(int state) => (state & KindMask) switch
+    {
+        Blocked => (state & StalledBit) != 0,
+        Suspended => Volatile.Read(ref _my.Suspended) is ISuspendedOperation { IsReady: false },
+        _ => false,
+    };
 
-    /// <summary>What the rank waits for; meaningful while <see cref="IsStalled"/>.</summary>
-    public WaitInfo WaitingFor => _waitingFor;
+    /// <summary>What the rank waits for; meaningful while it is stalled.</summary>
+    public WaitInfo WaitingFor => (Volatile.Read(ref _my.State) & KindMask) == Suspended && Volatile.Read(ref _my.Suspended) is ISuspendedOperation operation
+        ? operation.Info
+        : _waitingFor;
 
     /// <summary>
     /// Marks the announced wait <paramref name="announced"/> as stalled, unless a waker claimed it
@@ -271,11 +294,9 @@ internal sealed class RankWaiter
     {
         _my.Suspended = owner;
         var suspended = (++_my.Epoch << EpochShift) | Suspended;
-        _waitingFor = condition.Info;
         Interlocked.Exchange(ref _my.State, suspended);
         if (!condition.IsSatisfied() && !_group.IsAborted)
         {
-            Stall(suspended);
             return SuspendOutcome.Suspended;
         }
 

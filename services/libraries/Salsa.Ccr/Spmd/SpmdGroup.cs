@@ -24,6 +24,7 @@ internal sealed class SpmdGroup
         Size = size;
         Execution = execution;
         CancellationToken = options.CancellationToken;
+        _detectDeadlocks = options.DetectDeadlocks;
         SpinTicks = (long)(options.SpinDuration.TotalSeconds * Stopwatch.Frequency);
         Oversubscribed = execution == SpmdExecution.Tasks || size > Math.Min(Environment.ProcessorCount, threads);
         Ranks = new RankState[size];
@@ -69,6 +70,14 @@ internal sealed class SpmdGroup
     /// <summary>The deadlock the group found, if that is why it was aborted.</summary>
     public InvalidOperationException? Deadlock { get; private set; }
 
+    private volatile bool _detectDeadlocks;
+
+    /// <summary>
+    /// A rank sent from a thread other than its flow: progress may come from threads the runtime does
+    /// not see, so it can no longer tell a deadlock from a wait for them.
+    /// </summary>
+    public void StopDeadlockDetection() => _detectDeadlocks = false;
+
     /// <summary>How often the watchdog looks for a deadlock; a deadlock is reported within about this long.</summary>
     internal static readonly TimeSpan DeadlockWatchPeriod = TimeSpan.FromMilliseconds(100);
 
@@ -95,6 +104,11 @@ internal sealed class SpmdGroup
     /// </summary>
     public void DetectDeadlock()
     {
+        if (!_detectDeadlocks)
+        {
+            return;
+        }
+
         var states = ArrayPool<int>.Shared.Rent(Size);
         try
         {
@@ -106,6 +120,11 @@ internal sealed class SpmdGroup
         finally
         {
             ArrayPool<int>.Shared.Return(states);
+        }
+
+        if (!_detectDeadlocks)
+        {
+            return;
         }
 
         var deadlock = DeadlockReport();
@@ -129,7 +148,7 @@ internal sealed class SpmdGroup
             }
 
             var state = rank.Waiter.State;
-            if (!RankWaiter.IsStalled(state) || (compare && states[r] != state))
+            if (!rank.Waiter.IsStalled(state) || (compare && states[r] != state))
             {
                 return false;
             }

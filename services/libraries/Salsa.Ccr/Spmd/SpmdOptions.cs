@@ -36,6 +36,15 @@ public sealed record SpmdOptions
     /// than cores. Oversubscribed groups do not spin: the rank they wait for needs the core.
     /// </summary>
     public TimeSpan SpinDuration { get; init; } = TimeSpan.FromMicroseconds(50);
+
+    /// <summary>
+    /// Fail the run with a report when every rank waits on the others and none can go on (a rank
+    /// returned early, a receive with no send), instead of hanging. The runtime sees what the ranks'
+    /// own flows do, not threads a rank starts itself: a run whose rank flows all wait for a message
+    /// such a thread has yet to send would be taken for deadlocked, so turn this off for it. Once any
+    /// rank has sent from another thread, the run turns it off by itself. On by default.
+    /// </summary>
+    public bool DetectDeadlocks { get; init; } = true;
 }
 
 /// <summary>Thrown in the surviving ranks of a group when another rank failed; the run reports the original failure.</summary>
