@@ -3,17 +3,7 @@ namespace Salsa.Ccr.Tests;
 /// <summary>What the SPMD runtime promises when a rank's code goes beyond one thread, or the ranks stop agreeing.</summary>
 public sealed class SpmdMisuseTests
 {
-    public static TheoryData<int, SpmdExecution> Sizes()
-    {
-        var data = new TheoryData<int, SpmdExecution>();
-        foreach (var size in new[] { 2, 3, 5, 8, 16 })
-        {
-            data.Add(size, SpmdExecution.Threads);
-            data.Add(size, SpmdExecution.Tasks);
-        }
-
-        return data;
-    }
+    public static TheoryData<int, SpmdExecution> Sizes() => SpmdTests.BothExecutions([2, 3, 5, 8, 16]);
 
     private static Task RunAsync(int size, SpmdExecution execution, Func<Communicator, ValueTask> body) => SpmdTests.RunAsync(size, execution, body);
 
@@ -243,17 +233,7 @@ public sealed class SpmdMisuseTests
         }
     }
 
-    public static TheoryData<int, SpmdExecution> ReductionSizes()
-    {
-        var data = new TheoryData<int, SpmdExecution>();
-        foreach (var size in new[] { 1, 2, 3, 5, 8, 16 })
-        {
-            data.Add(size, SpmdExecution.Threads);
-            data.Add(size, SpmdExecution.Tasks);
-        }
-
-        return data;
-    }
+    public static TheoryData<int, SpmdExecution> ReductionSizes() => SpmdTests.BothExecutions([1, 2, 3, 5, 8, 16]);
 
     [Theory]
     [MemberData(nameof(ReductionSizes))]

@@ -2,10 +2,13 @@ namespace Salsa.Ccr.Tests;
 
 public sealed class SpmdTests
 {
-    public static TheoryData<int, SpmdExecution> Sizes()
+    public static TheoryData<int, SpmdExecution> Sizes() => BothExecutions(Enumerable.Range(1, 16));
+
+    /// <summary>Each size under thread and under task execution.</summary>
+    internal static TheoryData<int, SpmdExecution> BothExecutions(IEnumerable<int> sizes)
     {
         var data = new TheoryData<int, SpmdExecution>();
-        foreach (var size in Enumerable.Range(1, 16))
+        foreach (var size in sizes)
         {
             data.Add(size, SpmdExecution.Threads);
             data.Add(size, SpmdExecution.Tasks);
