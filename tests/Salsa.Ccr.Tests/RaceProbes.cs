@@ -3,9 +3,10 @@ using Salsa.Ccr.Internal;
 namespace Salsa.Ccr.Tests;
 
 /// <summary>
-/// Widens the runtime's named race windows (<see cref="RaceProbe"/>): a thread reaching one spins a
-/// random while or gives up its core, so another thread gets in between. The probe is process-wide,
-/// so tests that install one run alone (<see cref="Collection"/>).
+/// Hooks the runtime's named points (<see cref="RaceProbe"/>): widens a race window (a thread reaching
+/// it spins a random while or gives up its core, so another thread gets in between), or tells a test
+/// the runtime got there. The probe is process-wide, so tests that install one run alone
+/// (<see cref="Collection"/>).
 /// </summary>
 internal static class RaceProbes
 {
@@ -28,6 +29,19 @@ internal static class RaceProbes
             else
             {
                 Thread.SpinWait(random * 200);
+            }
+        };
+        return new Reset();
+    }
+
+    /// <summary>Runs <paramref name="reached"/> each time the runtime reaches <paramref name="point"/>.</summary>
+    public static IDisposable On(string point, Action reached)
+    {
+        RaceProbe.Probe = name =>
+        {
+            if (name == point)
+            {
+                reached();
             }
         };
         return new Reset();

@@ -25,13 +25,14 @@ internal static class CollectiveSignature
 
     public static string Describe(long signature)
     {
-        var kind = (CollectiveKind)(signature & 0xFF);
-        var root = (int)((signature >> 8) & 0xFFFFFF) - 1;
-        var typeKey = (int)(signature >> 32) - 1;
         if (signature == 0)
         {
             return "none";
         }
+
+        var kind = (CollectiveKind)(signature & 0xFF);
+        var root = (int)((signature >> 8) & 0xFFFFFF) - 1;
+        var typeKey = (int)(signature >> 32) - 1;
 
         var type = typeKey >= 0 ? $"<{TypeKeys.NameOf(typeKey)}>" : "";
         return root >= 0 ? $"{kind}{type}(root {root})" : $"{kind}{type}";

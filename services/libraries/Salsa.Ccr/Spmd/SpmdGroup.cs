@@ -79,7 +79,7 @@ internal sealed class SpmdGroup
     public void StopDeadlockDetection() => _detectDeadlocks = false;
 
     /// <summary>How often the watchdog looks for a deadlock; a deadlock is reported within about this long.</summary>
-    internal static readonly TimeSpan DeadlockWatchPeriod = TimeSpan.FromMilliseconds(100);
+    private static readonly TimeSpan DeadlockWatchPeriod = TimeSpan.FromMilliseconds(100);
 
     /// <summary>A rank's body returned: it publishes nothing more, so ranks waiting for it may be stuck.</summary>
     public void RankReturned(int rank)
@@ -104,11 +104,6 @@ internal sealed class SpmdGroup
     /// </summary>
     public void DetectDeadlock()
     {
-        if (!_detectDeadlocks)
-        {
-            return;
-        }
-
         var states = ArrayPool<int>.Shared.Rent(Size);
         try
         {
@@ -124,6 +119,7 @@ internal sealed class SpmdGroup
 
         if (!_detectDeadlocks)
         {
+            RaceProbe.At(RaceProbe.DeadlockNotReported);
             return;
         }
 
