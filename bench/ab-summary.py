@@ -55,3 +55,17 @@ for experiment in experiments:
         ratio = f"{ma / mb:.3f}" if mb > 0 and ma > 0 else "–"
         print(f"| {key[0]} | {key[1]} ({unit}) | {mb:.4g} | {ma:.4g} | {ratio} |")
     print()
+    # Every round of each case's first metric: the machine swings between states for whole runs, and
+    # the medians above hide which rounds of which side it hit.
+    firsts = []
+    for case, metric in before[0]:
+        if all(c != case for c, _ in firsts):
+            firsts.append((case, metric))
+    print(f"### Every round ({', '.join(sorted({m for _, m in firsts}))})\n")
+    print("| case | " + " | ".join(f"base {r}" for r in range(1, len(before) + 1)) + " | "
+          + " | ".join(f"head {r}" for r in range(1, len(after) + 1)) + " |")
+    print("|---|" + "---|" * (len(before) + len(after)))
+    for key in firsts:
+        cells = [f"{run[key][0]:.4g}" if key in run else "–" for run in before + after]
+        print(f"| {key[0]} | " + " | ".join(cells) + " |")
+    print()
