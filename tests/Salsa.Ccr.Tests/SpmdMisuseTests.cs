@@ -120,6 +120,48 @@ public sealed class SpmdMisuseTests
     }
 
     [Theory]
+    [InlineData(2)]
+    [InlineData(3)]
+    [InlineData(8)]
+    public async Task SendsAfterAnAwaitOfSomethingElse_ArriveOnceInOrder(int size)
+    {
+        // Task execution: a rank resumed from an await that is not the communicator's (a yield, work on
+        // the thread pool) is back on its queue but not known as its flow; its sends lock, and the
+        // neighbour's receives see every message once, in order, mixed with sends from the flow.
+        const int Rounds = 300;
+        var checksums = new long[size];
+        await RunAsync(size, SpmdExecution.Tasks, async comm =>
+        {
+            var right = (comm.Rank + 1) % size;
+            var left = (comm.Rank + size - 1) % size;
+            for (var round = 0; round < Rounds; round++)
+            {
+                switch (round % 3)
+                {
+                    case 0:
+                        await Task.Yield();
+                        break;
+                    case 1:
+                        await Task.Run(() => Thread.SpinWait(100));
+                        break;
+                }
+
+                comm.Send(right, 2 * round);
+                comm.Send(right, 2 * round + 1);
+                Assert.Equal(2 * round, await comm.ReceiveAsync<int>(left));
+                Assert.Equal(2 * round + 1, await comm.ReceiveAsync<int>(left));
+                checksums[comm.Rank] += 4 * round + 1;
+                if (round % 50 == 0)
+                {
+                    await comm.BarrierAsync();
+                }
+            }
+        });
+
+        Assert.All(checksums, sum => Assert.Equal((long)Rounds * (2 * Rounds - 1), sum));
+    }
+
+    [Theory]
     [MemberData(nameof(Sizes))]
     public async Task RankReturnsEarly_TheOthersFailWithADeadlockReportInsteadOfWaitingForEver(int size, SpmdExecution execution)
     {
