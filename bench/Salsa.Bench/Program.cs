@@ -15,6 +15,7 @@ IExperiment[] experiments =
     new DatasetsExperiment(),
     new ChemFingerprintsExperiment(),
     new ExchangeLatencyExperiment(),
+    new ExchangeUnderLoadExperiment(),
     new CcrStagesExperiment(),
     new CacheLineExperiment(),
     new BandwidthExperiment(),
