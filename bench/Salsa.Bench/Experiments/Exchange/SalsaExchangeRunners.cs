@@ -3,20 +3,25 @@ using Salsa.Ccr;
 
 namespace Salsa.Bench.Experiments.Exchange;
 
-/// <summary>Salsa.Ccr under thread execution: a dispatcher thread per rank, blocking collectives.</summary>
-public sealed class SalsaThreadsExchange : IExchangeRunner
+/// <summary>
+/// Salsa.Ccr under thread execution: a dispatcher thread per rank, blocking collectives; the threads
+/// float, or are pinned to cores as <see cref="Spmd.Run"/> does with a dispatcher of its own.
+/// </summary>
+public sealed class SalsaThreadsExchange(bool pinThreads = false) : IExchangeRunner
 {
     private readonly Dictionary<int, Dispatcher> _dispatchers = [];
 
-    public string Name => "salsa-threads";
+    public string Name => pinThreads ? "salsa-threads-pinned" : "salsa-threads";
 
-    public string Description => "Salsa.Ccr SPMD, thread execution (one dispatcher thread per rank; spin, yield, block)";
+    public string Description => pinThreads
+        ? "Salsa.Ccr SPMD, thread execution with its threads pinned to cores, round robin (what Spmd.Run does with a dispatcher of its own)"
+        : "Salsa.Ccr SPMD, thread execution (one dispatcher thread per rank; spin, yield, block)";
 
     public double Measure(int ranks, int iterations)
     {
         if (!_dispatchers.TryGetValue(ranks, out var dispatcher))
         {
-            dispatcher = _dispatchers[ranks] = new Dispatcher(new DispatcherOptions { ThreadCount = ranks, Name = "bench exchange", IdleSpin = TimeSpan.Zero });
+            dispatcher = _dispatchers[ranks] = new Dispatcher(new DispatcherOptions { ThreadCount = ranks, Name = "bench exchange", IdleSpin = TimeSpan.Zero, PinThreads = pinThreads });
         }
 
         var elapsed = new double[ranks];
