@@ -276,6 +276,43 @@ public sealed class SpmdMisuseTests
         }
     }
 
+    [Theory]
+    [InlineData(4)]
+    [InlineData(8)]
+    public async Task ThreadExecution_BesideABusyProcess_EveryExchangeDeliversAndNoneIsTakenForADeadlock(int size)
+    {
+        // The rank threads pinned to cores, more ranks than cores, and a CPU-bound process of another
+        // program competing for them: waiters' yields lose the core to it for whole scheduler slices,
+        // and they switch to blocking at once for a while (RankWaiter's slow-yield path).
+        const int Exchanges = 3_000;
+        using var dispatcher = new Dispatcher(new DispatcherOptions { ThreadCount = size, PinThreads = true, IdleSpin = TimeSpan.Zero });
+        using var busy = System.Diagnostics.Process.Start(new System.Diagnostics.ProcessStartInfo("/bin/sh", ["-c", "while :; do :; done"]) { UseShellExecute = false })!;
+        try
+        {
+            var checksums = new long[size];
+            await Task.Factory.StartNew(() => Spmd.Run(size, comm =>
+            {
+                var left = (comm.Rank + size - 1) % size;
+                var right = (comm.Rank + 1) % size;
+                for (var i = 0; i < Exchanges; i++)
+                {
+                    var (fromLeft, fromRight) = comm.Exchange(comm.Rank * 100_000 + i, comm.Rank * 100_000 + i);
+                    Assert.Equal(left * 100_000 + i, fromLeft);
+                    Assert.Equal(right * 100_000 + i, fromRight);
+                    checksums[comm.Rank] += fromLeft + fromRight;
+                }
+            }, new SpmdOptions { Dispatcher = dispatcher }), TaskCreationOptions.LongRunning).OrHang();
+
+            long Expected(int rank) => Enumerable.Range(0, Exchanges).Sum(i => (long)(((rank + size - 1) % size) + ((rank + 1) % size)) * 100_000 + 2L * i);
+            Assert.Equal(Enumerable.Range(0, size).Select(Expected), checksums);
+        }
+        finally
+        {
+            busy.Kill(entireProcessTree: true);
+            busy.WaitForExit();
+        }
+    }
+
     public static TheoryData<int, SpmdExecution> ReductionSizes() => SpmdTests.BothExecutions([1, 2, 3, 5, 8, 16]);
 
     [Theory]

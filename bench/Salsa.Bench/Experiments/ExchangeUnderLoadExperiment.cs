@@ -21,7 +21,11 @@ public sealed class ExchangeUnderLoadExperiment : IExperiment
     public Task RunAsync(ExperimentContext context, CancellationToken cancellationToken)
     {
         var repeats = context.Quick ? 3 : 5;
-        IExchangeRunner[] runners = [new SalsaThreadsExchange(), new SalsaThreadsExchange(pinThreads: true), new SalsaTasksExchange(), new BarrierExchange(), new ChannelsExchange(), new OpenMpiExchange()];
+        IExchangeRunner[] runners =
+        [
+            new SalsaThreadsExchange(), new SalsaThreadsExchange(ThreadPlacement.Pinned), new SalsaThreadsExchange(ThreadPlacement.SpmdRunDefault), new SalsaTasksExchange(),
+            new BarrierExchange(), new ChannelsExchange(), new OpenMpiExchange(),
+        ];
         var failures = new Dictionary<string, string>();
         try
         {

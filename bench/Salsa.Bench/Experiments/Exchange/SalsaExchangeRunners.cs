@@ -3,25 +3,47 @@ using Salsa.Ccr;
 
 namespace Salsa.Bench.Experiments.Exchange;
 
-/// <summary>
-/// Salsa.Ccr under thread execution: a dispatcher thread per rank, blocking collectives; the threads
-/// float, or are pinned to cores as <see cref="Spmd.Run"/> does with a dispatcher of its own.
-/// </summary>
-public sealed class SalsaThreadsExchange(bool pinThreads = false) : IExchangeRunner
+/// <summary>Where <see cref="SalsaThreadsExchange"/>'s rank threads run.</summary>
+public enum ThreadPlacement
+{
+    /// <summary>A dispatcher of the benchmark's, its threads left to the OS.</summary>
+    Floating,
+
+    /// <summary>A dispatcher of the benchmark's, its threads pinned to cores round robin.</summary>
+    Pinned,
+
+    /// <summary>No dispatcher given: what <see cref="Spmd.Run"/> makes for itself.</summary>
+    SpmdRunDefault,
+}
+
+/// <summary>Salsa.Ccr under thread execution: a dispatcher thread per rank, blocking collectives.</summary>
+public sealed class SalsaThreadsExchange(ThreadPlacement placement = ThreadPlacement.Floating) : IExchangeRunner
 {
     private readonly Dictionary<int, Dispatcher> _dispatchers = [];
 
-    public string Name => pinThreads ? "salsa-threads-pinned" : "salsa-threads";
+    public string Name => placement switch
+    {
+        ThreadPlacement.Pinned => "salsa-threads-pinned",
+        ThreadPlacement.SpmdRunDefault => "salsa-threads-default",
+        _ => "salsa-threads",
+    };
 
-    public string Description => pinThreads
-        ? "Salsa.Ccr SPMD, thread execution with its threads pinned to cores, round robin (what Spmd.Run does with a dispatcher of its own)"
-        : "Salsa.Ccr SPMD, thread execution (one dispatcher thread per rank; spin, yield, block)";
+    public string Description => placement switch
+    {
+        ThreadPlacement.Pinned => "Salsa.Ccr SPMD, thread execution with its threads pinned to cores, round robin",
+        ThreadPlacement.SpmdRunDefault => "Salsa.Ccr SPMD, thread execution on the dispatcher Spmd.Run makes for itself (threads pinned only when there are no more ranks than cores)",
+        _ => "Salsa.Ccr SPMD, thread execution (one dispatcher thread per rank; spin, yield, block)",
+    };
 
     public double Measure(int ranks, int iterations)
     {
-        if (!_dispatchers.TryGetValue(ranks, out var dispatcher))
+        var dispatcher = default(Dispatcher);
+        if (placement != ThreadPlacement.SpmdRunDefault && !_dispatchers.TryGetValue(ranks, out dispatcher))
         {
-            dispatcher = _dispatchers[ranks] = new Dispatcher(new DispatcherOptions { ThreadCount = ranks, Name = "bench exchange", IdleSpin = TimeSpan.Zero, PinThreads = pinThreads });
+            dispatcher = _dispatchers[ranks] = new Dispatcher(new DispatcherOptions
+            {
+                ThreadCount = ranks, Name = "bench exchange", IdleSpin = TimeSpan.Zero, PinThreads = placement == ThreadPlacement.Pinned,
+            });
         }
 
         var elapsed = new double[ranks];

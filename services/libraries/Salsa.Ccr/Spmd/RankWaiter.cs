@@ -52,7 +52,8 @@ internal enum SuspendOutcome
 
 // Design: one waiter per rank. Only its rank waits on it; any rank may wake it. `_state` says
 // whether the rank runs, is blocked on `_gate` (thread execution) or is suspended in an operation
-// (task execution). A waiter spins (unless oversubscribed), yields, then announces itself in
+// (task execution). A waiter spins (unless oversubscribed), yields (unless a recent yield lost the
+// core to another process for a scheduler slice), then announces itself in
 // `_state` and re-checks its condition before sleeping; a waker publishes its data and then reads
 // `_state`. That is a Dekker handshake and needs a store→load fence on both sides. Under thread
 // execution the waker's fence would sit on the hottest path (every message), and it is the costly
@@ -75,6 +76,17 @@ internal sealed class RankWaiter
     private const int EpochShift = 3;
     private const int YieldCount = 16;
 
+    // A yield hands the core to whatever else is runnable. Among the ranks' own threads that is cheap
+    // and runs the peer this rank waits for; but when a busy thread of another process is runnable
+    // too, the yield gives it a whole scheduler slice: 8 ranks on 2 cores beside one busy process
+    // took 2 ms an exchange instead of 4 µs. A yield that takes this long (one among the ranks' own
+    // threads takes microseconds) says so; the waiter then blocks at once (futex and wake, tens of
+    // microseconds) for its next waits — 32, doubling while it keeps happening, up to 4,096 — and
+    // then tries yielding again.
+    private const int MinSkipSpan = 32;
+    private const int MaxSkipSpan = 4_096;
+    private static readonly long s_slowYieldTicks = Stopwatch.Frequency / 1_000; // 1 ms
+
     private readonly SpmdGroup _group;
     private readonly object _gate = new();
     // Low two bits: Running, Blocked or Suspended. The rest: an epoch that every wait increments, so
@@ -84,6 +96,10 @@ internal sealed class RankWaiter
     private WaiterState _my;
     private WaitInfo _waitingFor;
     private object?[] _operations = new object?[4];
+
+    // The rank's own thread only.
+    private int _waitsWithoutYielding;
+    private int _skipSpan = MinSkipSpan;
 
     public RankWaiter(SpmdGroup group)
     {
@@ -191,14 +207,13 @@ internal sealed class RankWaiter
             }
         }
 
-        for (var i = 0; i < YieldCount; i++)
+        if (_waitsWithoutYielding > 0)
         {
-            _group.ThrowIfAborted();
-            Thread.Yield();
-            if (condition.IsSatisfied())
-            {
-                return;
-            }
+            _waitsWithoutYielding--;
+        }
+        else if (YieldPhase(condition))
+        {
+            return;
         }
 
         while (true)
@@ -234,6 +249,37 @@ internal sealed class RankWaiter
                 return;
             }
         }
+    }
+
+    /// <summary>
+    /// Yields the core a few times, re-checking; true once the condition holds. A yield that took a
+    /// scheduler slice (over a millisecond) ends the phase and has the next waits skip it, for twice as
+    /// many waits each time in a row it happens.
+    /// </summary>
+    private bool YieldPhase<TCondition>(TCondition condition)
+        where TCondition : struct, IWaitCondition
+    {
+        for (var i = 0; i < YieldCount; i++)
+        {
+            _group.ThrowIfAborted();
+            var before = Stopwatch.GetTimestamp();
+            Thread.Yield();
+            if (Stopwatch.GetTimestamp() - before > s_slowYieldTicks)
+            {
+                _waitsWithoutYielding = _skipSpan;
+                _skipSpan = Math.Min(2 * _skipSpan, MaxSkipSpan);
+                return condition.IsSatisfied();
+            }
+
+            if (condition.IsSatisfied())
+            {
+                _skipSpan = MinSkipSpan;
+                return true;
+            }
+        }
+
+        _skipSpan = MinSkipSpan;
+        return false;
     }
 
     /// <summary>Waits for the condition: blocking under thread execution, suspending under task execution.</summary>
