@@ -15,8 +15,9 @@ public static class Spmd
     /// <summary>
     /// Runs <paramref name="size"/> ranks under thread execution and returns when all have finished.
     /// Without <see cref="SpmdOptions.Dispatcher"/> the ranks get a dispatcher of their own: a thread
-    /// per rank, each pinned to a core when there are no more ranks than cores. When a rank throws, the others are aborted at their next wait and the original exception is
-    /// rethrown here (an <see cref="AggregateException"/> when several ranks failed independently).
+    /// per rank, each pinned to a core when there are no more ranks than cores. When a rank throws,
+    /// the others are aborted at their next wait and the original exception is rethrown here (an
+    /// <see cref="AggregateException"/> when several ranks failed independently).
     /// </summary>
     /// <exception cref="InvalidOperationException">
     /// The ranks called different collectives (or roots, or value types) as the same collective, or
