@@ -43,46 +43,7 @@ public sealed class ExchangeLatencyExperiment : IExperiment
         {
             foreach (var ranks in RankCounts)
             {
-                // Each implementation runs for about the same wall time: a pilot sets its iteration count.
-                var target = context.Quick ? 0.15 : 0.6;
-                var iterations = new Dictionary<string, int>();
-                foreach (var runner in runners)
-                {
-                    try
-                    {
-                        var pilot = runner.Measure(ranks, 2_000);
-                        iterations[runner.Name] = (int)Math.Clamp(target / (pilot * 1e-6), 2_000, 5_000_000);
-                    }
-                    catch (Exception exception) when (runner is OpenMpiExchange)
-                    {
-                        failures[runner.Name] = exception.Message;
-                    }
-                }
-
-                var samples = runners.ToDictionary(r => r.Name, _ => new List<double>());
-
-                // Round-robin: each repeat measures every implementation, so drift hits all alike.
-                // Repeat 0 is a discarded warm-up (JIT tiering, dispatcher threads, mpirun caches).
-                for (var repeat = -1; repeat < repeats; repeat++)
-                {
-                    foreach (var runner in runners.Where(r => !failures.ContainsKey(r.Name)))
-                    {
-                        cancellationToken.ThrowIfCancellationRequested();
-                        try
-                        {
-                            var latency = runner.Measure(ranks, iterations[runner.Name]);
-                            if (repeat >= 0)
-                            {
-                                samples[runner.Name].Add(latency);
-                            }
-                        }
-                        catch (Exception exception) when (runner is OpenMpiExchange)
-                        {
-                            failures[runner.Name] = exception.Message;
-                        }
-                    }
-                }
-
+                var samples = ExchangeSampling.Sample(runners, ranks, repeats, context.Quick ? 0.15 : 0.6, 2_000, failures, cancellationToken);
                 foreach (var runner in runners.Where(r => samples[r.Name].Count > 0))
                 {
                     var s = samples[runner.Name];

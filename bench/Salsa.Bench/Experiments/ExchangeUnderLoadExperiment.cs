@@ -67,34 +67,8 @@ public sealed class ExchangeUnderLoadExperiment : IExperiment
     private static void Measure(ExperimentContext context, IExchangeRunner[] runners, int ranks, string machine, int repeats, double target,
         Dictionary<string, string> failures, CancellationToken cancellationToken)
     {
-        var samples = runners.ToDictionary(r => r.Name, _ => new List<double>());
-        var iterations = new Dictionary<string, int>();
-        // Repeat -1 is the pilot (and warm-up): it sets each implementation's iteration count for about
-        // the same wall time; a slow one beside the busy process still gets a few hundred exchanges.
-        for (var repeat = -1; repeat < repeats; repeat++)
-        {
-            foreach (var runner in runners.Where(r => !failures.ContainsKey(r.Name)))
-            {
-                cancellationToken.ThrowIfCancellationRequested();
-                try
-                {
-                    var latency = runner.Measure(ranks, iterations.GetValueOrDefault(runner.Name, 300));
-                    if (repeat < 0)
-                    {
-                        iterations[runner.Name] = (int)Math.Clamp(target / (latency * 1e-6), 300, 2_000_000);
-                    }
-                    else
-                    {
-                        samples[runner.Name].Add(latency);
-                    }
-                }
-                catch (Exception exception) when (runner is OpenMpiExchange)
-                {
-                    failures[runner.Name] = exception.Message;
-                }
-            }
-        }
-
+        // A short pilot: beside the busy process a slow implementation still gets a few hundred exchanges.
+        var samples = ExchangeSampling.Sample(runners, ranks, repeats, target, 300, failures, cancellationToken);
         foreach (var runner in runners.Where(r => samples[r.Name].Count > 0))
         {
             context.Add($"impl={runner.Name},ranks={ranks},machine={machine}", "latency_us", Statistics.Median(samples[runner.Name]), "us");
@@ -103,7 +77,7 @@ public sealed class ExchangeUnderLoadExperiment : IExperiment
 
     private static void WriteReport(ExperimentContext context, IExchangeRunner[] runners, Dictionary<string, string> failures, int repeats)
     {
-        context.Section("Our figures", $"Median of {repeats} repeats after a pilot round; latency of one exchange as seen by the slowest rank; zero-size " +
+        context.Section("Our figures", $"Median of {repeats} repeats after a pilot and a discarded warm-up round; latency of one exchange as seen by the slowest rank; zero-size " +
             "messages; 2 cores, so 4 and 8 ranks are oversubscribed. *Busy*: one CPU-bound process of another program (`sh -c 'while :; do :; done'`) " +
             "runs throughout; *idle*: nothing else. The ratio is busy ÷ idle for the same implementation and rank count in the same run.");
         context.Table(
