@@ -16,4 +16,14 @@ public sealed class WorkflowLimits
 
     /// <summary>Steps that may depend on one step (through its outputs or <c>after</c>).</summary>
     public int MaxFanOut { get; set; } = 64;
+
+    /// <summary>
+    /// Nodes (scalars, lists, mappings) the YAML holds once every alias is read as the node its anchor
+    /// names — counted from the text before any node is built, so a few hundred bytes of nested aliases
+    /// cannot grow into millions of values (the shipped workflows have about 150).
+    /// </summary>
+    public int MaxNodes { get; set; } = 200_000;
+
+    /// <summary>Lists and mappings nested in one another (the shipped workflows go 5 deep).</summary>
+    public int MaxDepth { get; set; } = 64;
 }

@@ -46,7 +46,7 @@ public sealed partial class WorkflowParser(OperationCatalog catalog, WorkflowLim
         }
 
         var errors = new List<WorkflowError>();
-        var root = Load(yaml, errors);
+        var root = Load(yaml, origin, errors);
         if (root is null)
         {
             throw new WorkflowValidationException(origin, errors);
@@ -165,11 +165,17 @@ public sealed partial class WorkflowParser(OperationCatalog catalog, WorkflowLim
         return new WorkflowDefinition { Name = name, Description = description, Steps = steps, Order = order, Yaml = yaml, File = file };
     }
 
-    private static YamlMappingNode? Load(string yaml, List<WorkflowError> errors)
+    private YamlMappingNode? Load(string yaml, string origin, List<WorkflowError> errors)
     {
         var stream = new YamlStream();
         try
         {
+            YamlBudget.Check(yaml, origin, _limits, errors);
+            if (errors.Count > 0)
+            {
+                return null;
+            }
+
             stream.Load(new StringReader(yaml));
         }
         catch (YamlException exception)
