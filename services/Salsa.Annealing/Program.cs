@@ -1,4 +1,4 @@
 using Salsa.Annealing;
 using Salsa.Hosting.Host;
 
-await SalsaServiceHost.Create<AnnealingService>(args).RunAsync();
+return await SalsaServiceHost.RunAsync<AnnealingService>(args);

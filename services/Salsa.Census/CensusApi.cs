@@ -30,10 +30,10 @@ public static class CensusApi
         {
             await using var file = await files.FromRequestAsync(request, cancellationToken);
             var columns = new PlaceColumns { Id = id, Latitude = latitude, Longitude = longitude, Weight = weight, Groups = Split(groups) };
-            var info = await census.UploadAsync(file, name, format, columns, cancellationToken);
+            var info = await census.UploadAsync(file, files.Sent(name), format, columns, cancellationToken);
             return TypedResults.Created($"/api/datasets/{info.Id}", DatasetCatalog.ToView(info));
         })
-            .Accepts<string>("text/csv", "application/geo+json", "application/gzip", "application/octet-stream", "text/plain", "multipart/form-data")
+            .Accepts<string>(UserFiles.UploadMediaTypes[0], UserFiles.UploadMediaTypes[1..])
             .WithName("UploadPlaces")
             .WithSummary("Imports your own places as a census dataset — CSV (a header, then rows; columns id, latitude, longitude, weight and grouping columns such as country or state, named by the query or detected) or a GeoJSON FeatureCollection of points, plain or gzip, as the body or a multipart file. A bad row is 400 with its line, and nothing is stored.");
 

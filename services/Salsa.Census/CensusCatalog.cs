@@ -93,15 +93,17 @@ public sealed class CensusCatalog(DatasetCatalog datasets, ServiceLimits limits,
     /// grouping columns a query can select by. A bad row refuses the whole file; the id follows the
     /// places, so uploading the same places again returns the same dataset.
     /// </summary>
-    public async Task<DatasetInfo> UploadAsync(Stream file, string? name, string? format, PlaceColumns? columns, CancellationToken cancellationToken)
+    public async Task<DatasetInfo> UploadAsync(Stream file, UserFileSource source, string? format, PlaceColumns? columns, CancellationToken cancellationToken)
     {
+        ArgumentNullException.ThrowIfNull(source);
+        var name = source.Name;
         if (string.IsNullOrWhiteSpace(name))
         {
             throw new ArgumentException("An upload needs a name (the dataset's).");
         }
 
         var parsedFormat = PlaceFile.ParseFormat(format);
-        var places = PlaceFile.Read(file, parsedFormat, columns, name, maxPlaces: limits.MaxPoints + 1);
+        var places = PlaceFile.Read(file, parsedFormat, columns, source, maxPlaces: limits.MaxPoints + 1);
         limits.CheckPoints(places.Count, 2);
         var id = DatasetIds.For("census-upload", name, string.Join(',', places.GroupColumns), DatasetIds.ContentHash(
             Enumerable.Range(0, places.Count).Select(i => new[] { places.Ids[i], R(places.Latitudes[i]), R(places.Longitudes[i]), R(places.Weights[i]) }.Concat(places.Groups[i]))));
@@ -114,8 +116,11 @@ public sealed class CensusCatalog(DatasetCatalog datasets, ServiceLimits limits,
     /// </summary>
     public async Task<DatasetInfo> ImportFileAsync(string location, string? name, string? format, PlaceColumns? columns, CancellationToken cancellationToken)
     {
-        await using var file = await files.OpenAsync(location, cancellationToken);
-        return await UploadAsync(file, string.IsNullOrWhiteSpace(name) ? UserFiles.NameOf(location) : name, format, columns, cancellationToken);
+        var (file, source) = await files.OpenAsync(location, name, cancellationToken);
+        await using (file)
+        {
+            return await UploadAsync(file, source, format, columns, cancellationToken);
+        }
     }
 
     /// <summary>A census dataset already stored (an upload, or an earlier import), checked to be one.</summary>

@@ -31,7 +31,7 @@ public sealed class CensusGrpcService(CensusCatalog census, UserFiles files) : g
             context.CancellationToken);
         await using (file)
         {
-            return DatasetCatalog.ToProto(await census.UploadAsync(file, header.Name, header.Format, ToColumns(header.Columns), context.CancellationToken));
+            return DatasetCatalog.ToProto(await census.UploadAsync(file, files.Sent(header.Name), header.Format, ToColumns(header.Columns), context.CancellationToken));
         }
     }
 

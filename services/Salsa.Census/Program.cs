@@ -1,4 +1,4 @@
 using Salsa.Census;
 using Salsa.Hosting.Host;
 
-await SalsaServiceHost.Create<CensusService>(args).RunAsync();
+return await SalsaServiceHost.RunAsync<CensusService>(args);

@@ -34,10 +34,10 @@ public static class ChemApi
         group.MapPost("/uploads", async Task<Created<CompoundUploadView>> (CompoundCatalog chem, UserFiles files, HttpRequest request, string name, string? format, string? fingerprints, CancellationToken cancellationToken) =>
         {
             await using var file = await files.FromRequestAsync(request, cancellationToken);
-            var upload = await chem.UploadAsync(file, name, format, fingerprints, cancellationToken);
+            var upload = await chem.UploadAsync(file, files.Sent(name), format, fingerprints, cancellationToken);
             return TypedResults.Created($"/api/datasets/{upload.Compounds.Id}", new CompoundUploadView(DatasetCatalog.ToView(upload.Compounds), upload.Compounds.Count, upload.Refused));
         })
-            .Accepts<string>("text/plain", "text/csv", "chemical/x-mdl-sdfile", "application/gzip", "application/octet-stream", "multipart/form-data")
+            .Accepts<string>(UserFiles.UploadMediaTypes[0], UserFiles.UploadMediaTypes[1..])
             .WithName("UploadCompounds")
             .WithSummary("Imports your own compound file — SMILES lines (`SMILES [id]`) or CSV with a `smiles` column (and `id` or `name`), plain or gzip, as the body or a multipart file — fingerprinted by RDKit (`fingerprints`: a comma-separated list of types, default all). Molecules RDKit cannot read are listed with their line and reason; the rest are imported. A malformed row, or a file RDKit reads nothing of, is 400 and stores nothing.");
 

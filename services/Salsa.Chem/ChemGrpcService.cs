@@ -33,7 +33,7 @@ public sealed class ChemGrpcService(CompoundCatalog chem, UserFiles files, Salsa
             context.CancellationToken);
         await using (file)
         {
-            var upload = await chem.UploadAsync(file, header.Name, header.Format, string.Join(',', header.Fingerprints), context.CancellationToken);
+            var upload = await chem.UploadAsync(file, files.Sent(header.Name), header.Format, string.Join(',', header.Fingerprints), context.CancellationToken);
             var response = new UploadCompoundsResponse { Dataset = DatasetCatalog.ToProto(upload.Compounds) };
             response.Refused.Add(upload.Refused.Select(r => new global::Salsa.Contracts.Chem.RefusedCompound { Line = r.Line, Id = r.Id, Smiles = r.Smiles, Reason = r.Reason }));
             return response;

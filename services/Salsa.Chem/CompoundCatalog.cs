@@ -1,4 +1,6 @@
+using System.Diagnostics;
 using System.Globalization;
+using System.Security.Cryptography;
 using System.Text.Json;
 using Salsa.Chemistry;
 using Salsa.Datasets;
@@ -39,10 +41,22 @@ public sealed class CompoundCatalog(DatasetCatalog datasets, ServiceLimits limit
 {
     public const string FingerprintKeyPrefix = "fingerprints.";
 
+    /// <summary>The chem service's spans (its host exports the source named after it): RDKit's work on an upload.</summary>
+    internal static readonly ActivitySource Activities = new(ChemService.Name);
+
     /// <summary>Metadata of an upload whose file had other columns: the dataset of its compounds' properties (JSON per compound), and their names.</summary>
     public const string PropertiesKey = "properties";
 
     public const string PropertyColumnsKey = "property_columns";
+
+    /// <summary>Metadata of an upload RDKit could not read all of: the dataset listing the compounds it left out (JSON per compound).</summary>
+    public const string RefusedKey = "refused_compounds";
+
+    /// <summary>
+    /// The share of a file's compounds RDKit must read for the file to be stored: below it, the file
+    /// is far more likely something else (another format, random bytes) than a few bad molecules.
+    /// </summary>
+    public const double MinReadableShare = 0.5;
 
     public static IReadOnlyList<CompoundSource> Sources { get; } =
     [
@@ -69,8 +83,11 @@ public sealed class CompoundCatalog(DatasetCatalog datasets, ServiceLimits limit
 
         if (!string.IsNullOrEmpty(request.Location))
         {
-            await using var file = await files.OpenAsync(request.Location, cancellationToken);
-            return (await UploadAsync(file, string.IsNullOrWhiteSpace(request.Name) ? UserFiles.NameOf(request.Location) : request.Name, request.Format, request.Fingerprints, cancellationToken)).Compounds;
+            var (file, source) = await files.OpenAsync(request.Location, request.Name, cancellationToken);
+            await using (file)
+            {
+                return (await UploadAsync(file, source, request.Format, request.Fingerprints, cancellationToken)).Compounds;
+            }
         }
 
         if (request.DatasetId is { } id)
@@ -128,10 +145,15 @@ public sealed class CompoundCatalog(DatasetCatalog datasets, ServiceLimits limit
     /// Imports a user's compound file (<see cref="CompoundFile"/>: SMILES lines or CSV, plain or
     /// gzip), fingerprinted by RDKit on every core: the compounds RDKit reads become a compounds
     /// dataset with a fingerprint dataset per asked type, those it cannot read are returned with
-    /// their line and RDKit's reason. A file with a malformed row, or none RDKit reads, stores nothing.
+    /// their line and RDKit's reason. A file with a malformed row, or one RDKit reads less than
+    /// <see cref="MinReadableShare"/> of, stores nothing. The same bytes under the same name and
+    /// types are the same dataset, found before the file is read.
     /// </summary>
-    public async Task<CompoundUpload> UploadAsync(Stream file, string? name, string? format, string? fingerprints, CancellationToken cancellationToken)
+    public async Task<CompoundUpload> UploadAsync(Stream file, UserFileSource source, string? format, string? fingerprints, CancellationToken cancellationToken)
     {
+        ArgumentNullException.ThrowIfNull(file);
+        ArgumentNullException.ThrowIfNull(source);
+        var name = source.Name;
         if (string.IsNullOrWhiteSpace(name))
         {
             throw new ArgumentException("An upload needs a name (the dataset's).");
@@ -139,8 +161,22 @@ public sealed class CompoundCatalog(DatasetCatalog datasets, ServiceLimits limit
 
         var parsedFormat = CompoundFile.ParseFormat(format);
         var types = ParseTypes(fingerprints);
+        // The bytes name the dataset: the same file again is found before it is even read.
+        if (!file.CanSeek)
+        {
+            throw new InvalidOperationException("An upload is read from a buffered (seekable) file.");
+        }
+
+        var bytesHash = Convert.ToHexString(await SHA256.HashDataAsync(file, cancellationToken));
+        file.Position = 0;
+        var compoundsId = DatasetIds.For("compound-upload", name, string.Join(',', types.Select(t => t.Name)), bytesHash);
+        if (await datasets.FindAsync(compoundsId, cancellationToken) is { } uploaded)
+        {
+            return new CompoundUpload(uploaded, await RefusedAsync(uploaded, cancellationToken));
+        }
+
         var records = new List<CompoundRecord>();
-        foreach (var record in CompoundFile.Read(file, parsedFormat, name))
+        foreach (var record in CompoundFile.Read(file, parsedFormat, source))
         {
             records.Add(record);
             if (records.Count % 4096 == 0)
@@ -152,17 +188,29 @@ public sealed class CompoundCatalog(DatasetCatalog datasets, ServiceLimits limit
         limits.CheckPoints(records.Count, FingerprintType.Ecfp4.Bits);
         if (records.Count == 0)
         {
-            throw new ArgumentException("The file holds no compounds.");
+            throw new ArgumentException($"{source} holds no compounds.");
         }
 
-        var computed = await rdkit.FingerprintsAsync([.. records.Select(r => r.Smiles)], types, cancellationToken: cancellationToken);
+        MoleculeFingerprints computed;
+        using (var span = Activities.StartActivity("rdkit fingerprints"))
+        {
+            span?.SetTag("salsa.molecules", records.Count);
+            span?.SetTag("salsa.fingerprint_types", string.Join(',', types.Select(t => t.Name)));
+            computed = await rdkit.FingerprintsAsync([.. records.Select(r => r.Smiles)], types, cancellationToken: cancellationToken);
+        }
+
+        // What RDKit says of a molecule quotes it: a file the service read from where it lies is not quoted.
         var refused = records.Select((r, i) => (r, i)).Where(p => computed.Errors[p.i] is not null)
-            .Select(p => new RefusedCompound(p.r.Line, p.r.Id, p.r.IsMolBlock ? string.Empty : p.r.Smiles, computed.Errors[p.i]!)).ToList();
+            .Select(p => source.Quotable
+                ? new RefusedCompound(p.r.Line, p.r.Id, p.r.IsMolBlock ? string.Empty : p.r.Smiles, computed.Errors[p.i]!)
+                : new RefusedCompound(p.r.Line, string.Empty, string.Empty, "RDKit could not read the molecule."))
+            .ToList();
         var kept = Enumerable.Range(0, records.Count).Where(i => computed.Errors[i] is null).ToList();
-        if (kept.Count == 0)
+        if (kept.Count < MinReadableShare * records.Count)
         {
             var first = refused[0];
-            throw new ArgumentException($"RDKit read none of the {records.Count} compounds; line {first.Line}: {first.Reason}");
+            throw new ArgumentException(string.Create(CultureInfo.InvariantCulture,
+                $"RDKit read {kept.Count:N0} of the {records.Count:N0} compounds of {source}, less than {MinReadableShare:P0}: it is more likely not a compound file, or not in the format asked for, than a few bad molecules, so nothing is stored. Line {first.Line}: {first.Reason}"));
         }
 
         // An SD file's molecules are stored as RDKit's canonical SMILES of their molblocks.
@@ -183,26 +231,19 @@ public sealed class CompoundCatalog(DatasetCatalog datasets, ServiceLimits limit
             types.ToDictionary(t => t, t => kept.SelectMany(i => computed.Fingerprint(t, i).ToArray()).ToArray()));
         // The file's other columns (CSV) or data fields (SDF), one JSON object per compound.
         var properties = kept.Select(i => records[i].Properties.Count == 0 ? null : JsonSerializer.Serialize(records[i].Properties)).ToArray();
-        var compoundsId = DatasetIds.For("compound-upload", name, string.Join(',', types.Select(t => t.Name)), DatasetIds.ContentHash(Enumerable.Range(0, set.Count)
-            .Select(i => properties[i] is { } json ? new[] { set.Ids[i], set.Smiles[i], json } : [set.Ids[i], set.Smiles[i]])));
         var metadata = new Dictionary<string, string> { ["compound_source"] = "upload", ["refused"] = refused.Count.ToString(CultureInfo.InvariantCulture) };
         if (properties.Any(p => p is not null))
         {
-            var columns = kept.SelectMany(i => records[i].Properties.Keys).Distinct().ToList();
-            var stored = await datasets.GetOrCreateAsync(DatasetIds.For("compound-properties", compoundsId.ToString()), () => (
-                new DatasetInfo
-                {
-                    Id = Guid.Empty,
-                    Name = $"{name}-properties",
-                    Kind = DatasetKind.Compounds,
-                    Count = set.Count,
-                    Created = DateTimeOffset.UtcNow,
-                    Source = $"the other columns of {name}",
-                    Metadata = new Dictionary<string, string> { ["compounds_dataset"] = compoundsId.ToString(), [PropertyColumnsKey] = string.Join(',', columns) },
-                },
-                new DatasetContent { Weights = Ones(set.Count), Labels = [.. set.Ids], Texts = [.. properties.Select(p => p ?? "{}")] }), cancellationToken);
-            metadata[PropertiesKey] = stored.Id.ToString();
-            metadata[PropertyColumnsKey] = string.Join(',', columns);
+            var columns = string.Join(',', kept.SelectMany(i => records[i].Properties.Keys).Distinct());
+            metadata[PropertiesKey] = (await StoreTextsAsync(DatasetIds.For("compound-properties", compoundsId.ToString()), $"{name}-properties", $"the other columns of {name}",
+                set.Ids, [.. properties.Select(p => p ?? "{}")], new() { ["compounds_dataset"] = compoundsId.ToString(), [PropertyColumnsKey] = columns }, cancellationToken)).Id.ToString();
+            metadata[PropertyColumnsKey] = columns;
+        }
+
+        if (refused.Count > 0)
+        {
+            metadata[RefusedKey] = (await StoreTextsAsync(DatasetIds.For("compound-refused", compoundsId.ToString()), $"{name}-refused", $"the compounds of {name} RDKit could not read",
+                [.. refused.Select(r => r.Id)], [.. refused.Select(r => JsonSerializer.Serialize(r))], new() { ["compounds_dataset"] = compoundsId.ToString() }, cancellationToken)).Id.ToString();
         }
 
         var info = await StoreAsync(set, compoundsId, name, metadata,
@@ -236,6 +277,34 @@ public sealed class CompoundCatalog(DatasetCatalog datasets, ServiceLimits limit
         var rows = Enumerable.Range(offset, Math.Max(0, Math.Min(limit, compounds.Count - offset)))
             .Select(i => new CompoundPropertyRow(content.Labels![i], JsonSerializer.Deserialize<Dictionary<string, string>>(content.Texts![i])!)).ToList();
         return new CompoundProperties(compounds.Id, compounds.Count, compounds.Metadata[PropertyColumnsKey].Split(','), rows);
+    }
+
+    /// <summary>A compounds dataset of one text per compound: the compounds' SMILES, or what goes with an upload's compounds (their properties, the compounds left out, as JSON).</summary>
+    private Task<DatasetInfo> StoreTextsAsync(Guid contentId, string name, string source, IReadOnlyList<string> labels, string[] texts,
+        Dictionary<string, string> metadata, CancellationToken cancellationToken) =>
+        datasets.GetOrCreateAsync(contentId, () => (
+            new DatasetInfo
+            {
+                Id = Guid.Empty,
+                Name = name,
+                Kind = DatasetKind.Compounds,
+                Count = texts.Length,
+                Created = DateTimeOffset.UtcNow,
+                Source = source,
+                Metadata = metadata,
+            },
+            new DatasetContent { Weights = Ones(texts.Length), Labels = [.. labels], Texts = texts }), cancellationToken);
+
+    /// <summary>The compounds an upload left out, as stored with it (none for a shipped import).</summary>
+    private async Task<IReadOnlyList<RefusedCompound>> RefusedAsync(DatasetInfo compounds, CancellationToken cancellationToken)
+    {
+        if (!compounds.Metadata.TryGetValue(RefusedKey, out var id))
+        {
+            return [];
+        }
+
+        var (_, content) = await datasets.ReadRequiredAsync(Guid.Parse(id), cancellationToken);
+        return [.. content.Texts!.Select(t => JsonSerializer.Deserialize<RefusedCompound>(t)!)];
     }
 
     /// <summary>The fingerprint types of a comma-separated list (empty: every type).</summary>
@@ -273,18 +342,7 @@ public sealed class CompoundCatalog(DatasetCatalog datasets, ServiceLimits limit
             metadata[FingerprintKeyPrefix + type.Name] = fingerprints.Id.ToString();
         }
 
-        return await datasets.GetOrCreateAsync(compoundsId, () => (
-            new DatasetInfo
-            {
-                Id = Guid.Empty,
-                Name = name,
-                Kind = DatasetKind.Compounds,
-                Count = set.Count,
-                Created = DateTimeOffset.UtcNow,
-                Source = source,
-                Metadata = metadata,
-            },
-            new DatasetContent { Weights = Ones(set.Count), Labels = [.. set.Ids], Texts = [.. set.Smiles] }), cancellationToken);
+        return await StoreTextsAsync(compoundsId, name, source, set.Ids, [.. set.Smiles], metadata, cancellationToken);
     }
 
     /// <summary>The binary dataset of <paramref name="type"/> fingerprints of an imported compound set.</summary>

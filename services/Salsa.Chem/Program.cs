@@ -1,4 +1,4 @@
 using Salsa.Chem;
 using Salsa.Hosting.Host;
 
-await SalsaServiceHost.Create<ChemService>(args).RunAsync();
+return await SalsaServiceHost.RunAsync<ChemService>(args);

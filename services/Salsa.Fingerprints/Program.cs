@@ -1,4 +1,4 @@
 using Salsa.Fingerprints;
 using Salsa.Hosting.Host;
 
-await SalsaServiceHost.Create<FingerprintsService>(args).RunAsync();
+return await SalsaServiceHost.RunAsync<FingerprintsService>(args);

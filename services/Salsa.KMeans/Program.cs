@@ -1,4 +1,4 @@
 using Salsa.Hosting.Host;
 using Salsa.KMeans;
 
-await SalsaServiceHost.Create<KMeansService>(args).RunAsync();
+return await SalsaServiceHost.RunAsync<KMeansService>(args);

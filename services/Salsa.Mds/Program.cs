@@ -1,4 +1,4 @@
 using Salsa.Mds;
 using Salsa.Hosting.Host;
 
-await SalsaServiceHost.Create<MdsService>(args).RunAsync();
+return await SalsaServiceHost.RunAsync<MdsService>(args);

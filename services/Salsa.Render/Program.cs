@@ -1,4 +1,4 @@
 using Salsa.Render;
 using Salsa.Hosting.Host;
 
-await SalsaServiceHost.Create<RenderService>(args).RunAsync();
+return await SalsaServiceHost.RunAsync<RenderService>(args);

@@ -1,15 +1,19 @@
 using Orleans.Dashboard;
 using Salsa.Cluster;
 using Salsa.Hosting;
+using Salsa.Hosting.Host;
 using Salsa.Silo;
 
-var builder = WebApplication.CreateBuilder(args);
-builder.AddServiceDefaults("silo");
-builder.AddStore();
-builder.AddSalsaSilo(SiloHosting.ReadSettings(builder.Configuration), silo => silo.AddDashboard());
+return await SalsaServiceHost.RunAsync("silo", () =>
+{
+    var builder = WebApplication.CreateBuilder(args);
+    builder.AddServiceDefaults("silo");
+    builder.AddStore();
+    builder.AddSalsaSilo(SiloHosting.ReadSettings(builder.Configuration), silo => silo.AddDashboard());
 
-var app = builder.Build();
-app.MapDefaultEndpoints();
-app.MapClusterApi();
-app.MapOrleansDashboard(routePrefix: "/dashboard");
-await app.RunAsync();
+    var app = builder.Build();
+    app.MapDefaultEndpoints();
+    app.MapClusterApi();
+    app.MapOrleansDashboard(routePrefix: "/dashboard");
+    return app;
+});

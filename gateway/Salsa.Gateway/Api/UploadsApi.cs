@@ -35,7 +35,7 @@ public static class UploadsApi
             await call.RequestStream.CompleteAsync();
             var dataset = await call;
             return TypedResults.Created($"/api/uploads/places/{dataset.DatasetId}", new { dataset = Json(dataset) });
-        }).Accepts<string>("text/csv", "application/geo+json", "application/gzip", "application/octet-stream", "text/plain", "multipart/form-data")
+        }).Accepts<string>(UserFiles.UploadMediaTypes[0], UserFiles.UploadMediaTypes[1..])
           .WithName("UploadPlaces")
           .WithSummary("Your own places (CSV or GeoJSON points, plain or gzip) as a census dataset, through the census service: 201 with the dataset; a bad row is 400 with its line, and nothing is stored. Run census-places on it with import.dataset.");
 
@@ -53,7 +53,7 @@ public static class UploadsApi
                 dataset = Json(answer.Dataset),
                 refused = answer.Refused.Select(r => new { r.Line, r.Id, r.Smiles, r.Reason }),
             });
-        }).Accepts<string>("text/plain", "text/csv", "chemical/x-mdl-sdfile", "application/gzip", "application/octet-stream", "multipart/form-data")
+        }).Accepts<string>(UserFiles.UploadMediaTypes[0], UserFiles.UploadMediaTypes[1..])
           .WithName("UploadCompounds")
           .WithSummary("Your own compounds (SMILES lines, CSV or SDF, plain or gzip) fingerprinted by RDKit, through the chem service: 201 with the dataset and the molecules RDKit could not read (line, reason). Run chem-compounds on it with import.dataset.");
 

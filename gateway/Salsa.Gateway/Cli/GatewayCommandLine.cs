@@ -78,15 +78,13 @@ public static class GatewayCommandLine
 
     private static async Task<int> ServeAsync(string[] args, CancellationToken cancellationToken)
     {
-        await using var app = SalsaServiceHost.Create<GatewayService>(args);
-        await app.StartAsync(cancellationToken).ConfigureAwait(false);
-        if (app.Configuration.GetValue("Gateway:WarmStart", true))
+        return await SalsaServiceHost.RunAsync(GatewayService.Name, () => SalsaServiceHost.Create<GatewayService>(args), async app =>
         {
-            // The embedded services start now rather than at the first run's first call.
-            await app.Services.GetRequiredService<ServiceDirectory>().StartAllAsync(app.Lifetime.ApplicationStopping).ConfigureAwait(false);
-        }
-
-        await app.WaitForShutdownAsync(cancellationToken).ConfigureAwait(false);
-        return 0;
+            if (app.Configuration.GetValue("Gateway:WarmStart", true))
+            {
+                // The embedded services start now rather than at the first run's first call.
+                await app.Services.GetRequiredService<ServiceDirectory>().StartAllAsync(app.Lifetime.ApplicationStopping).ConfigureAwait(false);
+            }
+        }, cancellationToken).ConfigureAwait(false);
     }
 }

@@ -155,6 +155,13 @@ public sealed class ServiceDirectory(IConfiguration configuration, StoreOptions 
             settings[key] = value;
         }
 
+        if (Exposure.IsExposed(configuration))
+        {
+            // Every caller of an exposed gateway reaches the services it hosts through it, although
+            // their own ports are on loopback: they are exposed too (credentials, files).
+            settings[Exposure.Key] = "true";
+        }
+
         if (security.Enabled)
         {
             // A gateway that asks for credentials hosts services that do too, on the key it presents.

@@ -52,10 +52,11 @@ public static class CompoundFile
     };
 
     /// <summary>The compounds of <paramref name="stream"/>, in file order; <paramref name="source"/> names the file in messages.</summary>
-    public static IEnumerable<CompoundRecord> Read(Stream stream, CompoundFileFormat format, string source = "the file")
+    public static IEnumerable<CompoundRecord> Read(Stream stream, CompoundFileFormat format, UserFileSource? source = null)
     {
         ArgumentNullException.ThrowIfNull(stream);
-        using var reader = new StreamReader(UserFile.Decompressed(stream), Encoding.UTF8, detectEncodingFromByteOrderMarks: true, bufferSize: 1 << 16);
+        source ??= "the file";
+        using var reader = new StreamReader(UserFile.Text(stream, source), Encoding.UTF8, detectEncodingFromByteOrderMarks: true, bufferSize: 1 << 16);
         var first = reader.ReadLine();
         if (first is null)
         {
@@ -118,7 +119,7 @@ public static class CompoundFile
         }
     }
 
-    private static IEnumerable<CompoundRecord> ReadCsv(string first, (string[] Columns, string Delimiter)? header, IEnumerator<string> lines, string source)
+    private static IEnumerable<CompoundRecord> ReadCsv(string first, (string[] Columns, string Delimiter)? header, IEnumerator<string> lines, UserFileSource source)
     {
         if (header is null)
         {
@@ -129,7 +130,7 @@ public static class CompoundFile
         var smilesColumn = UserFile.FindColumn(columns, SmilesColumns);
         if (smilesColumn < 0)
         {
-            throw new InvalidDataException($"{source} line 1: no SMILES column (one of {string.Join(", ", SmilesColumns)}) among {string.Join(", ", columns)}.");
+            throw new InvalidDataException($"{source} line 1: no SMILES column (one of {string.Join(", ", SmilesColumns)}){source.Columns(columns, " among ")}.");
         }
 
         var idColumn = UserFile.FindColumn(columns, IdColumns);
@@ -166,7 +167,7 @@ public static class CompoundFile
     /// SD records: the molblock up to <c>M  END</c>, then data fields (<c>&gt; &lt;name&gt;</c> and a
     /// value line) up to <c>$$$$</c>. A record whose molblock never ends is refused with its line.
     /// </summary>
-    private static IEnumerable<CompoundRecord> ReadSdf(IEnumerator<string> lines, string source)
+    private static IEnumerable<CompoundRecord> ReadSdf(IEnumerator<string> lines, UserFileSource source)
     {
         var line = 0;
         var start = 1;
@@ -215,7 +216,7 @@ public static class CompoundFile
         }
     }
 
-    private static CompoundRecord Record(StringBuilder block, bool ended, string? dataId, int start, string source)
+    private static CompoundRecord Record(StringBuilder block, bool ended, string? dataId, int start, UserFileSource source)
     {
         if (!ended)
         {

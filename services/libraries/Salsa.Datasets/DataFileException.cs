@@ -5,3 +5,6 @@ namespace Salsa.Datasets;
 /// a fault of the installation, not of a request; the message names the file and what to do.
 /// </summary>
 public sealed class DataFileException(string message) : Exception(message);
+
+/// <summary>A user's file over the size a service takes (decompressed, when it was gzip): a limit, not a malformed file.</summary>
+public sealed class FileTooLargeException(string message) : IOException(message);

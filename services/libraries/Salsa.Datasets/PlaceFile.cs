@@ -78,11 +78,12 @@ public static class PlaceFile
     /// Every place of <paramref name="stream"/>; <paramref name="source"/> names the file in messages
     /// and <paramref name="maxPlaces"/> stops a file longer than a dataset may be, as it streams.
     /// </summary>
-    public static PlaceTable Read(Stream stream, PlaceFileFormat format, PlaceColumns? columns = null, string source = "the file", int maxPlaces = int.MaxValue)
+    public static PlaceTable Read(Stream stream, PlaceFileFormat format, PlaceColumns? columns = null, UserFileSource? source = null, int maxPlaces = int.MaxValue)
     {
         ArgumentNullException.ThrowIfNull(stream);
         columns ??= new PlaceColumns();
-        using var reader = new StreamReader(UserFile.Decompressed(stream), Encoding.UTF8, detectEncodingFromByteOrderMarks: true, bufferSize: 1 << 16);
+        source ??= "the file";
+        using var reader = new StreamReader(UserFile.Text(stream, source), Encoding.UTF8, detectEncodingFromByteOrderMarks: true, bufferSize: 1 << 16);
         if (format == PlaceFileFormat.Auto)
         {
             // Skip leading white space to see the first character.
@@ -98,7 +99,7 @@ public static class PlaceFile
         return table.Count > 0 ? table : throw new InvalidDataException($"{source} holds no places.");
     }
 
-    private static PlaceTable ReadCsv(StreamReader reader, PlaceColumns columns, string source, int maxPlaces)
+    private static PlaceTable ReadCsv(StreamReader reader, PlaceColumns columns, UserFileSource source, int maxPlaces)
     {
         var header = reader.ReadLine() ?? throw new InvalidDataException($"{source} is empty.");
         var (names, delimiter) = UserFile.SplitHeader(header)
@@ -128,17 +129,18 @@ public static class PlaceFile
             table.Add(
                 where,
                 id >= 0 && fields[id].Length > 0 ? fields[id] : UserFile.DefaultId(line),
-                Number(fields[lat], names[lat], where),
-                Number(fields[lon], names[lon], where),
-                weight >= 0 ? Number(fields[weight], names[weight], where) : 1,
+                Number(fields[lat], names[lat], where, source),
+                Number(fields[lon], names[lon], where, source),
+                weight >= 0 ? Number(fields[weight], names[weight], where, source) : 1,
                 [.. groups.Select(g => fields[g])],
-                maxPlaces);
+                maxPlaces,
+                source);
         }
 
         return table.Build();
     }
 
-    private static PlaceTable ReadGeoJson(StreamReader reader, PlaceColumns columns, string source, int maxPlaces)
+    private static PlaceTable ReadGeoJson(StreamReader reader, PlaceColumns columns, UserFileSource source, int maxPlaces)
     {
         JsonDocument document;
         try
@@ -147,7 +149,8 @@ public static class PlaceFile
         }
         catch (JsonException e)
         {
-            throw new InvalidDataException($"{source}: not JSON (line {e.LineNumber + 1}: {e.Message}).", e);
+            // System.Text.Json's message quotes the character it stopped at.
+            throw new InvalidDataException(source.Quotable ? $"{source}: not JSON (line {e.LineNumber + 1}: {e.Message})." : $"{source}: not JSON (line {e.LineNumber + 1}, byte {e.BytePositionInLine + 1} of the line).", e);
         }
 
         using (document)
@@ -179,7 +182,7 @@ public static class PlaceFile
 
                 if (geometryType.GetString() != "Point")
                 {
-                    throw new InvalidDataException($"{where}: geometry is {geometryType.GetString()}; a place file holds Point features.");
+                    throw new InvalidDataException($"{where}: geometry is {(source.Quotable ? geometryType.GetString() : "not a Point")}; a place file holds Point features.");
                 }
 
                 if (!geometry.TryGetProperty("coordinates", out var coordinates) || coordinates.ValueKind != JsonValueKind.Array || coordinates.GetArrayLength() < 2
@@ -199,9 +202,10 @@ public static class PlaceFile
                     string.IsNullOrEmpty(featureId) ? string.Create(CultureInfo.InvariantCulture, $"feature-{number}") : featureId,
                     coordinates[1].GetDouble(),
                     coordinates[0].GetDouble(),
-                    weight >= 0 ? Number(Value(weight) ?? string.Empty, names[weight], where) : 1,
+                    weight >= 0 ? Number(Value(weight) ?? string.Empty, names[weight], where, source) : 1,
                     [.. groups.Select(g => Value(g) ?? string.Empty)],
-                    maxPlaces);
+                    maxPlaces,
+                    source);
             }
 
             return table.Build();
@@ -209,28 +213,28 @@ public static class PlaceFile
     }
 
     /// <summary>The column named in the request (it must exist), else the first of the usual names; −1 when an optional column is absent.</summary>
-    private static int Column(string[] names, string? asked, string[] usual, string what, string source, bool required)
+    private static int Column(string[] names, string? asked, string[] usual, string what, UserFileSource source, bool required)
     {
         if (asked is not null)
         {
             var index = UserFile.FindColumn(names, [asked]);
-            return index >= 0 ? index : throw new ArgumentException($"{source} has no column '{asked}' (asked for as the {what}); its columns are {string.Join(", ", names)}.");
+            return index >= 0 ? index : throw new ArgumentException($"{source} has no column '{asked}' (asked for as the {what}){source.Columns(names)}.");
         }
 
         var found = UserFile.FindColumn(names, usual);
         return found >= 0 || !required ? found
-            : throw new InvalidDataException($"{source}: no {what} column (one of {string.Join(", ", usual)}) among {string.Join(", ", names)}; name it in the request.");
+            : throw new InvalidDataException($"{source}: no {what} column (one of {string.Join(", ", usual)}){source.Columns(names, " among ")}; name it in the request.");
     }
 
-    private static int[] GroupColumns(string[] names, IReadOnlyList<string> asked, string source) =>
+    private static int[] GroupColumns(string[] names, IReadOnlyList<string> asked, UserFileSource source) =>
         asked.Count > 0
             ? [.. asked.Select(g => Column(names, g, [], "grouping column", source, required: true))]
             : [.. names.Select((n, i) => (n, i)).Where(p => GroupNames.Contains(p.n, StringComparer.OrdinalIgnoreCase)).Select(p => p.i)];
 
-    private static double Number(string text, string column, string where) =>
+    private static double Number(string text, string column, string where, UserFileSource source) =>
         double.TryParse(text, NumberStyles.Float, CultureInfo.InvariantCulture, out var value) && double.IsFinite(value)
             ? value
-            : throw new InvalidDataException($"{where}: {column} '{text}' is not a number.");
+            : throw new InvalidDataException($"{where}: {column}{source.Quote(text)} is not a number.");
 
     /// <summary>Collects checked places.</summary>
     private sealed class Builder(string[] groupColumns, string? weightColumn)
@@ -241,26 +245,26 @@ public static class PlaceFile
         private readonly List<double> _weights = [];
         private readonly List<string[]> _groups = [];
 
-        public void Add(string where, string id, double latitude, double longitude, double weight, string[] groups, int maxPlaces)
+        public void Add(string where, string id, double latitude, double longitude, double weight, string[] groups, int maxPlaces, UserFileSource source)
         {
             if (latitude is < -90 or > 90)
             {
-                throw new InvalidDataException(string.Create(CultureInfo.InvariantCulture, $"{where}: latitude {latitude} is outside [−90, 90] (are latitude and longitude swapped?)."));
+                throw new InvalidDataException($"{where}: latitude{source.Number(latitude)} is outside [−90, 90] (are latitude and longitude swapped?).");
             }
 
             if (longitude is < -180 or > 180)
             {
-                throw new InvalidDataException(string.Create(CultureInfo.InvariantCulture, $"{where}: longitude {longitude} is outside [−180, 180]."));
+                throw new InvalidDataException($"{where}: longitude{source.Number(longitude)} is outside [−180, 180].");
             }
 
             if (weight < 0)
             {
-                throw new InvalidDataException(string.Create(CultureInfo.InvariantCulture, $"{where}: weight {weight} is negative."));
+                throw new InvalidDataException($"{where}: weight{source.Number(weight)} is negative.");
             }
 
             if (groups.FirstOrDefault(g => g.Contains(GroupSeparator)) is { } bad)
             {
-                throw new InvalidDataException($"{where}: group value '{bad}' holds a control character.");
+                throw new InvalidDataException($"{where}: group value{source.Quote(bad)} holds a control character.");
             }
 
             if (_ids.Count >= maxPlaces)

@@ -1,27 +1,46 @@
 using System.Globalization;
-using System.IO.Compression;
+using System.Buffers;
+using System.Text;
+using ICSharpCode.SharpZipLib;
+using ICSharpCode.SharpZipLib.GZip;
 using Microsoft.VisualBasic.FileIO;
 
 namespace Salsa.Datasets;
 
 /// <summary>
-/// What every reader of a user's file shares: gzip recognised by its first bytes (not by a name
-/// the upload may not have), a header's delimiter (comma, semicolon or tab) and columns, and CSV
-/// rows split by .NET's own <see cref="TextFieldParser"/> (RFC 4180 quoting) with the line number
-/// in every message.
+/// What every reader of a user's file shares: the file's text, checked as it streams (gzip
+/// recognised by its first bytes, not by a name the upload may not have), a header's delimiter
+/// (comma, semicolon or tab) and columns, and CSV rows split by .NET's own
+/// <see cref="TextFieldParser"/> (RFC 4180 quoting) with the line number in every message.
 /// </summary>
 public static class UserFile
 {
     private static readonly string[] Delimiters = [",", ";", "\t"];
 
-    /// <summary>The stream, decompressed when it starts with gzip's magic bytes.</summary>
-    public static Stream Decompressed(Stream stream)
+    /// <summary>
+    /// The stream's text, checked as it is read: decompressed when it starts with gzip's magic bytes
+    /// (every member's CRC and length checked, so a file cut short or damaged is refused rather than
+    /// read in part — .NET's own GZipStream reads a cut file as a shorter one), refused at the first
+    /// byte that is not UTF-8 text (NUL and the other control characters but tab, line feed, form
+    /// feed and carriage return, or a malformed UTF-8 sequence) with its offset, and refused past
+    /// <see cref="UserFileSource.MaxBytes"/> once decompressed.
+    /// </summary>
+    public static Stream Text(Stream stream, UserFileSource source)
     {
         ArgumentNullException.ThrowIfNull(stream);
+        ArgumentNullException.ThrowIfNull(source);
         Span<byte> magic = stackalloc byte[2];
         var peek = new PeekStream(stream);
         var read = peek.Peek(magic);
-        return read == 2 && magic[0] == 0x1f && magic[1] == 0x8b ? new GZipStream(peek, CompressionMode.Decompress) : peek;
+        var start = read == 2 ? (magic[0], magic[1]) : default;
+        return start switch
+        {
+            (0x1f, 0x8b) => new TextStream(new GZipInputStream(peek), source, gzip: true),
+            // UTF-16 with its byte order mark (a spreadsheet's "Unicode text"): read as the UTF-8 it says.
+            (0xff, 0xfe) => new TextStream(Encoding.CreateTranscodingStream(peek, Encoding.Unicode, Encoding.UTF8), source, gzip: false),
+            (0xfe, 0xff) => new TextStream(Encoding.CreateTranscodingStream(peek, Encoding.BigEndianUnicode, Encoding.UTF8), source, gzip: false),
+            _ => new TextStream(peek, source, gzip: false),
+        };
     }
 
     /// <summary>A header's columns (trimmed, unquoted) and its delimiter: the first of comma, semicolon, tab it holds; null when it holds none.</summary>
@@ -54,7 +73,7 @@ public static class UserFile
     }
 
     /// <summary>One CSV row's fields (quoting as RFC 4180 has it, within the line), by .NET's own parser.</summary>
-    public static string[] Fields(string text, string delimiter, string source, int line)
+    public static string[] Fields(string text, string delimiter, UserFileSource source, int line)
     {
         using var parser = new TextFieldParser(new StringReader(text)) { TextFieldType = FieldType.Delimited, HasFieldsEnclosedInQuotes = true, TrimWhiteSpace = true };
         parser.SetDelimiters(delimiter);
@@ -71,20 +90,93 @@ public static class UserFile
     /// <summary>The id a row without one gets: <c>line-N</c>.</summary>
     public static string DefaultId(int line) => string.Create(CultureInfo.InvariantCulture, $"line-{line}");
 
+    /// <summary>
+    /// Decompressed (or plain) bytes passed through as they are, each checked on the way: text, and
+    /// within the size limit. Gzip's own refusals become one message naming the file.
+    /// </summary>
+    private sealed class TextStream(Stream inner, UserFileSource source, bool gzip) : ForwardStream(inner)
+    {
+        // Bytes that are not text: the C0 controls but tab, line feed, form feed and carriage return.
+        private static readonly SearchValues<byte> Controls = SearchValues.Create([0, 1, 2, 3, 4, 5, 6, 7, 8, 11, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31]);
+
+        private readonly Decoder _utf8 = new UTF8Encoding(encoderShouldEmitUTF8Identifier: false, throwOnInvalidBytes: true).GetDecoder();
+        private long _offset;
+        private bool _ended;
+
+        public override int Read(Span<byte> buffer)
+        {
+            int read;
+            try
+            {
+                read = Inner.Read(buffer);
+            }
+            catch (Exception exception) when (gzip && exception is SharpZipBaseException or EndOfStreamException)
+            {
+                throw new InvalidDataException($"{source}: the gzip data is cut short or damaged ({exception.Message}); nothing of it is stored.", exception);
+            }
+
+            Check(buffer[..read]);
+            return read;
+        }
+
+        private void Check(ReadOnlySpan<byte> bytes)
+        {
+            if (_ended)
+            {
+                return;
+            }
+
+            if (bytes.Length == 0)
+            {
+                _ended = true;
+                Decode(bytes, flush: true); // a sequence cut at the end of the file
+                return;
+            }
+
+            var control = bytes.IndexOfAny(Controls);
+            Decode(control < 0 ? bytes : bytes[..control], flush: false);
+            if (control >= 0)
+            {
+                throw NotText(_offset + control, string.Create(System.Globalization.CultureInfo.InvariantCulture, $"byte 0x{bytes[control]:X2}, a control character"));
+            }
+
+            _offset += bytes.Length;
+            if (_offset > source.MaxBytes)
+            {
+                throw new FileTooLargeException(string.Create(System.Globalization.CultureInfo.InvariantCulture,
+                    $"{source} holds more than {source.MaxBytes:N0} bytes{(gzip ? " once decompressed" : string.Empty)}, the most a file may have here."));
+            }
+        }
+
+        private void Decode(ReadOnlySpan<byte> bytes, bool flush)
+        {
+            try
+            {
+                _utf8.GetCharCount(bytes, flush);
+            }
+            catch (DecoderFallbackException exception)
+            {
+                // The index is within these bytes, or before them for a sequence begun in the last read.
+                throw NotText(Math.Max(_offset + exception.Index, 0), "a byte that is not UTF-8: save the file as UTF-8");
+            }
+        }
+
+        private InvalidDataException NotText(long offset, string what) =>
+            new(string.Create(System.Globalization.CultureInfo.InvariantCulture, $"{source}{(gzip ? ", decompressed," : string.Empty)} is not text at byte {offset:N0} ({what}); nothing of it is stored."));
+    }
+
     /// <summary>A forward-only stream whose first bytes can be looked at before it is read.</summary>
-    private sealed class PeekStream(Stream inner) : Stream
+    private sealed class PeekStream(Stream inner) : ForwardStream(inner)
     {
         private byte[] _peeked = [];
         private int _offset;
 
         public int Peek(Span<byte> buffer)
         {
-            var read = inner.ReadAtLeast(buffer, buffer.Length, throwOnEndOfStream: false);
+            var read = Inner.ReadAtLeast(buffer, buffer.Length, throwOnEndOfStream: false);
             _peeked = buffer[..read].ToArray();
             return read;
         }
-
-        public override int Read(byte[] buffer, int offset, int count) => Read(buffer.AsSpan(offset, count));
 
         public override int Read(Span<byte> buffer)
         {
@@ -96,8 +188,16 @@ public static class UserFile
                 return n;
             }
 
-            return inner.Read(buffer);
+            return Inner.Read(buffer);
         }
+    }
+
+    /// <summary>A stream read once, front to back, over another that it owns.</summary>
+    private abstract class ForwardStream(Stream inner) : Stream
+    {
+        protected Stream Inner { get; } = inner;
+
+        public override int Read(byte[] buffer, int offset, int count) => Read(buffer.AsSpan(offset, count));
 
         public override bool CanRead => true;
 
@@ -123,7 +223,7 @@ public static class UserFile
         {
             if (disposing)
             {
-                inner.Dispose();
+                Inner.Dispose();
             }
 
             base.Dispose(disposing);

@@ -63,7 +63,8 @@ public static class ServiceDefaults
         services.AddGrpcHealthChecks(); // grpc.health.v1, fed by the ASP.NET Core health checks below
 
         services.Configure<Datasets.UserFileOptions>(builder.Configuration.GetSection(Datasets.UserFileOptions.Section));
-        services.AddHttpClient(Datasets.UserFiles.HttpClientName);
+        services.AddHttpClient(Datasets.UserFiles.HttpClientName)
+            .ConfigurePrimaryHttpMessageHandler(sp => Datasets.UserFiles.CreateHandler(sp.GetRequiredService<Microsoft.Extensions.Options.IOptions<Datasets.UserFileOptions>>().Value));
         services.AddSingleton<Datasets.UserFiles>();
 
         services.AddSingleton(new ServiceIdentity(serviceName));

@@ -18,12 +18,13 @@ using Salsa.Testing;
 
 namespace Salsa.Services.Tests.Census;
 
-/// <summary>A census service that may fetch plain-http URLs (the test's own file server on loopback).</summary>
+/// <summary>A census service that may fetch plain-http URLs from 127.0.0.1 (the test's own file server).</summary>
 public sealed class CensusUploadFixture : ServiceFixture<CensusService>
 {
     protected override IReadOnlyDictionary<string, string?> Settings { get; } = new Dictionary<string, string?>
     {
         ["Salsa:Files:AllowHttp"] = "true",
+        ["Salsa:Files:AllowedNetworks:0"] = "127.0.0.1/32",
         ["Salsa:Files:MaxBytes"] = "400000",
     };
 }
@@ -162,6 +163,78 @@ public sealed class CensusUploadTests(CensusUploadFixture fixture) : IClassFixtu
         Assert.Equal(before, await Service.Rest.CountDatasetsAsync());
     }
 
+    [Theory]
+    [InlineData(1)] // inside the trailer: the CRC and length
+    [InlineData(8)] // the whole trailer
+    [InlineData(2000)] // inside the deflate data: the last rows, the last longitude cut
+    public async Task GzipCutShort_400_NothingStored(int cut)
+    {
+        var gzip = Fixtures.Gzip(TownsCsv());
+        var before = await Service.Rest.CountDatasetsAsync();
+
+        using var response = await Service.Rest.PostAsync("/api/census/uploads?name=cut&id=town_id", new ByteArrayContent(gzip[..^cut]), Token);
+
+        Assert.Contains("cut: the gzip data is cut short or damaged", await RestCalls.ProblemAsync(response, 400), StringComparison.Ordinal);
+        Assert.Equal(before, await Service.Rest.CountDatasetsAsync());
+        using var whole = await Service.Rest.PostAsync("/api/census/uploads?name=cut&id=town_id", new ByteArrayContent(gzip), Token);
+        Assert.Equal(Towns.Count, (await ReadAsync(whole, HttpStatusCode.Created)).Count);
+    }
+
+    [Fact]
+    public async Task GzipDamaged_400_NothingStored()
+    {
+        var gzip = Fixtures.Gzip(TownsCsv());
+        gzip[^6] ^= 0x01; // one bit of the CRC
+        var before = await Service.Rest.CountDatasetsAsync();
+
+        using var response = await Service.Rest.PostAsync("/api/census/uploads?name=damaged", new ByteArrayContent(gzip), Token);
+
+        Assert.Contains("the gzip data is cut short or damaged", await RestCalls.ProblemAsync(response, 400), StringComparison.Ordinal);
+        Assert.Equal(before, await Service.Rest.CountDatasetsAsync());
+    }
+
+    [Theory]
+    [InlineData("noise", "not text at byte 45 (byte 0x00, a control character)")]
+    [InlineData("latin1", "not text at byte 46 (a byte that is not UTF-8: save the file as UTF-8)")]
+    public async Task NotText_400NamingTheByte_NothingStored(string kind, string expected)
+    {
+        byte[] body = kind == "noise"
+            ? [.. Encoding.UTF8.GetBytes("town_id,lat,lon,population\nt1,48.85,2.35,100\n"), 0, 1, 2, 3]
+            : Encoding.Latin1.GetBytes("town_id,lat,lon,population\nt1,48.85,2.35,100\nZürich,47.37,8.54,400000\n");
+        var before = await Service.Rest.CountDatasetsAsync();
+
+        using var response = await Service.Rest.PostAsync($"/api/census/uploads?name={kind}", new ByteArrayContent(body), Token);
+
+        Assert.Equal($"{kind} is {expected}; nothing of it is stored.", await RestCalls.ProblemAsync(response, 400));
+        Assert.Equal(before, await Service.Rest.CountDatasetsAsync());
+    }
+
+    [Fact]
+    public async Task Utf16WithItsByteOrderMark_ReadAsText()
+    {
+        var utf16 = Encoding.Unicode.GetPreamble().Concat(Encoding.Unicode.GetBytes(TownsCsv("\t"))).ToArray();
+
+        using var response = await Service.Rest.PostAsync("/api/census/uploads?name=utf16&id=town_id", new ByteArrayContent(utf16), Token);
+
+        Assert.Equal(Towns.Count, (await ReadAsync(response, HttpStatusCode.Created)).Count);
+    }
+
+    [Theory]
+    [InlineData("application/x-www-form-urlencoded")] // what curl --data-binary sends
+    [InlineData(null)]
+    public async Task AFileWithCurlsOrNoContentType_ReadByItsContent(string? contentType)
+    {
+        var content = new ByteArrayContent(Encoding.UTF8.GetBytes(TownsCsv()));
+        if (contentType is not null)
+        {
+            content.Headers.ContentType = new System.Net.Http.Headers.MediaTypeHeaderValue(contentType);
+        }
+
+        using var response = await Service.Rest.PostAsync("/api/census/uploads?name=typed&id=town_id", content, Token);
+
+        Assert.Equal(Towns.Count, (await ReadAsync(response, HttpStatusCode.Created)).Count);
+    }
+
     [Fact]
     public async Task ImportByPathAndByUrl_TheSameDatasetAsTheUpload_AStoredDatasetByItsId()
     {
@@ -184,7 +257,7 @@ public sealed class CensusUploadTests(CensusUploadFixture fixture) : IClassFixtu
         Assert.Equal(uploaded.DatasetId, byId.DatasetId);
 
         using var missing = await Service.Rest.PostJsonTextAsync("/api/census/imports", $"{{\"location\":\"{server.Urls.First()}/files/none.csv\"}}");
-        Assert.Contains("answered 404", await RestCalls.ProblemAsync(missing, 400), StringComparison.Ordinal);
+        Assert.Contains("/files/none.csv: no file came from it", await RestCalls.ProblemAsync(missing, 400), StringComparison.Ordinal);
         using var two = await Service.Rest.PostJsonTextAsync("/api/census/imports", $"{{\"source\":\"indiana\",\"location\":\"{path}\"}}");
         Assert.Contains("this one names 2", await RestCalls.ProblemAsync(two, 400), StringComparison.Ordinal);
     }

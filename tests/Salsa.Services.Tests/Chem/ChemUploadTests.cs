@@ -148,7 +148,8 @@ public sealed class ChemUploadTests(ChemServiceFixture fixture) : IClassFixture<
     [Theory]
     [InlineData("name=bad&format=csv", "id,smiles\na,CCO\nb,\nc,C", "line 3")]
     [InlineData("name=bad&format=csv", "id,structure\na,CCO", "no SMILES column")]
-    [InlineData("name=bad", "C1CC\nc1cccc1\n", "read none of the 2")]
+    [InlineData("name=bad", "C1CC\nc1cccc1\n", "RDKit read 0 of the 2 compounds of bad")]
+    [InlineData("name=bad", "CCO a\nC1CC b\nc1cccc1 c\n", "RDKit read 1 of the 3 compounds of bad, less than 50 %")]
     [InlineData("name=bad", "", "no compounds")]
     [InlineData("name=bad&fingerprints=pubchem-881", "CCO", "Unknown fingerprint type 'pubchem-881'")]
     [InlineData("name=bad&format=sdf9", "CCO", "Unknown compound file format")]
@@ -164,6 +165,80 @@ public sealed class ChemUploadTests(ChemServiceFixture fixture) : IClassFixture<
         Assert.Equal("application/problem+json", response.Content.Headers.ContentType?.MediaType);
         Assert.Contains(expected, await response.Content.ReadAsStringAsync(Token), StringComparison.Ordinal);
         Assert.Equal(before, await Service.Rest.CountDatasetsAsync());
+    }
+
+    [Theory]
+    [InlineData(1)] // inside the trailer: the CRC and length
+    [InlineData(8)] // the whole trailer
+    [InlineData(40)] // inside the deflate data of the last rows
+    public async Task GzipCutShort_400_NothingStored(int cut)
+    {
+        // The cut removes the end of the last molecule, leaving a valid SMILES prefix of it.
+        var shipped = s_fixture.Value;
+        var text = string.Join('\n', Enumerable.Range(100, 40).Select(i => $"{shipped.Smiles[i]} {shipped.Ids[i]}")) + "\nCCN(CC)CCOc1ccc(cc1)C(=O)c1ccccc1 last\n";
+        var gzip = Fixtures.Gzip(text);
+        var before = await Service.Rest.CountDatasetsAsync();
+
+        using var response = await Service.Rest.PostAsync("/api/chem/uploads?name=cut", new ByteArrayContent(gzip[..^cut]), Token);
+
+        Assert.Contains("the gzip data is cut short or damaged", await RestCalls.ProblemAsync(response, 400), StringComparison.Ordinal);
+        Assert.Equal(before, await Service.Rest.CountDatasetsAsync());
+        using var whole = await Service.Rest.PostAsync("/api/chem/uploads?name=cut", new ByteArrayContent(gzip), Token);
+        Assert.Equal(41, (await ReadAsync(whole, HttpStatusCode.Created)).Imported);
+    }
+
+    [Fact]
+    public async Task RandomBytes_400AtTheFirstByteThatIsNotText_NothingStored()
+    {
+        var bytes = new byte[1 << 20];
+        new Random(35).NextBytes(bytes);
+        var first = Array.FindIndex(bytes, b => b < 0x20 && b is not (9 or 10 or 12 or 13) || b >= 0x80);
+        var before = await Service.Rest.CountDatasetsAsync();
+
+        using var response = await Service.Rest.PostAsync("/api/chem/uploads?name=noise", new ByteArrayContent(bytes), Token);
+
+        var problem = await RestCalls.ProblemAsync(response, 400);
+        Assert.StartsWith($"noise is not text at byte {first:N0}", problem, StringComparison.Ordinal);
+        Assert.Equal(before, await Service.Rest.CountDatasetsAsync());
+    }
+
+    [Fact]
+    public async Task TheSameBytesAgain_FoundBeforeRdkitFingerprintsAnything()
+    {
+        // 43 molecules (no other test uploads as many), one RDKit cannot read.
+        using var spans = new Salsa.Testing.ActivityRecorder(ChemService.Name);
+        var shipped = s_fixture.Value;
+        var text = string.Join('\n', Enumerable.Range(200, 42).Select(i => $"{shipped.Smiles[i]} {shipped.Ids[i]}").Append("C1CC unclosed"));
+        bool Fingerprinting(System.Diagnostics.Activity a) => a.OperationName == "rdkit fingerprints" && a.GetTagItem("salsa.molecules") is 43;
+
+        using var first = await Service.Rest.PostAsync("/api/chem/uploads?name=again", new StringContent(text, Encoding.UTF8, "text/plain"), Token);
+        var uploaded = await ReadAsync(first, HttpStatusCode.Created);
+        await spans.WaitForAsync(Fingerprinting, Token);
+        using var second = await Service.Rest.PostAsync("/api/chem/uploads?name=again", new StringContent(text, Encoding.UTF8, "text/plain"), Token);
+        var again = await ReadAsync(second, HttpStatusCode.Created);
+
+        Assert.Equal(uploaded.Dataset.DatasetId, again.Dataset.DatasetId);
+        Assert.Equal((42, 43), (again.Imported, again.Refused.Single().Line));
+        Assert.Equal(uploaded.Refused.Single(), again.Refused.Single());
+        Assert.Single(spans.Stopped, Fingerprinting);
+    }
+
+    [Theory]
+    [InlineData("application/x-www-form-urlencoded")] // what curl --data-binary sends
+    [InlineData("application/octet-stream")]
+    [InlineData(null)]
+    public async Task AFileWithAnyOrNoContentType_ReadByItsContent(string? contentType)
+    {
+        var shipped = s_fixture.Value;
+        var content = new ByteArrayContent(Encoding.UTF8.GetBytes(string.Join('\n', Enumerable.Range(250, 5).Select(i => $"{shipped.Smiles[i]} {shipped.Ids[i]}"))));
+        if (contentType is not null)
+        {
+            content.Headers.ContentType = new System.Net.Http.Headers.MediaTypeHeaderValue(contentType);
+        }
+
+        using var response = await Service.Rest.PostAsync("/api/chem/uploads?name=typed", content, Token);
+
+        Assert.Equal(5, (await ReadAsync(response, HttpStatusCode.Created)).Imported);
     }
 
     private static async Task<CompoundUploadView> ReadAsync(HttpResponseMessage response, HttpStatusCode expected)

@@ -351,11 +351,29 @@ public sealed class SecurityTests
             LoadAppSettings = false,
         }));
         Assert.Contains("beyond loopback", refused.Message, StringComparison.Ordinal);
+        var behindTheGateway = Assert.Throws<InvalidOperationException>(() => SalsaServiceHost.Create<CensusService>(new ServiceHostSettings
+        {
+            Settings = new Dictionary<string, string?> { ["Salsa:Auth:Mode"] = "Off", ["Salsa:Exposed"] = "true" },
+            LoadAppSettings = false,
+        }));
+        Assert.Contains("exposed (Salsa:Exposed is true)", behindTheGateway.Message, StringComparison.Ordinal);
 
         await using var app = SalsaServiceHost.Create<CensusService>(new ServiceHostSettings { Settings = exposed, LoadAppSettings = false });
         Assert.True(app.Services.GetRequiredService<ServiceSecurity>().Enabled);
         await using var local = SalsaServiceHost.Create<CensusService>(new ServiceHostSettings { LoadAppSettings = false });
         Assert.False(local.Services.GetRequiredService<ServiceSecurity>().Enabled);
+    }
+
+    [Fact]
+    public async Task Mode_OffBeyondLoopback_TheProcessSaysWhyInOneLineAndExits1()
+    {
+        // The service's own process, as `dotnet Salsa.Census.dll` runs it: a refusal, not an abort (exit 134) with a stack trace.
+        var (exitCode, output, error) = await ExternalProgram.RunAsync("dotnet", AppContext.BaseDirectory,
+            [Path.Combine(AppContext.BaseDirectory, "Salsa.Census.dll"), "--Kestrel:Endpoints:Rest:Url=http://0.0.0.0:18080", "--Salsa:Auth:Mode=Off"], Token);
+
+        Assert.True(exitCode == 1, $"exit {exitCode}: {output}{error}");
+        var line = Assert.Single(error.Split('\n', StringSplitOptions.RemoveEmptyEntries));
+        Assert.StartsWith("census did not start: Salsa:Auth:Mode is Off, but the service is exposed (it listens on http://0.0.0.0:18080, beyond loopback)", line, StringComparison.Ordinal);
     }
 
     [Fact]

@@ -1,8 +1,12 @@
+using System.Globalization;
+using System.Net;
+using System.Net.Sockets;
 using Google.Protobuf;
 using Grpc.Core;
 using Microsoft.AspNetCore.Http;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.Options;
+using Salsa.Datasets;
 using Salsa.Hosting.Errors;
 using Salsa.Hosting.Security;
 
@@ -14,12 +18,12 @@ public sealed class UserFileOptions
     public const string Section = "Salsa:Files";
 
     /// <summary>
-    /// Folders a workflow may name a file in. Empty: any file the process may read when the service
-    /// listens on loopback only (the embedded default on the user's own machine); none beyond it.
+    /// Folders a workflow may name a file in. Empty: any file the process may read when the process
+    /// is its user's own (not <see cref="Exposure">exposed</see>, no credentials asked), none otherwise.
     /// </summary>
     public IList<string> Roots { get; } = [];
 
-    /// <summary>The most bytes one file (upload, path or URL) may have.</summary>
+    /// <summary>The most bytes one file (upload, path or URL) may have, decompressed when it is gzip.</summary>
     public long MaxBytes { get; set; } = 256L << 20;
 
     /// <summary>How long fetching a URL may take.</summary>
@@ -27,19 +31,45 @@ public sealed class UserFileOptions
 
     /// <summary>Plain <c>http</c> URLs too (tests on loopback); otherwise only <c>https</c>.</summary>
     public bool AllowHttp { get; set; }
+
+    /// <summary>
+    /// Networks (CIDR: <c>10.20.0.0/16</c>, <c>127.0.0.1/32</c>) a URL may reach although they are not
+    /// the public internet. Without them, loopback, link-local (cloud metadata at 169.254.169.254),
+    /// private, shared, multicast and reserved addresses are never fetched from.
+    /// </summary>
+    public IList<string> AllowedNetworks { get; } = [];
 }
 
 /// <summary>
 /// A user's file brought to a service, whatever the way — a REST body or multipart file, a gRPC
-/// client stream, a path on the service's machine, an <c>https</c> URL — as a local file read
-/// once and deleted when disposed, bounded by <see cref="UserFileOptions.MaxBytes"/> as it arrives.
-/// Readers then parse it synchronously without holding a connection's thread on the network.
+/// client stream, a path on the service's machine, an <c>https</c> URL — as a stream to read once,
+/// bounded by <see cref="UserFileOptions.MaxBytes"/>, with the <see cref="UserFileSource"/> its
+/// readers name it by. Paths and URLs follow the rules of docs/security.md ("Files a service reads
+/// for a user"): paths only where the process may read them, resolved through every link first; URLs
+/// only to the public internet unless allowed; one message for every way either can fail.
 /// </summary>
-public sealed class UserFiles(IOptions<UserFileOptions> options, IConfiguration configuration, IHttpClientFactory http)
+public sealed class UserFiles(IOptions<UserFileOptions> options, IConfiguration configuration, ServiceSecurity security, IHttpClientFactory http)
 {
     public const string HttpClientName = "salsa-user-files";
 
+    /// <summary>
+    /// The media types an upload endpoint accepts: whatever the type says, the file is read by its
+    /// content (gzip by its magic bytes, the format by its first lines) — so curl's default
+    /// (<c>application/x-www-form-urlencoded</c> for <c>--data-binary</c>) and no type at all work too.
+    /// </summary>
+    public static readonly string[] UploadMediaTypes =
+    [
+        "text/csv", "text/plain", "application/geo+json", "chemical/x-mdl-sdfile", "application/gzip", "application/octet-stream",
+        "application/x-www-form-urlencoded", "multipart/form-data",
+    ];
+
     private readonly UserFileOptions _options = options.Value;
+
+    // The rule for paths: open to the machine's own user, roots only for anyone else.
+    private readonly bool _ownMachine = !Exposure.IsExposed(configuration) && !security.Enabled;
+
+    /// <summary>What readers call a file the caller sent, with this service's size limit.</summary>
+    public UserFileSource Sent(string? name) => new(name ?? string.Empty) { MaxBytes = _options.MaxBytes };
 
     /// <summary>The first file of a multipart form, or else the raw body, buffered.</summary>
     public async Task<Stream> FromRequestAsync(HttpRequest request, CancellationToken cancellationToken)
@@ -51,11 +81,14 @@ public sealed class UserFiles(IOptions<UserFileOptions> options, IConfiguration 
         }
     }
 
-    /// <summary>A request's file as it arrives: a multipart form's first file, or else the raw body; and what to call it in messages.</summary>
+    /// <summary>
+    /// A request's file as it arrives: a multipart form's first file, or else the raw body (whatever
+    /// its content type says: curl sends a file as <c>application/x-www-form-urlencoded</c>); and what to call it in messages.
+    /// </summary>
     public static async Task<(Stream File, string Name)> RequestFileAsync(HttpRequest request, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(request);
-        if (!request.HasFormContentType)
+        if (!request.HasFormContentType || !request.ContentType!.StartsWith("multipart/", StringComparison.OrdinalIgnoreCase))
         {
             return (request.Body, "the request body");
         }
@@ -102,45 +135,67 @@ public sealed class UserFiles(IOptions<UserFileOptions> options, IConfiguration 
         }
     }
 
-    /// <summary>A file a workflow names: a path on this machine (under a configured root) or a URL fetched here.</summary>
-    public async Task<Stream> OpenAsync(string location, CancellationToken cancellationToken)
+    /// <summary>
+    /// A file a workflow names — a path on this machine or a URL fetched here — and what its readers
+    /// call it (<paramref name="name"/>, else the location's file name). Its content is quoted in their
+    /// messages only to the machine's own user; anyone else has not shown they may see it.
+    /// </summary>
+    public async Task<(Stream File, UserFileSource Source)> OpenAsync(string location, string? name, CancellationToken cancellationToken)
     {
         ArgumentException.ThrowIfNullOrWhiteSpace(location);
-        if (Uri.TryCreate(location, UriKind.Absolute, out var uri) && uri.Scheme is "http" or "https")
-        {
-            return await FetchAsync(uri, cancellationToken);
-        }
-
-        var path = Path.GetFullPath(location);
-        CheckAllowed(path);
-        if (!File.Exists(path))
-        {
-            throw new ArgumentException($"No file at {location}.");
-        }
-
-        Account(new FileInfo(path).Length, location);
-        return new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.Read, 1 << 16, FileOptions.Asynchronous | FileOptions.SequentialScan);
+        var source = new UserFileSource(string.IsNullOrWhiteSpace(name) ? NameOf(location) is { Length: > 0 } file ? file : "the file" : name) { Quotable = _ownMachine, MaxBytes = _options.MaxBytes };
+        var stream = Uri.TryCreate(location, UriKind.Absolute, out var uri) && uri.Scheme is "http" or "https"
+            ? await FetchAsync(uri, cancellationToken)
+            : OpenPath(location, source.Name);
+        return (stream, source);
     }
 
-    private void CheckAllowed(string path)
+    /// <summary>
+    /// A path's file, when this process may read it: resolved to its real path (every link followed)
+    /// before it is checked against the roots, opened, and checked again through the opened handle
+    /// (a link changed in between is caught). Missing, unreadable and not allowed are one answer, so
+    /// nothing about the machine can be learned from it; neither the path nor the file is quoted.
+    /// </summary>
+    private FileStream OpenPath(string location, string name)
     {
-        if (_options.Roots.Count == 0)
+        var refused = new ArgumentException(_options.Roots.Count == 0 && !_ownMachine
+            ? $"This service reads no files of its machine (it is reachable from other machines, and {UserFileOptions.Section}:Roots lists no folder): upload '{name}', or give an https URL."
+            : $"No file '{name}' that this service may read at the path given{(_options.Roots.Count > 0 ? $": it reads files under the folders of {UserFileOptions.Section}:Roots only, links resolved" : string.Empty)}. Upload the file, or give an https URL.");
+        if (_options.Roots.Count == 0 && !_ownMachine)
         {
-            if (AuthSettings.ListenAddresses(configuration).Any(a => !AuthSettings.IsLoopback(a)))
-            {
-                throw new ArgumentException($"This service listens beyond loopback and reads no files of its machine: upload the file, give an https URL, or list the folders it may read in {UserFileOptions.Section}:Roots.");
-            }
-
-            return;
+            throw refused;
         }
 
-        var inside = _options.Roots.Select(r => Path.TrimEndingDirectorySeparator(Path.GetFullPath(r)) + Path.DirectorySeparatorChar)
-            .Any(root => path.StartsWith(root, StringComparison.Ordinal));
-        if (!inside)
+        var real = RealPaths.Resolve(location);
+        if (real is null || !Allowed(real))
         {
-            throw new ArgumentException($"{path} is outside the folders this service may read ({string.Join(", ", _options.Roots)}; {UserFileOptions.Section}:Roots).");
+            throw refused;
         }
+
+        FileStream stream;
+        try
+        {
+            stream = new FileStream(real, FileMode.Open, FileAccess.Read, FileShare.Read, 1 << 16, FileOptions.Asynchronous | FileOptions.SequentialScan);
+        }
+        catch (Exception exception) when (exception is IOException or UnauthorizedAccessException)
+        {
+            throw refused;
+        }
+
+        if (RealPaths.OfHandle(stream) is { } opened && opened != real)
+        {
+            stream.Dispose();
+            throw refused;
+        }
+
+        Account(stream.Length, $"'{name}'");
+        return stream;
     }
+
+    private bool Allowed(string real) =>
+        _options.Roots.Count == 0 ? _ownMachine
+            : _options.Roots.Select(RealPaths.Resolve).OfType<string>()
+                .Any(root => real.StartsWith(Path.TrimEndingDirectorySeparator(root) + Path.DirectorySeparatorChar, StringComparison.Ordinal));
 
     private async Task<Stream> FetchAsync(Uri uri, CancellationToken cancellationToken)
     {
@@ -149,34 +204,61 @@ public sealed class UserFiles(IOptions<UserFileOptions> options, IConfiguration 
             throw new ArgumentException($"{uri} is not https: a service fetches files over https only.");
         }
 
+        // One answer for every way a fetch fails — refused address, closed or open port, TLS, status,
+        // time — so a URL cannot be used to map what this service can reach.
+        var failed = new ArgumentException($"Could not fetch {uri}: no file came from it (a service fetches from the public internet, over https, within {_options.FetchTimeout.TotalSeconds:0} s).");
         using var timeout = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         timeout.CancelAfter(_options.FetchTimeout);
         var client = http.CreateClient(HttpClientName);
-        HttpResponseMessage response;
         try
         {
-            response = await client.GetAsync(uri, HttpCompletionOption.ResponseHeadersRead, timeout.Token);
-        }
-        catch (HttpRequestException e)
-        {
-            throw new ArgumentException($"Could not fetch {uri}: {e.Message}", e);
-        }
-        catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
-        {
-            throw new ArgumentException($"Fetching {uri} took longer than {_options.FetchTimeout.TotalSeconds:0} s.");
-        }
-
-        using (response)
-        {
+            using var response = await client.GetAsync(uri, HttpCompletionOption.ResponseHeadersRead, timeout.Token);
             if (!response.IsSuccessStatusCode)
             {
-                throw new ArgumentException($"Fetching {uri} answered {(int)response.StatusCode} {response.ReasonPhrase}.");
+                throw failed;
             }
 
             Account(response.Content.Headers.ContentLength ?? 0, uri.ToString());
             await using var body = await response.Content.ReadAsStreamAsync(timeout.Token);
             return await BufferAsync(body, uri.ToString(), timeout.Token);
         }
+        catch (Exception exception) when (exception is HttpRequestException or IOException || (exception is OperationCanceledException && !cancellationToken.IsCancellationRequested))
+        {
+            throw failed;
+        }
+    }
+
+    /// <summary>
+    /// The handler behind <see cref="HttpClientName"/>: it connects only to addresses
+    /// <see cref="OutboundAddresses"/> allows, checked after DNS (so a name cannot be re-pointed
+    /// between the check and the connection) and for every connection a redirect makes; no proxy.
+    /// </summary>
+    public static SocketsHttpHandler CreateHandler(UserFileOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        var allowed = new OutboundAddresses(options.AllowedNetworks);
+        return new SocketsHttpHandler
+        {
+            UseProxy = false,
+            MaxAutomaticRedirections = 5,
+            ConnectCallback = async (context, cancellationToken) =>
+            {
+                var addresses = await Dns.GetHostAddressesAsync(context.DnsEndPoint.Host, cancellationToken).ConfigureAwait(false);
+                var address = addresses.FirstOrDefault(allowed.Allows)
+                    ?? throw new HttpRequestException($"{context.DnsEndPoint.Host} has no address this service may fetch from.");
+                var socket = new Socket(address.AddressFamily, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
+                try
+                {
+                    await socket.ConnectAsync(address, context.DnsEndPoint.Port, cancellationToken).ConfigureAwait(false);
+                    return new NetworkStream(socket, ownsSocket: true);
+                }
+                catch
+                {
+                    socket.Dispose();
+                    throw;
+                }
+            },
+        };
     }
 
     /// <summary>Copies a stream into a temporary file, refusing it once it passes the limit.</summary>
@@ -207,7 +289,7 @@ public sealed class UserFiles(IOptions<UserFileOptions> options, IConfiguration 
     {
         if (bytes > _options.MaxBytes)
         {
-            throw new LimitExceededException($"{what} is over {_options.MaxBytes:N0} bytes, the most a file may have here ({UserFileOptions.Section}:MaxBytes).");
+            throw new LimitExceededException(string.Create(CultureInfo.InvariantCulture, $"{what} is over {_options.MaxBytes:N0} bytes, the most a file may have here ({UserFileOptions.Section}:MaxBytes)."));
         }
     }
 

@@ -33,7 +33,7 @@ public static class ServiceErrors
         NotFoundException => (HttpStatusCode.NotFound, StatusCode.NotFound, "Not found"),
         ConflictException => (HttpStatusCode.Conflict, StatusCode.FailedPrecondition, "Not in a state that allows this"),
         QueueFullException => (HttpStatusCode.TooManyRequests, StatusCode.ResourceExhausted, "The job queue is full"),
-        LimitExceededException => (HttpStatusCode.RequestEntityTooLarge, StatusCode.ResourceExhausted, "Over a configured limit"),
+        LimitExceededException or Salsa.Datasets.FileTooLargeException => (HttpStatusCode.RequestEntityTooLarge, StatusCode.ResourceExhausted, "Over a configured limit"),
         // The store restarting or briefly out of reach (reads have ridden it out for half a minute
         // already; writes are not asked again): the caller retries, nothing is lost or half-done.
         System.Data.Common.DbException { IsTransient: true } => (HttpStatusCode.ServiceUnavailable, StatusCode.Unavailable, "The store is unreachable"),

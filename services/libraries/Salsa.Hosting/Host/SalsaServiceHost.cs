@@ -3,6 +3,7 @@ using Microsoft.AspNetCore.Builder;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.Configuration.Json;
 using Microsoft.Extensions.Configuration.Memory;
+using Microsoft.Extensions.Hosting;
 using Salsa.Hosting.Rpc;
 
 namespace Salsa.Hosting.Host;
@@ -38,6 +39,52 @@ public static class SalsaServiceHost
     public static WebApplication Create<TService>(string[] args)
         where TService : ISalsaService =>
         Create<TService>(new ServiceHostSettings { Args = args });
+
+    /// <summary>A service's whole life as its own process: <see cref="RunAsync(string, Func{WebApplication}, Func{WebApplication, Task}?, CancellationToken)"/>.</summary>
+    public static Task<int> RunAsync<TService>(string[] args)
+        where TService : ISalsaService =>
+        RunAsync(TService.Name, () => Create<TService>(args));
+
+    /// <summary>
+    /// Builds and starts an application, then runs it until it stops. A refusal to start — a
+    /// setting it will not run with, a port another process holds — is one line on standard error
+    /// and exit code 1, not an unhandled exception's abort (exit 134) with a stack trace.
+    /// </summary>
+    public static async Task<int> RunAsync(string name, Func<WebApplication> create, Func<WebApplication, Task>? started = null, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(create);
+        WebApplication? app = null;
+        try
+        {
+            app = create();
+            await app.StartAsync(cancellationToken).ConfigureAwait(false);
+            if (started is not null)
+            {
+                await started(app).ConfigureAwait(false);
+            }
+        }
+        catch (Exception exception) when (IsRefusal(exception))
+        {
+            await Console.Error.WriteLineAsync($"{name} did not start: {exception.Message}").ConfigureAwait(false);
+            if (app is not null)
+            {
+                await app.DisposeAsync().ConfigureAwait(false);
+            }
+
+            return 1;
+        }
+
+        await using (app)
+        {
+            await app.WaitForShutdownAsync(cancellationToken).ConfigureAwait(false);
+        }
+
+        return 0;
+    }
+
+    // What configuration and the machine refuse, as opposed to a fault of the program.
+    private static bool IsRefusal(Exception exception) => exception is InvalidOperationException or ArgumentException or IOException
+        or Microsoft.Extensions.Options.OptionsValidationException or UnauthorizedAccessException or System.Security.Cryptography.CryptographicException;
 
     public static WebApplication Create<TService>(ServiceHostSettings settings)
         where TService : ISalsaService

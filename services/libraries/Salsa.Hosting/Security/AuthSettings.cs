@@ -1,4 +1,3 @@
-using System.Net;
 using Microsoft.Extensions.Configuration;
 
 namespace Salsa.Hosting.Security;
@@ -37,56 +36,19 @@ public sealed class AuthSettings
     /// <summary>How long a verified API key is trusted before the store is asked again (so a revocation takes at most this long on other processes).</summary>
     public TimeSpan KeyCacheTime { get; set; } = TimeSpan.FromSeconds(10);
 
-    /// <summary>Whether authentication is on, given where the service listens; Off beyond loopback is refused.</summary>
+    /// <summary>Whether authentication is on, given the process's <see cref="Exposure"/>; Off when exposed is refused.</summary>
     public bool ResolveEnabled(IConfiguration configuration)
     {
-        var exposed = ListenAddresses(configuration).FirstOrDefault(a => !IsLoopback(a));
+        var exposed = Exposure.Reason(configuration);
         return Mode switch
         {
             AuthMode.On => true,
             AuthMode.Off when exposed is not null => throw new InvalidOperationException(
-                $"{Section}:Mode is Off, but the service listens on {exposed}, beyond loopback: anyone who reaches it could read and delete every tenant's data. " +
+                $"{Section}:Mode is Off, but the service is exposed ({exposed}): anyone who reaches it could read and delete every tenant's data. " +
                 $"Leave {Section}:Mode at Auto (or On) and give callers API keys, or listen on 127.0.0.1 only."),
             AuthMode.Off => false,
             _ => exposed is not null,
         };
-    }
-
-    /// <summary>The URLs the server is configured to listen on (Kestrel endpoints, <c>urls</c>, <c>http_ports</c>).</summary>
-    public static IEnumerable<string> ListenAddresses(IConfiguration configuration)
-    {
-        ArgumentNullException.ThrowIfNull(configuration);
-        foreach (var endpoint in configuration.GetSection("Kestrel:Endpoints").GetChildren())
-        {
-            if (endpoint["Url"] is { Length: > 0 } url)
-            {
-                yield return url;
-            }
-        }
-
-        foreach (var url in (configuration["urls"] ?? "").Split(';', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries))
-        {
-            yield return url;
-        }
-
-        foreach (var key in new[] { "http_ports", "https_ports" })
-        {
-            if (configuration[key] is { Length: > 0 } ports)
-            {
-                yield return $"*:{ports}"; // every interface
-            }
-        }
-    }
-
-    /// <summary>Whether a listen URL reaches only this machine: localhost or a loopback address.</summary>
-    public static bool IsLoopback(string url)
-    {
-        ArgumentNullException.ThrowIfNull(url);
-        var authority = url.Contains("://", StringComparison.Ordinal) ? url[(url.IndexOf("://", StringComparison.Ordinal) + 3)..] : url;
-        authority = authority.Split('/')[0];
-        var host = authority.StartsWith('[') ? authority[1..authority.IndexOf(']', StringComparison.Ordinal)] : authority.Split(':')[0];
-        return host.Equals("localhost", StringComparison.OrdinalIgnoreCase)
-            || (IPAddress.TryParse(host, out var address) && IPAddress.IsLoopback(address));
     }
 }
 

@@ -1,0 +1,34 @@
+namespace Salsa.Datasets;
+
+/// <summary>
+/// A user's file as its reader sees it: what messages call it, whether they may quote what is in it,
+/// and the most bytes it may hold once decompressed.
+/// </summary>
+public sealed record UserFileSource(string Name)
+{
+    /// <summary>
+    /// Whether messages may quote the file's content (a cell, a header, a value out of range): yes for
+    /// bytes the caller sent, no for a file the service read from where it lies — a path on its
+    /// machine or a URL — whose content the caller has not shown it may see.
+    /// </summary>
+    public bool Quotable { get; init; } = true;
+
+    /// <summary>The most bytes the file may hold once decompressed (a gzip file can grow a thousandfold).</summary>
+    public long MaxBytes { get; init; } = long.MaxValue;
+
+    /// <summary>A file the caller sent (an upload), named <paramref name="name"/> in messages.</summary>
+    public static UserFileSource FromName(string name) => new(name);
+
+    public static implicit operator UserFileSource(string name) => FromName(name);
+
+    /// <summary><c> 'value'</c> when messages may quote the file, else nothing.</summary>
+    public string Quote(string value) => Quotable ? $" '{value}'" : string.Empty;
+
+    /// <summary><c> 123.5</c> when messages may quote the file, else nothing.</summary>
+    public string Number(double value) => Quotable ? " " + value.ToString(System.Globalization.CultureInfo.InvariantCulture) : string.Empty;
+
+    /// <summary><c>; its columns are a, b, c</c> when messages may quote the file, else nothing.</summary>
+    public string Columns(IEnumerable<string> columns, string lead = "; its columns are ") => Quotable ? lead + string.Join(", ", columns) : string.Empty;
+
+    public override string ToString() => Name;
+}

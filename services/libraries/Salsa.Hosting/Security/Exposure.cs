@@ -1,0 +1,69 @@
+using System.Net;
+using Microsoft.Extensions.Configuration;
+
+namespace Salsa.Hosting.Security;
+
+/// <summary>
+/// Whether other machines can reach a process: it listens beyond loopback, or <see cref="Key"/> says
+/// so — set by a gateway listening beyond loopback for the services it hosts (their own ports are on
+/// 127.0.0.1, but every caller of the gateway reaches them through it), and by an operator whose
+/// service on loopback sits behind a reverse proxy. An exposed process asks callers who they are
+/// (<see cref="AuthSettings"/>) and reads files of its machine only under the folders it is given
+/// (<see cref="Datasets.UserFileOptions.Roots"/>).
+/// </summary>
+public static class Exposure
+{
+    /// <summary>Treat the process as reachable from other machines whatever its endpoints.</summary>
+    public const string Key = "Salsa:Exposed";
+
+    /// <summary>What exposes the process — its first endpoint beyond loopback, or the setting — or null when only this machine reaches it.</summary>
+    public static string? Reason(IConfiguration configuration)
+    {
+        ArgumentNullException.ThrowIfNull(configuration);
+        if (configuration.GetValue<bool>(Key))
+        {
+            return $"{Key} is true";
+        }
+
+        return ListenAddresses(configuration).FirstOrDefault(a => !IsLoopback(a)) is { } address ? $"it listens on {address}, beyond loopback" : null;
+    }
+
+    public static bool IsExposed(IConfiguration configuration) => Reason(configuration) is not null;
+
+    /// <summary>The URLs the server is configured to listen on (Kestrel endpoints, <c>urls</c>, <c>http_ports</c>).</summary>
+    public static IEnumerable<string> ListenAddresses(IConfiguration configuration)
+    {
+        ArgumentNullException.ThrowIfNull(configuration);
+        foreach (var endpoint in configuration.GetSection("Kestrel:Endpoints").GetChildren())
+        {
+            if (endpoint["Url"] is { Length: > 0 } url)
+            {
+                yield return url;
+            }
+        }
+
+        foreach (var url in (configuration["urls"] ?? "").Split(';', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries))
+        {
+            yield return url;
+        }
+
+        foreach (var key in new[] { "http_ports", "https_ports" })
+        {
+            if (configuration[key] is { Length: > 0 } ports)
+            {
+                yield return $"*:{ports}"; // every interface
+            }
+        }
+    }
+
+    /// <summary>Whether a listen URL reaches only this machine: localhost or a loopback address.</summary>
+    public static bool IsLoopback(string url)
+    {
+        ArgumentNullException.ThrowIfNull(url);
+        var authority = url.Contains("://", StringComparison.Ordinal) ? url[(url.IndexOf("://", StringComparison.Ordinal) + 3)..] : url;
+        authority = authority.Split('/')[0];
+        var host = authority.StartsWith('[') ? authority[1..authority.IndexOf(']', StringComparison.Ordinal)] : authority.Split(':')[0];
+        return host.Equals("localhost", StringComparison.OrdinalIgnoreCase)
+            || (IPAddress.TryParse(host, out var address) && IPAddress.IsLoopback(address));
+    }
+}
