@@ -52,6 +52,9 @@ internal sealed class LiveRun
 
     public TaskCompletionSource Completion { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
 
+    /// <summary>Set when the run's turn came and it holds one of the gateway's run slots.</summary>
+    public TaskCompletionSource Admitted { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
     public RunView View()
     {
         lock (_gate)

@@ -6,6 +6,7 @@ using System.Text.Json.Nodes;
 using Salsa.Gateway.Operations;
 using Salsa.Gateway.Workflows;
 using Salsa.Hosting.Errors;
+using Salsa.Hosting.Scheduling;
 using Salsa.Hosting.Security;
 using Salsa.Store;
 
@@ -19,8 +20,20 @@ public sealed class RunLimits
     /// <summary>Runs executing at once (their steps mostly wait on services).</summary>
     public int Concurrent { get; set; } = 4;
 
-    /// <summary>Runs accepted but waiting; beyond this a start is refused with 429 / RESOURCE_EXHAUSTED.</summary>
+    /// <summary>
+    /// Of <see cref="Concurrent"/>, how many one tenant may hold at once (null: all but one, so one is
+    /// always free for another tenant's run; at least one).
+    /// </summary>
+    public int? MaxRunningPerTenant { get; set; }
+
+    /// <summary>Runs accepted but waiting, all tenants together; beyond this a start is refused with 429 / RESOURCE_EXHAUSTED.</summary>
     public int QueueDepth { get; set; } = 64;
+
+    /// <summary>
+    /// Runs one tenant may have waiting; beyond this its start is refused (429) while other tenants'
+    /// are still accepted. Waiting runs start a tenant at a time, in turn.
+    /// </summary>
+    public int MaxQueuedPerTenant { get; set; } = 16;
 
     public TimeSpan RetryAfter { get; set; } = TimeSpan.FromSeconds(5);
 
@@ -47,7 +60,7 @@ public sealed record RunRequest
 // Running are resumed — steps that had succeeded keep their outputs, the others run again — or,
 // when resuming is off or impossible, marked Interrupted with the reason. None vanish.
 public sealed class RunManager(IDataStore store, WorkflowLibrary library, OperationCatalog catalog, Services.ServiceDirectory services,
-    Microsoft.Extensions.Options.IOptions<RunLimits> options, ILoggerFactory loggers) : IHostedLifecycleService, IDisposable
+    Microsoft.Extensions.Options.IOptions<RunLimits> options, ILoggerFactory loggers) : IHostedLifecycleService
 {
     /// <summary>The records' service: not the gateway's own name, whose job manager marks its jobs interrupted at start.</summary>
     public const string Service = "gateway.runs";
@@ -56,10 +69,11 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
 
     private readonly ConcurrentDictionary<Guid, LiveRun> _live = new();
     private readonly RunLimits _limits = options.Value;
-    private readonly SemaphoreSlim _slots = new(options.Value.Concurrent, options.Value.Concurrent);
+    private readonly TenantScheduler<LiveRun> _scheduler = new(
+        new TenantShares(options.Value.Concurrent, options.Value.QueueDepth, options.Value.MaxQueuedPerTenant, options.Value.MaxRunningPerTenant ?? options.Value.Concurrent - 1),
+        run => run.Admitted.TrySetResult());
     private readonly WorkflowRunner _runner = new(catalog, services, store, loggers.CreateLogger<WorkflowRunner>());
     private readonly ILogger _logger = loggers.CreateLogger<RunManager>();
-    private int _waiting;
     private volatile bool _stopping;
 
     public async Task StartAsync(CancellationToken cancellationToken)
@@ -127,12 +141,6 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
             throw new QueueFullException("The gateway is stopping.", _limits.RetryAfter);
         }
 
-        if (Interlocked.Increment(ref _waiting) > _limits.QueueDepth + _limits.Concurrent)
-        {
-            Interlocked.Decrement(ref _waiting);
-            throw new QueueFullException($"The gateway has {_limits.QueueDepth} runs waiting; retry after {_limits.RetryAfter.TotalSeconds:0.#} s.", _limits.RetryAfter);
-        }
-
         var view = new RunView
         {
             Id = Guid.NewGuid(),
@@ -145,13 +153,19 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
         // The request's span (in the caller's trace) names the run; the run's root span links back to it.
         Activity.Current?.SetTag("salsa.run", view.Id.ToString());
         var run = new LiveRun(view, workflow, record, CallerTenant.Current) { StartedBy = Activity.Current?.Context ?? default };
+        if (_scheduler.TryEnqueue(run.Tenant, run) is var refusal and not SchedulerRefusal.None)
+        {
+            var reason = _scheduler.Describe(refusal, "runs", $"{RunLimits.Section}:{nameof(RunLimits.MaxQueuedPerTenant)}", $"{RunLimits.Section}:{nameof(RunLimits.QueueDepth)}");
+            throw new QueueFullException($"{reason} Retry after {_limits.RetryAfter.TotalSeconds:0.#} s.", _limits.RetryAfter);
+        }
+
         try
         {
             await store.InsertJobAsync(ToRecord(run), cancellationToken).ConfigureAwait(false);
         }
         catch
         {
-            Interlocked.Decrement(ref _waiting);
+            Release(run);
             throw;
         }
 
@@ -249,10 +263,11 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
         {
             try
             {
-                await _slots.WaitAsync(run.Cancellation.Token).ConfigureAwait(false);
+                await run.Admitted.Task.WaitAsync(run.Cancellation.Token).ConfigureAwait(false);
             }
             catch (OperationCanceledException)
             {
+                Release(run);
                 await EndAsync(run, persist, run.Stopping ? RunState.Queued : RunState.Cancelled, run.Stopping ? null : "Cancelled while queued.").ConfigureAwait(false);
                 return;
             }
@@ -285,7 +300,7 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
             finally
             {
                 activity?.Dispose();
-                _slots.Release();
+                Release(run);
             }
         }
 #pragma warning disable CA1031 // A run never takes the process down: an unexpected fault is the run's failure, recorded.
@@ -306,7 +321,6 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
         }
         finally
         {
-            Interlocked.Decrement(ref _waiting);
             _live.TryRemove(run.Id, out _);
             span?.Dispose(); // the run's span has ended (and is exported) once anyone hears the run ended
             run.Complete();
@@ -342,10 +356,10 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
                         : new StepView { Id = s.Id, Service = s.Service, Operation = s.Operation, DependsOn = s.DependsOn, Jobs = view.Steps.FirstOrDefault(v => v.Id == s.Id)?.Jobs ?? [] })],
                 };
                 var run = new LiveRun(resumed, workflow, request, record.Tenant);
-                Interlocked.Increment(ref _waiting);
                 _live[run.Id] = run;
                 await store.UpdateJobAsync(ToRecord(run), cancellationToken).ConfigureAwait(false);
                 RunLog.Resumed(_logger, run.Id, workflow.Name, kept);
+                _scheduler.Requeue(run.Tenant, run); // accepted before the restart: never refused now
                 _ = ExecuteAsync(run);
                 return;
             }
@@ -364,7 +378,14 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
         RunLog.MarkedInterrupted(_logger, record.Id, reason);
     }
 
-    public void Dispose() => _slots.Dispose();
+    /// <summary>The run leaves the scheduler: out of the queue when it was waiting, else its slot goes to the next tenant in turn.</summary>
+    private void Release(LiveRun run)
+    {
+        if (!_scheduler.TryRemove(run.Tenant, run))
+        {
+            _scheduler.Completed(run.Tenant);
+        }
+    }
 
     private static JobRecord ToRecord(LiveRun run) => ToRecord(run.View(), JsonSerializer.Serialize(run.Request, Json), run.Tenant);
 

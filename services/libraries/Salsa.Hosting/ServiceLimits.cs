@@ -52,11 +52,23 @@ public sealed class ServiceLimits
     /// <summary>Bytes of one gRPC message (uploads come in chunks well under this).</summary>
     public int MaxGrpcMessageBytes { get; set; } = 16 << 20;
 
-    /// <summary>Jobs waiting to start; beyond this a start is refused with 429 / RESOURCE_EXHAUSTED.</summary>
-    public int JobQueueDepth { get; set; } = 16;
+    /// <summary>Jobs waiting to start, all tenants together; beyond this a start is refused with 429 / RESOURCE_EXHAUSTED.</summary>
+    public int JobQueueDepth { get; set; } = 64;
+
+    /// <summary>
+    /// Jobs one tenant may have waiting; beyond this its start is refused (429) while other tenants'
+    /// are still accepted. Waiting jobs start a tenant at a time, in turn.
+    /// </summary>
+    public int MaxQueuedJobsPerTenant { get; set; } = 16;
 
     /// <summary>Jobs computing at once (each uses every core).</summary>
     public int ConcurrentJobs { get; set; } = 1;
+
+    /// <summary>
+    /// Of <see cref="ConcurrentJobs"/>, how many one tenant may hold at once (null: all but one, so one
+    /// is always free for another tenant's job; at least one).
+    /// </summary>
+    public int? MaxRunningJobsPerTenant { get; set; }
 
     /// <summary>SPMD ranks per job; one per core by default.</summary>
     public int Ranks { get; set; } = Environment.ProcessorCount;

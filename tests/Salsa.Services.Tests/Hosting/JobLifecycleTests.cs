@@ -1,5 +1,6 @@
 using System.Net;
 using System.Net.Http.Json;
+using Microsoft.Extensions.DependencyInjection;
 using Salsa.Annealing;
 using Salsa.Hosting.Clustering.Annealing;
 using Salsa.Contracts.Clients;
@@ -106,6 +107,64 @@ public sealed class JobLifecycleTests(PostgresFixture postgres)
             Assert.Equal(HttpStatusCode.OK, cancel.StatusCode);
             Assert.Equal("cancelled", (await service.Rest.WaitAsync(id)).State);
         }
+    }
+
+    [Fact]
+    public async Task FloodingTenant_FillsOnlyItsShareOfTheJobQueue_AnotherTenantsJobRunsNext()
+    {
+        using var directory = new TemporaryDirectory();
+        await using var service = await ServiceUnderTest.StartAsync<AnnealingService>(TestStore.Sqlite(directory), new Dictionary<string, string?>
+        {
+            ["Salsa:Auth:Mode"] = "On",
+            ["Salsa:Auth:RateLimit:PermitsPerSecond"] = "0",
+            ["Salsa:Limits:JobQueueDepth"] = "6",
+            ["Salsa:Limits:MaxQueuedJobsPerTenant"] = "2",
+            ["Salsa:Limits:ConcurrentJobs"] = "1",
+        });
+        var keys = service.Services.GetRequiredService<Salsa.Hosting.Security.ApiKeys>();
+        using var flood = Authenticated(service, (await keys.CreateAsync("flood", "flood", [Salsa.Hosting.Security.Scopes.Run], Token)).Key);
+        using var other = Authenticated(service, (await keys.CreateAsync("other", "other", [Salsa.Hosting.Security.Scopes.Run], Token)).Key);
+        var floodData = await flood.UploadCsvAsync("name=gmm&kind=dense&dimension=2&weights=true", Fixtures.GmmCsv());
+        var otherData = await other.UploadCsvAsync("name=gmm&kind=dense&dimension=2&weights=true", Fixtures.GmmCsv());
+        // Forty clusters of five blobs: the slow schedule is not cut short when five clusters are
+        // reached (about 4 s of it here, under load); every job is cancelled long before its end.
+        object Slow(Guid dataset) => new { datasetId = dataset, maxClusters = 40, coolingFactor = Fixtures.SlowCoolingFactor, fixedCooling = true };
+
+        var running = await flood.StartJobAsync("/api/annealing/jobs", Slow(floodData.DatasetId));
+        await flood.WaitForProgressAsync(running.JobId);
+        var backlog = new[] { await flood.StartJobAsync("/api/annealing/jobs", Slow(floodData.DatasetId)), await flood.StartJobAsync("/api/annealing/jobs", Slow(floodData.DatasetId)) };
+        using var refused = await flood.PostAsJsonAsync("/api/annealing/jobs", Slow(floodData.DatasetId), Token);
+        Assert.Contains("You have as many annealing jobs waiting as one tenant may queue here: 2 (Salsa:Limits:MaxQueuedJobsPerTenant)", await RestCalls.ProblemAsync(refused, 429), StringComparison.Ordinal);
+        var rpc = await Assert.ThrowsAsync<RpcException>(async () => await new AnnealingClient(service.Grpc).StartAsync(
+            new() { DatasetId = floodData.DatasetId.ToString(), MaxClusters = 5 }, new CallOptions(new Metadata { { "x-api-key", flood.DefaultRequestHeaders.GetValues("X-Api-Key").Single() } }, cancellationToken: Token)));
+        Assert.Equal(StatusCode.ResourceExhausted, rpc.StatusCode);
+
+        var theirs = await other.StartJobAsync("/api/annealing/jobs", Slow(otherData.DatasetId)); // accepted
+        using (var cancel = await flood.PostAsync($"/api/jobs/{running.JobId}/cancel", null, Token))
+        {
+            Assert.Equal(HttpStatusCode.OK, cancel.StatusCode);
+        }
+
+        // The freed slot is the other tenant's, although the flooder's two waited longer.
+        await other.WaitForProgressAsync(theirs.JobId);
+        foreach (var job in backlog)
+        {
+            Assert.Equal("queued", (await flood.GetFromJsonAsync<Salsa.Hosting.Jobs.JobView>($"/api/jobs/{job.JobId}", RestCalls.Json, Token))!.State);
+            using var cancel = await flood.PostAsync($"/api/jobs/{job.JobId}/cancel", null, Token);
+            Assert.Equal("cancelled", (await flood.WaitAsync(job.JobId)).State); // a waiting job ends at once, holding no slot
+        }
+
+        using (var cancel = await other.PostAsync($"/api/jobs/{theirs.JobId}/cancel", null, Token))
+        {
+            Assert.Equal("cancelled", (await other.WaitAsync(theirs.JobId)).State);
+        }
+    }
+
+    private static HttpClient Authenticated(ServiceUnderTest<AnnealingService> service, string key)
+    {
+        var client = new HttpClient { BaseAddress = service.Ports.RestAddress, Timeout = TimeSpan.FromMinutes(2) };
+        client.DefaultRequestHeaders.Add("X-Api-Key", key);
+        return client;
     }
 
     [Fact]

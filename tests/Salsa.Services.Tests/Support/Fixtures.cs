@@ -25,9 +25,10 @@ public static class Fixtures
     public static (double[] Values, double[] Weights, double[][] Centres) Gmm => s_gmm.Value;
 
     /// <summary>
-    /// A cooling factor that, with <c>fixedCooling</c>, keeps an annealing job running far longer than
-    /// any test waits for it: about 69,000 temperatures down to 10⁻⁶ of the start, within
-    /// <c>Salsa:Limits:MaxTemperatures</c>.
+    /// A cooling factor that, with <c>fixedCooling</c>, keeps an annealing job running for seconds: about
+    /// 69,000 temperatures down to 10⁻⁶ of the start, within <c>Salsa:Limits:MaxTemperatures</c>. A job
+    /// that reaches its <c>maxClusters</c> stops cooling there (the gmm points' five clusters: 3–4 s
+    /// here); ask for more clusters than the data have to keep it running longer.
     /// </summary>
     public const double SlowCoolingFactor = 0.9998;
 

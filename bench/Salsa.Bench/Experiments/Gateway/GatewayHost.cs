@@ -43,7 +43,7 @@ public sealed class GatewayHost : IAsyncDisposable
 
     public IDataStore Store => _app.Services.GetRequiredService<IDataStore>();
 
-    /// <summary>Starts a gateway whose runs are bounded by <c>Gateway:Runs:Concurrent</c> and <c>QueueDepth</c>.</summary>
+    /// <summary>Starts a gateway whose runs are bounded by <c>Gateway:Runs:Concurrent</c> and <c>QueueDepth</c>, all of them the one tenant's to use.</summary>
     public static async Task<GatewayHost> StartAsync(int concurrent, int queueDepth, CancellationToken cancellationToken)
     {
         var directory = new TemporaryDirectory("salsa-bench-gateway-");
@@ -54,6 +54,9 @@ public sealed class GatewayHost : IAsyncDisposable
             ["Logging:LogLevel:Default"] = "Warning",
             [$"{RunLimits.Section}:Concurrent"] = concurrent.ToString(CultureInfo.InvariantCulture),
             [$"{RunLimits.Section}:QueueDepth"] = queueDepth.ToString(CultureInfo.InvariantCulture),
+            // Every submitter is the one local tenant: its share is the whole gateway.
+            [$"{RunLimits.Section}:MaxRunningPerTenant"] = concurrent.ToString(CultureInfo.InvariantCulture),
+            [$"{RunLimits.Section}:MaxQueuedPerTenant"] = queueDepth.ToString(CultureInfo.InvariantCulture),
         };
         var app = SalsaServiceHost.Create<GatewayService>(new ServiceHostSettings { Settings = settings, LoadAppSettings = false });
         try

@@ -4,9 +4,9 @@ using Salsa.Ccr;
 namespace Salsa.Hosting.Compute;
 
 /// <summary>
-/// The service's Salsa.Ccr dispatchers: a jobs dispatcher (one thread per concurrent job) whose
-/// bounded queue is the service's backlog — a full queue refuses new jobs rather than growing — and a
-/// compute dispatcher whose threads carry the SPMD ranks of running jobs. Request threads never
+/// The service's Salsa.Ccr dispatchers: a jobs dispatcher (one thread per concurrent job) that runs
+/// the jobs the tenant scheduler of <see cref="Jobs.JobManager"/> gives a slot — the backlog, bounded
+/// per tenant and in all, waits there — and a compute dispatcher whose threads carry the SPMD ranks of running jobs. Request threads never
 /// compute.
 /// </summary>
 public sealed class ComputeRuntime : IDisposable
@@ -16,7 +16,8 @@ public sealed class ComputeRuntime : IDisposable
         var options = limits.Value;
         Limits = options;
         Jobs = new Dispatcher(new DispatcherOptions { ThreadCount = Math.Max(options.ConcurrentJobs, 1), Name = "Salsa jobs", IdleSpin = TimeSpan.Zero });
-        JobQueue = Jobs.CreateQueue("jobs", new DispatcherQueueOptions { Policy = QueuePolicy.DiscardNewest, MaxDepth = Math.Max(options.JobQueueDepth, 1) });
+        // Jobs reach it only once the tenant scheduler gave them a slot: it never holds more than the slots.
+        JobQueue = Jobs.CreateQueue("jobs", new DispatcherQueueOptions { Policy = QueuePolicy.DiscardNewest, MaxDepth = Math.Max(options.ConcurrentJobs, 1) });
         Compute = new Dispatcher(new DispatcherOptions
         {
             ThreadCount = Math.Max(options.Ranks, 1) * Math.Max(options.ConcurrentJobs, 1),
@@ -30,7 +31,7 @@ public sealed class ComputeRuntime : IDisposable
 
     public Dispatcher Jobs { get; }
 
-    /// <summary>Waiting jobs; bounded (discard policy: TryEnqueue refuses when full).</summary>
+    /// <summary>Jobs that hold a slot, on their way to a jobs thread; bounded by the slots.</summary>
     public DispatcherQueue JobQueue { get; }
 
     /// <summary>Threads for SPMD ranks: pass it in the algorithms' parallelism options.</summary>

@@ -6,15 +6,17 @@ using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 using Salsa.Hosting.Compute;
 using Salsa.Hosting.Errors;
+using Salsa.Hosting.Scheduling;
 using Salsa.Hosting.Security;
 using Salsa.Store;
 
 namespace Salsa.Hosting.Jobs;
 
-// Design: jobs accepted by this service process. Accepting = a place in the bounded jobs queue of
-// ComputeRuntime (refused when full: QueueFullException → 429 / RESOURCE_EXHAUSTED), then the record
-// in the store; the job starts only once stored, so a job that runs is always a job that can be
-// found. Live jobs are in `_live` until they finish; finished ones are read from the store. At start
+// Design: jobs accepted by this service process. Accepting = a place in the tenant-fair scheduler
+// (refused when the tenant's share or the whole queue is full: QueueFullException → 429 /
+// RESOURCE_EXHAUSTED), then the record in the store; a slot, given to tenants in turn, puts it on
+// ComputeRuntime's jobs dispatcher; the job starts only once stored, so a job that runs is always a
+// job that can be found. Live jobs are in `_live` until they finish; finished ones are read from the store. At start
 // every Queued/Running record of this service is marked Interrupted (it belonged to a process that
 // stopped); at stop, running jobs are cancelled and recorded as Interrupted — none vanish.
 public sealed class JobManager(IDataStore store, ComputeRuntime runtime, ServiceIdentity identity, IMeterFactory meterFactory, ILogger<JobManager> logger) : IHostedService
@@ -22,6 +24,12 @@ public sealed class JobManager(IDataStore store, ComputeRuntime runtime, Service
     internal const string StoppedReason = "The service stopped while the job was queued or running.";
 
     private readonly ConcurrentDictionary<Guid, LiveJob> _live = new();
+    private TenantScheduler<LiveJob>? _scheduler;
+
+    // Jobs start a tenant at a time, in turn, each into the jobs dispatcher once a slot is its.
+    private TenantScheduler<LiveJob> Scheduler => LazyInitializer.EnsureInitialized(ref _scheduler, () => new TenantScheduler<LiveJob>(
+        new TenantShares(Runtime.Limits.ConcurrentJobs, Runtime.Limits.JobQueueDepth, Runtime.Limits.MaxQueuedJobsPerTenant, Runtime.Limits.MaxRunningJobsPerTenant ?? Runtime.Limits.ConcurrentJobs - 1),
+        Dispatch));
 
     internal IDataStore Store { get; } = store;
 
@@ -78,12 +86,12 @@ public sealed class JobManager(IDataStore store, ComputeRuntime runtime, Service
         };
         var live = new LiveJob(record, work, this);
         _live[record.Id] = live;
-        if (!Runtime.JobQueue.TryEnqueue(live))
+        if (Scheduler.TryEnqueue(record.Tenant, live) is var refusal and not SchedulerRefusal.None)
         {
             _live.TryRemove(record.Id, out _);
             Metrics.JobsRejected.Add(1);
-            throw new QueueFullException(
-                $"The job queue is full ({Runtime.Limits.JobQueueDepth} waiting); retry after {Runtime.Limits.RetryAfter.TotalSeconds:0.#} s.", Runtime.Limits.RetryAfter);
+            var reason = Scheduler.Describe(refusal, $"{Service} jobs", $"{ServiceLimits.Section}:{nameof(ServiceLimits.MaxQueuedJobsPerTenant)}", $"{ServiceLimits.Section}:{nameof(ServiceLimits.JobQueueDepth)}");
+            throw new QueueFullException($"{reason} Retry after {Runtime.Limits.RetryAfter.TotalSeconds:0.#} s.", Runtime.Limits.RetryAfter);
         }
 
         try
@@ -144,6 +152,12 @@ public sealed class JobManager(IDataStore store, ComputeRuntime runtime, Service
         if (_live.TryGetValue(id, out var live))
         {
             live.Cancel();
+            if (Scheduler.TryRemove(live.Record.Tenant, live))
+            {
+                // Still waiting: it ends now (as cancelled), holding no slot and not waiting for one.
+                _ = Task.Run(live.Execute, CancellationToken.None);
+            }
+
             return live.Record;
         }
 
@@ -189,4 +203,17 @@ public sealed class JobManager(IDataStore store, ComputeRuntime runtime, Service
     }
 
     internal void Forget(LiveJob job) => _live.TryRemove(job.Id, out _);
+
+    // A slot is the job's: it runs on the jobs dispatcher (whose queue holds at most the slots' jobs).
+    private void Dispatch(LiveJob job)
+    {
+        job.HoldsSlot = true;
+        if (!Runtime.JobQueue.TryEnqueue(job))
+        {
+            throw new InvalidOperationException("The jobs dispatcher refused a job it had a slot for.");
+        }
+    }
+
+    /// <summary>A job that held a slot has ended: the slot goes to the next tenant in turn.</summary>
+    internal void Completed(LiveJob job) => Scheduler.Completed(job.Record.Tenant);
 }

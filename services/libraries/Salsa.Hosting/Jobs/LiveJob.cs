@@ -59,6 +59,9 @@ internal sealed class LiveJob : ITask, ICancellableJob
     /// <summary>Set once the record is in the store; the job does not start before.</summary>
     public TaskCompletionSource Stored { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
 
+    /// <summary>Set when the scheduler gave the job a slot: its end frees it.</summary>
+    public bool HoldsSlot { get; set; }
+
     public void Execute()
     {
         // The job blocks this dispatcher thread until its work and store writes end, so their awaits
@@ -72,6 +75,10 @@ internal sealed class LiveJob : ITask, ICancellableJob
         finally
         {
             SynchronizationContext.SetSynchronizationContext(dispatcherContext);
+            if (HoldsSlot)
+            {
+                _manager.Completed(this);
+            }
         }
     }
 
