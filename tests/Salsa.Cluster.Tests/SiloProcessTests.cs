@@ -66,6 +66,10 @@ public sealed class SiloProcessTests(PostgresFixture postgres)
         Mixture.AssertSameBits(ProcessCluster.Reference, result);
         Assert.Equal(0, view.Resumes);
         Assert.True(view.Passes.Retries > 0, "No partition was asked again after its silo was killed.");
+        // Where the job computes now: the dead silo is a former one, not one of its silos.
+        Assert.DoesNotContain(view.Silos, victim.Is);
+        Assert.Contains(view.FormerSilos, victim.Is);
+        Assert.Equal(2, view.Silos.Length);
     }
 
     [Fact]
@@ -84,6 +88,8 @@ public sealed class SiloProcessTests(PostgresFixture postgres)
         Assert.Equal(1, view.Resumes);
         Assert.False(coordinator.Is(view.Coordinator));
         Assert.True(view.Checkpoints > running.Checkpoints);
+        Assert.DoesNotContain(view.Silos, coordinator.Is);
+        Assert.Contains(view.FormerSilos, coordinator.Is);
     }
 
     [Fact]

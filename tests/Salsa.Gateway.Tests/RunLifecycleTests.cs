@@ -69,6 +69,54 @@ public sealed class RunLifecycleTests
     }
 
     [Fact]
+    public async Task EventStream_EveryEventSentFitsTheSchemaTheOpenApiDocumentMapsItsNameTo()
+    {
+        var token = TestContext.Current.CancellationToken;
+        using var directory = new TemporaryDirectory();
+        await using var gateway = await GatewayServer.StartAsync(directory.Combine("salsa.db"), cancellationToken: token);
+        using var document = JsonDocument.Parse(await gateway.Http.GetStringAsync("/openapi/v1.json", token));
+        var declared = OpenApiEvents.Declared(document.RootElement, "/api/runs/{id}/events");
+        Assert.Equal(["hop", "progress", "run", "step"], declared.Keys.Order(StringComparer.Ordinal));
+
+        var events = await gateway.EventsAsync(await gateway.StartRunAsync(new { yaml = TestWorkflows.Small }, token), cancellationToken: token);
+
+        Assert.Equal(["hop", "progress", "run", "step"], events.Select(e => e.Event).Distinct().Order(StringComparer.Ordinal));
+        Assert.Empty(events.SelectMany(e => OpenApiEvents.Misfits(document.RootElement, declared, e.Event, e.Data)).Distinct());
+    }
+
+    [Fact]
+    public async Task ServicesList_AddressesForTheAdminScopeOnly()
+    {
+        var token = TestContext.Current.CancellationToken;
+        using var directory = new TemporaryDirectory();
+        await using var gateway = await GatewayServer.StartAsync(directory.Combine("salsa.db"), new Dictionary<string, string?>
+        {
+            ["Salsa:Auth:Mode"] = "On",
+            ["Salsa:Auth:RateLimit:PermitsPerSecond"] = "0",
+        }, token);
+        var keys = gateway.App.Services.GetRequiredService<Salsa.Hosting.Security.ApiKeys>();
+        await gateway.App.Services.GetRequiredService<Services.ServiceDirectory>().ChannelAsync("census", token); // started: it has addresses
+
+        async Task<JsonElement[]> ListAsync(string scope)
+        {
+            using var request = new HttpRequestMessage(HttpMethod.Get, "/api/services");
+            request.Headers.Add("X-Api-Key", (await keys.CreateAsync("acme", scope, [scope], token)).Key);
+            using var response = await gateway.Http.SendAsync(request, token);
+            Assert.Equal(HttpStatusCode.OK, response.StatusCode);
+            return [.. JsonDocument.Parse(await response.Content.ReadAsStringAsync(token)).RootElement.EnumerateArray()];
+        }
+
+        var read = await ListAsync("read");
+        var admin = await ListAsync("admin");
+
+        Assert.Equal(7, read.Length);
+        Assert.All(read, s => Assert.True(s.GetProperty("grpc").ValueKind == JsonValueKind.Null && s.GetProperty("rest").ValueKind == JsonValueKind.Null, s.GetRawText()));
+        var census = admin.Single(s => s.GetProperty("name").GetString() == "census");
+        Assert.StartsWith("http://127.0.0.1:", census.GetProperty("grpc").GetString(), StringComparison.Ordinal);
+        Assert.True(read.Single(s => s.GetProperty("name").GetString() == "census").GetProperty("started").GetBoolean());
+    }
+
+    [Fact]
     public async Task Cancel_StopsTheRunAndTheServiceJob()
     {
         var token = TestContext.Current.CancellationToken;

@@ -6,6 +6,7 @@ using Salsa.Gateway.Runs;
 using Salsa.Gateway.Services;
 using Salsa.Gateway.Workflows;
 using Salsa.Hosting.Errors;
+using Salsa.Hosting.Security;
 
 namespace Salsa.Gateway.Api;
 
@@ -59,12 +60,19 @@ public static class GatewayApi
             artifacts = o.Artifacts,
         }))).WithTags("Workflows").WithName("ListOperations").WithSummary("Every operation a step can name: inputs, parameters, outputs, files.");
 
-        app.MapGet("/api/services", (ServiceDirectory directory) => TypedResults.Ok(ServiceDirectory.Known.Order(StringComparer.Ordinal).Select(name =>
+        app.MapGet("/api/services", (ServiceDirectory directory, System.Security.Claims.ClaimsPrincipal user) =>
         {
-            var endpoint = directory.Endpoints.FirstOrDefault(e => e.Name == name);
-            var remote = directory.RemoteAddress(name);
-            return new { name, mode = remote is null ? "embedded" : "remote", grpc = endpoint?.GrpcAddress ?? remote, rest = endpoint?.RestAddress, started = endpoint is not null };
-        }))).WithTags("Workflows").WithName("ListServices").WithSummary("The services the gateway calls: remote (configured) or embedded, and where.");
+            // Where the services listen is the deployment's inside: for its administrators only.
+            var addresses = Scopes.Grant(CallerClaims.ScopesOf(user), Scopes.Admin);
+            return TypedResults.Ok(ServiceDirectory.Known.Order(StringComparer.Ordinal).Select(name =>
+            {
+                var endpoint = directory.Endpoints.FirstOrDefault(e => e.Name == name);
+                var remote = directory.RemoteAddress(name);
+                return new ServiceView(name, remote is null ? "embedded" : "remote", endpoint is not null,
+                    addresses ? endpoint?.GrpcAddress ?? remote : null, addresses ? endpoint?.RestAddress : null);
+            }));
+        }).WithTags("Workflows").WithName("ListServices")
+          .WithSummary("The services the gateway calls: remote (configured) or embedded, and whether started; where they listen only for the admin scope.");
 
         var runs = app.MapGroup("/api/runs").WithTags("Runs");
         runs.MapPost("/", async (RunManager manager, RunRequest request, CancellationToken cancellationToken) =>
@@ -83,7 +91,8 @@ public static class GatewayApi
             var runId = ParseId(id);
             await manager.GetRequiredAsync(runId, cancellationToken); // an unknown id is a 404, not an empty stream
             return TypedResults.ServerSentEvents(Events(manager, runId, cancellationToken));
-        }).WithName("WatchRun").WithSummary("Server-sent events until the run ends: run, step, progress and hop.");
+        }).WithName("WatchRun").WithSummary("Server-sent events until the run ends: run, step, progress and hop.")
+          .WithMetadata(new Salsa.Hosting.Rpc.ServerSentEventsMetadata(("run", typeof(RunView)), ("step", typeof(StepView)), ("progress", typeof(RunProgressEvent)), ("hop", typeof(Hops.Hop))));
         runs.MapPost("/{id}/cancel", async (RunManager manager, string id, CancellationToken cancellationToken) =>
             TypedResults.Ok(await manager.CancelAsync(ParseId(id), cancellationToken)))
             .WithName("CancelRun").WithSummary("Cancels a queued or running run (its service jobs are cancelled too); no effect on a finished one.");
@@ -106,10 +115,16 @@ public static class GatewayApi
             {
                 RunEvent.RunChanged r => new SseItem<object>(r.View, "run"),
                 RunEvent.StepChanged s => new SseItem<object>(s.View, "step"),
-                RunEvent.ProgressReported p => new SseItem<object>(new { step = p.StepId, progress = p.Update }, "progress"),
+                RunEvent.ProgressReported p => new SseItem<object>(new RunProgressEvent(p.StepId, p.Update), "progress"),
                 RunEvent.HopRecorded h => new SseItem<object>(h.Hop, "hop"),
                 _ => throw new InvalidOperationException("Unknown run event."),
             };
         }
     }
 }
+
+/// <summary>A service the gateway calls: its addresses are shown to the <c>admin</c> scope only.</summary>
+public sealed record ServiceView(string Name, string Mode, bool Started, Uri? Grpc, Uri? Rest);
+
+/// <summary>A step's progress as the run's event stream sends it: which step, and its progress.</summary>
+public sealed record RunProgressEvent(string Step, StepProgress Progress);

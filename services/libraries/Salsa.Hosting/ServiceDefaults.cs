@@ -46,7 +46,7 @@ public static class ServiceDefaults
             // otherwise silently take its default) or padding: refused, naming the member.
             o.SerializerOptions.UnmappedMemberHandling = System.Text.Json.Serialization.JsonUnmappedMemberHandling.Disallow;
         });
-        services.AddOpenApi(o => o.AddDocumentTransformer<ProblemResponses>().AddDocumentTransformer<Jobs.JobResultSchema>());
+        services.AddOpenApi(o => o.AddDocumentTransformer<ProblemResponses>().AddDocumentTransformer<Jobs.JobResultSchema>().AddOperationTransformer<ServerSentEventSchemas>());
         services.AddHealthChecks().AddCheck("self", () => HealthCheckResult.Healthy(), ["live"]);
 
         services.AddSingleton<RpcMetrics>();

@@ -147,11 +147,15 @@ public sealed class EveryServiceTests(EveryServiceFixture fixture) : IClassFixtu
                     Declares("404");
                 }
 
-                if (operation.Value.TryGetProperty("requestBody", out _))
+                if (operation.Value.TryGetProperty("requestBody", out var body))
                 {
                     Declares("400");
                     Declares("413");
                     Declares("415");
+                    if (BodyMembers(root, body).Any(m => m.EndsWith("Id", StringComparison.Ordinal)))
+                    {
+                        Declares("404"); // the dataset or job the body names may not exist
+                    }
                 }
 
                 if (operation.Name == "post" && responses.TryGetProperty("202", out _))
@@ -172,6 +176,39 @@ public sealed class EveryServiceTests(EveryServiceFixture fixture) : IClassFixtu
         }
 
         Assert.True(checkedOperations >= 5, $"{name}: {checkedOperations} operations");
+    }
+
+    /// <summary>The members of a request body's JSON schema, its reference followed.</summary>
+    private static List<string> BodyMembers(JsonElement root, JsonElement body)
+    {
+        if (!body.GetProperty("content").TryGetProperty("application/json", out var json))
+        {
+            return [];
+        }
+
+        var schema = json.GetProperty("schema");
+        if (schema.TryGetProperty("$ref", out var reference))
+        {
+            schema = root.GetProperty("components").GetProperty("schemas").GetProperty(reference.GetString()!["#/components/schemas/".Length..]);
+        }
+
+        return schema.TryGetProperty("properties", out var properties) ? properties.EnumerateObject().Select(p => p.Name).ToList() : [];
+    }
+
+    [Fact]
+    public async Task OpenApi_JobEventStream_EveryEventSentFitsTheSchemaItsNameMapsTo()
+    {
+        var annealing = fixture["annealing"];
+        using var document = JsonDocument.Parse(await annealing.Rest.GetStringAsync("/openapi/v1.json", Token));
+        var declared = OpenApiEvents.Declared(document.RootElement, "/api/jobs/{id}/events");
+        Assert.Equal(new Dictionary<string, string> { ["progress"] = "#/components/schemas/JobProgressUpdate", ["status"] = "#/components/schemas/JobView" }, declared);
+
+        var dataset = await annealing.Rest.UploadCsvAsync("name=events&kind=dense&dimension=2&weights=true", Fixtures.GmmCsv());
+        var job = await annealing.Rest.StartJobAsync("/api/annealing/jobs", new { datasetId = dataset.DatasetId, maxClusters = 5, coolingFactor = 0.99, fixedCooling = true });
+        var events = await annealing.Rest.WatchAsync(job.JobId);
+
+        Assert.Contains(events, e => e.Event == "progress");
+        Assert.Empty(events.SelectMany(e => OpenApiEvents.Misfits(document.RootElement, declared, e.Event, e.Data)).Distinct());
     }
 
     [Theory]

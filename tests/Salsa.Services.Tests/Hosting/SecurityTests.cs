@@ -258,6 +258,40 @@ public sealed class SecurityTests
     }
 
     [Fact]
+    public async Task MadeUpKeys_FromOneAddress_RefusedWithoutTheStoreAfterABurst_AVerifiedKeyStillWorks()
+    {
+        using var directory = new TemporaryDirectory();
+        var settings = AuthOn();
+        settings["Salsa:Auth:RateLimit:FailuresPerSecond"] = "1";
+        settings["Salsa:Auth:RateLimit:FailureBurst"] = "5";
+        await using var service = await ServiceUnderTest.StartAsync<CensusService>(TestStore.Sqlite(directory), settings);
+        var valid = await KeyAsync(service, "alpha", Scopes.Read);
+        using var verified = Client(service, valid);
+        Assert.Equal(HttpStatusCode.OK, (await verified.GetAsync("/api/datasets", Token)).StatusCode);
+
+        var statuses = new List<HttpStatusCode>();
+        HttpResponseMessage? refused = null;
+        for (var i = 0; i < 20; i++)
+        {
+            using var guess = Client(service, $"salsa_{Convert.ToHexStringLower(System.Security.Cryptography.RandomNumberGenerator.GetBytes(8))}_{new string('A', 43)}");
+            var response = await guess.GetAsync("/api/datasets", Token);
+            statuses.Add(response.StatusCode);
+            refused ??= response.StatusCode == HttpStatusCode.TooManyRequests ? response : null;
+        }
+
+        // The burst is five 401s (each a store lookup), then 429 without one.
+        Assert.True(statuses.Take(5).All(s => s == HttpStatusCode.Unauthorized) && statuses.Skip(6).All(s => s == HttpStatusCode.TooManyRequests), string.Join(", ", statuses));
+        Assert.NotNull(refused);
+        Assert.True(refused.Headers.RetryAfter?.Delta >= TimeSpan.FromSeconds(1));
+        Assert.StartsWith("Too many failed authentications from this address", await RestCalls.ProblemAsync(refused, 429), StringComparison.Ordinal);
+        await GrpcCalls.FailsWithAsync(StatusCode.ResourceExhausted, () => new DatasetsClient(service.Grpc)
+            .ListAsync(new ListDatasetsRequest(), new CallOptions(Headers($"salsa_{new string('0', 16)}_{new string('B', 43)}"), cancellationToken: Token)).ResponseAsync);
+
+        // A key verified a moment ago is in the cache: it never waits on the address's failures.
+        Assert.Equal(HttpStatusCode.OK, (await verified.GetAsync("/api/datasets", Token)).StatusCode);
+    }
+
+    [Fact]
     public async Task Secrets_NeverInLogsSpansStoredRecordsOrErrors()
     {
         using var directory = new TemporaryDirectory();

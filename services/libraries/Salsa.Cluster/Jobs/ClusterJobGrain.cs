@@ -112,7 +112,7 @@ public abstract partial class ClusterJobGrain<TSpec, TCheckpoint>(
         State.Checkpoint = checkpoint;
         State.Checkpoints++;
         State.Passes = _earlier.Add(passes);
-        State.Silos = [.. State.Silos.Union(silos).Order(StringComparer.Ordinal)];
+        MoveTo(silos);
         await state.WriteStateAsync();
     }
 
@@ -124,9 +124,18 @@ public abstract partial class ClusterJobGrain<TSpec, TCheckpoint>(
         }
 
         State.Passes = _earlier.Add(passes);
-        State.Silos = [.. State.Silos.Union(silos).Order(StringComparer.Ordinal)];
+        MoveTo(silos);
         await FinishAsync(failure is null ? JobStatuses.Succeeded : JobStatuses.Failed, result, failure);
     }
+
+    // The job computes on `silos` now; the silos it used before and does not now are former ones.
+    private void MoveTo(string[] silos)
+    {
+        State.FormerSilos = Former(State.FormerSilos.Union(State.Silos), silos);
+        State.Silos = [.. silos.Order(StringComparer.Ordinal)];
+    }
+
+    private static string[] Former(IEnumerable<string> used, IEnumerable<string> now) => [.. used.Except(now, StringComparer.Ordinal).Order(StringComparer.Ordinal)];
 
     public Task ReceiveReminder(string reminderName, TickStatus status)
     {
@@ -204,7 +213,8 @@ public abstract partial class ClusterJobGrain<TSpec, TCheckpoint>(
             Objective = _latest?.Objective ?? 0,
             Elapsed = _latest?.Elapsed ?? TimeSpan.Zero,
             Partitions = State.Spec?.Partitions ?? 0,
-            Silos = live is null ? State.Silos : [.. State.Silos.Union(live.Silos).Order(StringComparer.Ordinal)],
+            Silos = live is null ? State.Silos : live.Silos,
+            FormerSilos = live is null ? State.FormerSilos : Former(State.FormerSilos.Union(State.Silos).Union(live.FormerSilos), live.Silos),
             Coordinator = RuntimeIdentity,
             Resumes = State.Resumes,
             Checkpoints = State.Checkpoints,

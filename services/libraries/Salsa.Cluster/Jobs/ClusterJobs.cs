@@ -44,7 +44,7 @@ public sealed record ClusterJobView
 
     [Id(6)] public int Partitions { get; init; }
 
-    /// <summary>The silos the job's partitions computed on, and its coordinator's.</summary>
+    /// <summary>The silos the job's partitions compute on now (the latest pass's).</summary>
     [Id(7)] public string[] Silos { get; init; } = [];
 
     [Id(8)] public string? Coordinator { get; init; }
@@ -63,6 +63,9 @@ public sealed record ClusterJobView
 
     /// <summary>The algorithm the job runs, e.g. <c>annealing</c> or <c>kmeans</c>.</summary>
     [Id(14)] public string Algorithm { get; init; } = "";
+
+    /// <summary>Silos the job's partitions computed on earlier and no longer do: lost (the job moved off them), or left.</summary>
+    [Id(15)] public string[] FormerSilos { get; init; } = [];
 
     public bool IsFinished => Status is JobStatuses.Succeeded or JobStatuses.Failed or JobStatuses.Cancelled;
 }
@@ -91,7 +94,11 @@ public sealed class ClusterJobState<TSpec>
     /// <summary>Pass statistics up to the last checkpoint (of earlier activations included).</summary>
     [Id(7)] public PassStatistics Passes { get; set; } = PassStatistics.None;
 
+    /// <summary>The silos of the latest checkpoint's passes.</summary>
     [Id(8)] public string[] Silos { get; set; } = [];
+
+    /// <summary>Silos of earlier checkpoints (and activations) that the latest does not use.</summary>
+    [Id(10)] public string[] FormerSilos { get; set; } = [];
 
     /// <summary>The caller's W3C trace parent, so a resumed run's spans join the same trace.</summary>
     [Id(9)] public string? TraceParent { get; set; }

@@ -16,7 +16,8 @@ public sealed class GrainPartitions : IKMeansPartitions
     private readonly IPartitionGrain[] _grains;
     private readonly TimeSpan _retryFor;
     private readonly Lock _lock = new();
-    private readonly HashSet<string> _silos = new(StringComparer.Ordinal);
+    private readonly HashSet<string> _silos = new(StringComparer.Ordinal); // the latest pass's
+    private readonly HashSet<string> _former = new(StringComparer.Ordinal); // earlier passes', not the latest's
     private PassStatistics _statistics = PassStatistics.None;
     private double _slowestPassMicroseconds;
 
@@ -61,7 +62,7 @@ public sealed class GrainPartitions : IKMeansPartitions
         }
     }
 
-    /// <summary>The silos the partitions were found on.</summary>
+    /// <summary>The silos the partitions were found on in the latest pass.</summary>
     public string[] Silos
     {
         get
@@ -69,6 +70,18 @@ public sealed class GrainPartitions : IKMeansPartitions
             lock (_lock)
             {
                 return [.. _silos.Order(StringComparer.Ordinal)];
+            }
+        }
+    }
+
+    /// <summary>Silos partitions were found on in earlier passes and not in the latest (they moved off them).</summary>
+    public string[] FormerSilos
+    {
+        get
+        {
+            lock (_lock)
+            {
+                return [.. _former.Order(StringComparer.Ordinal)];
             }
         }
     }
@@ -103,7 +116,12 @@ public sealed class GrainPartitions : IKMeansPartitions
                 MessagingMicroseconds = _statistics.MessagingMicroseconds + Math.Max(0, wall - slowest),
                 LongestPassMicroseconds = Math.Max(_statistics.LongestPassMicroseconds, wall),
             };
-            _silos.UnionWith(sums.Select(s => s.Silo));
+            // The latest pass's silos replace the last; those it no longer uses become former ones.
+            var latest = sums.Select(s => s.Silo).ToHashSet(StringComparer.Ordinal);
+            _former.UnionWith(_silos);
+            _former.ExceptWith(latest);
+            _silos.Clear();
+            _silos.UnionWith(latest);
         }
 
         return AnnealingPartition.Fold([.. sums.Select(s => s.Sums)]);

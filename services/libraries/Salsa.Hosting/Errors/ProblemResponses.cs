@@ -81,6 +81,10 @@ internal sealed class ProblemResponses : IOpenApiDocumentTransformer
         {
             Add(operation, 404, "No such id (the detail names it).", problem);
         }
+        else if (NamesAnId(operation.RequestBody))
+        {
+            Add(operation, 404, "An id the body names (a dataset, a job) names nothing of the caller's (the detail names it).", problem);
+        }
 
         if (method == HttpMethod.Get && (path.EndsWith("/result", StringComparison.Ordinal) || path.Contains("/artifacts/", StringComparison.Ordinal)))
         {
@@ -105,6 +109,10 @@ internal sealed class ProblemResponses : IOpenApiDocumentTransformer
             ? "The job queue is full, or these credentials exceeded their rate limit: try again after the Retry-After header's seconds."
             : "These credentials exceeded their rate limit: try again after the Retry-After header's seconds.", problem);
     }
+
+    // A JSON body with a member that is an id (datasetId, jobId, …): the operation looks it up.
+    private static bool NamesAnId(IOpenApiRequestBody? body) =>
+        body?.Content?.Values.Any(media => media.Schema?.Properties?.Keys.Any(name => name.EndsWith("Id", StringComparison.Ordinal)) == true) == true;
 
     private static void Add(OpenApiOperation operation, int status, string description, OpenApiSchemaReference problem) =>
         operation.Responses!.TryAdd(status.ToString(System.Globalization.CultureInfo.InvariantCulture), new OpenApiResponse

@@ -32,7 +32,8 @@ public static class JobsApi
 
         group.MapGet("/{id}/events", (JobManager jobs, string id, CancellationToken cancellationToken) =>
             TypedResults.ServerSentEvents(Events(jobs, JobViews.ParseId(id), cancellationToken)))
-            .WithName("WatchJob").WithSummary("Server-sent events: 'status' (the job) and 'progress' items until the job ends.");
+            .WithName("WatchJob").WithSummary("Server-sent events: 'status' (the job) and 'progress' items until the job ends.")
+            .WithMetadata(new Rpc.ServerSentEventsMetadata(("progress", typeof(JobProgressUpdate)), ("status", typeof(JobView))));
 
         group.MapPost("/{id}/cancel", async (JobManager jobs, string id, CancellationToken cancellationToken) =>
             TypedResults.Ok(JobViews.ToView(await jobs.CancelAsync(JobViews.ParseId(id), cancellationToken), [])))

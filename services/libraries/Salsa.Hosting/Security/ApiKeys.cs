@@ -1,5 +1,6 @@
 using System.Security.Cryptography;
 using System.Text;
+using System.Threading.RateLimiting;
 using Microsoft.Extensions.Caching.Memory;
 using Salsa.Store;
 
@@ -26,6 +27,18 @@ public sealed class ApiKeys(IDataStore store, AuthSettings settings, TimeProvide
     // query per id per cache period; the size limit bounds the memory such a flood can take.
     private readonly MemoryCache _cache = new(new MemoryCacheOptions { SizeLimit = 100_000 });
 
+    // Failed authentications per client address: a flood of made-up ids, each a store query, is cut
+    // off after a burst; a key verified recently (in the cache) is never held up by it.
+    private readonly PartitionedRateLimiter<string> _failures = PartitionedRateLimiter.Create<string, string>(client =>
+        settings.RateLimit.FailuresPerSecond <= 0 ? RateLimitPartition.GetNoLimiter(client) : RateLimitPartition.GetTokenBucketLimiter(client, _ => new TokenBucketRateLimiterOptions
+        {
+            TokenLimit = Math.Max(settings.RateLimit.FailureBurst, 1),
+            TokensPerPeriod = settings.RateLimit.FailuresPerSecond,
+            ReplenishmentPeriod = TimeSpan.FromSeconds(1),
+            QueueLimit = 0,
+            AutoReplenishment = true,
+        }));
+
     public async Task<CreatedApiKey> CreateAsync(string tenant, string name, IEnumerable<string> scopes, CancellationToken cancellationToken = default)
     {
         Tenants.Require(tenant);
@@ -50,21 +63,38 @@ public sealed class ApiKeys(IDataStore store, AuthSettings settings, TimeProvide
         return new CreatedApiKey(record, $"{Prefix}{id}_{secret}");
     }
 
-    /// <summary>The key's record when <paramref name="presented"/> is a valid, unrevoked key; null otherwise.</summary>
-    public async Task<ApiKeyRecord?> VerifyAsync(string presented, CancellationToken cancellationToken = default)
+    /// <summary>
+    /// The key's record when <paramref name="presented"/> is a valid, unrevoked key; null otherwise.
+    /// Each failure counts against <paramref name="client"/> (its address); past
+    /// <see cref="RateLimitSettings.FailuresPerSecond"/> a key not in the cache is refused with
+    /// <see cref="TooManyFailuresException"/> before the store is asked.
+    /// </summary>
+    public async Task<ApiKeyRecord?> VerifyAsync(string presented, string client = "", CancellationToken cancellationToken = default)
     {
+        ArgumentNullException.ThrowIfNull(client);
         if (!TrySplit(presented, out var id, out var secret))
         {
-            return null;
+            return Failed(client);
         }
 
         if (!_cache.TryGetValue(id, out ApiKeyRecord? record))
         {
+            if (_failures.GetStatistics(client) is { CurrentAvailablePermits: <= 0 })
+            {
+                throw new TooManyFailuresException(TimeSpan.FromSeconds(Math.Ceiling(1.0 / Math.Max(settings.RateLimit.FailuresPerSecond, 1))));
+            }
+
             record = await store.GetApiKeyAsync(id, cancellationToken).ConfigureAwait(false);
             _cache.Set(id, record, new MemoryCacheEntryOptions { Size = 1, AbsoluteExpirationRelativeToNow = settings.KeyCacheTime });
         }
 
-        return record is { Revoked: null } && CryptographicOperations.FixedTimeEquals(record.SecretHash, Hash(secret)) ? record : null;
+        return record is { Revoked: null } && CryptographicOperations.FixedTimeEquals(record.SecretHash, Hash(secret)) ? record : Failed(client);
+    }
+
+    private ApiKeyRecord? Failed(string client)
+    {
+        using var _ = _failures.AttemptAcquire(client);
+        return null;
     }
 
     public async Task<bool> RevokeAsync(string id, CancellationToken cancellationToken = default)
@@ -99,7 +129,18 @@ public sealed class ApiKeys(IDataStore store, AuthSettings settings, TimeProvide
 
     private static string Base64Url(byte[] bytes) => Convert.ToBase64String(bytes).TrimEnd('=').Replace('+', '-').Replace('/', '_');
 
-    public void Dispose() => _cache.Dispose();
+    public void Dispose()
+    {
+        _cache.Dispose();
+        _failures.Dispose();
+    }
+}
+
+/// <summary>A client address caused too many failed authentications: it may try again after <see cref="RetryAfter"/>.</summary>
+public sealed class TooManyFailuresException(TimeSpan retryAfter)
+    : Exception("Too many failed authentications from this address: keys are not checked for it for a while.")
+{
+    public TimeSpan RetryAfter { get; } = retryAfter;
 }
 
 file static class SpanChecks

@@ -84,4 +84,14 @@ public sealed class RateLimitSettings
 
     /// <summary>Requests a credential may make at once after a quiet spell.</summary>
     public int Burst { get; set; } = 100;
+
+    /// <summary>
+    /// Failed authentications (a made-up, revoked or altered API key) one client address may cause
+    /// per second, sustained; beyond it, keys not verified recently are refused (429) without asking
+    /// the store. 0 turns the limit off.
+    /// </summary>
+    public int FailuresPerSecond { get; set; } = 2;
+
+    /// <summary>Failed authentications one client address may cause at once after a quiet spell.</summary>
+    public int FailureBurst { get; set; } = 20;
 }

@@ -55,10 +55,17 @@ internal sealed class CredentialsHandler(
                 : AuthenticateResult.Fail($"A call with the service key names the tenant it acts for in the {CredentialHeaders.Tenant} header.");
         }
 
-        var record = await keys.VerifyAsync(presented, Context.RequestAborted).ConfigureAwait(false);
-        return record is null
-            ? AuthenticateResult.Fail("The API key is not valid, or it was revoked.")
-            : Success(record.Tenant, record.Id, record.Scopes);
+        try
+        {
+            var record = await keys.VerifyAsync(presented, Context.Connection.RemoteIpAddress?.ToString() ?? "", Context.RequestAborted).ConfigureAwait(false);
+            return record is null
+                ? AuthenticateResult.Fail("The API key is not valid, or it was revoked.")
+                : Success(record.Tenant, record.Id, record.Scopes);
+        }
+        catch (TooManyFailuresException refused)
+        {
+            return AuthenticateResult.Fail(refused);
+        }
     }
 
     private AuthenticateResult Success(string tenant, string holder, IEnumerable<string> scopes) =>
@@ -86,6 +93,14 @@ internal sealed class CredentialsHandler(
         // Why authentication failed, if it did: each handler keeps its result for the request, so
         // asking again (through the scheme that chose it) costs nothing.
         var failure = (await Context.AuthenticateAsync(ServiceSecurity.PolicyScheme).ConfigureAwait(false)).Failure;
+        if (failure is TooManyFailuresException tooMany)
+        {
+            var seconds = Math.Max(1, (int)Math.Ceiling(tooMany.RetryAfter.TotalSeconds)).ToString(System.Globalization.CultureInfo.InvariantCulture);
+            Response.Headers.RetryAfter = seconds;
+            await RespondAsync(Refusals.TooManyFailures, $"{tooMany.Message} Retry after {seconds} s.").ConfigureAwait(false);
+            return;
+        }
+
         var detail = failure switch
         {
             null => Challenge,
@@ -136,4 +151,6 @@ file static class Refusals
     public static (int Http, int Grpc, string Title) Unauthenticated { get; } = (401, 16, "Unauthenticated");
 
     public static (int Http, int Grpc, string Title) Forbidden { get; } = (403, 7, "Forbidden");
+
+    public static (int Http, int Grpc, string Title) TooManyFailures { get; } = (429, 8, "Too many failed authentications");
 }
