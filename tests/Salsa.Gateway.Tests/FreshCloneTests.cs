@@ -38,6 +38,9 @@ public sealed class FreshCloneTests : IDisposable
         });
 
         Assert.True(exitCode == 0, $"exit {exitCode}\n{output}\n{error}");
+        // What the user reads is the run: no log lines of the machine level's internals (Orleans' GC
+        // notes, stalled-thread-pool and slow-participant warnings on a busy machine).
+        Assert.DoesNotContain("warn: Orleans", output + error, StringComparison.Ordinal);
         var run = Assert.Single(Directory.GetDirectories(Path.Combine(clone, "out")));
         var png = await File.ReadAllBytesAsync(Path.Combine(run, "map.png"), cancellationToken);
         Assert.Equal<byte>([0x89, (byte)'P', (byte)'N', (byte)'G'], png[..4]);

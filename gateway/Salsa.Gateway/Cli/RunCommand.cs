@@ -3,6 +3,7 @@ using System.Globalization;
 using System.Text.Json;
 using System.Text.Json.Nodes;
 using Salsa.Gateway.Runs;
+using Salsa.Gateway.Services;
 using Salsa.Gateway.Workflows;
 using Spectre.Console;
 
@@ -64,15 +65,25 @@ public static class RunCommand
             Description = $"The API key for a gateway server that asks for one (default: the {ApiKeyVariable} environment variable; prefer it, a command line is visible to other users).",
             HelpName = "key",
         };
+        var ports = new Option<int?>("--ports")
+        {
+            Description = $"Pins the embedded gateway, its silo and its services to the {PinnedPorts.Count} loopback ports from this one (the gateway's REST is this port; the order is in the gateway's README) instead of free ports drawn at random.",
+            HelpName = "first",
+        };
         var command = new Command("run", "Runs one workflow — in this process with the services embedded, or on a gateway server (--gateway) — with live progress and the hop table; writes <out>/<run-id>/.")
         {
-            workflow, set, output, store, gateway, apiKey,
+            workflow, set, output, store, gateway, apiKey, ports,
         };
         command.Validators.Add(result =>
         {
             if (result.GetResult(gateway) is not null && result.GetResult(store) is not null)
             {
                 result.AddError("--store is the embedded gateway's store; a run on a gateway server (--gateway) is kept in that server's.");
+            }
+
+            if (result.GetResult(gateway) is not null && result.GetResult(ports) is not null)
+            {
+                result.AddError("--ports pins the embedded gateway's ports; a gateway server (--gateway) listens where it was started.");
             }
         });
         command.SetAction(async (parse, cancellationToken) =>
@@ -88,6 +99,11 @@ public static class RunCommand
             if (parse.GetValue(store) is { } path)
             {
                 settings["Store:SqlitePath"] = path;
+            }
+
+            if (parse.GetValue(ports) is { } first)
+            {
+                settings[PinnedPorts.Key] = first.ToString(CultureInfo.InvariantCulture);
             }
 
             using var interrupt = new CancellationTokenSource();
@@ -131,9 +147,21 @@ public static class RunCommand
 
         // In this process the run is this machine's one user's (the tenant 'local'); a server knows its caller by the key.
         using var tenant = Salsa.Hosting.Security.CallerTenant.Enter(Salsa.Store.Tenants.Local);
-        await using var host = options.Gateway is { } gateway
-            ? new RemoteRunHost(gateway, options.ApiKey)
-            : (IRunHost)await EmbeddedRunHost.StartAsync(options.Settings, cancellationToken).ConfigureAwait(false);
+        IRunHost started;
+        try
+        {
+            started = options.Gateway is { } gateway
+                ? new RemoteRunHost(gateway, options.ApiKey)
+                : await EmbeddedRunHost.StartAsync(options.Settings, cancellationToken).ConfigureAwait(false);
+        }
+        catch (Exception exception) when (exception is ArgumentException or InvalidOperationException)
+        {
+            // A setting the gateway will not start with (a pinned port taken, …): said, not thrown.
+            console.MarkupLineInterpolated($"[red]{exception.Message}[/]");
+            return 1;
+        }
+
+        await using var host = started;
 
         WorkflowDefinition workflow;
         RunView run;

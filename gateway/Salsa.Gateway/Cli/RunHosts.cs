@@ -6,6 +6,7 @@ using System.Text.Json.Nodes;
 using Salsa.Gateway.Hops;
 using Salsa.Gateway.Operations;
 using Salsa.Gateway.Runs;
+using Salsa.Gateway.Services;
 using Salsa.Gateway.Workflows;
 using Salsa.Hosting.Host;
 
@@ -57,13 +58,24 @@ public sealed class EmbeddedRunHost : IRunHost
     /// <summary>Starts the gateway on free loopback ports (never colliding with a server on 5080), so the run can be watched in a browser.</summary>
     public static async Task<EmbeddedRunHost> StartAsync(IReadOnlyDictionary<string, string?> configuration, CancellationToken cancellationToken)
     {
-        var ports = new ServicePorts(ServicePorts.NextFreeLoopbackPort(), ServicePorts.NextFreeLoopbackPort());
+        ArgumentNullException.ThrowIfNull(configuration);
+        var pinned = PinnedPorts.From(new ConfigurationBuilder().AddInMemoryCollection(configuration).Build());
+        var ports = pinned?.Gateway ?? new ServicePorts(ServicePorts.NextFreeLoopbackPort(), ServicePorts.NextFreeLoopbackPort());
         var settings = new Dictionary<string, string?>(ServiceHostSettings.PortSettings(ports))
         {
             // The terminal shows the run's own view: the console logs warnings only. A run's life is
             // logged at Information all the same, and exported over OTLP when an endpoint is set.
             ["Logging:Console:LogLevel:Default"] = "Warning",
+            // Orleans' own notes (server GC, a thread pool stalled or a probe slow on a busy machine)
+            // mean nothing to the user of one run; its errors still show, and a failed job says why.
+            ["Logging:Console:LogLevel:Orleans"] = "Error",
         };
+        if (pinned is not null)
+        {
+            settings["Cluster:SiloPort"] = pinned.Silo.ToString(System.Globalization.CultureInfo.InvariantCulture);
+            settings["Cluster:GatewayPort"] = pinned.SiloGateway.ToString(System.Globalization.CultureInfo.InvariantCulture);
+        }
+
         foreach (var (key, value) in configuration)
         {
             settings[key] = value;
@@ -74,9 +86,14 @@ public sealed class EmbeddedRunHost : IRunHost
         {
             await app.StartAsync(cancellationToken).ConfigureAwait(false);
         }
-        catch
+        catch (Exception exception)
         {
             await app.DisposeAsync().ConfigureAwait(false);
+            if (pinned is not null && exception is IOException)
+            {
+                throw new InvalidOperationException($"The gateway cannot listen on its pinned ports, {pinned.Describe(ports.Rest)} to {ports.Rest + PinnedPorts.Count - 1}: {exception.Message}", exception);
+            }
+
             throw;
         }
 

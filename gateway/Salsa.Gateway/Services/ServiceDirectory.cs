@@ -89,19 +89,25 @@ public sealed class ServiceDirectory(IConfiguration configuration, StoreOptions 
         // The host outlives the call that starts it: its background work is not part of the caller's
         // trace (nor attributed to the gateway's telemetry by being that trace's child).
         Activity.Current = null;
+        var pinned = PinnedPorts.From(configuration);
         for (var attempt = 1; ; attempt++)
         {
-            var ports = new ServicePorts(ServicePorts.NextFreeLoopbackPort(), ServicePorts.NextFreeLoopbackPort());
+            var ports = pinned?.Service(service) ?? new ServicePorts(ServicePorts.NextFreeLoopbackPort(), ServicePorts.NextFreeLoopbackPort());
             var app = s_embeddable[service].Create(new ServiceHostSettings { Settings = EmbeddedSettings(ports), LoadAppSettings = false });
             try
             {
                 await app.StartAsync(CancellationToken.None).ConfigureAwait(false);
             }
-            catch (IOException) when (attempt < 3)
+            catch (IOException) when (attempt < 3 && pinned is null)
             {
                 // The free port was taken before Kestrel bound it: choose again.
                 await app.DisposeAsync().ConfigureAwait(false);
                 continue;
+            }
+            catch (IOException exception) when (pinned is not null)
+            {
+                await app.DisposeAsync().ConfigureAwait(false);
+                throw new InvalidOperationException($"The {service} service cannot listen on its pinned ports, {pinned.Describe(ports.Rest)} and {ports.Grpc}: {exception.Message}", exception);
             }
 
             _hosted.Add(app);
@@ -144,6 +150,8 @@ public sealed class ServiceDirectory(IConfiguration configuration, StoreOptions 
             [DataStoreServiceCollectionExtensions.SqlitePathKey] = store.SqlitePath,
             [$"ConnectionStrings:{DataStoreServiceCollectionExtensions.ConnectionStringName}"] = store.ConnectionString,
             ["Logging:LogLevel:Default"] = configuration["Gateway:EmbeddedLogLevel"] ?? "Warning",
+            // The services compute on the cluster as Orleans clients: the gateway's say on Orleans' log is theirs.
+            ["Logging:LogLevel:Orleans"] = configuration["Logging:Console:LogLevel:Orleans"] ?? configuration["Logging:LogLevel:Orleans"],
         };
 
         // The gateway's own limits (Salsa:Limits:…) apply to the services it hosts, and its cluster

@@ -1,0 +1,65 @@
+using System.Globalization;
+using Salsa.Hosting.Host;
+
+namespace Salsa.Gateway.Services;
+
+/// <summary>
+/// Where the embedded default listens when its ports are pinned (<see cref="Key"/>, or the
+/// <c>run</c> command's <c>--ports</c>): one block of consecutive loopback ports from the first, in a
+/// fixed order — the gateway's REST and gRPC, the silo's and its gateway's, then REST and gRPC of
+/// each embedded service in <see cref="HostedServices.All"/>'s order — instead of free ports drawn
+/// at random, so two users of one host, or a firewall, can plan for them.
+/// </summary>
+public sealed record PinnedPorts(int First)
+{
+    public const string Key = "Gateway:Ports:First";
+
+    /// <summary>How many ports the block holds.</summary>
+    public static int Count => 4 + (2 * HostedServices.All.Count);
+
+    public ServicePorts Gateway => new(First, First + 1);
+
+    public int Silo => First + 2;
+
+    public int SiloGateway => First + 3;
+
+    /// <summary>The REST and gRPC ports of the embedded service <paramref name="name"/>.</summary>
+    public ServicePorts Service(string name)
+    {
+        var index = HostedServices.All.Select(m => m.Name).ToList().IndexOf(name);
+        return index >= 0 ? new(First + 4 + (2 * index), First + 5 + (2 * index)) : throw new ArgumentException($"Unknown service '{name}'.", nameof(name));
+    }
+
+    /// <summary>Every port of the block and what listens on it, for the documentation and for errors.</summary>
+    public IEnumerable<(int Port, string Use)> Uses()
+    {
+        yield return (Gateway.Rest, "the gateway's REST");
+        yield return (Gateway.Grpc, "the gateway's gRPC");
+        yield return (Silo, "the silo");
+        yield return (SiloGateway, "the silo's client gateway");
+        foreach (var module in HostedServices.All)
+        {
+            var ports = Service(module.Name);
+            yield return (ports.Rest, $"the {module.Name} service's REST");
+            yield return (ports.Grpc, $"the {module.Name} service's gRPC");
+        }
+    }
+
+    /// <summary>The pinned block named in <paramref name="configuration"/>, or null when ports are drawn at random.</summary>
+    public static PinnedPorts? From(IConfiguration configuration)
+    {
+        ArgumentNullException.ThrowIfNull(configuration);
+        if (configuration[Key] is not { Length: > 0 } text)
+        {
+            return null;
+        }
+
+        return int.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out var first) && first >= 1024 && first + Count - 1 <= 65535
+            ? new PinnedPorts(first)
+            : throw new ArgumentException(string.Create(CultureInfo.InvariantCulture, $"{Key} is '{text}': the first of {Count} consecutive ports, 1024 to {65536 - Count}."));
+    }
+
+    /// <summary>What a port of the block is for, in an error about it.</summary>
+    public string Describe(int port) =>
+        Uses().FirstOrDefault(u => u.Port == port) is { Use: { } use } ? string.Create(CultureInfo.InvariantCulture, $"port {port} ({use}, {Key} {First})") : port.ToString(CultureInfo.InvariantCulture);
+}
