@@ -54,6 +54,21 @@ public sealed class DeploymentTests
         Assert.All(built.Keys, name => Assert.Contains("healthcheck", ((YamlMappingNode)services[name]).Children.Keys.Select(k => ((YamlScalarNode)k).Value)));
     }
 
+    [Fact]
+    [System.Runtime.Versioning.UnsupportedOSPlatform("windows")]
+    public async Task ClusterCertificate_ItsKeyIsItsOwnersAlone()
+    {
+        using var directory = new TemporaryDirectory();
+        var file = directory.Combine("secrets", "cluster.pem");
+
+        var (exitCode, output, error) = await ExternalProgram.RunAsync(Path.Combine(Repository.Root, "deploy", "cluster-certificate"), Repository.Root, [file], Token);
+
+        Assert.True(exitCode == 0, output + error);
+        Assert.Contains("PRIVATE KEY", await File.ReadAllTextAsync(file, Token), StringComparison.Ordinal);
+        Assert.Equal(UnixFileMode.UserRead | UnixFileMode.UserWrite, File.GetUnixFileMode(file));
+        Assert.Equal(UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute, File.GetUnixFileMode(Path.GetDirectoryName(file)!));
+    }
+
     private static Task<(int ExitCode, string Output, string Error)> ComposeAsync(
         string[] arguments,
         string? hostAddress = "10.0.0.11",
