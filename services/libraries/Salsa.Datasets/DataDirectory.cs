@@ -83,13 +83,13 @@ public sealed class DataDirectory
         var info = new FileInfo(path);
         if (!info.Exists)
         {
-            throw new DataFileException($"The data file {relativePath} is missing from {Root}. {Remedy(relativePath)}");
+            throw new DataFileException($"The data file {relativePath} is missing from {Root}. {Remedy(relativePath)}", Root);
         }
 
         if (info.Length != entry.Bytes)
         {
             throw new DataFileException(
-                $"The data file {relativePath} in {Root} has {info.Length:N0} bytes where the manifest says {entry.Bytes:N0}: it is damaged or from another release. {Remedy(relativePath)}");
+                $"The data file {relativePath} in {Root} has {info.Length:N0} bytes where the manifest says {entry.Bytes:N0}: it is damaged or from another release. {Remedy(relativePath)}", Root);
         }
 
         var stamp = (info.Length, info.LastWriteTimeUtc);
@@ -99,7 +99,7 @@ public sealed class DataDirectory
             if (!string.Equals(actual, entry.Sha256, StringComparison.Ordinal))
             {
                 throw new DataFileException(
-                    $"The data file {relativePath} in {Root} has SHA-256 {actual} where the manifest says {entry.Sha256}: it is damaged or from another release. {Remedy(relativePath)}");
+                    $"The data file {relativePath} in {Root} has SHA-256 {actual} where the manifest says {entry.Sha256}: it is damaged or from another release. {Remedy(relativePath)}", Root);
             }
 
             _checked[relativePath] = stamp;

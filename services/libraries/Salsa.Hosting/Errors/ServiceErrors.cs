@@ -68,6 +68,7 @@ public static class ServiceErrors
         {
             System.Data.Common.DbException => string.Create(System.Globalization.CultureInfo.InvariantCulture, $"The store did not answer (it may be restarting); retry after {StoreRetryAfter.TotalSeconds:0} s."),
             RpcException rpc => rpc.Status.Detail,
+            Salsa.Datasets.DataFileException data => data.Detail,
             _ => exception.Message,
         };
     }

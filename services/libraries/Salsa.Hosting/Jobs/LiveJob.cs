@@ -151,8 +151,12 @@ internal sealed class LiveJob : ITask, ICancellableJob
             span?.SetStatus(ActivityStatusCode.Error, exception.Message);
             span?.AddException(exception);
 
+            // A fault's own words can hold what a caller may not see (a server path, a driver's text):
+            // the caller is told its kind, the service's log has all of it.
             Finish(JobState.Failed, started, queueMs, Stopwatch.GetElapsedTime(clock).TotalMilliseconds, null,
-                validation ? exception.Message : $"The job failed: {exception.GetType().Name}: {exception.Message}");
+                validation ? Errors.ServiceErrors.Message(exception)
+                : Errors.ServiceErrors.Classify(exception) is not null ? $"The job failed: {Errors.ServiceErrors.Message(exception)}"
+                : $"The job failed: {exception.GetType().Name} (the {_manager.Service} service's log has the details, job {Id}).");
         }
     }
 
