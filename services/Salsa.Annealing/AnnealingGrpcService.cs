@@ -1,7 +1,6 @@
 using Microsoft.AspNetCore.Authorization;
 using Salsa.Contracts.Common;
 using Grpc.Core;
-using Salsa.Hosting.Clustering.Annealing;
 using Salsa.Hosting.Jobs;
 using Salsa.Hosting.Timing;
 using Salsa.Hosting.Security;

@@ -1,4 +1,3 @@
-using Salsa.Hosting.Clustering.Annealing;
 using Salsa.Hosting.Clustering.Cluster;
 using Salsa.Hosting.Host;
 using Salsa.Hosting;

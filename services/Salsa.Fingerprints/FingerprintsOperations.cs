@@ -6,12 +6,11 @@ using Salsa.Contracts.Fingerprints;
 using Salsa.Contracts.Operations;
 using Salsa.Datasets;
 using Salsa.Hosting;
-using Salsa.Hosting.Clustering.Annealing;
 using T = Salsa.Contracts.Operations.ValueTypes;
 
 namespace Salsa.Fingerprints;
 
-/// <summary>The fingerprints service's workflow operations: annealing and Butina clustering, similarity search.</summary>
+/// <summary>The fingerprints service's workflow operations: Butina clustering and similarity search (annealing of fingerprints is the annealing service's).</summary>
 internal static class FingerprintsOperations
 {
     public static IReadOnlyList<OperationSpec> Describe(ServiceLimits limits)
@@ -19,9 +18,6 @@ internal static class FingerprintsOperations
         var options = new FingerprintsOptions();
         return
         [
-            AnnealingOperation.Describe(FingerprintsService.Name, "annealing", T.Fingerprints, "Deterministic-annealing clustering of binary fingerprints.", limits,
-                (invoker, request, o) => new FingerprintsClient(invoker).StartAnnealingAsync(request, o),
-                (invoker, job, o) => new FingerprintsClient(invoker).GetAnnealingResultAsync(job, o)),
             new()
             {
                 Service = FingerprintsService.Name,

@@ -1,6 +1,5 @@
 using Salsa.Hosting.Clustering.Cluster;
 using Microsoft.Extensions.Options;
-using Salsa.Hosting.Clustering.Annealing;
 using Salsa.Hosting.Host;
 using Salsa.Hosting;
 using Salsa.Contracts.Operations;
@@ -22,8 +21,6 @@ public sealed class FingerprintsService : ISalsaService
         services.Configure<FingerprintsOptions>(builder.Configuration.GetSection(FingerprintsOptions.Section));
         services.AddSingleton(sp => sp.GetRequiredService<IOptions<FingerprintsOptions>>().Value);
         services.AddSingleton<ButinaJobs>();
-        services.AddSingleton<AnnealingJobs>();
-        services.AddSingleton<BinaryAnnealingJobs>();
         services.AddSingleton<SearchDispatcher>();
         services.AddSingleton<SearchIndexCache>();
         // RDKit fingerprints a SMILES query (its engines start on first use).

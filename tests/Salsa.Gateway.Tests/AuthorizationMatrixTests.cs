@@ -212,7 +212,6 @@ public sealed class AuthorizationMatrixTests(SecuredPlatform platform) : IClassF
         ["POST /api/annealing/jobs"] = """{"datasetId":"$points","maxClusters":2}""",
         ["POST /api/kmeans/jobs"] = """{"datasetId":"$points","clusters":2}""",
         ["POST /api/fingerprints/butina/jobs"] = """{"datasetId":"$fingerprints"}""",
-        ["POST /api/fingerprints/annealing/jobs"] = """{"datasetId":"$fingerprints","maxClusters":2}""",
         ["POST /api/fingerprints/search"] = """{"datasetId":"$fingerprints","butinaJobId":"$job:fingerprints","queryHex":"00","k":1}""",
         ["POST /api/mds/jobs"] = """{"datasetId":"$fingerprints","dimensions":2}""",
         ["POST /api/render/census-map"] = """{"pointsDatasetId":"$points","clusteringJobId":"$job:annealing"}""",

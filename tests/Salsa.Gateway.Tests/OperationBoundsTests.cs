@@ -66,7 +66,6 @@ public sealed class OperationBoundsTests(OperationInputsFixture fixture) : IClas
         ["annealing.cluster/dataset"] = "points.dataset",
         ["kmeans.cluster/dataset"] = "points.dataset",
         ["chem.fingerprints/dataset"] = "chem.dataset",
-        ["fingerprints.annealing/dataset"] = "fingerprints.dataset",
         ["fingerprints.butina/dataset"] = "fingerprints.dataset",
         ["fingerprints.search/dataset"] = "fingerprints.dataset",
         ["mds.embed/dataset"] = "fingerprints.dataset",

@@ -6,7 +6,6 @@ using Salsa.Clustering.Annealing;
 using Salsa.Clustering.Parallel;
 using Salsa.Contracts.Clients;
 using Salsa.Contracts.Common;
-using Salsa.Hosting.Clustering.Annealing;
 using Salsa.Hosting.Jobs;
 using Salsa.Services.Tests.Support;
 using Salsa.Testing;

@@ -1,6 +1,5 @@
 using System.Net.Http.Json;
 using Salsa.Annealing;
-using Salsa.Hosting.Clustering.Annealing;
 using Salsa.Contracts.Clients;
 using Salsa.Contracts.Common;
 using Grpc.Core;

@@ -1,6 +1,7 @@
 using Salsa.Contracts.Common;
 using System.Net.Http.Json;
 using System.Numerics;
+using Salsa.Annealing;
 using Salsa.Chem;
 using Salsa.Clustering;
 using Salsa.Datasets;
@@ -12,20 +13,24 @@ using Salsa.Services.Tests.Support;
 namespace Salsa.Services.Tests.Fingerprints;
 
 /// <summary>
-/// A Chem and a Fingerprints service sharing one store, as they are deployed: the Chem service
-/// imports the fixture compounds, the Fingerprints service works on the fingerprint datasets by id.
+/// A Chem, a Fingerprints and an Annealing service sharing one store, as they are deployed: the Chem
+/// service imports the fixture compounds, the Fingerprints service (Butina, search) and the
+/// Annealing service (deterministic annealing of fingerprints) work on the fingerprint datasets by id.
 /// </summary>
 public sealed class CompoundServices : IAsyncDisposable
 {
-    private CompoundServices(ServiceUnderTest<ChemService> chem, ServiceUnderTest<FingerprintsService> fingerprints)
+    private CompoundServices(ServiceUnderTest<ChemService> chem, ServiceUnderTest<FingerprintsService> fingerprints, ServiceUnderTest<AnnealingService> annealing)
     {
         Chem = chem;
         Fingerprints = fingerprints;
+        Annealing = annealing;
     }
 
     public ServiceUnderTest<ChemService> Chem { get; }
 
     public ServiceUnderTest<FingerprintsService> Fingerprints { get; }
+
+    public ServiceUnderTest<AnnealingService> Annealing { get; }
 
     public HttpClient Rest => Fingerprints.Rest;
 
@@ -40,7 +45,8 @@ public sealed class CompoundServices : IAsyncDisposable
     {
         var services = new CompoundServices(
             await ServiceUnderTest.StartAsync<ChemService>(store),
-            await ServiceUnderTest.StartAsync<FingerprintsService>(store, fingerprintsSettings));
+            await ServiceUnderTest.StartAsync<FingerprintsService>(store, fingerprintsSettings),
+            await ServiceUnderTest.StartAsync<AnnealingService>(store));
         using var import = await services.Chem.Rest.PostAsJsonAsync("/api/chem/imports", new { source = "fixture" }, TestContext.Current.CancellationToken);
         await RestCalls.EnsureAsync(import);
         var compounds = (await import.Content.ReadFromJsonAsync<DatasetView>(RestCalls.Json, TestContext.Current.CancellationToken))!;
@@ -66,6 +72,7 @@ public sealed class CompoundServices : IAsyncDisposable
 
     public async ValueTask DisposeAsync()
     {
+        await Annealing.DisposeAsync();
         await Fingerprints.DisposeAsync();
         await Chem.DisposeAsync();
     }

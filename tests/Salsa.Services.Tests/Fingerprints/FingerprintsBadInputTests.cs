@@ -52,8 +52,8 @@ public sealed class FingerprintsBadInputFixture : IAsyncLifetime
         Dense = (await Services.Rest.UploadCsvAsync("name=dense&kind=dense&dimension=2", "x,y\n1,2\n3,4\n5,6\n")).DatasetId;
         Untyped = (await Services.Rest.UploadCsvAsync("name=untyped&kind=binary&bits=8", "0f\nf0\nff\n")).DatasetId;
         MaccsButina = await Services.ButinaAsync(Services.Maccs, 0.35);
-        var annealing = await Services.Rest.StartJobAsync("/api/fingerprints/annealing/jobs", new { datasetId = Services.Ecfp4, maxClusters = 2 });
-        Assert.Equal("succeeded", (await Services.Rest.WaitAsync(annealing.JobId)).State);
+        var annealing = await Services.Annealing.Rest.StartJobAsync("/api/annealing/jobs", new { datasetId = Services.Ecfp4, maxClusters = 2 });
+        Assert.Equal("succeeded", (await Services.Annealing.Rest.WaitAsync(annealing.JobId)).State);
         Annealing = annealing.JobId;
     }
 
@@ -83,7 +83,7 @@ public sealed class FingerprintsBadInputTests(FingerprintsBadInputFixture fixtur
         { "{\"datasetId\":\"$dense\",\"queryHex\":\"0f\",\"k\":1}", 400, "is dense" },
         { "{\"datasetId\":\"" + Unknown + "\",\"queryHex\":\"$ecfpHex\",\"fingerprintType\":\"rdkit-ecfp4-1024\",\"k\":5}", 404, "No dataset" },
         { "{\"datasetId\":\"$ecfp\",\"butinaJobId\":\"$maccsButina\",\"queryHex\":\"$ecfpHex\",\"fingerprintType\":\"rdkit-ecfp4-1024\",\"k\":5}", 400, "clustered dataset" },
-        { "{\"datasetId\":\"$ecfp\",\"butinaJobId\":\"$annealing\",\"queryHex\":\"$ecfpHex\",\"fingerprintType\":\"rdkit-ecfp4-1024\",\"k\":5}", 400, "not a butina job" },
+        { "{\"datasetId\":\"$ecfp\",\"butinaJobId\":\"$annealing\",\"queryHex\":\"$ecfpHex\",\"fingerprintType\":\"rdkit-ecfp4-1024\",\"k\":5}", 404, "No job" }, // another service's
         { "{\"datasetId\":\"$ecfp\",\"butinaJobId\":\"" + Unknown + "\",\"queryHex\":\"$ecfpHex\",\"fingerprintType\":\"rdkit-ecfp4-1024\",\"k\":5}", 404, "No job" },
         { "{\"datasetId\":\"$ecfp\",\"queryHex\":\"" + new string('z', 256) + "\",\"fingerprintType\":\"rdkit-ecfp4-1024\",\"k\":5}", 400, "not hex digits" },
         { "{\"datasetId\":\"$ecfp\",\"queryHex\":\"abcd\",\"fingerprintType\":\"rdkit-ecfp4-1024\",\"k\":5}", 400, "256 hex digits" },
@@ -108,7 +108,6 @@ public sealed class FingerprintsBadInputTests(FingerprintsBadInputFixture fixtur
         { "butina", "{\"datasetId\":\"$ecfp\",\"cutoff\":1.5}", 400, "cut-off" },
         { "butina", "{\"datasetId\":\"$ecfp\",\"cutoff\":0}", 400, "cut-off" },
         { "butina", "{\"datasetId\":\"" + Unknown + "\"}", 404, "No dataset" },
-        { "annealing", "{\"datasetId\":\"$dense\",\"maxClusters\":2}", 400, "binary (fingerprint) dataset" },
         { "annealing", "{\"datasetId\":\"$ecfp\",\"maxClusters\":0}", 400, "Kmax" },
         { "annealing", "{\"datasetId\":\"$ecfp\",\"maxClusters\":2,\"coolingFactor\":0.99999}", 413, "1,381,546 temperatures (coolingFactor 0.99999 from the start temperature down to 10⁻⁶ of it) exceed this service's limit of 100,000 (Salsa:Limits:MaxTemperatures)" },
         { "annealing", "{\"datasetId\":\"$ecfp\",\"maxClusters\":2,\"maxIterationsPerTemperature\":100001}", 413, "(Salsa:Limits:MaxIterations)" },
@@ -150,15 +149,15 @@ public sealed class FingerprintsBadInputTests(FingerprintsBadInputFixture fixtur
     {
         var before = await JobCountAsync();
         using var content = new StringContent(fixture.Resolve(body), Encoding.UTF8, "application/json");
-        using var response = await Services.Rest.PostAsync($"/api/fingerprints/{kind}/jobs", content, Token);
+        // Fingerprints are annealed by the annealing service, clustered by Butina in this one.
+        using var response = await (kind == "annealing" ? Services.Annealing.Rest : Services.Rest).PostAsync(kind == "annealing" ? "/api/annealing/jobs" : $"/api/fingerprints/{kind}/jobs", content, Token);
 
         Assert.Contains(mentions, await RestCalls.ProblemAsync(response, status), StringComparison.OrdinalIgnoreCase);
         Assert.Equal(before, await JobCountAsync());
     }
 
     [Theory]
-    [InlineData("/api/fingerprints/butina/jobs/$annealing/result", 404, "annealing")]
-    [InlineData("/api/fingerprints/annealing/jobs/$maccsButina/result", 404, "butina")]
+    [InlineData("/api/fingerprints/butina/jobs/$annealing/result", 404, "No job")] // the annealing service's
     [InlineData("/api/fingerprints/butina/jobs/" + Unknown + "/result", 404, "No job")]
     [InlineData("/api/fingerprints/butina/jobs/not-a-guid/result", 400, "GUID")]
     public async Task GetResult_OtherKindUnknownOrMalformed_Problem(string path, int status, string mentions)
@@ -171,6 +170,7 @@ public sealed class FingerprintsBadInputTests(FingerprintsBadInputFixture fixtur
     public async Task Grpc_BadRequests_StatusWithMessage()
     {
         var client = new FingerprintsClient(Services.Fingerprints.Grpc);
+        var annealing = new AnnealingClient(Services.Annealing.Grpc);
         SearchRequest Search(string dataset, int k = 5, string butinaJob = "") =>
             new() { DatasetId = dataset, ButinaJobId = butinaJob, QueryHex = FingerprintsBadInputFixture.EcfpHex, FingerprintType = FingerprintType.Ecfp4.Name, K = k };
         var ecfp = Services.Ecfp4.ToString();
@@ -182,11 +182,10 @@ public sealed class FingerprintsBadInputTests(FingerprintsBadInputFixture fixtur
             (async () => await client.SearchAsync(Search(ecfp, butinaJob: fixture.MaccsButina.ToString()), Call), StatusCode.InvalidArgument, "clustered dataset"),
             (async () => await client.SearchAsync(Search(ecfp, butinaJob: "zzz"), Call), StatusCode.InvalidArgument, "Butina job id"),
             (async () => await client.StartButinaAsync(new StartButinaRequest { DatasetId = fixture.Dense.ToString() }, Call), StatusCode.InvalidArgument, "binary"),
-            (async () => await client.StartAnnealingAsync(new() { DatasetId = fixture.Dense.ToString(), MaxClusters = 2 }, Call), StatusCode.InvalidArgument, "binary"),
-            (async () => await client.StartAnnealingAsync(new() { DatasetId = ecfp, MaxClusters = 2, CoolingFactor = 1 }, Call), StatusCode.InvalidArgument, "coolingFactor must lie strictly between 0 and 1"),
-            (async () => await client.StartAnnealingAsync(new() { DatasetId = ecfp, MaxClusters = 2, CoolingFactor = 0.99999 }, Call), StatusCode.ResourceExhausted, "(Salsa:Limits:MaxTemperatures)"),
-            (async () => await client.StartAnnealingAsync(new() { DatasetId = ecfp, MaxClusters = 2, MaxIterationsPerTemperature = 100_001 }, Call), StatusCode.ResourceExhausted, "(Salsa:Limits:MaxIterations)"),
-            (async () => await client.GetButinaResultAsync(new JobRef { JobId = fixture.Annealing.ToString() }, Call), StatusCode.NotFound, "annealing"),
+            (async () => await annealing.StartAsync(new() { DatasetId = ecfp, MaxClusters = 2, CoolingFactor = 1 }, Call), StatusCode.InvalidArgument, "coolingFactor must lie strictly between 0 and 1"),
+            (async () => await annealing.StartAsync(new() { DatasetId = ecfp, MaxClusters = 2, CoolingFactor = 0.99999 }, Call), StatusCode.ResourceExhausted, "(Salsa:Limits:MaxTemperatures)"),
+            (async () => await annealing.StartAsync(new() { DatasetId = ecfp, MaxClusters = 2, MaxIterationsPerTemperature = 100_001 }, Call), StatusCode.ResourceExhausted, "(Salsa:Limits:MaxIterations)"),
+            (async () => await client.GetButinaResultAsync(new JobRef { JobId = fixture.Annealing.ToString() }, Call), StatusCode.NotFound, "No job"),
         };
 
         foreach (var (call, expected, mentions) in calls)
@@ -220,5 +219,6 @@ public sealed class FingerprintsBadInputTests(FingerprintsBadInputFixture fixtur
         Assert.Equal(1.0, response.Hits[0].Similarity);
     }
 
-    private async Task<int> JobCountAsync() => (await Services.Fingerprints.GetJsonAsync<List<JobView>>("/api/jobs?limit=1000")).Count;
+    private async Task<int> JobCountAsync() =>
+        (await Services.Fingerprints.GetJsonAsync<List<JobView>>("/api/jobs?limit=1000")).Count + (await Services.Annealing.GetJsonAsync<List<JobView>>("/api/jobs?limit=1000")).Count;
 }

@@ -1,5 +1,4 @@
 using System.Net.Http.Json;
-using Salsa.Hosting.Clustering.Annealing;
 using Salsa.Clustering.Fingerprints;
 using Salsa.Contracts.Clients;
 using Salsa.Contracts.Common;
@@ -149,42 +148,47 @@ public sealed class FingerprintsServiceTests(CompoundServicesFixture fixture) : 
     }
 
     [Fact]
-    public async Task QueuedJobs_StreamProgress_WhenTheRunningJobIsCancelled()
+    public async Task BinaryAnnealing_OnTheAnnealingService_QueuedBehindASlowJob_StreamsProgressOnceItRuns()
     {
-        var jobs = new JobsClient(Services.Fingerprints.Grpc);
-        var client = new FingerprintsClient(Services.Fingerprints.Grpc);
-        var slow = await Services.Rest.StartJobAsync("/api/fingerprints/annealing/jobs", new { datasetId = Services.Ecfp4, maxClusters = 5, coolingFactor = Fixtures.SlowCoolingFactor, fixedCooling = true });
-        await Services.Rest.WaitForProgressAsync(slow.JobId);
+        // Fingerprints are annealed by the annealing service, as points are: one concurrent job, so
+        // the second waits behind the slow one and its watch sees every event.
+        var annealing = Services.Annealing;
+        var jobs = new JobsClient(annealing.Grpc);
+        var client = new AnnealingClient(annealing.Grpc);
+        var slow = await annealing.Rest.StartJobAsync("/api/annealing/jobs", new { datasetId = Services.Ecfp4, maxClusters = 40, coolingFactor = Fixtures.SlowCoolingFactor, fixedCooling = true });
+        await annealing.Rest.WaitForProgressAsync(slow.JobId);
+        var queued = await client.StartAsync(new Contracts.Annealing.StartAnnealingRequest { DatasetId = Services.Ecfp4.ToString(), MaxClusters = 3 }, Call);
+        using var watch = jobs.Watch(new JobRef { JobId = queued.JobId }, Call);
+        Assert.Equal(JobState.Queued, (await FirstStatusAsync(watch)).State);
 
-        // One concurrent job: these two wait behind the slow one, so their watches see every event.
-        var annealing = await client.StartAnnealingAsync(new Contracts.Annealing.StartAnnealingRequest { DatasetId = Services.Ecfp4.ToString(), MaxClusters = 3 }, Call);
-        var butina = await client.StartButinaAsync(new StartButinaRequest { DatasetId = Services.Ecfp4.ToString(), Cutoff = 0.5 }, Call);
-        using var annealingWatch = jobs.Watch(new JobRef { JobId = annealing.JobId }, Call);
-        using var butinaWatch = jobs.Watch(new JobRef { JobId = butina.JobId }, Call);
-        Assert.Equal(JobState.Queued, (await FirstStatusAsync(annealingWatch)).State);
-        Assert.Equal(JobState.Queued, (await FirstStatusAsync(butinaWatch)).State);
-
-        using (var cancel = await Services.Rest.PostAsync($"/api/jobs/{slow.JobId}/cancel", null, Token))
+        using (var cancel = await annealing.Rest.PostAsync($"/api/jobs/{slow.JobId}/cancel", null, Token))
         {
             await RestCalls.EnsureAsync(cancel);
         }
 
-        Assert.Equal("cancelled", (await Services.Rest.WaitAsync(slow.JobId)).State);
-        var (annealingState, annealingProgress) = await ToEndAsync(annealingWatch);
-        var (butinaState, butinaProgress) = await ToEndAsync(butinaWatch);
+        Assert.Equal("cancelled", (await annealing.Rest.WaitAsync(slow.JobId)).State);
+        var (state, progress) = await ToEndAsync(watch);
 
-        Assert.Equal(JobState.Succeeded, annealingState);
-        Assert.NotEmpty(annealingProgress);
-        Assert.Contains(annealingProgress, p => p.HasTemperature && p.Clusters >= 1);
-        var result = await client.GetAnnealingResultAsync(new JobRef { JobId = annealing.JobId }, Call);
+        Assert.Equal(JobState.Succeeded, state);
+        Assert.Contains(progress, p => p.HasTemperature && p.Clusters >= 1);
+        var result = await client.GetResultAsync(new JobRef { JobId = queued.JobId }, Call);
         Assert.Equal(500, result.ClusterSizes.Sum());
-        var summary = await Services.Fingerprints.GetJsonAsync<AnnealingSummary>($"/api/fingerprints/annealing/jobs/{annealing.JobId}/result");
+        var summary = await annealing.GetJsonAsync<Salsa.Annealing.AnnealingSummary>($"/api/annealing/jobs/{queued.JobId}/result");
         Assert.Equal(("binary", 500, result.Clusters), (summary.Input, summary.Points, summary.Clusters));
+    }
 
-        Assert.Equal(JobState.Succeeded, butinaState);
-        Assert.Equal(["neighbours", "clusters", "done"], butinaProgress.Select(p => p.Phase).Distinct());
-        using var health = await Services.Rest.GetAsync("/health", Token);
-        await RestCalls.EnsureAsync(health);
+    [Fact]
+    public async Task Butina_ReportsItsPhasesInOrder()
+    {
+        // The job may end before a watch could attach; its compute span keeps one event per phase.
+        using var spans = new ActivityRecorder(Salsa.Hosting.SalsaHosting.ActivitySourceName);
+        var butina = await new FingerprintsClient(Services.Fingerprints.Grpc).StartButinaAsync(new StartButinaRequest { DatasetId = Services.Ecfp4.ToString(), Cutoff = 0.5 }, Call);
+
+        var final = await new JobsClient(Services.Fingerprints.Grpc).WatchToEndAsync(butina.JobId, options: Call);
+        var compute = await spans.WaitForAsync(a => a.OperationName == "compute" && a.Parent?.GetTagItem("salsa.job.id") as string == butina.JobId, Token);
+
+        Assert.Equal(JobState.Succeeded, final.State);
+        Assert.Equal(["neighbours", "clusters", "done"], compute.Events.Select(e => e.Name).Distinct());
     }
 
     /// <summary>Compounds of the set, and one that is in no set: a compound with some bits flipped.</summary>

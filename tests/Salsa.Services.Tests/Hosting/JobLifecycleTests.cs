@@ -2,7 +2,6 @@ using System.Net;
 using System.Net.Http.Json;
 using Microsoft.Extensions.DependencyInjection;
 using Salsa.Annealing;
-using Salsa.Hosting.Clustering.Annealing;
 using Salsa.Contracts.Clients;
 using Grpc.Core;
 using Salsa.Services.Tests.Support;

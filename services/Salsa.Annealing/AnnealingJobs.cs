@@ -1,10 +1,12 @@
 using Salsa.Clustering.Annealing;
+using Salsa.Hosting;
+using Salsa.Hosting.Clustering;
 using Salsa.Hosting.Clustering.Cluster;
 using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Jobs;
 using Salsa.Store;
 
-namespace Salsa.Hosting.Clustering.Annealing;
+namespace Salsa.Annealing;
 
 /// <summary>Deterministic annealing as jobs: dense or binary input, progress after each temperature.</summary>
 /// <remarks>With <c>Cluster:Enabled</c>, dense datasets are annealed on the cluster (<see cref="ClusterCompute"/>); binary ones stay here.</remarks>

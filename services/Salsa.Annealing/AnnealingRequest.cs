@@ -2,9 +2,12 @@ using System.ComponentModel.DataAnnotations;
 using System.Globalization;
 using Salsa.Clustering.Annealing;
 using Salsa.Clustering.Parallel;
+using Salsa.Hosting;
+using Salsa.Hosting.Clustering;
+using Salsa.Hosting.Clustering.Cluster;
 using Salsa.Hosting.Datasets;
 
-namespace Salsa.Hosting.Clustering.Annealing;
+namespace Salsa.Annealing;
 
 /// <summary>A deterministic-annealing run of a stored dataset; unset options take the algorithm's defaults.</summary>
 public sealed record AnnealingRequest : IVectorClusteringRequest
@@ -110,7 +113,7 @@ public sealed record AnnealingSummary(
     double ElapsedMs) : IClusteringSummary
 {
     /// <summary>Where the job ran on the cluster (partitions, silos, pass costs); null when it ran in the service.</summary>
-    public Cluster.Placement? Placement { get; init; }
+    public Placement? Placement { get; init; }
 
     public static AnnealingSummary From(string input, int points, AnnealingResult result)
     {
