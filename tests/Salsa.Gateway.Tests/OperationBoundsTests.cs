@@ -142,8 +142,8 @@ public sealed class OperationBoundsTests(OperationInputsFixture fixture) : IClas
         var step = integer ? 1 : 0.001;
         var inside = exclusive ? bound - (direction * step) : bound;
         var beyond = exclusive ? bound : bound + (direction * step);
-        Assert.True(WorkflowParser.Check(parameter, Value(inside, integer)) is null, $"the gateway refuses {parameterName} = {inside}");
-        Assert.True(WorkflowParser.Check(parameter, Value(beyond, integer)) is not null, $"the gateway passes {parameterName} = {beyond}");
+        Assert.True(WorkflowChecker.Check(parameter, Value(inside, integer)) is null, $"the gateway refuses {parameterName} = {inside}");
+        Assert.True(WorkflowChecker.Check(parameter, Value(beyond, integer)) is not null, $"the gateway passes {parameterName} = {beyond}");
 
         await AcceptedAsync(operation, parameterName, Value(inside, integer));
         var refused = await Assert.ThrowsAsync<RpcException>(() => RunAsync(operation, parameterName, Value(beyond, integer), CancellationToken.None));

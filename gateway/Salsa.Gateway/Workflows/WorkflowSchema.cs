@@ -21,10 +21,10 @@ public static class WorkflowSchema
     /// <summary>Where the generated schema is committed, relative to the repository root.</summary>
     public const string CommittedPath = "workflows/workflow.schema.json";
 
-    // A duration as WorkflowParser.ParseDuration reads it (surrounding spaces trimmed), and positive.
+    // A duration as WorkflowVocabulary.ParseDuration reads it (surrounding spaces trimmed), and positive.
     private const string DurationPattern = @"^\s*(?!0+(\.0+)?\s*(ms|s|m|h)?\s*$)[0-9]+(\.[0-9]+)?\s*(ms|s|m|h)?\s*$";
 
-    // WorkflowParser.Check takes a whole number below 10^15 in magnitude as an integer.
+    // WorkflowChecker.Check takes a whole number below 10^15 in magnitude as an integer.
     private const long IntegerLimit = 1_000_000_000_000_000;
 
     private static readonly JsonSerializerOptions s_format = new()
@@ -54,13 +54,13 @@ public static class WorkflowSchema
             ["type"] = "object",
             ["required"] = Strings("name", "steps"),
             ["additionalProperties"] = false,
-            ["properties"] = Keys(WorkflowParser.TopKeys, key => key switch
+            ["properties"] = Keys(WorkflowVocabulary.TopKeys, key => key switch
             {
                 "name" => new JsonObject
                 {
                     ["description"] = "The workflow's name: lower-case letters, digits and dashes, starting with a letter.",
                     ["type"] = "string",
-                    ["pattern"] = WorkflowParser.IdPatternText,
+                    ["pattern"] = WorkflowVocabulary.IdPatternText,
                 },
                 "description" => new JsonObject { ["description"] = "What the workflow does, in a sentence.", ["type"] = "string", ["minLength"] = 1 },
                 "steps" => new JsonObject
@@ -80,7 +80,7 @@ public static class WorkflowSchema
                 {
                     ["description"] = "A step id: lower-case letters, digits and dashes, starting with a letter.",
                     ["type"] = "string",
-                    ["pattern"] = WorkflowParser.IdPatternText,
+                    ["pattern"] = WorkflowVocabulary.IdPatternText,
                 },
                 ["duration"] = new JsonObject
                 {
@@ -127,7 +127,7 @@ public static class WorkflowSchema
             ["type"] = "object",
             ["required"] = Strings("service", "operation"),
             ["additionalProperties"] = false,
-            ["properties"] = Keys(WorkflowParser.StepKeys, key => key switch
+            ["properties"] = Keys(WorkflowVocabulary.StepKeys, key => key switch
             {
                 "service" => new JsonObject { ["description"] = "The service that performs the step.", ["enum"] = Strings([.. catalog.Services]) },
                 "operation" => new JsonObject { ["description"] = "An operation of the service (docs/workflows.md lists them).", ["type"] = "string" },
@@ -139,7 +139,7 @@ public static class WorkflowSchema
                     {
                         ["$comment"] = "The gateway also checks that the step exists, is not this one, and has this output, of a type the input takes.",
                         ["type"] = "string",
-                        ["pattern"] = WorkflowParser.ReferencePatternText,
+                        ["pattern"] = WorkflowVocabulary.ReferencePatternText,
                     },
                 },
                 "parameters" => new JsonObject
@@ -165,7 +165,7 @@ public static class WorkflowSchema
                     ["description"] = "Attempts of a step that fails for a transient reason (a timeout, an unavailable service), waiting backoff, 2×backoff, 4×backoff… between them.",
                     ["type"] = "object",
                     ["additionalProperties"] = false,
-                    ["properties"] = Keys(WorkflowParser.RetryKeys, retryKey => retryKey switch
+                    ["properties"] = Keys(WorkflowVocabulary.RetryKeys, retryKey => retryKey switch
                     {
                         "attempts" => new JsonObject
                         {

@@ -93,8 +93,7 @@ internal static class YamlBudget
         }
     }
 
-    private static LimitExceededException Beyond(string origin, string what, int limit, string unit, string key) =>
-        new($"{origin} {what}: over this gateway's limit of {limit:N0} {unit} ({WorkflowLimits.Section}:{key}).");
+    private static LimitExceededException Beyond(string origin, string what, int limit, string unit, string key) => WorkflowParser.Beyond($"{origin} {what}", limit, unit, key);
 
     private sealed class Collection(NodeEvent start, bool isMapping)
     {
