@@ -21,7 +21,6 @@ public sealed class GatewayService : ISalsaService
 
     public static string Name => "gateway";
 
-    public static ServicePorts DefaultPorts { get; } = new(5080, 5081);
 
     public static void AddServices(WebApplicationBuilder builder)
     {
@@ -32,13 +31,13 @@ public sealed class GatewayService : ISalsaService
         // the cluster's clients): one silo, whichever services a run starts.
         builder.AddClusterCompute();
         var services = builder.Services;
-        services.AddSingleton<OperationCatalog>();
-        services.Configure<WorkflowLimits>(builder.Configuration.GetSection(WorkflowLimits.Section));
-        services.AddSingleton(sp => sp.GetRequiredService<Microsoft.Extensions.Options.IOptions<WorkflowLimits>>().Value);
-        services.AddSingleton<WorkflowParser>();
+        // The operations as the services this gateway hosts bound them (its Salsa:Limits are theirs).
+        services.AddSingleton(sp => new OperationCatalog(sp.GetRequiredService<Microsoft.Extensions.Options.IOptions<Salsa.Hosting.ServiceLimits>>().Value));
+        services.AddSalsaOptions<WorkflowLimits>(WorkflowLimits.Section);
+        services.AddSingleton(sp => new WorkflowParser(sp.GetRequiredService<OperationCatalog>(), sp.GetRequiredService<Microsoft.Extensions.Options.IOptions<WorkflowLimits>>().Value));
         services.AddSingleton<WorkflowLibrary>();
         services.AddSingleton<ServiceDirectory>();
-        services.Configure<RunLimits>(builder.Configuration.GetSection(RunLimits.Section));
+        services.AddSalsaOptions<RunLimits>(RunLimits.Section);
         services.AddSingleton<RunManager>();
         services.AddHostedService(sp => sp.GetRequiredService<RunManager>());
         services.AddSingleton<GatewayGrpcService>();

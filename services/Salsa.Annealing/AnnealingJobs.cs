@@ -1,3 +1,4 @@
+using Microsoft.Extensions.Options;
 using Salsa.Clustering.Annealing;
 using Salsa.Hosting;
 using Salsa.Hosting.Clustering;
@@ -10,7 +11,7 @@ namespace Salsa.Annealing;
 
 /// <summary>Deterministic annealing as jobs: dense or binary input, progress after each temperature.</summary>
 /// <remarks>With <c>Cluster:Enabled</c>, dense datasets are annealed on the cluster (<see cref="ClusterCompute"/>); binary ones stay here.</remarks>
-public sealed class AnnealingJobs(JobManager jobs, DatasetCatalog datasets, ServiceLimits limits, ClusterCompute? cluster = null)
+public sealed class AnnealingJobs(JobManager jobs, DatasetCatalog datasets, IOptions<ServiceLimits> limits, ClusterCompute? cluster = null)
     : VectorClusteringJobs<AnnealingRequest, AnnealingSummary>(jobs, datasets, limits)
 {
     public override string Kind => "annealing";

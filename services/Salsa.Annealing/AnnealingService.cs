@@ -10,7 +10,6 @@ public sealed class AnnealingService : ISalsaService
 {
     public static string Name => "annealing";
 
-    public static ServicePorts DefaultPorts { get; } = new(5101, 5102);
 
     public static void AddServices(WebApplicationBuilder builder)
     {

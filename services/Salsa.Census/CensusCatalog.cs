@@ -1,3 +1,4 @@
+using Microsoft.Extensions.Options;
 using System.Globalization;
 using Salsa.Datasets;
 using Salsa.Hosting;
@@ -43,8 +44,10 @@ public sealed record GeoBox(double MinLatitude, double MinLongitude, double MaxL
 /// idempotent: an import of the same file and a query with the same criteria name the same dataset
 /// (content-derived ids), so a workflow run again reuses what an earlier run stored.
 /// </summary>
-public sealed class CensusCatalog(DatasetCatalog datasets, ServiceLimits limits, DataDirectory data, UserFiles files)
+public sealed class CensusCatalog(DatasetCatalog datasets, IOptions<ServiceLimits> serviceLimits, DataDirectory data, UserFiles files)
 {
+    private readonly ServiceLimits _limits = serviceLimits.Value;
+
     /// <summary>Metadata of a census dataset: the shipped source's name, or <see cref="UploadSource"/>.</summary>
     public const string SourceKey = "census_source";
 
@@ -103,8 +106,8 @@ public sealed class CensusCatalog(DatasetCatalog datasets, ServiceLimits limits,
         }
 
         var parsedFormat = PlaceFile.ParseFormat(format);
-        var places = PlaceFile.Read(file, parsedFormat, columns, source, maxPlaces: limits.MaxPoints + 1);
-        limits.CheckPoints(places.Count, 2);
+        var places = PlaceFile.Read(file, parsedFormat, columns, source, maxPlaces: _limits.MaxPoints + 1);
+        _limits.CheckPoints(places.Count, 2);
         var id = DatasetIds.For("census-upload", name, string.Join(',', places.GroupColumns), DatasetIds.ContentHash(
             Enumerable.Range(0, places.Count).Select(i => new[] { places.Ids[i], R(places.Latitudes[i]), R(places.Longitudes[i]), R(places.Weights[i]) }.Concat(places.Groups[i]))));
         return await datasets.GetOrCreateAsync(id, () => Store(name, places), cancellationToken);
@@ -140,7 +143,7 @@ public sealed class CensusCatalog(DatasetCatalog datasets, ServiceLimits limits,
             throw new ArgumentException($"{(query.States is null ? "states" : query.Counties is null ? "counties" : "groups")} is null: give a list of codes, or leave it out.");
         }
 
-        limits.CheckQueryCodes(query.States.Count + query.Counties.Count + query.Groups.Count);
+        _limits.CheckQueryCodes(query.States.Count + query.Counties.Count + query.Groups.Count);
         Validate(query);
         var (info, content) = await datasets.ReadRequiredAsync(query.DatasetId, cancellationToken);
         if (info.Kind != DatasetKind.Census)
@@ -160,7 +163,7 @@ public sealed class CensusCatalog(DatasetCatalog datasets, ServiceLimits limits,
     private (DatasetInfo, DatasetContent) Load(string sourceName, string path)
     {
         var rows = CensusBlockGroups.ReadFile(path);
-        limits.CheckPoints(rows.Count, 2);
+        _limits.CheckPoints(rows.Count, 2);
         var values = new double[rows.Count * 2];
         var weights = new double[rows.Count];
         var labels = new string[rows.Count];
@@ -246,7 +249,7 @@ public sealed class CensusCatalog(DatasetCatalog datasets, ServiceLimits limits,
             throw new ArgumentException($"The query ({Describe(query)}) selects no {(upload ? "places" : "block groups")}.");
         }
 
-        limits.CheckPoints(chosen.Count, 2);
+        _limits.CheckPoints(chosen.Count, 2);
         var projection = EquirectangularProjection.CentredOn(chosen.Select(i => (content.Values![2 * i], content.Values[2 * i + 1], content.Weights[i])));
         var values = new double[chosen.Count * 2];
         for (var j = 0; j < chosen.Count; j++)

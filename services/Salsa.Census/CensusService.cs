@@ -10,7 +10,6 @@ public sealed class CensusService : ISalsaService
 {
     public static string Name => "census";
 
-    public static ServicePorts DefaultPorts { get; } = new(5141, 5142);
 
     public static void AddServices(WebApplicationBuilder builder)
     {

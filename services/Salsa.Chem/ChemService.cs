@@ -10,7 +10,6 @@ public sealed class ChemService : ISalsaService
 {
     public static string Name => "chem";
 
-    public static ServicePorts DefaultPorts { get; } = new(5151, 5152);
 
     public static void AddServices(WebApplicationBuilder builder)
     {

@@ -1,3 +1,4 @@
+using Microsoft.Extensions.Options;
 using System.Diagnostics;
 using System.Globalization;
 using System.Security.Cryptography;
@@ -37,8 +38,10 @@ public sealed record CompoundUpload(DatasetInfo Compounds, IReadOnlyList<Refused
 /// The shipped files carry their fingerprints (RDKit ECFP4 1024-bit and MACCS 167-bit); a user's
 /// file is fingerprinted here by RDKit itself (<see cref="Rdkit"/>), to the same bits.
 /// </remarks>
-public sealed class CompoundCatalog(DatasetCatalog datasets, ServiceLimits limits, DataDirectory data, Rdkit rdkit, UserFiles files)
+public sealed class CompoundCatalog(DatasetCatalog datasets, IOptions<ServiceLimits> serviceLimits, DataDirectory data, Rdkit rdkit, UserFiles files)
 {
+    private readonly ServiceLimits _limits = serviceLimits.Value;
+
     public const string FingerprintKeyPrefix = "fingerprints.";
 
     /// <summary>The chem service's spans (its host exports the source named after it): RDKit's work on an upload.</summary>
@@ -135,7 +138,7 @@ public sealed class CompoundCatalog(DatasetCatalog datasets, ServiceLimits limit
         }
 
         var compoundsId = IdOf(limit);
-        limits.CheckPoints(set.Count, FingerprintType.Ecfp4.Bits);
+        _limits.CheckPoints(set.Count, FingerprintType.Ecfp4.Bits);
         var name = limit == 0 ? $"compounds-{file.Name}" : $"compounds-{file.Name}-{limit}";
         return await StoreAsync(set, compoundsId, name, new Dictionary<string, string> { ["compound_source"] = file.Name },
             $"compound import: {Path.GetFileName(file.File)}", type => $"{type.Name} fingerprints shipped in {Path.GetFileName(file.File)}", cancellationToken);
@@ -181,11 +184,11 @@ public sealed class CompoundCatalog(DatasetCatalog datasets, ServiceLimits limit
             records.Add(record);
             if (records.Count % 4096 == 0)
             {
-                limits.CheckPoints(records.Count, FingerprintType.Ecfp4.Bits);
+                _limits.CheckPoints(records.Count, FingerprintType.Ecfp4.Bits);
             }
         }
 
-        limits.CheckPoints(records.Count, FingerprintType.Ecfp4.Bits);
+        _limits.CheckPoints(records.Count, FingerprintType.Ecfp4.Bits);
         if (records.Count == 0)
         {
             throw new ArgumentException($"{source} holds no compounds.");

@@ -1,3 +1,4 @@
+using Microsoft.Extensions.Options;
 using Google.Protobuf;
 using Artifacts = Salsa.Contracts.Common.Artifacts;
 using Salsa.Clustering.Fingerprints;
@@ -18,8 +19,10 @@ public sealed record ButinaClustering(int[] Assignments, int[] Centroids);
 /// its dataset and the limits before it is accepted, then runs on the job's Salsa.Ccr ranks with
 /// progress per phase; per-compound cluster ids become the <c>assignments</c> artifact.
 /// </summary>
-public sealed class ButinaJobs(JobManager jobs, DatasetCatalog datasets, ServiceLimits limits)
+public sealed class ButinaJobs(JobManager jobs, DatasetCatalog datasets, IOptions<ServiceLimits> serviceLimits)
 {
+    private readonly ServiceLimits _limits = serviceLimits.Value;
+
     public const string Kind = "butina";
 
     public async Task<JobRecord> StartAsync(ButinaRequest request, CancellationToken cancellationToken)
@@ -27,7 +30,7 @@ public sealed class ButinaJobs(JobManager jobs, DatasetCatalog datasets, Service
         ArgumentNullException.ThrowIfNull(request);
         var info = await datasets.GetRequiredAsync(request.DatasetId, cancellationToken);
         FingerprintDatasets.RequireBinary(info);
-        limits.CheckPoints(info.Count, info.Bits);
+        _limits.CheckPoints(info.Count, info.Bits);
         request.Validate();
         return await jobs.SubmitAsync(Kind, request, info.Id, context => RunAsync(context, request), cancellationToken);
     }

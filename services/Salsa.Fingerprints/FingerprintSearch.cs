@@ -1,3 +1,4 @@
+using Microsoft.Extensions.Options;
 using System.Globalization;
 using Salsa.Chemistry;
 using Salsa.Clustering;
@@ -17,7 +18,7 @@ namespace Salsa.Fingerprints;
 /// partitions across the cluster when the service computes there (<c>Cluster:Enabled</c>), with the
 /// same hits.
 /// </summary>
-public sealed class FingerprintSearch(DatasetCatalog datasets, ButinaJobs butina, SearchIndexCache cache, SearchDispatcher dispatcher, FingerprintsOptions options, Rdkit rdkit, ClusterCompute? cluster = null)
+public sealed class FingerprintSearch(DatasetCatalog datasets, ButinaJobs butina, SearchIndexCache cache, SearchDispatcher dispatcher, IOptions<FingerprintsOptions> options, Rdkit rdkit, ClusterCompute? cluster = null)
 {
     public async Task<FingerprintSearchResult> SearchAsync(FingerprintSearchRequest request, CancellationToken cancellationToken)
     {
@@ -75,10 +76,10 @@ public sealed class FingerprintSearch(DatasetCatalog datasets, ButinaJobs butina
             throw new ArgumentException($"k must be at least 1; it is {k}.");
         }
 
-        if (k > options.MaxSearchK)
+        if (k > options.Value.MaxSearchK)
         {
             throw new LimitExceededException(string.Create(CultureInfo.InvariantCulture,
-                $"k = {k:N0} exceeds this service's limit of {options.MaxSearchK:N0} hits (Salsa:Fingerprints:MaxSearchK)."));
+                $"k = {k:N0} exceeds this service's limit of {options.Value.MaxSearchK:N0} hits (Salsa:Fingerprints:MaxSearchK)."));
         }
     }
 

@@ -11,15 +11,13 @@ public sealed class FingerprintsService : ISalsaService
 {
     public static string Name => "fingerprints";
 
-    public static ServicePorts DefaultPorts { get; } = new(5121, 5122);
 
     public static void AddServices(WebApplicationBuilder builder)
     {
         ArgumentNullException.ThrowIfNull(builder);
         builder.AddJobs().AddDatasets().AddClusterCompute();
         var services = builder.Services;
-        services.Configure<FingerprintsOptions>(builder.Configuration.GetSection(FingerprintsOptions.Section));
-        services.AddSingleton(sp => sp.GetRequiredService<IOptions<FingerprintsOptions>>().Value);
+        services.AddSalsaOptions<FingerprintsOptions>(FingerprintsOptions.Section);
         services.AddSingleton<ButinaJobs>();
         services.AddSingleton<SearchDispatcher>();
         services.AddSingleton<SearchIndexCache>();

@@ -1,3 +1,4 @@
+using Microsoft.Extensions.Options;
 using System.Globalization;
 using Salsa.Ccr;
 using Salsa.Hosting;
@@ -18,13 +19,13 @@ public sealed class SearchDispatcher : IDisposable
     private readonly DispatcherQueue _queue;
     private readonly TimeSpan _retryAfter;
 
-    public SearchDispatcher(FingerprintsOptions options, ServiceLimits limits)
+    public SearchDispatcher(IOptions<FingerprintsOptions> options, IOptions<ServiceLimits> limits)
     {
         ArgumentNullException.ThrowIfNull(options);
         ArgumentNullException.ThrowIfNull(limits);
-        _retryAfter = limits.RetryAfter;
-        _dispatcher = new Dispatcher(new DispatcherOptions { ThreadCount = Math.Max(options.SearchThreads, 1), Name = "Salsa search", IdleSpin = TimeSpan.Zero });
-        _queue = _dispatcher.CreateQueue("searches", new DispatcherQueueOptions { Policy = QueuePolicy.DiscardNewest, MaxDepth = Math.Max(options.SearchQueueDepth, 1) });
+        _retryAfter = limits.Value.RetryAfter;
+        _dispatcher = new Dispatcher(new DispatcherOptions { ThreadCount = Math.Max(options.Value.SearchThreads, 1), Name = "Salsa search", IdleSpin = TimeSpan.Zero });
+        _queue = _dispatcher.CreateQueue("searches", new DispatcherQueueOptions { Policy = QueuePolicy.DiscardNewest, MaxDepth = Math.Max(options.Value.SearchQueueDepth, 1) });
     }
 
     /// <summary>Runs <paramref name="work"/> on a search thread; refused at once when the queue is full.</summary>

@@ -1,3 +1,4 @@
+using Microsoft.Extensions.Options;
 using Salsa.Clustering.Fingerprints;
 
 namespace Salsa.Fingerprints;
@@ -16,7 +17,7 @@ public sealed record SearchableSet(SimilarityIndex Index, IReadOnlyList<string>?
 // the next search tries again. Datasets and finished jobs never change, so an entry never goes
 // stale; the least recently used entry makes room.
 /// <summary>Search indexes kept between searches: building one reads and compares the whole dataset.</summary>
-public sealed class SearchIndexCache(FingerprintsOptions options)
+public sealed class SearchIndexCache(IOptions<FingerprintsOptions> options)
 {
     private readonly object _gate = new();
     private readonly Dictionary<(Guid Dataset, Guid? ButinaJob), (Lazy<Task<SearchableSet>> Set, long Used)> _entries = [];
@@ -35,7 +36,7 @@ public sealed class SearchIndexCache(FingerprintsOptions options)
             else
             {
                 set = new Lazy<Task<SearchableSet>>(build);
-                if (_entries.Count >= Math.Max(options.CachedIndexes, 1))
+                if (_entries.Count >= Math.Max(options.Value.CachedIndexes, 1))
                 {
                     _entries.Remove(_entries.MinBy(e => e.Value.Used).Key);
                 }

@@ -1,3 +1,4 @@
+using Microsoft.Extensions.Options;
 using Salsa.Clustering.KMeans;
 using Salsa.Hosting;
 using Salsa.Hosting.Datasets;
@@ -10,7 +11,7 @@ namespace Salsa.KMeans;
 
 /// <summary>k-means as jobs: dense or binary input, progress after each Lloyd iteration.</summary>
 /// <remarks>With <c>Cluster:Enabled</c>, dense datasets are clustered on the cluster (<see cref="ClusterCompute"/>); binary ones stay here.</remarks>
-public sealed class KMeansJobs(JobManager jobs, DatasetCatalog datasets, ServiceLimits limits, ClusterCompute? cluster = null)
+public sealed class KMeansJobs(JobManager jobs, DatasetCatalog datasets, IOptions<ServiceLimits> limits, ClusterCompute? cluster = null)
     : VectorClusteringJobs<KMeansRequest, KMeansSummary>(jobs, datasets, limits)
 {
     public override string Kind => "kmeans";

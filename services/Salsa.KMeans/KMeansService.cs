@@ -10,7 +10,6 @@ public sealed class KMeansService : ISalsaService
 {
     public static string Name => "kmeans";
 
-    public static ServicePorts DefaultPorts { get; } = new(5111, 5112);
 
     public static void AddServices(WebApplicationBuilder builder)
     {

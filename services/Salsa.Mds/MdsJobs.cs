@@ -1,3 +1,4 @@
+using Microsoft.Extensions.Options;
 using Google.Protobuf;
 using Salsa.Contracts.Common;
 using Salsa.Clustering;
@@ -15,15 +16,17 @@ namespace Salsa.Mds;
 /// dataset and the limits before it is accepted, then runs on the job's Salsa.Ccr ranks with a
 /// progress event per Guttman transform; the coordinates become the <c>coordinates</c> artifact.
 /// </summary>
-public sealed class MdsJobs(JobManager jobs, DatasetCatalog datasets, ServiceLimits limits)
+public sealed class MdsJobs(JobManager jobs, DatasetCatalog datasets, IOptions<ServiceLimits> serviceLimits)
 {
+    private readonly ServiceLimits _limits = serviceLimits.Value;
+
     public const string Kind = "mds";
 
     public async Task<JobRecord> StartAsync(EmbeddingRequest request, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(request);
         var info = await datasets.GetRequiredAsync(request.DatasetId, cancellationToken).ConfigureAwait(false);
-        request.Validate(info, limits);
+        request.Validate(info, _limits);
         return await jobs.SubmitAsync(Kind, request, info.Id, context => RunAsync(context, request), cancellationToken).ConfigureAwait(false);
     }
 
@@ -37,7 +40,7 @@ public sealed class MdsJobs(JobManager jobs, DatasetCatalog datasets, ServiceLim
         var dissimilarities = input.Dense is { } dense
             ? Dissimilarities.FromEuclidean(Subset(dense, items))
             : Dissimilarities.FromTanimoto(Subset(input.Binary!, items));
-        var options = request.ToOptions(context.Parallelism, Math.Min(limits.MaxEmbeddingItems, SmacofOptions.LargestSupportedItems));
+        var options = request.ToOptions(context.Parallelism, Math.Min(_limits.MaxEmbeddingItems, SmacofOptions.LargestSupportedItems));
         var weights = request.ItemWeights is { Count: > 0 } given ? [.. given] : (double[]?)null;
         var result = Smacof.Run(dissimilarities, options, weights, context.ClusteringProgress(), context.CancellationToken);
         var summary = EmbeddingSummary.From(DatasetCatalog.KindName(info.Kind), dissimilarities.Source, items, result);

@@ -9,7 +9,6 @@ public sealed class MdsService : ISalsaService
 {
     public static string Name => "mds";
 
-    public static ServicePorts DefaultPorts { get; } = new(5131, 5132);
 
     public static void AddServices(WebApplicationBuilder builder)
     {

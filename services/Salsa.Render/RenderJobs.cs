@@ -1,3 +1,4 @@
+using Microsoft.Extensions.Options;
 using System.Diagnostics;
 using System.Globalization;
 using System.Text;
@@ -47,8 +48,10 @@ public sealed record MoleculeGridSummary(Guid CompoundsDatasetId, int Molecules,
 /// datasets it names before it is accepted; the drawing runs on the compute dispatcher and its
 /// files become the job's artifacts.
 /// </summary>
-public sealed class RenderJobs(JobManager jobs, DatasetCatalog datasets, StoredJobs stored, ServiceLimits limits, Rdkit rdkit)
+public sealed class RenderJobs(JobManager jobs, DatasetCatalog datasets, StoredJobs stored, IOptions<ServiceLimits> serviceLimits, Rdkit rdkit)
 {
+    private readonly ServiceLimits _limits = serviceLimits.Value;
+
     public const string CensusMapKind = "census-map";
     public const string ScatterKind = "scatter";
     public const string MoleculeGridKind = "molecule-grid";
@@ -60,7 +63,7 @@ public sealed class RenderJobs(JobManager jobs, DatasetCatalog datasets, StoredJ
     public async Task<JobRecord> StartCensusMapAsync(CensusMapRequest request, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(request);
-        request.Validate(limits);
+        request.Validate(_limits);
         var points = await datasets.GetRequiredAsync(request.PointsDatasetId, cancellationToken).ConfigureAwait(false);
         RequireProjectedPoints(points);
         var (clustering, result) = await stored.GetClusteringAsync(request.ClusteringJobId, "a census map", cancellationToken).ConfigureAwait(false);
@@ -79,14 +82,14 @@ public sealed class RenderJobs(JobManager jobs, DatasetCatalog datasets, StoredJ
             throw new ArgumentException($"Job {clustering.Id} has {result.Clusters} centres of dimension {result.Dimension}; a map needs planar (x, y) centres.");
         }
 
-        limits.CheckClusters(result.Clusters);
+        _limits.CheckClusters(result.Clusters);
         return await jobs.SubmitAsync(CensusMapKind, request, points.Id, context => DrawCensusMapAsync(context, request, clustering, result), cancellationToken).ConfigureAwait(false);
     }
 
     public async Task<JobRecord> StartScatterAsync(ScatterRequest request, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(request);
-        request.Validate(limits);
+        request.Validate(_limits);
         var (embedding, result) = await stored.GetEmbeddingAsync(request.EmbeddingJobId, "a scatter plot", cancellationToken).ConfigureAwait(false);
         if (request.Clusters is { Count: > 0 } && request.ClusteringJobId is not null)
         {
@@ -111,7 +114,7 @@ public sealed class RenderJobs(JobManager jobs, DatasetCatalog datasets, StoredJ
                 }
             }
 
-            limits.CheckClusters(clusters.Max() + 1);
+            _limits.CheckClusters(clusters.Max() + 1);
         }
 
         return await jobs.SubmitAsync(ScatterKind, request, embedding.DatasetId, context => DrawScatterAsync(context, request, embedding, result, clusters), cancellationToken).ConfigureAwait(false);
@@ -120,7 +123,7 @@ public sealed class RenderJobs(JobManager jobs, DatasetCatalog datasets, StoredJ
     public async Task<JobRecord> StartMoleculeGridAsync(MoleculeGridRequest request, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(request);
-        request.Validate(limits);
+        request.Validate(_limits);
         var compounds = await datasets.GetRequiredAsync(request.CompoundsDatasetId, cancellationToken).ConfigureAwait(false);
         if (compounds.Kind != DatasetKind.Compounds)
         {

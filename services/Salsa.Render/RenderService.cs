@@ -9,7 +9,6 @@ public sealed class RenderService : ISalsaService
 {
     public static string Name => "render";
 
-    public static ServicePorts DefaultPorts { get; } = new(5161, 5162);
 
     public static void AddServices(WebApplicationBuilder builder)
     {

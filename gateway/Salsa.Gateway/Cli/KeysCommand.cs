@@ -98,7 +98,7 @@ public static class KeysCommand
             throw;
         }
 
-        return new OpenKeys(store, new ApiKeys(store, new AuthSettings(), TimeProvider.System));
+        return new OpenKeys(store, new ApiKeys(store, Microsoft.Extensions.Options.Options.Create(new AuthSettings()), TimeProvider.System));
     }
 
     private sealed record OpenKeys(IDataStore Store, ApiKeys Keys) : IAsyncDisposable

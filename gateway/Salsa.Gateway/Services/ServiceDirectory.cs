@@ -19,8 +19,10 @@ public sealed record ServiceEndpoint(string Name, Uri GrpcAddress, Uri? RestAddr
 /// host code as when it runs alone and over the gateway's store, started when first needed. Either
 /// way every hop is a real gRPC call.
 /// </summary>
-public sealed class ServiceDirectory(IConfiguration configuration, StoreOptions store, ServiceSecurity security, AuthSettings auth, ILogger<ServiceDirectory> logger, SiloSettings? silo = null) : IAsyncDisposable
+public sealed class ServiceDirectory(IConfiguration configuration, StoreOptions store, ServiceSecurity security, Microsoft.Extensions.Options.IOptions<AuthSettings> authOptions, ILogger<ServiceDirectory> logger, SiloSettings? silo = null) : IAsyncDisposable
 {
+    private readonly AuthSettings auth = authOptions.Value;
+
     public const string Section = "Gateway:Services";
 
     private static readonly Dictionary<string, ServiceModule> s_embeddable = HostedServices.All.ToDictionary(m => m.Name, StringComparer.Ordinal);
@@ -31,7 +33,7 @@ public sealed class ServiceDirectory(IConfiguration configuration, StoreOptions 
 
     // The service key the gateway presents: the configured one, or — for the services it hosts
     // itself while it asks its own callers for credentials — one made for this process.
-    private readonly string? _serviceKey = auth.ServiceKey is { Length: > 0 } configured ? configured
+    private readonly string? _serviceKey = authOptions.Value.ServiceKey is { Length: > 0 } configured ? configured
         : security.Enabled ? Convert.ToBase64String(System.Security.Cryptography.RandomNumberGenerator.GetBytes(32)) : null;
 
     /// <summary>The services the gateway knows.</summary>

@@ -1,3 +1,5 @@
+using System.ComponentModel.DataAnnotations;
+
 namespace Salsa.Gateway.Workflows;
 
 /// <summary>
@@ -9,12 +11,15 @@ public sealed class WorkflowLimits
     public const string Section = "Gateway:Workflows";
 
     /// <summary>The YAML's size in UTF-8 bytes (the shipped workflows are about 2 KB).</summary>
+    [Range(1, int.MaxValue)]
     public int MaxBytes { get; set; } = 256 * 1024;
 
     /// <summary>Steps in one workflow (the shipped ones have up to 8).</summary>
+    [Range(1, int.MaxValue)]
     public int MaxSteps { get; set; } = 500;
 
     /// <summary>Steps that may depend on one step (through its outputs or <c>after</c>).</summary>
+    [Range(1, int.MaxValue)]
     public int MaxFanOut { get; set; } = 64;
 
     /// <summary>
@@ -22,8 +27,10 @@ public sealed class WorkflowLimits
     /// names — counted from the text before any node is built, so a few hundred bytes of nested aliases
     /// cannot grow into millions of values (the shipped workflows have about 150).
     /// </summary>
+    [Range(1, int.MaxValue)]
     public int MaxNodes { get; set; } = 200_000;
 
     /// <summary>Lists and mappings nested in one another (the shipped workflows go 5 deep).</summary>
+    [Range(1, int.MaxValue)]
     public int MaxDepth { get; set; } = 64;
 }

@@ -1,3 +1,4 @@
+using Microsoft.Extensions.Options;
 using Google.Protobuf;
 using Salsa.Contracts.Common;
 using Salsa.Hosting.Datasets;
@@ -30,11 +31,11 @@ public interface IVectorClusteringRequest
 /// job on the compute dispatcher; the per-point assignments become the <c>assignments</c> artifact,
 /// the clustering in its shared shape the <c>clustering</c> artifact, and the summary the job's result.
 /// </summary>
-public abstract class VectorClusteringJobs<TRequest, TSummary>(JobManager jobs, DatasetCatalog datasets, ServiceLimits limits)
+public abstract class VectorClusteringJobs<TRequest, TSummary>(JobManager jobs, DatasetCatalog datasets, IOptions<ServiceLimits> limits)
     where TRequest : IVectorClusteringRequest
     where TSummary : IClusteringSummary
 {
-    protected ServiceLimits Limits { get; } = limits;
+    protected ServiceLimits Limits { get; } = limits.Value;
 
     /// <summary>The job kind, e.g. <c>annealing</c>.</summary>
     public abstract string Kind { get; }

@@ -2,14 +2,13 @@ using System.Globalization;
 using Grpc.AspNetCore.Server.Model;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Diagnostics.HealthChecks;
-using Microsoft.AspNetCore.Hosting;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Http.Json;
 using Microsoft.AspNetCore.Routing;
-using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Diagnostics.HealthChecks;
+using Microsoft.Extensions.Options;
 using Salsa.Hosting.Errors;
 using Salsa.Hosting.Rpc;
 using Salsa.Hosting.Telemetry;
@@ -30,10 +29,9 @@ public static class ServiceDefaults
     {
         ArgumentNullException.ThrowIfNull(builder);
         var services = builder.Services;
-        var limits = builder.Configuration.GetSection(ServiceLimits.Section).Get<ServiceLimits>() ?? new ServiceLimits();
-        services.Configure<ServiceLimits>(builder.Configuration.GetSection(ServiceLimits.Section));
-        services.AddSingleton(sp => sp.GetRequiredService<Microsoft.Extensions.Options.IOptions<ServiceLimits>>().Value);
-        builder.WebHost.ConfigureKestrel(kestrel => kestrel.Limits.MaxRequestBodySize = limits.MaxRequestBytes);
+        services.AddSalsaOptions<ServiceLimits>(ServiceLimits.Section);
+        services.AddOptions<Microsoft.AspNetCore.Server.Kestrel.Core.KestrelServerOptions>()
+            .Configure<IOptions<ServiceLimits>>((kestrel, limits) => kestrel.Limits.MaxRequestBodySize = limits.Value.MaxRequestBytes);
 
         ServiceTelemetry.Add(services, serviceName);
         services.AddProblemDetails(o => o.CustomizeProblemDetails = DescribeBareStatus);
@@ -50,9 +48,10 @@ public static class ServiceDefaults
         services.AddHealthChecks().AddCheck("self", () => HealthCheckResult.Healthy(), ["live"]);
 
         services.AddSingleton<RpcMetrics>();
+        services.AddOptions<Grpc.AspNetCore.Server.GrpcServiceOptions>()
+            .Configure<IOptions<ServiceLimits>>((grpc, limits) => grpc.MaxReceiveMessageSize = limits.Value.MaxGrpcMessageBytes);
         services.AddGrpc(o =>
         {
-            o.MaxReceiveMessageSize = limits.MaxGrpcMessageBytes;
             o.Interceptors.Add<ServiceCallInterceptor>();
             // Unknown services and methods pass on to routing; UnimplementedGrpcCalls answers them,
             // so no catch-all route stands between REST requests and their 404 or 405.
@@ -62,9 +61,9 @@ public static class ServiceDefaults
         services.AddGrpcReflection();
         services.AddGrpcHealthChecks(); // grpc.health.v1, fed by the ASP.NET Core health checks below
 
-        services.Configure<Datasets.UserFileOptions>(builder.Configuration.GetSection(Datasets.UserFileOptions.Section));
+        services.AddSalsaOptions<Datasets.UserFileOptions>(Datasets.UserFileOptions.Section);
         services.AddHttpClient(Datasets.UserFiles.HttpClientName)
-            .ConfigurePrimaryHttpMessageHandler(sp => Datasets.UserFiles.CreateHandler(sp.GetRequiredService<Microsoft.Extensions.Options.IOptions<Datasets.UserFileOptions>>().Value));
+            .ConfigurePrimaryHttpMessageHandler(sp => Datasets.UserFiles.CreateHandler(sp.GetRequiredService<IOptions<Datasets.UserFileOptions>>().Value));
         services.AddSingleton<Datasets.UserFiles>();
 
         services.AddSingleton(new ServiceIdentity(serviceName));
@@ -120,7 +119,7 @@ public static class ServiceDefaults
     {
         if (context.ProblemDetails is { Status: StatusCodes.Status413PayloadTooLarge, Detail: null })
         {
-            var limit = context.HttpContext.RequestServices.GetRequiredService<ServiceLimits>().MaxRequestBytes;
+            var limit = context.HttpContext.RequestServices.GetRequiredService<IOptions<ServiceLimits>>().Value.MaxRequestBytes;
             context.ProblemDetails.Detail = string.Create(CultureInfo.InvariantCulture,
                 $"The request body is larger than this service's limit of {limit:N0} bytes (Salsa:Limits:MaxRequestBytes).");
         }

@@ -1,79 +1,99 @@
+using System.ComponentModel.DataAnnotations;
 using System.Globalization;
 
 namespace Salsa.Hosting;
 
 /// <summary>
-/// Limits every service enforces, from configuration section <c>Salsa:Limits</c>. Requests beyond
-/// them get a clear 4xx / gRPC error naming the limit, never a crash.
+/// Limits every service enforces, from configuration section <c>Salsa:Limits</c>, each checked when
+/// the service starts (a count below 1 stops the start, naming the key). Requests beyond them get a
+/// clear 4xx / gRPC error naming the limit, never a crash.
 /// </summary>
 public sealed class ServiceLimits
 {
     public const string Section = "Salsa:Limits";
 
     /// <summary>Points in one dataset.</summary>
+    [Range(1, int.MaxValue)]
     public int MaxPoints { get; set; } = 2_000_000;
 
     /// <summary>Coordinates (dense) or bits (binary) per point.</summary>
+    [Range(1, int.MaxValue)]
     public int MaxDimensions { get; set; } = 4096;
 
     /// <summary>Clusters in one request.</summary>
+    [Range(1, int.MaxValue)]
     public int MaxClusters { get; set; } = 1000;
 
     /// <summary>Items an MDS embedding may take (its cost grows as n²).</summary>
+    [Range(1, int.MaxValue)]
     public int MaxEmbeddingItems { get; set; } = 10_000;
 
     /// <summary>
     /// Iterations one loop of a job may be asked for: k-means <c>maxIterations</c> (per restart),
     /// annealing <c>maxIterationsPerTemperature</c>, MDS <c>maxIterations</c>.
     /// </summary>
+    [Range(1, int.MaxValue)]
     public int MaxIterations { get; set; } = 100_000;
 
     /// <summary>k-means restarts (k-means++ seedings) in one request.</summary>
+    [Range(1, int.MaxValue)]
     public int MaxRestarts { get; set; } = 1000;
 
     /// <summary>
     /// Temperatures one annealing may visit: the cooling schedule from the start temperature down to
     /// the minimum by the cooling factor. Cooling stops there even when the schedule depends on the data.
     /// </summary>
+    [Range(1, int.MaxValue)]
     public int MaxTemperatures { get; set; } = 100_000;
 
     /// <summary>Split–merge moves one annealing may try at T = 0.</summary>
+    [Range(0, int.MaxValue)]
     public int MaxSplitMergeAttempts { get; set; } = 1000;
 
     /// <summary>The width or height of a rendered figure, in PNG pixels (a 4096 × 4096 PNG is drawn in 64 MiB).</summary>
+    [Range(1, int.MaxValue)]
     public int MaxImageSide { get; set; } = 4096;
 
     /// <summary>State and county codes one census query may name (the United States have 3,221 counties).</summary>
+    [Range(1, int.MaxValue)]
     public int MaxQueryCodes { get; set; } = 10_000;
 
     /// <summary>Bytes of one REST request body.</summary>
+    [Range(1L, long.MaxValue)]
     public long MaxRequestBytes { get; set; } = 256L << 20;
 
     /// <summary>Bytes of one gRPC message (uploads come in chunks well under this).</summary>
+    [Range(1, int.MaxValue)]
     public int MaxGrpcMessageBytes { get; set; } = 16 << 20;
 
     /// <summary>Jobs waiting to start, all tenants together; beyond this a start is refused with 429 / RESOURCE_EXHAUSTED.</summary>
+    [Range(1, int.MaxValue)]
     public int JobQueueDepth { get; set; } = 64;
 
     /// <summary>
     /// Jobs one tenant may have waiting; beyond this its start is refused (429) while other tenants'
     /// are still accepted. Waiting jobs start a tenant at a time, in turn.
     /// </summary>
+    [Range(1, int.MaxValue)]
     public int MaxQueuedJobsPerTenant { get; set; } = 16;
 
     /// <summary>Jobs computing at once (each uses every core).</summary>
+    [Range(1, int.MaxValue)]
     public int ConcurrentJobs { get; set; } = 1;
 
     /// <summary>
     /// Of <see cref="ConcurrentJobs"/>, how many one tenant may hold at once (null: all but one, so one
     /// is always free for another tenant's job; at least one).
     /// </summary>
+    [Range(1, int.MaxValue)]
     public int? MaxRunningJobsPerTenant { get; set; }
 
     /// <summary>SPMD ranks per job; one per core by default.</summary>
+    [Range(1, int.MaxValue)]
     public int Ranks { get; set; } = Environment.ProcessorCount;
 
     /// <summary>The retry hint sent with a refusal.</summary>
+    [Range(typeof(TimeSpan), "00:00:00.001", "1.00:00:00")]
     public TimeSpan RetryAfter { get; set; } = TimeSpan.FromSeconds(2);
 
     /// <summary>

@@ -6,6 +6,7 @@ using Grpc.Core;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Options;
 using Microsoft.IdentityModel.JsonWebTokens;
 using Microsoft.IdentityModel.Tokens;
 using Salsa.Annealing;
@@ -377,20 +378,27 @@ public sealed class SecurityTests
     [Fact]
     public async Task Mode_OffBeyondLoopback_RefusedAtStart_AutoBeyondLoopbackIsOn()
     {
-        // Built, never started: nothing binds to the address.
+        // Refused as the host starts, before anything binds to the address.
         var exposed = new Dictionary<string, string?> { ["Kestrel:Endpoints:Rest:Url"] = "http://0.0.0.0:18080", ["urls"] = null };
-        var refused = Assert.Throws<InvalidOperationException>(() => SalsaServiceHost.Create<CensusService>(new ServiceHostSettings
+        await using (var off = SalsaServiceHost.Create<CensusService>(new ServiceHostSettings
         {
             Settings = new Dictionary<string, string?>(exposed) { ["Salsa:Auth:Mode"] = "Off" },
             LoadAppSettings = false,
-        }));
-        Assert.Contains("beyond loopback", refused.Message, StringComparison.Ordinal);
-        var behindTheGateway = Assert.Throws<InvalidOperationException>(() => SalsaServiceHost.Create<CensusService>(new ServiceHostSettings
+        }))
+        {
+            var refused = await Assert.ThrowsAsync<OptionsValidationException>(() => off.StartAsync(Token));
+            Assert.Contains("beyond loopback", refused.Message, StringComparison.Ordinal);
+        }
+
+        await using (var behindTheGateway = SalsaServiceHost.Create<CensusService>(new ServiceHostSettings
         {
             Settings = new Dictionary<string, string?> { ["Salsa:Auth:Mode"] = "Off", ["Salsa:Exposed"] = "true" },
             LoadAppSettings = false,
-        }));
-        Assert.Contains("exposed (Salsa:Exposed is true)", behindTheGateway.Message, StringComparison.Ordinal);
+        }))
+        {
+            var refused = await Assert.ThrowsAsync<OptionsValidationException>(() => behindTheGateway.StartAsync(Token));
+            Assert.Contains("exposed (Salsa:Exposed is true)", refused.Message, StringComparison.Ordinal);
+        }
 
         await using var app = SalsaServiceHost.Create<CensusService>(new ServiceHostSettings { Settings = exposed, LoadAppSettings = false });
         Assert.True(app.Services.GetRequiredService<ServiceSecurity>().Enabled);
@@ -411,13 +419,14 @@ public sealed class SecurityTests
     }
 
     [Fact]
-    public void ServiceKey_ShorterThan32Characters_RefusedAtStart()
+    public async Task ServiceKey_ShorterThan32Characters_RefusedAtStart()
     {
-        var refused = Assert.Throws<InvalidOperationException>(() => SalsaServiceHost.Create<CensusService>(new ServiceHostSettings
+        await using var app = SalsaServiceHost.Create<CensusService>(new ServiceHostSettings
         {
             Settings = new Dictionary<string, string?> { ["Salsa:Auth:ServiceKey"] = "short" },
             LoadAppSettings = false,
-        }));
+        });
+        var refused = await Assert.ThrowsAsync<OptionsValidationException>(() => app.StartAsync(Token));
         Assert.Contains("at least 32", refused.Message, StringComparison.Ordinal);
     }
 

@@ -76,7 +76,7 @@ public sealed class ReliabilityExperiment : IExperiment
         await using (var store = DataStoreFactory.Create(new StoreOptions { ConnectionString = postgres.ConnectionString }))
         {
             await store.InitializeAsync(cancellationToken);
-            using var keys = new ApiKeys(store, new AuthSettings(), TimeProvider.System);
+            using var keys = new ApiKeys(store, Microsoft.Extensions.Options.Options.Create(new AuthSettings()), TimeProvider.System);
             key = (await keys.CreateAsync("bench", "reliability benchmark", [Scopes.Run], cancellationToken)).Key;
         }
 

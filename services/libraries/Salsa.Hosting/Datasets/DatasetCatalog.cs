@@ -1,3 +1,4 @@
+using Microsoft.Extensions.Options;
 using Google.Protobuf.WellKnownTypes;
 using Salsa.Hosting.Errors;
 using Salsa.Hosting.Security;
@@ -27,11 +28,11 @@ public sealed record DatasetView(
 /// Every lookup is the calling tenant's (<see cref="CallerTenant"/>): another tenant's dataset is
 /// "not found", exactly like one that does not exist, so ids reveal nothing across tenants.
 /// </summary>
-public sealed class DatasetCatalog(IDataStore store, ServiceLimits limits)
+public sealed class DatasetCatalog(IDataStore store, IOptions<ServiceLimits> limits)
 {
     public IDataStore Store { get; } = store;
 
-    public ServiceLimits Limits { get; } = limits;
+    public ServiceLimits Limits { get; } = limits.Value;
 
     /// <summary>The calling tenant's dataset, or null.</summary>
     public async Task<DatasetInfo?> GetAsync(Guid id, CancellationToken cancellationToken = default) =>

@@ -13,9 +13,6 @@ public interface ISalsaService
     /// <summary>Lower-case name: the job records' service, the telemetry service name, the config key.</summary>
     static abstract string Name { get; }
 
-    /// <summary>The loopback ports of a standalone run (also declared in the service's appsettings.json).</summary>
-    static abstract ServicePorts DefaultPorts { get; }
-
     static abstract void AddServices(WebApplicationBuilder builder);
 
     static abstract void MapEndpoints(WebApplication app);

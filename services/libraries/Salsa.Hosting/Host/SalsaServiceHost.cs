@@ -2,7 +2,6 @@ using System.Globalization;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.Configuration.Json;
-using Microsoft.Extensions.Configuration.Memory;
 using Microsoft.Extensions.Hosting;
 using Salsa.Hosting.Rpc;
 
@@ -105,8 +104,7 @@ public static class SalsaServiceHost
             }
         }
 
-        // Lowest priority: the service's own ports; highest: what the caller says.
-        sources.Insert(0, new MemoryConfigurationSource { InitialData = ServiceHostSettings.PortSettings(TService.DefaultPorts) });
+        // Highest priority: what the caller says (the ports of a standalone run are its appsettings.json's, stated there only).
         builder.Configuration.AddInMemoryCollection(settings.Settings);
 
         builder.AddServiceDefaults(TService.Name);

@@ -2,6 +2,7 @@ using System.Security.Cryptography;
 using System.Text;
 using System.Threading.RateLimiting;
 using Microsoft.Extensions.Caching.Memory;
+using Microsoft.Extensions.Options;
 using Salsa.Store;
 
 namespace Salsa.Hosting.Security;
@@ -16,8 +17,10 @@ public sealed record CreatedApiKey(ApiKeyRecord Record, string Key);
 /// <see cref="AuthSettings.KeyCacheTime"/> before the store is asked again; a revocation on this
 /// process takes effect at once.
 /// </summary>
-public sealed class ApiKeys(IDataStore store, AuthSettings settings, TimeProvider time) : IDisposable
+public sealed class ApiKeys(IDataStore store, IOptions<AuthSettings> options, TimeProvider time) : IDisposable
 {
+    private readonly AuthSettings _settings = options.Value;
+
     public const string Prefix = "salsa_";
 
     private const int IdBytes = 8;
@@ -30,10 +33,10 @@ public sealed class ApiKeys(IDataStore store, AuthSettings settings, TimeProvide
     // Failed authentications per client address: a flood of made-up ids, each a store query, is cut
     // off after a burst; a key verified recently (in the cache) is never held up by it.
     private readonly PartitionedRateLimiter<string> _failures = PartitionedRateLimiter.Create<string, string>(client =>
-        settings.RateLimit.FailuresPerSecond <= 0 ? RateLimitPartition.GetNoLimiter(client) : RateLimitPartition.GetTokenBucketLimiter(client, _ => new TokenBucketRateLimiterOptions
+        options.Value.RateLimit.FailuresPerSecond <= 0 ? RateLimitPartition.GetNoLimiter(client) : RateLimitPartition.GetTokenBucketLimiter(client, _ => new TokenBucketRateLimiterOptions
         {
-            TokenLimit = Math.Max(settings.RateLimit.FailureBurst, 1),
-            TokensPerPeriod = settings.RateLimit.FailuresPerSecond,
+            TokenLimit = Math.Max(options.Value.RateLimit.FailureBurst, 1),
+            TokensPerPeriod = options.Value.RateLimit.FailuresPerSecond,
             ReplenishmentPeriod = TimeSpan.FromSeconds(1),
             QueueLimit = 0,
             AutoReplenishment = true,
@@ -81,11 +84,11 @@ public sealed class ApiKeys(IDataStore store, AuthSettings settings, TimeProvide
         {
             if (_failures.GetStatistics(client) is { CurrentAvailablePermits: <= 0 })
             {
-                throw new TooManyFailuresException(TimeSpan.FromSeconds(Math.Ceiling(1.0 / Math.Max(settings.RateLimit.FailuresPerSecond, 1))));
+                throw new TooManyFailuresException(TimeSpan.FromSeconds(Math.Ceiling(1.0 / Math.Max(_settings.RateLimit.FailuresPerSecond, 1))));
             }
 
             record = await store.GetApiKeyAsync(id, cancellationToken).ConfigureAwait(false);
-            _cache.Set(id, record, new MemoryCacheEntryOptions { Size = 1, AbsoluteExpirationRelativeToNow = settings.KeyCacheTime });
+            _cache.Set(id, record, new MemoryCacheEntryOptions { Size = 1, AbsoluteExpirationRelativeToNow = _settings.KeyCacheTime });
         }
 
         return record is { Revoked: null } && CryptographicOperations.FixedTimeEquals(record.SecretHash, Hash(secret)) ? record : Failed(client);

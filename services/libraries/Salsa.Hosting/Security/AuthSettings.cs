@@ -1,3 +1,4 @@
+using System.ComponentModel.DataAnnotations;
 using Microsoft.Extensions.Configuration;
 
 namespace Salsa.Hosting.Security;
@@ -34,6 +35,7 @@ public sealed class AuthSettings
     public RateLimitSettings RateLimit { get; set; } = new();
 
     /// <summary>How long a verified API key is trusted before the store is asked again (so a revocation takes at most this long on other processes).</summary>
+    [Range(typeof(TimeSpan), "00:00:00", "1.00:00:00")]
     public TimeSpan KeyCacheTime { get; set; } = TimeSpan.FromSeconds(10);
 
     /// <summary>Whether authentication is on, given the process's <see cref="Exposure"/>; Off when exposed is refused.</summary>
@@ -52,46 +54,30 @@ public sealed class AuthSettings
     }
 }
 
-/// <summary>Bearer tokens from an identity provider (<c>Salsa:Auth:Jwt</c>): OpenID Connect discovery, or a shared signing key.</summary>
-public sealed class JwtSettings
+/// <summary>
+/// What <see cref="AuthSettings"/> may not be, checked at start: a service key shorter than 32
+/// characters, authentication off on an exposed process.
+/// </summary>
+internal sealed class AuthSettingsValidation(IConfiguration configuration) : Microsoft.Extensions.Options.IValidateOptions<AuthSettings>
 {
-    /// <summary>The identity provider (its <c>.well-known/openid-configuration</c> gives keys and issuer).</summary>
-    public string? Authority { get; set; }
+    public Microsoft.Extensions.Options.ValidateOptionsResult Validate(string? name, AuthSettings options)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        if (options.ServiceKey is { Length: > 0 and < 32 })
+        {
+            return Microsoft.Extensions.Options.ValidateOptionsResult.Fail(
+                $"{AuthSettings.Section}:ServiceKey has {options.ServiceKey.Length} characters; a service key has at least 32 (e.g. `openssl rand -base64 32`).");
+        }
 
-    /// <summary>The audience tokens must be for.</summary>
-    public string? Audience { get; set; }
+        try
+        {
+            options.ResolveEnabled(configuration);
+        }
+        catch (InvalidOperationException refused)
+        {
+            return Microsoft.Extensions.Options.ValidateOptionsResult.Fail(refused.Message);
+        }
 
-    /// <summary>The issuer tokens must come from (with <see cref="SigningKey"/>).</summary>
-    public string? Issuer { get; set; }
-
-    /// <summary>A base64 HMAC-SHA256 key shared with the token issuer, for providers without discovery.</summary>
-    public string? SigningKey { get; set; }
-
-    /// <summary>The claim naming the caller's tenant.</summary>
-    public string TenantClaim { get; set; } = "tenant";
-
-    /// <summary>The claim listing the caller's scopes (space-separated, as OAuth 2.0 writes them; <c>scp</c> is read too).</summary>
-    public string ScopeClaim { get; set; } = "scope";
-
-    public bool Enabled => !string.IsNullOrEmpty(Authority) || !string.IsNullOrEmpty(SigningKey);
-}
-
-/// <summary>Requests per credential (<c>Salsa:Auth:RateLimit</c>): a token bucket per API key or token subject.</summary>
-public sealed class RateLimitSettings
-{
-    /// <summary>Requests a credential may make per second, sustained; 0 turns the limit off.</summary>
-    public int PermitsPerSecond { get; set; } = 50;
-
-    /// <summary>Requests a credential may make at once after a quiet spell.</summary>
-    public int Burst { get; set; } = 100;
-
-    /// <summary>
-    /// Failed authentications (a made-up, revoked or altered API key) one client address may cause
-    /// per second, sustained; beyond it, keys not verified recently are refused (429) without asking
-    /// the store. 0 turns the limit off.
-    /// </summary>
-    public int FailuresPerSecond { get; set; } = 2;
-
-    /// <summary>Failed authentications one client address may cause at once after a quiet spell.</summary>
-    public int FailureBurst { get; set; } = 20;
+        return Microsoft.Extensions.Options.ValidateOptionsResult.Success;
+    }
 }

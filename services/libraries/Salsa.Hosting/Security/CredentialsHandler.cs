@@ -21,7 +21,7 @@ internal sealed class CredentialsHandler(
     ILoggerFactory loggerFactory,
     UrlEncoder encoder,
     ApiKeys keys,
-    AuthSettings settings,
+    IOptions<AuthSettings> authOptions,
     ServiceSecurity security,
     IProblemDetailsService problems)
     : AuthenticationHandler<AuthenticationSchemeOptions>(options, loggerFactory, encoder)
@@ -46,7 +46,7 @@ internal sealed class CredentialsHandler(
             return AuthenticateResult.NoResult();
         }
 
-        if (settings.ServiceKey is { Length: > 0 } serviceKey
+        if (authOptions.Value.ServiceKey is { Length: > 0 } serviceKey
             && CryptographicOperations.FixedTimeEquals(Encoding.UTF8.GetBytes(presented), Encoding.UTF8.GetBytes(serviceKey)))
         {
             var tenant = Request.Headers[CredentialHeaders.Tenant].ToString();

@@ -10,6 +10,7 @@ using Microsoft.AspNetCore.RateLimiting;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.DependencyInjection.Extensions;
+using Microsoft.Extensions.Options;
 using Microsoft.IdentityModel.Tokens;
 
 namespace Salsa.Hosting.Security;
@@ -32,32 +33,26 @@ public sealed class ServiceSecurity(bool enabled)
     public static void Add(WebApplicationBuilder builder)
     {
         ArgumentNullException.ThrowIfNull(builder);
-        var settings = builder.Configuration.GetSection(AuthSettings.Section).Get<AuthSettings>() ?? new AuthSettings();
-        if (settings.ServiceKey is { Length: > 0 and < 32 })
-        {
-            throw new InvalidOperationException($"{AuthSettings.Section}:ServiceKey has {settings.ServiceKey.Length} characters; a service key has at least 32 (e.g. `openssl rand -base64 32`).");
-        }
-
-        var security = new ServiceSecurity(settings.ResolveEnabled(builder.Configuration));
         var services = builder.Services;
-        services.AddSingleton(settings);
-        services.AddSingleton(security);
+        services.AddSalsaOptions<AuthSettings>(AuthSettings.Section);
+        services.AddSingleton<IValidateOptions<AuthSettings>, AuthSettingsValidation>();
+        services.AddSingleton(sp => new ServiceSecurity(sp.GetRequiredService<IOptions<AuthSettings>>().Value.ResolveEnabled(sp.GetRequiredService<IConfiguration>())));
         services.TryAddSingleton(TimeProvider.System);
         services.AddSingleton<ApiKeys>();
 
-        var authentication = services.AddAuthentication(o =>
+        services.AddAuthentication(o =>
             {
                 o.DefaultScheme = PolicyScheme;
                 o.DefaultChallengeScheme = CredentialsHandler.SchemeName; // one voice for every 401 and 403
                 o.DefaultForbidScheme = CredentialsHandler.SchemeName;
             })
             .AddPolicyScheme(PolicyScheme, "API key or bearer token", o => o.ForwardDefaultSelector = context =>
-                settings.Jwt.Enabled && security.Enabled && IsBearerToken(context.Request) ? JwtBearerDefaults.AuthenticationScheme : CredentialsHandler.SchemeName)
-            .AddScheme<AuthenticationSchemeOptions, CredentialsHandler>(CredentialsHandler.SchemeName, null);
-        if (settings.Jwt.Enabled)
-        {
-            authentication.AddJwtBearer(o => ConfigureJwt(o, settings.Jwt));
-        }
+                context.RequestServices.GetRequiredService<IOptions<AuthSettings>>().Value.Jwt.Enabled && context.RequestServices.GetRequiredService<ServiceSecurity>().Enabled
+                && IsBearerToken(context.Request) ? JwtBearerDefaults.AuthenticationScheme : CredentialsHandler.SchemeName)
+            .AddScheme<AuthenticationSchemeOptions, CredentialsHandler>(CredentialsHandler.SchemeName, null)
+            .AddJwtBearer(); // consulted only when Salsa:Auth:Jwt names a provider or a key (the selector above)
+        services.AddOptions<JwtBearerOptions>(JwtBearerDefaults.AuthenticationScheme)
+            .Configure<IOptions<AuthSettings>>((jwt, settings) => ConfigureJwt(jwt, settings.Value.Jwt));
 
         services.AddAuthorization(o =>
         {
@@ -69,7 +64,9 @@ public sealed class ServiceSecurity(bool enabled)
             o.FallbackPolicy = new AuthorizationPolicyBuilder().AddRequirements(new ScopeRequirement(null)).Build();
         });
         services.AddSingleton<IAuthorizationHandler, ScopeHandler>();
-        services.AddRateLimiter(o => ConfigureRateLimits(o, settings.RateLimit, security));
+        services.AddRateLimiter(_ => { });
+        services.AddOptions<RateLimiterOptions>()
+            .Configure<IOptions<AuthSettings>, ServiceSecurity>((limiter, settings, security) => ConfigureRateLimits(limiter, settings.Value.RateLimit, security));
     }
 
     /// <summary>Authentication, authorization, rate limits, then the caller's tenant for the rest of the request.</summary>
@@ -101,6 +98,11 @@ public sealed class ServiceSecurity(bool enabled)
 
     private static void ConfigureJwt(JwtBearerOptions options, JwtSettings jwt)
     {
+        if (!jwt.Enabled)
+        {
+            return;
+        }
+
         options.MapInboundClaims = false;
         if (!string.IsNullOrEmpty(jwt.Authority))
         {
