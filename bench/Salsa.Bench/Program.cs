@@ -25,7 +25,7 @@ IExperiment[] experiments =
     new KernelThroughputExperiment(),
     new CensusAnnealingExperiment(),
     new ClusteringPeersExperiment(),
-    new ClusterExperiment(),
+    new GridExperiment(),
     new ServicesExperiment(),
     new GatewayExperiment(),
     new ReliabilityExperiment(),

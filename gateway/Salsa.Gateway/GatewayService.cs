@@ -4,7 +4,7 @@ using Salsa.Gateway.Runs;
 using Salsa.Gateway.Services;
 using Salsa.Gateway.Workflows;
 using Salsa.Hosting;
-using Salsa.Hosting.Clustering.Cluster;
+using Salsa.Hosting.Clustering.Grid;
 using Salsa.Hosting.Host;
 using Salsa.Hosting.Security;
 
@@ -29,7 +29,7 @@ public sealed class GatewayService : ISalsaService
 
         // With Cluster:Enabled this process is the silo its embedded services compute on (they are
         // the cluster's clients): one silo, whichever services a run starts.
-        builder.AddClusterCompute();
+        builder.AddGridCompute();
         var services = builder.Services;
         // The operations as the services this gateway hosts bound them (its Salsa:Limits are theirs).
         services.AddSingleton(sp => new OperationCatalog(sp.GetRequiredService<Microsoft.Extensions.Options.IOptions<Salsa.Hosting.ServiceLimits>>().Value));

@@ -2,7 +2,7 @@ using Microsoft.Extensions.Options;
 using Salsa.Clustering.Annealing;
 using Salsa.Hosting;
 using Salsa.Hosting.Clustering;
-using Salsa.Hosting.Clustering.Cluster;
+using Salsa.Hosting.Clustering.Grid;
 using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Jobs;
 using Salsa.Store;
@@ -10,8 +10,8 @@ using Salsa.Store;
 namespace Salsa.Annealing;
 
 /// <summary>Deterministic annealing as jobs: dense or binary input, progress after each temperature.</summary>
-/// <remarks>With <c>Cluster:Enabled</c>, dense datasets are annealed on the cluster (<see cref="ClusterCompute"/>); binary ones stay here.</remarks>
-public sealed class AnnealingJobs(JobManager jobs, DatasetCatalog datasets, IOptions<ServiceLimits> limits, ClusterCompute? cluster = null)
+/// <remarks>With <c>Cluster:Enabled</c>, dense datasets are annealed on the cluster (<see cref="GridCompute"/>); binary ones stay here.</remarks>
+public sealed class AnnealingJobs(JobManager jobs, DatasetCatalog datasets, IOptions<ServiceLimits> limits, GridCompute? cluster = null)
     : VectorClusteringJobs<AnnealingRequest, AnnealingSummary>(jobs, datasets, limits)
 {
     public override string Kind => "annealing";

@@ -46,6 +46,7 @@ internal static class AnnealingOperations
                     new("placement", T.Table, "where the job ran on the cluster: partitions, silos, passes and their compute and messaging (absent when it ran in the service)"),
                 ],
                 Artifacts = [Artifacts.Assignments, Artifacts.Clustering],
+                ProgressLimit = "maxClusters",
                 Execute = async c =>
                 {
                     var request = new StartAnnealingRequest

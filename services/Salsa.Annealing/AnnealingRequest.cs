@@ -4,7 +4,7 @@ using Salsa.Clustering.Annealing;
 using Salsa.Clustering.Parallel;
 using Salsa.Hosting;
 using Salsa.Hosting.Clustering;
-using Salsa.Hosting.Clustering.Cluster;
+using Salsa.Hosting.Clustering.Grid;
 using Salsa.Hosting.Datasets;
 
 namespace Salsa.Annealing;

@@ -1,8 +1,8 @@
 using Grpc.Core;
 using Salsa.Contracts.Census;
 using Salsa.Contracts.Datasets;
-using PlaceColumns = Salsa.Datasets.PlaceColumns;
 using Salsa.Hosting.Datasets;
+using PlaceColumns = Salsa.Datasets.PlaceColumns;
 
 namespace Salsa.Census;
 

@@ -1,7 +1,7 @@
+using Grpc.Core;
 using Microsoft.AspNetCore.Authorization;
 using Salsa.Contracts.Chem;
 using Salsa.Contracts.Datasets;
-using Grpc.Core;
 using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Security;
 

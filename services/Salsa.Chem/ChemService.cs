@@ -1,7 +1,7 @@
+using Salsa.Contracts.Operations;
+using Salsa.Hosting;
 using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Host;
-using Salsa.Hosting;
-using Salsa.Contracts.Operations;
 
 namespace Salsa.Chem;
 

@@ -1,8 +1,8 @@
-using Microsoft.Extensions.Options;
 using System.Diagnostics;
 using System.Globalization;
 using System.Security.Cryptography;
 using System.Text.Json;
+using Microsoft.Extensions.Options;
 using Salsa.Chemistry;
 using Salsa.Datasets;
 using Salsa.Hosting;

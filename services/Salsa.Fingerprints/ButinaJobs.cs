@@ -1,13 +1,13 @@
-using Microsoft.Extensions.Options;
 using Google.Protobuf;
-using Artifacts = Salsa.Contracts.Common.Artifacts;
+using Microsoft.Extensions.Options;
 using Salsa.Clustering.Fingerprints;
 using Salsa.Hosting;
+using Salsa.Hosting.Clustering;
 using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Errors;
 using Salsa.Hosting.Jobs;
 using Salsa.Store;
-using Salsa.Hosting.Clustering;
+using Artifacts = Salsa.Contracts.Common.Artifacts;
 
 namespace Salsa.Fingerprints;
 

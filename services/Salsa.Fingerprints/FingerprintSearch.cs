@@ -1,9 +1,9 @@
-using Microsoft.Extensions.Options;
 using System.Globalization;
+using Microsoft.Extensions.Options;
 using Salsa.Chemistry;
 using Salsa.Clustering;
 using Salsa.Clustering.Fingerprints;
-using Salsa.Hosting.Clustering.Cluster;
+using Salsa.Hosting.Clustering.Grid;
 using Salsa.Hosting.Datasets;
 using LimitExceededException = Salsa.Hosting.Errors.LimitExceededException; // not Orleans.Runtime's (Orleans' implicit usings come with the cluster)
 using Salsa.Store;
@@ -18,7 +18,7 @@ namespace Salsa.Fingerprints;
 /// partitions across the cluster when the service computes there (<c>Cluster:Enabled</c>), with the
 /// same hits.
 /// </summary>
-public sealed class FingerprintSearch(DatasetCatalog datasets, ButinaJobs butina, SearchIndexCache cache, SearchDispatcher dispatcher, IOptions<FingerprintsOptions> options, Rdkit rdkit, ClusterCompute? cluster = null)
+public sealed class FingerprintSearch(DatasetCatalog datasets, ButinaJobs butina, SearchIndexCache cache, SearchDispatcher dispatcher, IOptions<FingerprintsOptions> options, Rdkit rdkit, GridCompute? cluster = null)
 {
     public async Task<FingerprintSearchResult> SearchAsync(FingerprintSearchRequest request, CancellationToken cancellationToken)
     {

@@ -1,10 +1,10 @@
+using Grpc.Core;
 using Microsoft.AspNetCore.Authorization;
 using Salsa.Contracts.Common;
 using Salsa.Contracts.Fingerprints;
-using Grpc.Core;
 using Salsa.Hosting.Jobs;
-using Salsa.Hosting.Timing;
 using Salsa.Hosting.Security;
+using Salsa.Hosting.Timing;
 
 namespace Salsa.Fingerprints;
 

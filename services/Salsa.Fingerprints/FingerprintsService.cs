@@ -1,8 +1,8 @@
-using Salsa.Hosting.Clustering.Cluster;
 using Microsoft.Extensions.Options;
-using Salsa.Hosting.Host;
-using Salsa.Hosting;
 using Salsa.Contracts.Operations;
+using Salsa.Hosting;
+using Salsa.Hosting.Clustering.Grid;
+using Salsa.Hosting.Host;
 
 namespace Salsa.Fingerprints;
 
@@ -15,7 +15,7 @@ public sealed class FingerprintsService : ISalsaService
     public static void AddServices(WebApplicationBuilder builder)
     {
         ArgumentNullException.ThrowIfNull(builder);
-        builder.AddJobs().AddDatasets().AddClusterCompute();
+        builder.AddJobs().AddDatasets().AddGridCompute();
         var services = builder.Services;
         services.AddSalsaOptions<FingerprintsOptions>(FingerprintsOptions.Section);
         services.AddSingleton<ButinaJobs>();

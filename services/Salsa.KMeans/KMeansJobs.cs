@@ -1,17 +1,17 @@
 using Microsoft.Extensions.Options;
 using Salsa.Clustering.KMeans;
 using Salsa.Hosting;
+using Salsa.Hosting.Clustering;
+using Salsa.Hosting.Clustering.Grid;
 using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Jobs;
 using Salsa.Store;
-using Salsa.Hosting.Clustering;
-using Salsa.Hosting.Clustering.Cluster;
 
 namespace Salsa.KMeans;
 
 /// <summary>k-means as jobs: dense or binary input, progress after each Lloyd iteration.</summary>
-/// <remarks>With <c>Cluster:Enabled</c>, dense datasets are clustered on the cluster (<see cref="ClusterCompute"/>); binary ones stay here.</remarks>
-public sealed class KMeansJobs(JobManager jobs, DatasetCatalog datasets, IOptions<ServiceLimits> limits, ClusterCompute? cluster = null)
+/// <remarks>With <c>Cluster:Enabled</c>, dense datasets are clustered on the cluster (<see cref="GridCompute"/>); binary ones stay here.</remarks>
+public sealed class KMeansJobs(JobManager jobs, DatasetCatalog datasets, IOptions<ServiceLimits> limits, GridCompute? cluster = null)
     : VectorClusteringJobs<KMeansRequest, KMeansSummary>(jobs, datasets, limits)
 {
     public override string Kind => "kmeans";

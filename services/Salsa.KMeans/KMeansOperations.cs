@@ -33,6 +33,7 @@ internal static class KMeansOperations
                 Outputs = [new("job", T.Clustering, "the clustering job (assignments)"), new("clusters", T.Integer, "K"), new("inertia", T.Number, "weighted inertia"), new("table", T.Table, "one row per cluster"),
                     new("placement", T.Table, "where the job ran on the cluster: partitions, silos, passes and their compute and messaging (absent when it ran in the service)")],
                 Artifacts = [Artifacts.Assignments, Artifacts.Clustering],
+                ProgressLimit = "clusters",
                 Execute = async c =>
                 {
                     var request = new StartKMeansRequest

@@ -2,9 +2,9 @@ using System.ComponentModel.DataAnnotations;
 using Salsa.Clustering.KMeans;
 using Salsa.Clustering.Parallel;
 using Salsa.Hosting;
-using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Clustering;
-using Salsa.Hosting.Clustering.Cluster;
+using Salsa.Hosting.Clustering.Grid;
+using Salsa.Hosting.Datasets;
 
 namespace Salsa.KMeans;
 

@@ -1,7 +1,7 @@
-using Salsa.Hosting.Clustering.Cluster;
-using Salsa.Hosting.Host;
-using Salsa.Hosting;
 using Salsa.Contracts.Operations;
+using Salsa.Hosting;
+using Salsa.Hosting.Clustering.Grid;
+using Salsa.Hosting.Host;
 
 namespace Salsa.KMeans;
 
@@ -14,7 +14,7 @@ public sealed class KMeansService : ISalsaService
     public static void AddServices(WebApplicationBuilder builder)
     {
         ArgumentNullException.ThrowIfNull(builder);
-        builder.AddJobs().AddDatasets().AddClusterCompute();
+        builder.AddJobs().AddDatasets().AddGridCompute();
         builder.Services.AddSingleton<KMeansJobs>();
         builder.Services.AddSingleton<KMeansGrpcService>();
     }

@@ -1,9 +1,9 @@
+using Grpc.Core;
 using Microsoft.AspNetCore.Authorization;
 using Salsa.Contracts.Common;
-using Grpc.Core;
 using Salsa.Hosting.Jobs;
-using Salsa.Hosting.Timing;
 using Salsa.Hosting.Security;
+using Salsa.Hosting.Timing;
 
 namespace Salsa.Mds;
 

@@ -1,13 +1,13 @@
-using Microsoft.Extensions.Options;
 using Google.Protobuf;
-using Salsa.Contracts.Common;
+using Microsoft.Extensions.Options;
 using Salsa.Clustering;
 using Salsa.Clustering.Mds;
+using Salsa.Contracts.Common;
 using Salsa.Hosting;
+using Salsa.Hosting.Clustering;
 using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Jobs;
 using Salsa.Store;
-using Salsa.Hosting.Clustering;
 
 namespace Salsa.Mds;
 

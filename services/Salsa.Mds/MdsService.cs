@@ -1,6 +1,6 @@
-using Salsa.Hosting.Host;
-using Salsa.Hosting;
 using Salsa.Contracts.Operations;
+using Salsa.Hosting;
+using Salsa.Hosting.Host;
 
 namespace Salsa.Mds;
 

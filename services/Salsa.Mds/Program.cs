@@ -1,4 +1,4 @@
-using Salsa.Mds;
 using Salsa.Hosting.Host;
+using Salsa.Mds;
 
 return await SalsaServiceHost.RunAsync<MdsService>(args);

@@ -1,4 +1,4 @@
-using Salsa.Render;
 using Salsa.Hosting.Host;
+using Salsa.Render;
 
 return await SalsaServiceHost.RunAsync<RenderService>(args);

@@ -1,6 +1,6 @@
+using Grpc.Core;
 using Salsa.Contracts.Common;
 using Salsa.Contracts.Render;
-using Grpc.Core;
 using Salsa.Hosting.Jobs;
 
 namespace Salsa.Render;

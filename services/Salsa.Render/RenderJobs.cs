@@ -1,19 +1,19 @@
-using Microsoft.Extensions.Options;
 using System.Diagnostics;
 using System.Globalization;
 using System.Text;
+using Microsoft.Extensions.Options;
+using Salsa.Chemistry;
 using Salsa.Contracts.Common;
 using Salsa.Datasets;
 using Salsa.Hosting;
+using Salsa.Hosting.Clustering;
 using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Jobs;
 using Salsa.Rendering;
-using Salsa.Chemistry;
 using Salsa.Rendering.Maps;
 using Salsa.Rendering.Molecules;
 using Salsa.Rendering.Scatter;
 using Salsa.Store;
-using Salsa.Hosting.Clustering;
 
 namespace Salsa.Render;
 

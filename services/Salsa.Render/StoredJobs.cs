@@ -1,11 +1,11 @@
 using Google.Protobuf;
 using Salsa.Contracts.Common;
-using JobState = Salsa.Store.JobState;
 using Salsa.Contracts.Mds;
 using Salsa.Hosting.Errors;
 using Salsa.Hosting.Jobs;
 using Salsa.Hosting.Security;
 using Salsa.Store;
+using JobState = Salsa.Store.JobState;
 
 namespace Salsa.Render;
 

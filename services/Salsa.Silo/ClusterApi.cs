@@ -1,7 +1,7 @@
 using Microsoft.AspNetCore.Http.HttpResults;
-using Salsa.Cluster.Annealing;
-using Salsa.Cluster.Jobs;
-using Salsa.Cluster.KMeans;
+using Salsa.Grid.Annealing;
+using Salsa.Grid.Jobs;
+using Salsa.Grid.KMeans;
 
 namespace Salsa.Silo;
 
@@ -29,7 +29,7 @@ public static class ClusterApi
                 .Select(m => new SiloView(m.SiloAddress.ToString(), m.Name, m.Status.ToString()))]));
     }
 
-    private static async Task<Results<Ok<ClusterJobView>, ProblemHttpResult>> JobAsync(IClusterJobGrain job, string algorithm, Guid id)
+    private static async Task<Results<Ok<GridJobView>, ProblemHttpResult>> JobAsync(IGridJobGrain job, string algorithm, Guid id)
     {
         var view = await job.GetAsync();
         return view.Status == JobStatuses.New

@@ -1,5 +1,5 @@
 using Orleans.Dashboard;
-using Salsa.Cluster;
+using Salsa.Grid;
 using Salsa.Hosting;
 using Salsa.Hosting.Host;
 using Salsa.Silo;

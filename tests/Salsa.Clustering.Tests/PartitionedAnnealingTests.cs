@@ -1,5 +1,6 @@
 using Salsa.Clustering.Annealing;
 using Salsa.Clustering.Parallel;
+using Salsa.Clustering.Partitions;
 
 namespace Salsa.Clustering.Tests;
 

@@ -1,6 +1,6 @@
-using Salsa.Clustering.Annealing;
 using Salsa.Clustering.KMeans;
 using Salsa.Clustering.Parallel;
+using Salsa.Clustering.Partitions;
 
 namespace Salsa.Clustering.Tests;
 

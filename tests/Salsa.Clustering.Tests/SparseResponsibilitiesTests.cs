@@ -22,7 +22,7 @@ public sealed class SparseResponsibilitiesTests
     {
         var points = TestData.Indiana;
         var (centres, logMass) = CentresOf(points, 20);
-        var length = ClusteringKernels.AnnealingLength(centres.Kp, 2);
+        var length = new PassSums(centres.Kp, 2).EStepLength;
         var sparse = new double[length];
         foreach (var (start, end) in Blocks(points.Count, 960))
         {
@@ -53,7 +53,7 @@ public sealed class SparseResponsibilitiesTests
         var (centres, logMass) = CentresOf(points, 100);
         double Share(double temperature)
         {
-            var sums = new double[ClusteringKernels.AnnealingLength(centres.Kp, 2)];
+            var sums = new double[new PassSums(centres.Kp, 2).EStepLength];
             foreach (var (start, end) in Blocks(points.Count, 960))
             {
                 ClusteringKernels.AnnealingEStep(new DenseKernel(points), centres, logMass, 1 / temperature, start, end, sums);
@@ -72,7 +72,7 @@ public sealed class SparseResponsibilitiesTests
     {
         var points = TestData.Indiana;
         var (centres, _) = CentresOf(points, 20);
-        var length = ClusteringKernels.LloydLength(centres.Kp, 2);
+        var length = new PassSums(centres.Kp, 2).LloydLength;
         var windowed = new double[length];
         var assignments = new int[points.Count];
         var nearest = new double[points.Count];
@@ -133,7 +133,7 @@ public sealed class SparseResponsibilitiesTests
     private static double[] DenseEStep(DenseVectors points, CentreSet centres, double[] logMass, double temperature)
     {
         var kp = centres.Kp;
-        var sums = new double[ClusteringKernels.AnnealingLength(kp, 2)];
+        var sums = new double[new PassSums(kp, 2).EStepLength];
         var a = new double[centres.K];
         for (var i = 0; i < points.Count; i++)
         {

@@ -1,5 +1,5 @@
-using System.Text;
 using System.Globalization;
+using System.Text;
 using Salsa.Gateway.Cli;
 
 namespace Salsa.Gateway.Tests;

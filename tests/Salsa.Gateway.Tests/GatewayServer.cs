@@ -1,9 +1,9 @@
 using System.Net.Http.Json;
 using System.Text.Json;
+using Grpc.Net.Client;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.Extensions.DependencyInjection;
 using Salsa.Gateway.Runs;
-using Grpc.Net.Client;
 using Salsa.Hosting.Host;
 
 namespace Salsa.Gateway.Tests;

@@ -1,12 +1,12 @@
 using System.Net;
 using System.Net.Http.Json;
 using System.Text.Json;
+using Grpc.Core;
 using Microsoft.Extensions.DependencyInjection;
 using Salsa.Census;
 using Salsa.Contracts.Clients;
 using Salsa.Contracts.Gateway;
 using Salsa.Gateway.Runs;
-using Grpc.Core;
 using Salsa.KMeans;
 using Salsa.Testing;
 

@@ -3,12 +3,12 @@ using System.Net.Http.Json;
 using System.Text;
 using System.Text.Json;
 using Grpc.Core;
+using Salsa.Contracts.Clients;
 using Salsa.Contracts.Gateway;
 using Salsa.Gateway.Operations;
 using Salsa.Gateway.Workflows;
-using Salsa.Contracts.Clients;
-using LimitExceededException = Salsa.Hosting.Errors.LimitExceededException;
 using Salsa.Testing;
+using LimitExceededException = Salsa.Hosting.Errors.LimitExceededException;
 
 namespace Salsa.Gateway.Tests;
 

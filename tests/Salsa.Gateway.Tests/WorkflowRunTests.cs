@@ -1,10 +1,10 @@
 using System.Diagnostics;
 using System.Globalization;
 using System.Text.Json;
+using Grpc.Core;
 using Salsa.Contracts.Clients;
 using Salsa.Contracts.Gateway;
 using Salsa.Datasets;
-using Grpc.Core;
 using Salsa.Testing;
 
 namespace Salsa.Gateway.Tests;
@@ -20,7 +20,7 @@ public sealed class WorkflowRunTests
     {
         var token = TestContext.Current.CancellationToken;
         using var directory = new TemporaryDirectory();
-        using var spans = new ActivityRecorder(GatewayService.ActivitySourceName, "Microsoft.AspNetCore", Salsa.Hosting.SalsaHosting.ActivitySourceName, "Salsa.Cluster");
+        using var spans = new ActivityRecorder(GatewayService.ActivitySourceName, "Microsoft.AspNetCore", Salsa.Hosting.SalsaHosting.ActivitySourceName, "Salsa.Grid");
         // As the embedded default runs it: the annealing on the gateway's own silo.
         await using var gateway = await GatewayServer.StartAsync(directory.Combine("salsa.db"), new Dictionary<string, string?> { ["Cluster:Enabled"] = "true" }, token);
 
@@ -110,7 +110,7 @@ public sealed class WorkflowRunTests
             await spans.WaitForAsync(a => a.OperationName == "queue" && a.ParentSpanId == job.SpanId, enough.Token);
             var computeSpan = await spans.WaitForAsync(a => a.OperationName == "compute" && a.ParentSpanId == job.SpanId, enough.Token);
             Assert.Contains(computeSpan.Events, e => e.Tags.Any(t => t.Key == "salsa.progress.temperature"));
-            var coordinator = await spans.WaitForAsync(a => a.OperationName == "annealing job" && a.Source.Name == "Salsa.Cluster" && a.TraceId.ToString() == traceId, enough.Token);
+            var coordinator = await spans.WaitForAsync(a => a.OperationName == "annealing job" && a.Source.Name == "Salsa.Grid" && a.TraceId.ToString() == traceId, enough.Token);
             Assert.Equal(computeSpan.SpanId, coordinator.ParentSpanId);
         }
         catch (OperationCanceledException) when (enough.IsCancellationRequested && !token.IsCancellationRequested)

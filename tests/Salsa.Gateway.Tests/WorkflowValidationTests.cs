@@ -220,6 +220,21 @@ public sealed class WorkflowValidationTests
     }
 
     [Fact]
+    public void ProgressLimit_ComesFromTheParameterItsOperationNames_AsWrittenOrOverridden()
+    {
+        // The CLI's progress bars end at it; the operation (not the CLI) says which parameter it is.
+        var written = s_parser.Parse(Valid, "test.yaml");
+        var overridden = s_parser.Parse(Valid, "test.yaml", null, new Dictionary<string, JsonNode?> { ["cluster.clusters"] = 9 });
+        var annealing = s_parser.Parse(Valid.Replace("service: kmeans", "service: annealing", StringComparison.Ordinal)
+            .Replace("parameters: { clusters: 4 }", "parameters: { maxClusters: 12 }", StringComparison.Ordinal), "test.yaml");
+
+        Assert.Equal(4, written.Step("cluster").ProgressLimit);
+        Assert.Equal(9, overridden.Step("cluster").ProgressLimit);
+        Assert.Equal(12, annealing.Step("cluster").ProgressLimit);
+        Assert.Null(written.Step("import").ProgressLimit);
+    }
+
+    [Fact]
     public void EmptyOrNonMappingDocuments_AreErrors()
     {
         Single("", "empty");

@@ -1,8 +1,8 @@
 using System.Globalization;
 using System.Text.RegularExpressions;
 using System.Xml.Linq;
-using Salsa.Rendering.Drawing;
 using Salsa.Rendering.Atlas;
+using Salsa.Rendering.Drawing;
 using Salsa.Rendering.Maps;
 
 namespace Salsa.Rendering.Tests;

@@ -1,14 +1,14 @@
-using Microsoft.AspNetCore.Authorization;
 using System.Text.Json;
 using System.Text.Json.Nodes;
 using Google.Protobuf.WellKnownTypes;
+using Grpc.Core;
+using Microsoft.AspNetCore.Authorization;
 using Salsa.Contracts.Common;
 using Salsa.Contracts.Gateway;
 using Salsa.Gateway.Runs;
-using Grpc.Core;
 using Salsa.Hosting.Jobs;
-using Proto = Salsa.Contracts.Gateway;
 using Salsa.Hosting.Security;
+using Proto = Salsa.Contracts.Gateway;
 
 namespace Salsa.Gateway.Api;
 

@@ -208,9 +208,7 @@ public static class RunCommand
                                 break;
                             case RunEvent.ProgressReported { StepId: var id, Update: var p }:
                                 var bar = bars[id];
-                                // Whatever number type the value holds (parsed from YAML or JSON, or set in code).
-                                _ = long.TryParse(workflow.Step(id).Parameters.GetValueOrDefault("maxClusters")?.ToJsonString(), CultureInfo.InvariantCulture, out var max);
-                                if (max > 0)
+                                if (workflow.Step(id).ProgressLimit is { } max)
                                 {
                                     bar.IsIndeterminate = false;
                                     bar.MaxValue = max;

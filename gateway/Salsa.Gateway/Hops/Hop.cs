@@ -11,20 +11,40 @@ namespace Salsa.Gateway.Hops;
 /// call reports on a job), the rest (network + serialisation), the bytes each way, the retries the
 /// call needed (refusals with a retry hint) and how it ended.
 /// </summary>
-public sealed record Hop(
-    string Step,
-    string Service,
-    string Operation,
-    DateTimeOffset Start,
-    double LatencyMs,
-    double? ServerMs,
-    double? QueueMs,
-    double? ComputeMs,
-    long RequestBytes,
-    long ResponseBytes,
-    int Retries,
-    string Outcome)
+public sealed record Hop
 {
+    /// <summary>The run's step that made the call.</summary>
+    public required string Step { get; init; }
+
+    public required string Service { get; init; }
+
+    /// <summary>The gRPC method (e.g. <c>Annealing.Start</c>, <c>Jobs.Watch</c>).</summary>
+    public required string Operation { get; init; }
+
+    public required DateTimeOffset Start { get; init; }
+
+    /// <summary>What the gateway waited, every retry included.</summary>
+    public required double LatencyMs { get; init; }
+
+    /// <summary>The service's own time (<c>server-timing</c>'s <c>app</c>), when it said.</summary>
+    public double? ServerMs { get; init; }
+
+    /// <summary>A job's wait in the service's queue, when the call reports on a job.</summary>
+    public double? QueueMs { get; init; }
+
+    /// <summary>A job's compute, when the call reports on a job.</summary>
+    public double? ComputeMs { get; init; }
+
+    public long RequestBytes { get; init; }
+
+    public long ResponseBytes { get; init; }
+
+    /// <summary>Refusals waited out before the call went through (or failed).</summary>
+    public int Retries { get; init; }
+
+    /// <summary><c>ok</c>, the gRPC status of a failed call, or how a watched job ended.</summary>
+    public required string Outcome { get; init; }
+
     /// <summary>Latency minus the service's own time: the network, HTTP/2 and (de)serialisation.</summary>
     public double? NetworkMs => ServerMs is { } server ? Math.Max(0, LatencyMs - server) : null;
 }
@@ -133,8 +153,21 @@ public sealed class HopRecorder(IEnumerable<Hop>? earlier = null)
     {
         var latency = Stopwatch.GetElapsedTime(clock).TotalMilliseconds;
         var timing = ParseServerTiming(trailers?.GetValue("server-timing"));
-        var hop = new Hop(step, service, operation, start, latency, timing.GetValueOrDefault("app"), Get(timing, "queue"), Get(timing, "compute"),
-            requestBytes, responseBytes, retries, outcome);
+        var hop = new Hop
+        {
+            Step = step,
+            Service = service,
+            Operation = operation,
+            Start = start,
+            LatencyMs = latency,
+            ServerMs = timing.GetValueOrDefault("app"),
+            QueueMs = Get(timing, "queue"),
+            ComputeMs = Get(timing, "compute"),
+            RequestBytes = requestBytes,
+            ResponseBytes = responseBytes,
+            Retries = retries,
+            Outcome = outcome,
+        };
         HopTelemetry.End(span, hop);
         Keep(hop);
     }

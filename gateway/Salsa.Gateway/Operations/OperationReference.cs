@@ -1,7 +1,7 @@
-using Salsa.Contracts.Operations;
 using System.Globalization;
 using System.Text;
 using System.Text.Json.Nodes;
+using Salsa.Contracts.Operations;
 
 namespace Salsa.Gateway.Operations;
 

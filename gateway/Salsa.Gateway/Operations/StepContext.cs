@@ -1,15 +1,15 @@
 using System.Diagnostics;
 using System.Text.Json;
 using System.Text.Json.Nodes;
+using Grpc.Core;
+using Grpc.Core.Interceptors;
+using Grpc.Net.Client;
 using Salsa.Contracts.Clients;
 using Salsa.Contracts.Common;
 using Salsa.Contracts.Operations;
 using Salsa.Gateway.Hops;
 using Salsa.Gateway.Services;
 using Salsa.Gateway.Workflows;
-using Grpc.Core;
-using Grpc.Core.Interceptors;
-using Grpc.Net.Client;
 
 namespace Salsa.Gateway.Operations;
 
@@ -142,7 +142,11 @@ public sealed class StepContext(StepDefinition step, IReadOnlyDictionary<string,
         }
         catch (Exception exception) when (CancellationToken.IsCancellationRequested && exception is OperationCanceledException or RpcException)
         {
-            Hops.Add(new Hop(Step.Id, service, "Jobs.Watch", began, Stopwatch.GetElapsedTime(clock).TotalMilliseconds, null, null, null, 0, bytes, 0, "cancelled"));
+            Hops.Add(new Hop
+            {
+                Step = Step.Id, Service = service, Operation = "Jobs.Watch", Start = began, LatencyMs = Stopwatch.GetElapsedTime(clock).TotalMilliseconds,
+                ResponseBytes = bytes, Outcome = "cancelled",
+            });
             await CancelJobAsync(service, jobs, job.JobId).ConfigureAwait(false);
             throw;
         }
@@ -150,9 +154,12 @@ public sealed class StepContext(StepDefinition step, IReadOnlyDictionary<string,
         // The job's time in the service (queue + compute) began at the start call, a little before
         // this watch: as the hop's server time it is capped at the watch's own latency.
         var watched = Stopwatch.GetElapsedTime(clock).TotalMilliseconds;
-        Hops.Add(new Hop(Step.Id, service, "Jobs.Watch", began, watched,
-            Math.Min(final.QueueMs + final.ComputeMs, watched), final.QueueMs, final.ComputeMs, new JobRef { JobId = job.JobId }.CalculateSize(), bytes, 0,
-            final.State.ToString().ToLowerInvariant()));
+        Hops.Add(new Hop
+        {
+            Step = Step.Id, Service = service, Operation = "Jobs.Watch", Start = began, LatencyMs = watched,
+            ServerMs = Math.Min(final.QueueMs + final.ComputeMs, watched), QueueMs = final.QueueMs, ComputeMs = final.ComputeMs,
+            RequestBytes = new JobRef { JobId = job.JobId }.CalculateSize(), ResponseBytes = bytes, Outcome = final.State.ToString().ToLowerInvariant(),
+        });
         return final.State == JobState.Succeeded
             ? new JobAddress(service, job.JobId)
             : throw new StepFailedException($"The {service} job {job.JobId} ended {final.State.ToString().ToLowerInvariant()}: {final.Error}");
@@ -199,15 +206,19 @@ public sealed class StepContext(StepDefinition step, IReadOnlyDictionary<string,
         try
         {
             var (data, contentType) = await new JobsClient(channel).DownloadArtifactAsync(job.JobId, name, new CallOptions(cancellationToken: CancellationToken)).ConfigureAwait(false);
-            Hops.Add(new Hop(Step.Id, job.Service, "Jobs.DownloadArtifact", began, Stopwatch.GetElapsedTime(clock).TotalMilliseconds, null, null, null,
-                request.CalculateSize(), data.Length, 0, "ok"));
+            Hops.Add(Download(began, clock, request.CalculateSize(), data.Length, "ok"));
             return (data, contentType);
         }
         catch (RpcException exception)
         {
-            Hops.Add(new Hop(Step.Id, job.Service, "Jobs.DownloadArtifact", began, Stopwatch.GetElapsedTime(clock).TotalMilliseconds, null, null, null,
-                request.CalculateSize(), 0, 0, exception.StatusCode.ToString()));
+            Hops.Add(Download(began, clock, request.CalculateSize(), 0, exception.StatusCode.ToString()));
             throw;
         }
+
+        Hop Download(DateTimeOffset began, long clock, long requestBytes, long responseBytes, string outcome) => new()
+        {
+            Step = Step.Id, Service = job.Service, Operation = "Jobs.DownloadArtifact", Start = began, LatencyMs = Stopwatch.GetElapsedTime(clock).TotalMilliseconds,
+            RequestBytes = requestBytes, ResponseBytes = responseBytes, Outcome = outcome,
+        };
     }
 }

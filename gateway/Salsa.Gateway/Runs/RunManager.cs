@@ -5,6 +5,7 @@ using System.Text.Json;
 using System.Text.Json.Nodes;
 using Salsa.Gateway.Operations;
 using Salsa.Gateway.Workflows;
+using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Errors;
 using Salsa.Hosting.Scheduling;
 using Salsa.Hosting.Security;
@@ -34,7 +35,7 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
     Microsoft.Extensions.Options.IOptions<RunLimits> options, ILoggerFactory loggers) : IHostedLifecycleService
 {
     /// <summary>The records' service: not the gateway's own name, whose job manager marks its jobs interrupted at start.</summary>
-    public const string Service = "gateway.runs";
+    public const string Service = DatasetCatalog.RunsOwner;
 
     internal static readonly JsonSerializerOptions Json = new(JsonSerializerDefaults.Web);
 

@@ -1,10 +1,10 @@
-using Salsa.Contracts.Operations;
 using System.Diagnostics;
 using System.Text.Json.Nodes;
+using Grpc.Core;
+using Salsa.Contracts.Operations;
 using Salsa.Gateway.Operations;
 using Salsa.Gateway.Services;
 using Salsa.Gateway.Workflows;
-using Grpc.Core;
 using Salsa.Store;
 
 namespace Salsa.Gateway.Runs;

@@ -1,8 +1,8 @@
 using System.Collections.Concurrent;
 using System.Diagnostics;
 using Grpc.Net.Client;
-using Salsa.Cluster;
-using Salsa.Hosting.Clustering.Cluster;
+using Salsa.Grid;
+using Salsa.Hosting.Clustering.Grid;
 using Salsa.Hosting.Host;
 using Salsa.Hosting.Security;
 using Salsa.Store;
@@ -179,10 +179,10 @@ public sealed class ServiceDirectory(IConfiguration configuration, StoreOptions 
             settings[$"{AuthSettings.Section}:ServiceKey"] = _serviceKey;
         }
 
-        if (silo is not null && !ClusterComputeFeatures.IsClient(configuration))
+        if (silo is not null && !GridComputeFeatures.IsClient(configuration))
         {
             // This process is the silo: the services it hosts compute through it as its clients.
-            settings[$"{SiloHosting.Section}:Role"] = ClusterComputeFeatures.ClientRole;
+            settings[$"{SiloHosting.Section}:Role"] = GridComputeFeatures.ClientRole;
             settings[$"{SiloHosting.Section}:GatewayPort"] = silo.GatewayPort.ToString(System.Globalization.CultureInfo.InvariantCulture);
         }
 

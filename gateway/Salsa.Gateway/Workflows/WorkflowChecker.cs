@@ -102,11 +102,19 @@ internal sealed class WorkflowChecker(OperationCatalog catalog, WorkflowLimits l
             Timeout = text.Timeout,
             Retry = text.Retry,
             Artifacts = [.. text.Artifacts.Select(a => a.Name)],
+            ProgressLimit = ProgressLimit(spec, parameters),
             Position = Position(text.IdNode),
         };
         wiring[step] = (inputPositions, Find(map, "after") ?? map);
         return (step, spec);
     }
+
+    // Whatever number type the value holds (parsed from YAML or JSON, or set in code).
+    private static long? ProgressLimit(OperationSpec? spec, IReadOnlyDictionary<string, JsonNode?> parameters) =>
+        spec?.ProgressLimit is { } name && parameters.GetValueOrDefault(name) is { } value
+            && long.TryParse(value.ToJsonString(), System.Globalization.NumberStyles.Integer, System.Globalization.CultureInfo.InvariantCulture, out var limit) && limit > 0
+            ? limit
+            : null;
 
     private static (Dictionary<string, OutputReference> Inputs, Dictionary<string, YamlNode> Positions) CheckInputs(StepText text, OperationSpec? spec, List<WorkflowError> errors)
     {

@@ -56,6 +56,9 @@ public sealed record StepDefinition
     /// <summary>Files of the step's service job the run keeps (downloaded into the run's artifacts).</summary>
     public IReadOnlyList<string> Artifacts { get; init; } = [];
 
+    /// <summary>The most clusters the step's job can report (its operation's <c>ProgressLimit</c> parameter); null when unbounded.</summary>
+    public long? ProgressLimit { get; init; }
+
     public SourcePosition Position { get; init; }
 }
 

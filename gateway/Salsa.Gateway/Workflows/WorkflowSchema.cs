@@ -1,7 +1,7 @@
-using Salsa.Contracts.Operations;
 using System.Text.Encodings.Web;
 using System.Text.Json;
 using System.Text.Json.Nodes;
+using Salsa.Contracts.Operations;
 using Salsa.Gateway.Operations;
 
 namespace Salsa.Gateway.Workflows;

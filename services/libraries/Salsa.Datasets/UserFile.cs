@@ -1,5 +1,5 @@
-using System.Globalization;
 using System.Buffers;
+using System.Globalization;
 using System.Text;
 using ICSharpCode.SharpZipLib;
 using ICSharpCode.SharpZipLib.GZip;

@@ -1,5 +1,5 @@
-using Microsoft.Extensions.Options;
 using Google.Protobuf;
+using Microsoft.Extensions.Options;
 using Salsa.Contracts.Common;
 using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Jobs;

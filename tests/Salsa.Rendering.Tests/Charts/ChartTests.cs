@@ -1,6 +1,6 @@
+using Salsa.Rendering.Charts;
 using ScottPlot;
 using ScottPlot.Plottables;
-using Salsa.Rendering.Charts;
 
 namespace Salsa.Rendering.Tests.Charts;
 

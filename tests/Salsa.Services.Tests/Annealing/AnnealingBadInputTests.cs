@@ -1,10 +1,10 @@
 using System.Net.Http.Json;
 using System.Text;
 using Google.Protobuf;
+using Grpc.Core;
 using Salsa.Annealing;
 using Salsa.Contracts.Annealing;
 using Salsa.Contracts.Clients;
-using Grpc.Core;
 using Salsa.Services.Tests.Support;
 
 namespace Salsa.Services.Tests.Annealing;

@@ -6,6 +6,7 @@ using Salsa.Annealing;
 using Salsa.Clustering;
 using Salsa.Clustering.Annealing;
 using Salsa.Clustering.Parallel;
+using Salsa.Clustering.Partitions;
 using Salsa.Hosting.Jobs;
 using Salsa.Services.Tests.Support;
 using Salsa.Testing;

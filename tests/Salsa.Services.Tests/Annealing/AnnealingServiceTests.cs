@@ -1,8 +1,8 @@
 using System.Net.Http.Json;
+using Grpc.Core;
 using Salsa.Annealing;
 using Salsa.Contracts.Clients;
 using Salsa.Contracts.Common;
-using Grpc.Core;
 using Salsa.Hosting.Jobs;
 using Salsa.Hosting.Timing;
 using Salsa.Services.Tests.Support;

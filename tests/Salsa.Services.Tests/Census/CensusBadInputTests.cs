@@ -1,8 +1,8 @@
 using Google.Protobuf;
+using Grpc.Core;
 using Salsa.Census;
 using Salsa.Contracts.Census;
 using Salsa.Contracts.Clients;
-using Grpc.Core;
 using Salsa.Services.Tests.Support;
 
 namespace Salsa.Services.Tests.Census;

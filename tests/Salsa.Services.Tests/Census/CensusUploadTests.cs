@@ -9,12 +9,12 @@ using Microsoft.AspNetCore.Http;
 using Microsoft.Extensions.Configuration;
 using Salsa.Census;
 using Salsa.Contracts.Census;
-using PlaceColumns = Salsa.Contracts.Census.PlaceColumns;
 using Salsa.Contracts.Clients;
 using Salsa.Datasets;
 using Salsa.Hosting.Datasets;
 using Salsa.Services.Tests.Support;
 using Salsa.Testing;
+using PlaceColumns = Salsa.Contracts.Census.PlaceColumns;
 
 namespace Salsa.Services.Tests.Census;
 

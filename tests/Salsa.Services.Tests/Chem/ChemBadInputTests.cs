@@ -1,7 +1,7 @@
+using Grpc.Core;
 using Salsa.Chem;
 using Salsa.Contracts.Chem;
 using Salsa.Contracts.Clients;
-using Grpc.Core;
 using Salsa.Services.Tests.Support;
 
 namespace Salsa.Services.Tests.Chem;

@@ -1,9 +1,9 @@
-using Salsa.Contracts.Common;
 using System.Net.Http.Json;
 using System.Numerics;
 using Salsa.Annealing;
 using Salsa.Chem;
 using Salsa.Clustering;
+using Salsa.Contracts.Common;
 using Salsa.Datasets;
 using Salsa.Fingerprints;
 using Salsa.Hosting.Datasets;

@@ -1,11 +1,11 @@
 using System.Net.Http.Json;
 using System.Text;
 using Google.Protobuf;
+using Grpc.Core;
 using Salsa.Contracts.Clients;
 using Salsa.Contracts.Common;
 using Salsa.Contracts.Fingerprints;
 using Salsa.Datasets;
-using Grpc.Core;
 using Salsa.Hosting.Jobs;
 using Salsa.Services.Tests.Support;
 using Salsa.Testing;

@@ -1,11 +1,11 @@
 using System.Net.Http.Json;
+using Grpc.Core;
 using Salsa.Clustering.Fingerprints;
 using Salsa.Contracts.Clients;
 using Salsa.Contracts.Common;
 using Salsa.Contracts.Fingerprints;
 using Salsa.Datasets;
 using Salsa.Fingerprints;
-using Grpc.Core;
 using Salsa.Hosting.Timing;
 using Salsa.Services.Tests.Support;
 using Salsa.Testing;

@@ -2,6 +2,7 @@ using System.Globalization;
 using System.Text.Json;
 using System.Text.RegularExpressions;
 using Microsoft.Extensions.Options;
+using Salsa.Annealing;
 using Salsa.Census;
 using Salsa.Fingerprints;
 using Salsa.Hosting.Host;
@@ -39,6 +40,18 @@ public sealed partial class ConfigurationTests
         var refused = await Assert.ThrowsAsync<OptionsValidationException>(() => BootAsync<FingerprintsService>(Loopback("Salsa:Fingerprints:MaxSearchK", "0")));
 
         Assert.Contains("Salsa:Fingerprints:MaxSearchK", refused.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task BadGridLayout_RefusedAtStart()
+    {
+        // A service computing on the grid (its process a silo of its own) with a layout of no partitions.
+        var settings = Loopback("Cluster:PointsPerPartition", "0");
+        settings["Cluster:Enabled"] = "true";
+
+        var refused = await Assert.ThrowsAsync<OptionsValidationException>(() => BootAsync<AnnealingService>(settings));
+
+        Assert.Contains("Cluster:PointsPerPartition", refused.Message, StringComparison.Ordinal);
     }
 
     [Fact]

@@ -1,9 +1,9 @@
 using System.Net;
 using System.Net.Http.Json;
+using Grpc.Core;
 using Microsoft.Extensions.DependencyInjection;
 using Salsa.Annealing;
 using Salsa.Contracts.Clients;
-using Grpc.Core;
 using Salsa.Services.Tests.Support;
 using Salsa.Testing;
 

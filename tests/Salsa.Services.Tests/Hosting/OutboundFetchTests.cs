@@ -1,9 +1,9 @@
-using Salsa.Hosting.Datasets;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Hosting;
 using Microsoft.AspNetCore.Http;
 using Microsoft.Extensions.Configuration;
 using Salsa.Census;
+using Salsa.Hosting.Datasets;
 using Salsa.Services.Tests.Support;
 using Salsa.Testing;
 

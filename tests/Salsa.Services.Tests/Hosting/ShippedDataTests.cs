@@ -1,10 +1,10 @@
+using Grpc.Core;
 using Salsa.Census;
 using Salsa.Chem;
 using Salsa.Contracts.Census;
 using Salsa.Contracts.Chem;
 using Salsa.Contracts.Clients;
 using Salsa.Datasets;
-using Grpc.Core;
 using Salsa.Services.Tests.Support;
 using Salsa.Testing;
 

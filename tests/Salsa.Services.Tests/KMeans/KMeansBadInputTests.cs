@@ -1,7 +1,7 @@
 using Google.Protobuf;
+using Grpc.Core;
 using Salsa.Contracts.Clients;
 using Salsa.Contracts.KMeans;
-using Grpc.Core;
 using Salsa.KMeans;
 using Salsa.Services.Tests.Support;
 

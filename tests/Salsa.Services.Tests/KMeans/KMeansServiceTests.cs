@@ -1,7 +1,7 @@
 using System.Net.Http.Json;
+using Grpc.Core;
 using Salsa.Contracts.Clients;
 using Salsa.Contracts.Common;
-using Grpc.Core;
 using Salsa.Hosting.Jobs;
 using Salsa.Hosting.Timing;
 using Salsa.KMeans;

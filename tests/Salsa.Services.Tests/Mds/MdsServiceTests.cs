@@ -1,10 +1,10 @@
 using System.Net.Http.Json;
+using Grpc.Core;
 using Salsa.Chem;
 using Salsa.Clustering.Fingerprints;
 using Salsa.Contracts.Clients;
 using Salsa.Contracts.Common;
 using Salsa.Datasets;
-using Grpc.Core;
 using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Jobs;
 using Salsa.Mds;

@@ -1,9 +1,9 @@
 using System.Text;
 using Google.Protobuf;
+using Grpc.Core;
 using Salsa.Contracts.Clients;
 using Salsa.Contracts.Common;
 using Salsa.Contracts.Render;
-using Grpc.Core;
 using Salsa.Hosting.Jobs;
 using Salsa.Services.Tests.Support;
 

@@ -1,10 +1,10 @@
 using System.Net.Http.Json;
 using System.Text;
 using System.Text.Json;
+using Grpc.Core;
 using Salsa.Contracts.Clients;
 using Salsa.Contracts.Common;
 using Salsa.Contracts.Render;
-using Grpc.Core;
 using Salsa.Render;
 using Salsa.Services.Tests.Support;
 using Salsa.Testing;

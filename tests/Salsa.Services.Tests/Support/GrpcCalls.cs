@@ -1,6 +1,6 @@
+using Grpc.Core;
 using Salsa.Contracts.Clients;
 using Salsa.Contracts.Datasets;
-using Grpc.Core;
 
 namespace Salsa.Services.Tests.Support;
 

@@ -1,6 +1,6 @@
 using System.Net.Http.Json;
-using Microsoft.AspNetCore.Builder;
 using Grpc.Net.Client;
+using Microsoft.AspNetCore.Builder;
 using Salsa.Hosting.Host;
 using Salsa.Testing;
 

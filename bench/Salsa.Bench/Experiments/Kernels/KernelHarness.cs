@@ -124,7 +124,7 @@ internal sealed class KernelHarness<TKernel>
     /// </summary>
     public KernelTimings Run(Dispatcher dispatcher, int ranks, int iterations, bool reduce, bool balance = false)
     {
-        var length = _kind == KernelKind.Annealing ? ClusteringKernels.AnnealingLength(_centres.Kp, _kernel.Dimension) : ClusteringKernels.LloydLength(_centres.Kp, _kernel.Dimension);
+        var length = _kind == KernelKind.Annealing ? new PassSums(_centres.Kp, _kernel.Dimension).EStepLength : new PassSums(_centres.Kp, _kernel.Dimension).LloydLength;
         var plan = BlockPlan.For(_kernel.Count, length, _blockSize);
         var sums = new OrderedBlockSum(plan, length);
         var assignments = new int[_kernel.Count];

@@ -1,8 +1,10 @@
+using Salsa.Clustering.Partitions;
+
 namespace Salsa.Clustering.Annealing;
 
 /// <summary>
 /// The annealing loop's whole state at the start of a temperature: a run resumed from it
-/// (<see cref="DeterministicAnnealing.Run(IAnnealingPartitions, AnnealingOptions, System.Threading.Channels.ChannelWriter{ClusteringProgress}?, AnnealingCheckpoint?, Action{AnnealingCheckpoint}?, CancellationToken)"/>)
+/// (<see cref="DeterministicAnnealing.Run(IPartitionGrid, AnnealingOptions, System.Threading.Channels.ChannelWriter{ClusteringProgress}?, AnnealingCheckpoint?, Action{AnnealingCheckpoint}?, CancellationToken)"/>)
 /// takes the same steps and ends with the same bits as one that never stopped.
 /// </summary>
 public sealed record AnnealingCheckpoint

@@ -1,39 +1,40 @@
 using Salsa.Clustering.Parallel;
+using Salsa.Clustering.Partitions;
 
 namespace Salsa.Clustering.Annealing;
 
 /// <summary>
-/// The inner loops of deterministic annealing, one per <see cref="AnnealingPassKind"/>: each adds the
+/// The inner loops of deterministic annealing, one per <see cref="PassKind"/>: each adds the
 /// points <c>[start, end)</c> into a block's partial. The same code runs on a machine's ranks and on a
 /// cluster's partitions.
 /// </summary>
 internal static class AnnealingPasses
 {
-    public static void Run<TKernel>(in TKernel kernel, AnnealingPass pass, int start, int end, Span<double> partial, int[] assignments)
+    public static void Run<TKernel>(in TKernel kernel, PartitionPass pass, int start, int end, Span<double> partial, int[] assignments)
         where TKernel : struct, IPointKernel
     {
         var centres = pass.CentreSet;
         switch (pass.Kind)
         {
-            case AnnealingPassKind.Centroid:
+            case PassKind.Centroid:
                 Centroid(kernel, start, end, partial);
                 break;
-            case AnnealingPassKind.Spread:
+            case PassKind.Spread:
                 Spread(kernel, centres, start, end, partial);
                 break;
-            case AnnealingPassKind.EStep:
+            case PassKind.EStep:
                 ClusteringKernels.AnnealingEStep(kernel, centres, pass.LogMass, pass.InverseTemperature, start, end, partial);
                 break;
-            case AnnealingPassKind.Scatter:
+            case PassKind.Scatter:
                 Scatter(kernel, centres, pass.LogMass, pass.InverseTemperature, start, end, partial);
                 break;
-            case AnnealingPassKind.ScatterPower:
+            case PassKind.ScatterPower:
                 ScatterPower(kernel, pass, start, end, partial);
                 break;
-            case AnnealingPassKind.Lloyd:
+            case PassKind.Lloyd:
                 ClusteringKernels.LloydAssign(kernel, centres, start, end, partial, assignments, null);
                 break;
-            case AnnealingPassKind.ClusterCosts:
+            case PassKind.ClusterCosts:
                 ClusterCosts(kernel, centres, start, end, partial);
                 break;
             default:
@@ -71,8 +72,9 @@ internal static class AnnealingPasses
         var d2 = kernel.Dimension * kernel.Dimension;
         Span<double> a = stackalloc double[kp];
         Span<int> within = stackalloc int[kp];
+        var sums = PassSums.Of(centres);
         var mass = partial[..kp];
-        var scatter = partial.Slice(kp, centres.K * d2);
+        var scatter = partial.Slice(sums.Scatter(0, 0), centres.K * d2);
         for (var i = start; i < end; i++)
         {
             var w = kernel.Weight(i);
@@ -89,7 +91,7 @@ internal static class AnnealingPasses
         }
     }
 
-    private static void ScatterPower<TKernel>(in TKernel kernel, AnnealingPass pass, int start, int end, Span<double> partial)
+    private static void ScatterPower<TKernel>(in TKernel kernel, PartitionPass pass, int start, int end, Span<double> partial)
         where TKernel : struct, IPointKernel
     {
         var centres = pass.CentreSet;
@@ -98,8 +100,9 @@ internal static class AnnealingPasses
         Span<double> r = stackalloc double[kp];
         Span<double> dots = stackalloc double[kp];
         Span<int> within = stackalloc int[kp];
-        var rs = partial.Slice(d * kp, kp);
-        var mass = partial.Slice(d * kp + kp, kp);
+        var sums = new PassSums(kp, d);
+        var rs = partial.Slice(sums.Projection(0), kp);
+        var mass = partial.Slice(sums.PowerMass(0), kp);
         for (var i = start; i < end; i++)
         {
             var w = kernel.Weight(i);
@@ -136,14 +139,15 @@ internal static class AnnealingPasses
         where TKernel : struct, IPointKernel
     {
         var (kp, k) = (centres.Kp, centres.K);
+        var sums = PassSums.Of(centres);
         Span<double> distance = stackalloc double[kp];
         for (var i = start; i < end; i++)
         {
             kernel.SquaredDistances(i, centres.Transposed, centres.Norms, kp, distance);
             var best = ClusteringKernels.Nearest(distance, k);
             var w = kernel.Weight(i);
-            partial[best] += w;
-            partial[kp + best] += w * distance[best];
+            partial[sums.Mass(best)] += w;
+            partial[sums.ClusterCost(best)] += w * distance[best];
         }
     }
 }

@@ -1,5 +1,6 @@
 using Salsa.Ccr;
 using Salsa.Clustering.Parallel;
+using Salsa.Clustering.Partitions;
 
 namespace Salsa.Clustering.Annealing;
 
@@ -18,7 +19,7 @@ internal abstract class AnnealingPoints
     public abstract void Prepare(int planLength, int? blockSize);
 
     /// <summary>One pass, folded in block (or partition) order into <paramref name="total"/>; a collective of all ranks.</summary>
-    public abstract void Reduce(Communicator comm, long step, AnnealingPass pass, Span<double> total, bool balance);
+    public abstract void Reduce(Communicator comm, long step, PartitionPass pass, Span<double> total, bool balance);
 
     /// <summary>Keeps the current assignments aside (a split–merge move that may be undone); a collective.</summary>
     public abstract void SaveAssignments(Communicator comm);
@@ -27,7 +28,7 @@ internal abstract class AnnealingPoints
     public abstract void RestoreAssignments(Communicator comm);
 
     /// <summary>Every point's cluster and weight once the run is done (rank 0, after a barrier).</summary>
-    public abstract PartitionAssignments Final(AnnealingPass nearest);
+    public abstract PartitionAssignments Final(PartitionPass nearest);
 }
 
 /// <summary>The points in this process, cut into blocks shared by the ranks (the single-machine run).</summary>
@@ -49,7 +50,7 @@ internal sealed class LocalPoints<TKernel>(TKernel kernel, double totalWeight, i
     public override void Prepare(int planLength, int? blockSize) =>
         _sums = new OrderedBlockSum(BlockPlan.For(kernel.Count, planLength, blockSize), planLength);
 
-    public override void Reduce(Communicator comm, long step, AnnealingPass pass, Span<double> total, bool balance)
+    public override void Reduce(Communicator comm, long step, PartitionPass pass, Span<double> total, bool balance)
     {
         var k = kernel;
         var assignments = _assignments;
@@ -69,7 +70,7 @@ internal sealed class LocalPoints<TKernel>(TKernel kernel, double totalWeight, i
         _saved[comm.Rank].CopyTo(_assignments.AsSpan(first));
     }
 
-    public override PartitionAssignments Final(AnnealingPass nearest)
+    public override PartitionAssignments Final(PartitionPass nearest)
     {
         var weights = new double[kernel.Count];
         for (var i = 0; i < weights.Length; i++)
@@ -85,7 +86,7 @@ internal sealed class LocalPoints<TKernel>(TKernel kernel, double totalWeight, i
 /// The points as a fixed grid of partitions somewhere else (grains on a cluster's silos, or
 /// <see cref="LocalPartitions"/>): one rank drives the loop and each pass goes to every partition.
 /// </summary>
-internal sealed class PartitionedPoints(IAnnealingPartitions partitions, CancellationToken cancellationToken) : AnnealingPoints
+internal sealed class PartitionedPoints(IPartitionGrid partitions, CancellationToken cancellationToken) : AnnealingPoints
 {
     public override int Count => partitions.Count;
 
@@ -99,14 +100,14 @@ internal sealed class PartitionedPoints(IAnnealingPartitions partitions, Cancell
     {
     }
 
-    public override void Reduce(Communicator comm, long step, AnnealingPass pass, Span<double> total, bool balance)
+    public override void Reduce(Communicator comm, long step, PartitionPass pass, Span<double> total, bool balance)
     {
         var sums = partitions.Reduce(pass, cancellationToken);
         total.Clear();
         sums.AsSpan(0, pass.Length).CopyTo(total);
     }
 
-    // A partition remakes its assignments from the centres a Lloyd pass names (AnnealingPass.AssignedUnder).
+    // A partition remakes its assignments from the centres a Lloyd pass names (PartitionPass.AssignedUnder).
     public override void SaveAssignments(Communicator comm)
     {
     }
@@ -115,30 +116,5 @@ internal sealed class PartitionedPoints(IAnnealingPartitions partitions, Cancell
     {
     }
 
-    public override PartitionAssignments Final(AnnealingPass nearest) => partitions.Assign(nearest, cancellationToken);
-}
-
-/// <summary>Every point's nearest centre and its weight, in row order.</summary>
-public sealed record PartitionAssignments(int[] Assignments, double[] Weights);
-
-/// <summary>
-/// A dataset as a fixed grid of partitions that compute annealing passes: grains spread over a
-/// cluster's silos, or <see cref="LocalPartitions"/> in one process. Each pass's partition sums are
-/// folded in partition order (<see cref="AnnealingPartition.Fold"/>), so the run's result depends on
-/// the grid, never on where the partitions are.
-/// </summary>
-public interface IAnnealingPartitions
-{
-    int Count { get; }
-
-    int Dimension { get; }
-
-    /// <summary>The partitions' total weights, folded in partition order.</summary>
-    double TotalWeight { get; }
-
-    /// <summary>Every partition's sums for <paramref name="pass"/>, folded in partition order.</summary>
-    double[] Reduce(AnnealingPass pass, CancellationToken cancellationToken);
-
-    /// <summary>Every point's nearest centre of <paramref name="pass"/>, partitions in order.</summary>
-    PartitionAssignments Assign(AnnealingPass pass, CancellationToken cancellationToken);
+    public override PartitionAssignments Final(PartitionPass nearest) => partitions.Assign(nearest, cancellationToken);
 }

@@ -2,6 +2,7 @@ using System.Diagnostics;
 using System.Threading.Channels;
 using Salsa.Ccr;
 using Salsa.Clustering.Parallel;
+using Salsa.Clustering.Partitions;
 
 namespace Salsa.Clustering.Annealing;
 
@@ -28,7 +29,7 @@ public static class DeterministicAnnealing
     /// temperature; <paramref name="resumeFrom"/> continues from such a state to the same result.
     /// </summary>
     public static AnnealingResult Run(
-        IAnnealingPartitions partitions, AnnealingOptions options, ChannelWriter<ClusteringProgress>? progress = null,
+        IPartitionGrid partitions, AnnealingOptions options, ChannelWriter<ClusteringProgress>? progress = null,
         AnnealingCheckpoint? resumeFrom = null, Action<AnnealingCheckpoint>? checkpoint = null, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(partitions);
@@ -67,6 +68,24 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
     // With Kmax clusters no split is left to wait for: T falls by this factor per temperature until
     // the assignments are hard.
     private const double HardeningFactor = 0.2;
+
+    // The one-cluster solution turns unstable at T_c = 2·λ_max (λ_max the largest eigenvalue of the
+    // data's weighted covariance); the run starts at 1.2·T_c, just above it, so nothing is missed
+    // and no time is spent where nothing happens.
+    private const double StartTemperaturePerLambda = 2.4;
+
+    // Power iteration converges as (λ₂/λ₁)ⁿ: 60 products reach the 10⁻⁶ stop for ratios up to 0.8,
+    // and a cluster whose two largest eigenvalues are closer than that has no preferred axis to split along.
+    private const int MaxPowerIterations = 60;
+
+    // Split–merge polishing tries the costliest cluster's split with the cheapest pair's merge, then
+    // the next pairs (4) and the next clusters; it stops after this many rejections in a row — every
+    // candidate of 4 clusters × 4 pairs, or 2 per cluster when there are fewer.
+    private static int MaxRejectionsInARow(int k) => Math.Min(2 * k, 16);
+
+    // A split cluster's children start this many standard deviations (along its principal axis)
+    // either side of it: the means of a normal distribution's two halves lie ±√(2/π) ≈ 0.80 σ from its mean.
+    private const double SplitOffsetPerSigma = 0.8;
 
     private readonly int _kp = CentreSet.Pad(options.MaxClusters);
     private readonly int _dimension = points.Dimension;
@@ -115,6 +134,9 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
 
         private int D => run._dimension;
 
+        // Where each sum sits in a pass's totals.
+        private PassSums Sums => new(run._kp, run._dimension);
+
         public void Run()
         {
             var options = run.Options;
@@ -130,7 +152,7 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
                 var spread = InitialiseAtCentroid();
                 _spread = spread;
                 var lambda = ScatterEigenPower(double.PositiveInfinity)[0].Lambda;
-                temperature = options.StartTemperature ?? Math.Max(2.4 * lambda, 1e-300);
+                temperature = options.StartTemperature ?? Math.Max(StartTemperaturePerLambda * lambda, 1e-300);
                 minimum = options.MinTemperature ?? temperature * AnnealingOptions.DefaultTemperatureRange;
                 if (minimum > temperature)
                 {
@@ -246,7 +268,7 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
         /// <summary>One cluster at the weighted centroid; returns the data's spread (trace of its covariance).</summary>
         private double InitialiseAtCentroid()
         {
-            var sums = Reduce(Pass(AnnealingPassKind.Centroid, D + 1));
+            var sums = Reduce(Pass(PassKind.Centroid, D + 1));
             var centroid = new double[D];
             for (var j = 0; j < D; j++)
             {
@@ -257,7 +279,7 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
             Array.Fill(_logMass, double.NegativeInfinity);
             _logMass[0] = 0;
 
-            var spread = Reduce(Pass(AnnealingPassKind.Spread, 1))[0];
+            var spread = Reduce(Pass(PassKind.Spread, 1))[0];
             return spread / run.TotalWeight;
         }
 
@@ -277,16 +299,17 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
                 iteration++;
                 _iterations++;
                 cancellationToken.ThrowIfCancellationRequested();
-                var totals = Reduce(Pass(AnnealingPassKind.EStep, ClusteringKernels.AnnealingLength(Kp, D)) with { InverseTemperature = inverseT });
-                freeEnergy = -temperature * totals[Kp * (D + 1)] / run.TotalWeight;
-                hardness = totals[Kp * (D + 1) + 1] / run.TotalWeight;
-                _evaluated += totals[Kp * (D + 1) + 2];
-                _pairs += totals[Kp * (D + 1) + 3];
+                var sums = Sums;
+                var totals = Reduce(Pass(PassKind.EStep, sums.EStepLength) with { InverseTemperature = inverseT });
+                freeEnergy = -temperature * totals[sums.LogPartition] / run.TotalWeight;
+                hardness = totals[sums.Hardness] / run.TotalWeight;
+                _evaluated += totals[sums.Evaluated];
+                _pairs += totals[sums.Pairs];
 
                 var shift = 0.0;
                 for (var c = 0; c < k; c++)
                 {
-                    var mass = totals[c];
+                    var mass = totals[sums.Mass(c)];
                     if (mass <= 1e-300 * run.TotalWeight)
                     {
                         _logMass[c] = LogTiny;
@@ -297,7 +320,7 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
                     var moved = 0.0;
                     for (var j = 0; j < D; j++)
                     {
-                        var next = totals[Kp + j * Kp + c] / mass;
+                        var next = totals[sums.Sum(c, j)] / mass;
                         var delta = next - _centres[c, j];
                         moved += delta * delta;
                         _centres[c, j] = next;
@@ -450,11 +473,13 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
             var k = _centres.K;
             var d2 = D * D;
             var inverseT = 1 / temperature;
-            var totals = Reduce(Pass(AnnealingPassKind.Scatter, Kp + k * d2) with { InverseTemperature = inverseT });
+            var sums = Sums;
+            var totals = Reduce(Pass(PassKind.Scatter, sums.ScatterLength(k)) with { InverseTemperature = inverseT });
 
             for (var c = 0; c < k; c++)
             {
-                if (totals[c] <= 0)
+                var mass = totals[sums.Mass(c)];
+                if (mass <= 0)
                 {
                     continue;
                 }
@@ -462,7 +487,7 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
                 var matrix = new double[d2];
                 for (var e = 0; e < d2; e++)
                 {
-                    matrix[e] = totals[Kp + c * d2 + e] / totals[c];
+                    matrix[e] = totals[sums.Scatter(c, e)] / mass;
                 }
 
                 var (lambda, axis) = SymmetricEigen.Largest(matrix, D);
@@ -496,19 +521,20 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
 
             var vectorsT = new double[D * Kp];
             var yDotV = new double[Kp];
-            for (var iteration = 0; iteration < 60 && !done.All(d => d); iteration++)
+            var sums = Sums;
+            for (var iteration = 0; iteration < MaxPowerIterations && !done.All(d => d); iteration++)
             {
                 Array.Clear(yDotV);
                 for (var c = 0; c < k; c++)
                 {
                     for (var j = 0; j < D; j++)
                     {
-                        vectorsT[j * Kp + c] = axes[c][j];
+                        vectorsT[sums.Product(c, j)] = axes[c][j];
                         yDotV[c] += _centres[c, j] * axes[c][j];
                     }
                 }
 
-                var totals = Reduce(Pass(AnnealingPassKind.ScatterPower, D * Kp + 2 * Kp) with { InverseTemperature = inverseT, VectorsT = vectorsT, YDotV = yDotV });
+                var totals = Reduce(Pass(PassKind.ScatterPower, sums.PowerLength) with { InverseTemperature = inverseT, VectorsT = vectorsT, YDotV = yDotV });
 
                 for (var c = 0; c < k; c++)
                 {
@@ -517,7 +543,7 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
                         continue;
                     }
 
-                    var mass = totals[D * Kp + Kp + c];
+                    var mass = totals[sums.PowerMass(c)];
                     if (mass <= 0)
                     {
                         done[c] = true;
@@ -527,7 +553,7 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
                     var next = new double[D];
                     for (var j = 0; j < D; j++)
                     {
-                        next[j] = (totals[j * Kp + c] - totals[D * Kp + c] * _centres[c, j]) / mass;
+                        next[j] = (totals[sums.Product(c, j)] - totals[sums.Projection(c)] * _centres[c, j]) / mass;
                     }
 
                     var norm = Normalise(next);
@@ -566,31 +592,17 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
             for (var iteration = 0; iteration <= run.Options.FinalRefinementIterations; iteration++)
             {
                 cancellationToken.ThrowIfCancellationRequested();
-                var pass = Pass(AnnealingPassKind.Lloyd, ClusteringKernels.LloydLength(Kp, D)) with { AssignedUnder = _assignedUnder };
+                var sums = Sums;
+                var pass = Pass(PassKind.Lloyd, sums.LloydLength) with { AssignedUnder = _assignedUnder };
                 var totals = Reduce(pass);
                 _assignedUnder = pass.Centres;
-                cost = totals[Kp * (D + 1)];
-                var changed = totals[Kp * (D + 1) + 1];
-                if (iteration == run.Options.FinalRefinementIterations || (iteration > 0 && changed == 0))
+                cost = totals[sums.Cost];
+                if (iteration == run.Options.FinalRefinementIterations || (iteration > 0 && totals[sums.Changed] == 0))
                 {
                     break;
                 }
 
-                for (var c = 0; c < k; c++)
-                {
-                    var mass = totals[c];
-                    if (mass <= 0)
-                    {
-                        continue; // an empty cluster keeps its centre
-                    }
-
-                    for (var j = 0; j < D; j++)
-                    {
-                        _centres[c, j] = totals[Kp + j * Kp + c] / mass;
-                    }
-                }
-
-                _centres.UpdateNorms();
+                LloydStep.MoveCentres(totals, _centres, out _); // an empty cluster keeps its centre
             }
 
             return cost;
@@ -605,7 +617,7 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
             }
 
             var rejections = 0;
-            for (var attempt = 0; attempt < run.Options.SplitMergeAttempts && rejections < Math.Min(2 * k, 16); attempt++)
+            for (var attempt = 0; attempt < run.Options.SplitMergeAttempts && rejections < MaxRejectionsInARow(k); attempt++)
             {
                 cancellationToken.ThrowIfCancellationRequested();
                 var (mass, clusterCost) = ClusterCosts();
@@ -636,7 +648,7 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
                 _points.SaveAssignments(comm);
                 var assignedUnder = _assignedUnder;
                 var total = mass[keep] + mass[free];
-                var offset = 0.8 * Math.Sqrt(lambda);
+                var offset = SplitOffsetPerSigma * Math.Sqrt(lambda);
                 for (var j = 0; j < D; j++)
                 {
                     moved[keep * D + j] = (mass[keep] * rows[keep * D + j] + mass[free] * rows[free * D + j]) / total;
@@ -669,8 +681,9 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
         private (double[] Mass, double[] Cost) ClusterCosts()
         {
             var k = _centres.K;
-            var totals = Reduce(Pass(AnnealingPassKind.ClusterCosts, 2 * Kp));
-            return (totals[..k], totals[Kp..(Kp + k)]);
+            var sums = Sums;
+            var totals = Reduce(Pass(PassKind.ClusterCosts, sums.ClusterCostsLength));
+            return (totals[sums.Mass(0)..sums.Mass(k)], totals[sums.ClusterCost(0)..sums.ClusterCost(k)]);
         }
 
         /// <summary>Largest eigenpair of one cluster's scatter under (near) hard assignment.</summary>
@@ -706,14 +719,14 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
         }
 
         /// <summary>A pass over all points (balanced between ranks), folded in block and partition order.</summary>
-        private double[] Reduce(AnnealingPass pass)
+        private double[] Reduce(PartitionPass pass)
         {
             _points.Reduce(comm, _step++, pass, _total, balance: true);
             return _total;
         }
 
         /// <summary>A pass over the current centres and log masses.</summary>
-        private AnnealingPass Pass(AnnealingPassKind kind, int length) =>
+        private PartitionPass Pass(PassKind kind, int length) =>
             new(kind, length, run._planLength, run.Options.Parallel.BlockSize, _centres, _logMass);
 
         private void Report(string phase, double temperature, double objective)
@@ -729,7 +742,7 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
             var k = _centres.K;
             var weights = new double[k];
             var sizes = new int[k];
-            var final = _points.Final(Pass(AnnealingPassKind.Lloyd, ClusteringKernels.LloydLength(Kp, D)));
+            var final = _points.Final(Pass(PassKind.Lloyd, Sums.LloydLength));
             for (var i = 0; i < final.Assignments.Length; i++)
             {
                 weights[final.Assignments[i]] += final.Weights[i];

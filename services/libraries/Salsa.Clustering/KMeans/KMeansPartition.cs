@@ -1,5 +1,5 @@
-using Salsa.Clustering.Annealing;
 using Salsa.Clustering.Parallel;
+using Salsa.Clustering.Partitions;
 
 namespace Salsa.Clustering.KMeans;
 
@@ -38,14 +38,14 @@ public sealed record KMeansCandidate(double Value, double[] Coordinates);
 
 /// <summary>
 /// One partition's part in k-means on a grid of partitions: Lloyd passes through its
-/// <see cref="AnnealingPartition"/>, and the greedy k-means++ masses, draws, candidate potentials and
+/// <see cref="DensePartition"/>, and the greedy k-means++ masses, draws, candidate potentials and
 /// repairs over its rows. Its
 /// distance to the nearest centre chosen so far is kept between seeding steps (and remade when a
 /// step names other centres — after a move to another silo), so a step costs one distance per row.
 /// Masses are added block by block in the run's block layout: a grid of one partition draws the
 /// same points as <see cref="WeightedKMeans"/> on a machine's ranks.
 /// </summary>
-public sealed class KMeansPartition(AnnealingPartition partition)
+public sealed class KMeansPartition(DensePartition partition)
 {
     private readonly DenseVectors _points = (partition ?? throw new ArgumentNullException(nameof(partition))).Points;
     private double[]? _nearest;
@@ -57,7 +57,7 @@ public sealed class KMeansPartition(AnnealingPartition partition)
     private double[] _massesOf = [];
     private (int PlanLength, int? BlockSize) _massesPlan;
 
-    public AnnealingPartition Partition { get; } = partition;
+    public DensePartition Partition { get; } = partition;
 
     /// <summary>Σ w·D² over the rows (Σ w before the first centre), block by block.</summary>
     public double SeedMass(KMeansSeedStep step) => SeedingKernels.Total(BlockMasses(step, out _), 1, 0);
@@ -123,7 +123,7 @@ public sealed class KMeansPartition(AnnealingPartition partition)
         var set = new CentreSet(_points.Dimension, kp);
         set.Set(centres, centres.Length / _points.Dimension);
         var nearest = new double[_points.Count];
-        var partial = new double[ClusteringKernels.LloydLength(set.Kp, _points.Dimension)];
+        var partial = new double[new PassSums(set.Kp, _points.Dimension).LloydLength];
         ClusteringKernels.LloydAssign(new DenseKernel(_points), set, 0, _points.Count, partial, new int[_points.Count], nearest);
         var (best, bestValue) = (0, -1.0);
         for (var i = 0; i < nearest.Length; i++)

@@ -1,7 +1,7 @@
 using System.Diagnostics;
 using System.Threading.Channels;
-using Salsa.Clustering.Annealing;
 using Salsa.Clustering.Parallel;
+using Salsa.Clustering.Partitions;
 
 namespace Salsa.Clustering.KMeans;
 
@@ -10,7 +10,7 @@ namespace Salsa.Clustering.KMeans;
 /// or <see cref="LocalPartitions"/>): Lloyd passes folded in partition order, and the k-means++
 /// masses, draws and repairs partition by partition.
 /// </summary>
-public interface IKMeansPartitions : IAnnealingPartitions
+public interface IKMeansGrid : IPartitionGrid
 {
     /// <summary>Every partition's Σ w·D² for <paramref name="seeding"/>, in partition order.</summary>
     double[] SeedMasses(KMeansSeedStep seeding, CancellationToken cancellationToken);
@@ -76,7 +76,7 @@ public sealed record KMeansCheckpoint
 /// clusters) with each pass sent to every partition. The result depends on the grid and the options,
 /// never on where the partitions are; a grid of one partition gives the bits of the machine run.
 /// </summary>
-internal sealed class PartitionedKMeans(IKMeansPartitions partitions, KMeansOptions options, ChannelWriter<ClusteringProgress>? progress, CancellationToken cancellationToken)
+internal sealed class PartitionedKMeans(IKMeansGrid partitions, KMeansOptions options, ChannelWriter<ClusteringProgress>? progress, CancellationToken cancellationToken)
 {
     private readonly int _kp = CentreSet.Pad(options.Clusters);
     private readonly int _d = partitions.Dimension;
@@ -265,11 +265,11 @@ internal sealed class PartitionedKMeans(IKMeansPartitions partitions, KMeansOpti
         centres.Set(rows, K);
     }
 
-    private AnnealingPass LloydPass(double[] centres, double[]? assignedUnder)
+    private PartitionPass LloydPass(double[] centres, double[]? assignedUnder)
     {
         var set = new CentreSet(_d, K);
         set.Set(centres, K);
-        return new AnnealingPass(AnnealingPassKind.Lloyd, ClusteringKernels.LloydLength(_kp, _d), PlanLength, options.Parallel.BlockSize, set, new double[_kp])
+        return new PartitionPass(PassKind.Lloyd, new PassSums(_kp, _d).LloydLength, PlanLength, options.Parallel.BlockSize, set, new double[_kp])
         {
             AssignedUnder = assignedUnder,
         };

@@ -2,6 +2,7 @@ using System.Diagnostics;
 using System.Threading.Channels;
 using Salsa.Ccr;
 using Salsa.Clustering.Parallel;
+using Salsa.Clustering.Partitions;
 
 namespace Salsa.Clustering.KMeans;
 
@@ -20,13 +21,13 @@ public static class WeightedKMeans
     }
 
     /// <summary>
-    /// The same k-means over a dataset's partition grid (grains on a cluster, or <see cref="Annealing.LocalPartitions"/>),
+    /// The same k-means over a dataset's partition grid (grains on the grid, or <see cref="LocalPartitions"/>),
     /// driven from this thread: the result depends on the grid, not on where the partitions are, and a
     /// grid of one partition gives this machine's bits. <paramref name="checkpoint"/> receives the
     /// loop's state after each Lloyd iteration; <paramref name="resumeFrom"/> continues from such a state to the same result.
     /// </summary>
     public static KMeansResult Run(
-        IKMeansPartitions partitions, KMeansOptions options, ChannelWriter<ClusteringProgress>? progress = null,
+        IKMeansGrid partitions, KMeansOptions options, ChannelWriter<ClusteringProgress>? progress = null,
         KMeansCheckpoint? resumeFrom = null, Action<KMeansCheckpoint>? checkpoint = null, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(partitions);
@@ -296,7 +297,7 @@ internal sealed class KMeansRun<TKernel>(TKernel kernel, KMeansOptions options, 
                 iteration++;
                 _iterations++;
                 cancellationToken.ThrowIfCancellationRequested();
-                var totals = Reduce((start, end, partial) => ClusteringKernels.LloydAssign(_kernel, _centres, start, end, partial, run._assignments, run._nearest), ClusteringKernels.LloydLength(Kp, D));
+                var totals = Reduce((start, end, partial) => ClusteringKernels.LloydAssign(_kernel, _centres, start, end, partial, run._assignments, run._nearest), new PassSums(Kp, D).LloydLength);
                 var (changed, empty) = LloydStep.MoveCentres(totals, _centres, out inertia);
                 if (comm.Rank == 0)
                 {
@@ -379,37 +380,4 @@ internal sealed class KMeansRun<TKernel>(TKernel kernel, KMeansOptions options, 
         }
     }
 
-}
-
-/// <summary>The centre update of a Lloyd iteration, shared by the machine run and the partitioned one.</summary>
-internal static class LloydStep
-{
-    /// <summary>
-    /// Moves every centre that kept some weight to the weighted mean of its points (from a Lloyd
-    /// pass's folded <paramref name="totals"/>); returns how many points changed cluster and the first
-    /// cluster left empty (−1 if none).
-    /// </summary>
-    public static (double Changed, int Empty) MoveCentres(double[] totals, CentreSet centres, out double inertia)
-    {
-        var (kp, d) = (centres.Kp, centres.Dimension);
-        inertia = totals[kp * (d + 1)];
-        var empty = -1;
-        for (var c = 0; c < centres.K; c++)
-        {
-            var weight = totals[c];
-            if (weight <= 0)
-            {
-                empty = empty < 0 ? c : empty;
-                continue;
-            }
-
-            for (var j = 0; j < d; j++)
-            {
-                centres[c, j] = totals[kp + j * kp + c] / weight;
-            }
-        }
-
-        centres.UpdateNorms();
-        return (totals[kp * (d + 1) + 1], empty);
-    }
 }

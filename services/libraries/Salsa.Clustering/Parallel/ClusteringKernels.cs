@@ -13,12 +13,6 @@ internal static class ClusteringKernels
     // holds a few centres, large enough that choosing them costs little beside the points' work.
     private const int WindowPoints = 128;
 
-    /// <summary>Layout of an E-step partial: masses [Kp], numerators [D·Kp], Σ w·log Z, Σ w·max p, point–centre pairs evaluated, pairs in all.</summary>
-    public static int AnnealingLength(int kp, int dimension) => kp * (dimension + 1) + 4;
-
-    /// <summary>Layout of a Lloyd partial: weights [Kp], sums [D·Kp], inertia, changed assignments.</summary>
-    public static int LloydLength(int kp, int dimension) => kp * (dimension + 1) + 2;
-
     /// <summary>
     /// Annealing E-step: per point, log-sum-exp of log m_k − d_k/T (no weight is lost however cold or
     /// far the point), then mass, centre numerators, Σ w·log Z and Σ w·max p into the partial. Only
@@ -47,12 +41,13 @@ internal static class ClusteringKernels
         var norms = window.Norms;
         var windowLogMass = window.LogMass[..a.Length];
         var stride = window.Stride;
+        var sums = new PassSums(kp, d);
         var mass = partial[..kp];
-        var numerators = partial.Slice(kp, d * kp);
-        ref var logZSum = ref partial[kp * (d + 1)];
-        ref var hardSum = ref partial[kp * (d + 1) + 1];
-        ref var evaluated = ref partial[kp * (d + 1) + 2];
-        ref var pairs = ref partial[kp * (d + 1) + 3];
+        var numerators = partial.Slice(sums.Sum(0, 0), d * kp);
+        ref var logZSum = ref partial[sums.LogPartition];
+        ref var hardSum = ref partial[sums.Hardness];
+        ref var evaluated = ref partial[sums.Evaluated];
+        ref var pairs = ref partial[sums.Pairs];
         for (var i = start; i < end; i++)
         {
             var w = kernel.Weight(i);
@@ -114,7 +109,10 @@ internal static class ClusteringKernels
         var centresT = window.Transposed;
         var norms = window.Norms;
         var stride = window.Stride;
-        var numerators = partial.Slice(kp, d * kp);
+        var sums = new PassSums(kp, d);
+        var numerators = partial.Slice(sums.Sum(0, 0), d * kp);
+        ref var cost = ref partial[sums.Cost];
+        ref var changed = ref partial[sums.Changed];
         for (var i = start; i < end; i++)
         {
             kernel.SquaredDistances(i, centresT, norms, stride, distance);
@@ -128,10 +126,10 @@ internal static class ClusteringKernels
 
             partial[best] += w;
             kernel.AccumulateOne(i, best, w, numerators, kp);
-            partial[kp * (d + 1)] += w * distance[position];
+            cost += w * distance[position];
             if (assignments[i] != best)
             {
-                partial[kp * (d + 1) + 1] += 1;
+                changed += 1;
                 assignments[i] = best;
             }
         }

@@ -1,6 +1,6 @@
+using Grpc.Core;
 using Salsa.Contracts.Common;
 using Salsa.Contracts.Datasets;
-using Grpc.Core;
 
 namespace Salsa.Contracts.Clients;
 

@@ -121,6 +121,12 @@ public sealed record OperationSpec
     /// <summary>Files the operation's service job produces that a step may keep.</summary>
     public IReadOnlyList<string> Artifacts { get; init; } = [];
 
+    /// <summary>
+    /// The parameter whose value is the most clusters the job's progress can report (Kmax, K) — the
+    /// end of a progress bar; null when the progress has no such bound.
+    /// </summary>
+    public string? ProgressLimit { get; init; }
+
     public required Func<IStepContext, Task<StepOutcome>> Execute { get; init; }
 
     public string Key => $"{Service}.{Name}";

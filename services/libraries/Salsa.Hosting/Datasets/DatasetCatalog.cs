@@ -1,5 +1,5 @@
-using Microsoft.Extensions.Options;
 using Google.Protobuf.WellKnownTypes;
+using Microsoft.Extensions.Options;
 using Salsa.Hosting.Errors;
 using Salsa.Hosting.Security;
 using Salsa.Store;
@@ -45,6 +45,9 @@ public sealed class DatasetCatalog(IDataStore store, IOptions<ServiceLimits> lim
     public Task<IReadOnlyList<DatasetInfo>> ListAsync(int limit, CancellationToken cancellationToken = default) =>
         Store.ListDatasetsAsync(CallerTenant.Current, Math.Clamp(limit, 1, 1000), cancellationToken);
 
+    /// <summary>The owner the gateway's runs are stored under (a dataset in use by one is named as a run).</summary>
+    public const string RunsOwner = "gateway.runs";
+
     /// <summary>
     /// Deletes a dataset no queued or running job or run uses; one in use is refused
     /// (<see cref="ConflictException"/>, naming the user) and kept, so no work in flight loses its data.
@@ -55,7 +58,7 @@ public sealed class DatasetCatalog(IDataStore store, IOptions<ServiceLimits> lim
         var info = await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false);
         if (await Store.FindDatasetUserAsync(id, cancellationToken).ConfigureAwait(false) is { } user)
         {
-            var what = user.Service == "gateway" ? $"run {user.Id} ({user.Kind})" : $"{user.Service} job {user.Id}";
+            var what = user.Service == RunsOwner ? $"run {user.Id} ({user.Kind})" : $"{user.Service} job {user.Id}";
             throw new ConflictException($"Dataset {id} is in use by {what}, which is {JobViews.StateName(user.State)}: delete it once that has ended, or cancel it.");
         }
 

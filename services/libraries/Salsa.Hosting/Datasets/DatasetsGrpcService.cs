@@ -1,6 +1,6 @@
+using Grpc.Core;
 using Microsoft.AspNetCore.Authorization;
 using Salsa.Contracts.Datasets;
-using Grpc.Core;
 using Salsa.Hosting.Security;
 
 namespace Salsa.Hosting.Datasets;

@@ -1,11 +1,11 @@
-using Microsoft.AspNetCore.Authorization;
 using Google.Protobuf;
-using Salsa.Contracts.Common;
 using Grpc.Core;
+using Microsoft.AspNetCore.Authorization;
+using Salsa.Contracts.Common;
 using Salsa.Hosting.Errors;
+using Salsa.Hosting.Security;
 using Salsa.Hosting.Timing;
 using Salsa.Store;
-using Salsa.Hosting.Security;
 
 namespace Salsa.Hosting.Jobs;
 

@@ -1,8 +1,8 @@
+using Salsa.Rendering.Drawing;
 using ScottPlot;
 using SkiaSharp;
-using Salsa.Rendering.Drawing;
-using Palette = Salsa.Rendering.Drawing.Palette;
 using DrawingColor = Salsa.Rendering.Drawing.Color;
+using Palette = Salsa.Rendering.Drawing.Palette;
 using PlotColor = ScottPlot.Color;
 
 namespace Salsa.Rendering.Charts;

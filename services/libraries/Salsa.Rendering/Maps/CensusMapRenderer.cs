@@ -1,5 +1,5 @@
-using Salsa.Rendering.Drawing;
 using Salsa.Rendering.Atlas;
+using Salsa.Rendering.Drawing;
 
 namespace Salsa.Rendering.Maps;
 

@@ -1,8 +1,8 @@
 using System.Globalization;
 using System.Runtime.InteropServices;
 using NetTopologySuite.Geometries;
-using Salsa.Rendering.Drawing;
 using Salsa.Rendering.Atlas;
+using Salsa.Rendering.Drawing;
 using Salsa.Rendering.Figures;
 using GraphicsPoint = Salsa.Rendering.Drawing.Point;
 

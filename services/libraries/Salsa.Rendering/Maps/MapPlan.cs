@@ -1,6 +1,6 @@
 using Salsa.Datasets;
-using Salsa.Rendering.Drawing;
 using Salsa.Rendering.Atlas;
+using Salsa.Rendering.Drawing;
 
 namespace Salsa.Rendering.Maps;
 

@@ -1,7 +1,7 @@
 using System.Globalization;
+using Salsa.Rendering.Charts;
 using ScottPlot;
 using ScottPlot.AxisRules;
-using Salsa.Rendering.Charts;
 using Palette = Salsa.Rendering.Drawing.Palette;
 using PlotColor = ScottPlot.Color;
 

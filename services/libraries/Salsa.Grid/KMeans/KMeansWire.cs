@@ -1,0 +1,39 @@
+using Salsa.Clustering.KMeans;
+
+namespace Salsa.Grid.KMeans;
+
+/// <summary>A k-means++ seeding step as it travels between silos.</summary>
+[GenerateSerializer]
+public readonly record struct KMeansSeedStepSurrogate
+{
+    [Id(0)] public double[] Centres { get; init; }
+    [Id(1)] public int Dimension { get; init; }
+    [Id(2)] public int PlanLength { get; init; }
+    [Id(3)] public int? BlockSize { get; init; }
+}
+
+[RegisterConverter]
+public sealed class KMeansSeedStepConverter : IConverter<KMeansSeedStep, KMeansSeedStepSurrogate>
+{
+    public KMeansSeedStep ConvertFromSurrogate(in KMeansSeedStepSurrogate surrogate) =>
+        new(surrogate.Centres, surrogate.Dimension, surrogate.PlanLength, surrogate.BlockSize);
+
+    public KMeansSeedStepSurrogate ConvertToSurrogate(in KMeansSeedStep value) =>
+        new() { Centres = value.Centres, Dimension = value.Dimension, PlanLength = value.PlanLength, BlockSize = value.BlockSize };
+}
+
+/// <summary>A partition's candidate point (a k-means++ draw, a repair) as it travels between silos.</summary>
+[GenerateSerializer]
+public readonly record struct KMeansCandidateSurrogate
+{
+    [Id(0)] public double Value { get; init; }
+    [Id(1)] public double[] Coordinates { get; init; }
+}
+
+[RegisterConverter]
+public sealed class KMeansCandidateConverter : IConverter<KMeansCandidate, KMeansCandidateSurrogate>
+{
+    public KMeansCandidate ConvertFromSurrogate(in KMeansCandidateSurrogate surrogate) => new(surrogate.Value, surrogate.Coordinates);
+
+    public KMeansCandidateSurrogate ConvertToSurrogate(in KMeansCandidate value) => new() { Value = value.Value, Coordinates = value.Coordinates };
+}

@@ -1,0 +1,124 @@
+using Salsa.Clustering;
+using Salsa.Clustering.Fingerprints;
+using Salsa.Clustering.KMeans;
+using Salsa.Clustering.Partitions;
+using Salsa.Grid.Compute;
+using Salsa.Store;
+
+namespace Salsa.Grid.Partitions;
+
+/// <summary>
+/// A partition of a dataset, kept in memory on whichever silo Orleans placed it; it loads its rows
+/// from the store when activated (again on a survivor, if its silo is lost) and computes on its
+/// silo's cores: annealing and k-means passes over dense points, similarity searches over fingerprints.
+/// </summary>
+public interface IPartitionGrain : IGrainWithStringKey
+{
+    Task<PartitionInfo> InfoAsync();
+
+    /// <summary>This partition's sums for one annealing pass.</summary>
+    Task<PartitionSums> RunAsync(PartitionPass pass);
+
+    /// <summary>Each row's nearest centre of <paramref name="pass"/>, and its weight.</summary>
+    Task<PartitionRows> AssignAsync(PartitionPass pass);
+
+    /// <summary>This partition's k-means++ mass for one seeding step (Σ w·D²).</summary>
+    Task<double> SeedMassAsync(KMeansSeedStep seeding);
+
+    /// <summary>The rows k-means++ draws fall on.</summary>
+    Task<KMeansCandidate[]> PickAsync(KMeansSeedStep seeding, double[] targets);
+
+    /// <summary>This partition's Σ w·min(D², d²(x, candidate)) for each candidate centre (row-major) of greedy k-means++.</summary>
+    Task<double[]> SeedPotentialsAsync(KMeansSeedStep seeding, double[] candidates);
+
+    /// <summary>The row that adds most to the k-means cost under <paramref name="centres"/>.</summary>
+    Task<KMeansCandidate> FarthestAsync(double[] centres, int kp);
+
+    /// <summary>The <paramref name="k"/> fingerprints of this partition most similar to <paramref name="query"/> (all of them if it holds fewer), by their index in the partition.</summary>
+    Task<PartitionHits> SearchAsync(ulong[] query, int k);
+}
+
+[PartitionPlacement]
+public sealed class PartitionGrain(IDataStore store, SiloCompute compute) : Grain, IPartitionGrain
+{
+    private DensePartition? _partition;
+    private SimilarityIndex? _prints;
+    private string[]? _labels;
+    private KMeansPartition? _kmeans;
+    private int _dimension;
+    private DatasetKind _kind;
+
+    public override async Task OnActivateAsync(CancellationToken cancellationToken)
+    {
+        var key = PartitionKey.Parse(this.GetPrimaryKeyString());
+        var info = await store.GetDatasetAsync(key.DatasetId, cancellationToken) ?? throw new InvalidOperationException($"No dataset {key.DatasetId} in the store.");
+        var content = await store.ReadDatasetAsync(key.DatasetId, cancellationToken) ?? throw new InvalidOperationException($"No content for dataset {key.DatasetId}.");
+        if (key.Count > info.Count)
+        {
+            throw new InvalidOperationException($"Dataset {key.DatasetId} has {info.Count} points, too few for {key.Count} partitions.");
+        }
+
+        var (start, end) = key.Rows(info.Count);
+        _kind = info.Kind;
+        if (info.Kind == DatasetKind.Dense && content.Values is not null)
+        {
+            _dimension = info.Dimension;
+            _partition = new DensePartition(new DenseVectors(content.Values, info.Dimension, content.Weights).Slice(start, end));
+        }
+        else if (info.Kind == DatasetKind.Binary && content.Words is not null)
+        {
+            // One cluster holding every print: a brute-force search needs only the index's packed prints.
+            var prints = new BinaryVectors(content.Words, info.Bits, content.Weights).Slice(start, end);
+            _dimension = info.Bits;
+            _prints = SimilarityIndex.Build(prints, new int[prints.Count], [0]);
+            _labels = content.Labels?[start..end];
+        }
+        else
+        {
+            throw new InvalidOperationException($"Dataset {key.DatasetId} is neither dense points nor fingerprints.");
+        }
+    }
+
+    public async Task<PartitionHits> SearchAsync(ulong[] query, int k)
+    {
+        var prints = _prints ?? throw new InvalidOperationException($"Partition {this.GetPrimaryKeyString()} holds {_kind} data, not fingerprints.");
+        var (answer, _) = await compute.RunAsync(_ => prints.SearchBruteForce(query, Math.Min(k, prints.Count)));
+        var labels = _labels;
+        return new PartitionHits(
+            [.. answer.Hits.Select(h => h.Compound)], [.. answer.Hits.Select(h => h.Similarity)], [.. answer.Hits.Select(h => h.Distance)],
+            labels is null ? null : [.. answer.Hits.Select(h => labels[h.Compound])], answer.DistancesComputed, RuntimeIdentity);
+    }
+
+    // Kept between seeding steps: each step then costs one distance per row.
+    private KMeansPartition KMeans => _kmeans ??= new KMeansPartition(Dense);
+
+    private DensePartition Dense => _partition ?? throw new InvalidOperationException($"Partition {this.GetPrimaryKeyString()} holds {_kind} data, not dense points.");
+
+    public Task<PartitionInfo> InfoAsync() => Task.FromResult(_partition is { } dense
+        ? new PartitionInfo(dense.Count, dense.TotalWeight, _dimension, RuntimeIdentity)
+        : new PartitionInfo(_prints!.Count, 0, _dimension, RuntimeIdentity));
+
+    public async Task<PartitionSums> RunAsync(PartitionPass pass)
+    {
+        var (sums, time) = await compute.RunAsync(parallel => Dense.Run(pass, parallel));
+        return new PartitionSums(sums, time.TotalMicroseconds, RuntimeIdentity);
+    }
+
+    public async Task<double> SeedMassAsync(KMeansSeedStep seeding) =>
+        (await compute.RunAsync(_ => KMeans.SeedMass(seeding))).Result;
+
+    public async Task<KMeansCandidate[]> PickAsync(KMeansSeedStep seeding, double[] targets) =>
+        (await compute.RunAsync(_ => KMeans.Pick(seeding, targets))).Result;
+
+    public async Task<double[]> SeedPotentialsAsync(KMeansSeedStep seeding, double[] candidates) =>
+        (await compute.RunAsync(_ => KMeans.SeedPotentials(seeding, candidates))).Result;
+
+    public async Task<KMeansCandidate> FarthestAsync(double[] centres, int kp) =>
+        (await compute.RunAsync(_ => KMeans.Farthest(centres, kp))).Result;
+
+    public Task<PartitionRows> AssignAsync(PartitionPass pass)
+    {
+        var rows = Dense.Assign(pass);
+        return Task.FromResult(new PartitionRows(rows.Assignments, rows.Weights));
+    }
+}

@@ -1,0 +1,186 @@
+using System.Diagnostics;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.Extensions.Configuration;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Options;
+using Salsa.Clustering;
+using Salsa.Clustering.Annealing;
+using Salsa.Clustering.KMeans;
+using Salsa.Contracts.Common;
+using Salsa.Grid;
+using Salsa.Grid.Annealing;
+using Salsa.Grid.Jobs;
+using Salsa.Grid.KMeans;
+using Salsa.Grid.Partitions;
+using Salsa.Hosting.Host;
+using Salsa.Hosting.Jobs;
+
+namespace Salsa.Hosting.Clustering.Grid;
+
+/// <summary>
+/// A service's jobs computed on the grid (the machine level): the service's process is a silo of
+/// the Orleans cluster (<c>Cluster:Enabled</c>; with a PostgreSQL connection string it joins the
+/// others, without one it is a single localhost silo), a job is a coordinator grain keyed by the
+/// job's id, and the job follows the coordinator's stream — progress, and through a lost silo — until it ends.
+/// </summary>
+public sealed class GridCompute(IGrainFactory grains, IOptions<PartitionLayout> options)
+{
+    private readonly PartitionLayout _layout = options.Value;
+
+    // How long to wait before asking a lost coordinator's job again.
+    private static readonly TimeSpan s_retry = TimeSpan.FromMilliseconds(200);
+
+    /// <summary>Deterministic annealing of a dense dataset on the grid; the job's id names its coordinator, so a job run again (after a restart) finds the same run.</summary>
+    public async Task<(AnnealingResult Result, Placement Placement)> AnnealAsync(JobContext context, Guid datasetId, int points, AnnealingOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(context);
+        ArgumentNullException.ThrowIfNull(options);
+        var coordinator = grains.GetGrain<IAnnealingJobGrain>(context.JobId);
+        var spec = AnnealingJobSpec.From(datasetId, _layout.PartitionsFor(points), options);
+        await coordinator.StartAsync(spec, Activity.Current?.Id).WaitAsync(context.CancellationToken).ConfigureAwait(false);
+        var (json, placement) = await WatchAsync(context, coordinator).ConfigureAwait(false);
+        return (StateJson.Read<AnnealingResult>(json), placement);
+    }
+
+    /// <summary>k-means of a dense dataset on the grid, its coordinator named by the job's id.</summary>
+    public async Task<(KMeansResult Result, Placement Placement)> KMeansAsync(JobContext context, Guid datasetId, int points, KMeansOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(context);
+        ArgumentNullException.ThrowIfNull(options);
+        var coordinator = grains.GetGrain<IKMeansJobGrain>(context.JobId);
+        var spec = KMeansJobSpec.From(datasetId, _layout.PartitionsFor(points), options);
+        await coordinator.StartAsync(spec, Activity.Current?.Id).WaitAsync(context.CancellationToken).ConfigureAwait(false);
+        var (json, placement) = await WatchAsync(context, coordinator).ConfigureAwait(false);
+        return (StateJson.Read<KMeansResult>(json), placement);
+    }
+
+    /// <summary>
+    /// Exact top-k similarity search of a fingerprint dataset over its partitions on the grid:
+    /// the brute-force answer over the whole set, hit for hit, with the hits' labels.
+    /// </summary>
+    public Task<PartitionSearchResult> SearchAsync(Guid datasetId, int points, ulong[] query, int k, CancellationToken cancellationToken) =>
+        PartitionSearch.SearchAsync(grains, datasetId, points, _layout.PartitionsFor(points), query, k, TimeSpan.FromSeconds(30), cancellationToken);
+
+    /// <summary>
+    /// Follows a started job's stream until it ends: its progress goes to the job's stream, a
+    /// cancelled job cancels it, and when the coordinator's silo is lost the stream is asked for
+    /// again until the job resumes on a survivor.
+    /// </summary>
+    private static async Task<(string Result, Placement Placement)> WatchAsync(JobContext context, IGridJobGrain coordinator)
+    {
+        var progress = context.ClusteringProgress();
+        using var cancel = context.CancellationToken.Register(() => _ = coordinator.CancelAsync());
+        var view = default(GridJobView);
+        var reported = (Iteration: -1, Phase: "");
+        while (view is not { IsFinished: true })
+        {
+            try
+            {
+                await foreach (var next in coordinator.WatchAsync(context.CancellationToken).ConfigureAwait(false))
+                {
+                    view = next;
+                    if (view.Phase is { } phase && (view.Iterations, phase) != reported)
+                    {
+                        reported = (view.Iterations, phase);
+                        progress.TryWrite(new ClusteringProgress(view.Algorithm, phase, view.Iterations, view.Temperature, view.Clusters, view.Objective, view.Elapsed));
+                    }
+                }
+            }
+            catch (Exception exception) when (exception is OrleansException or TimeoutException or EnumerationAbortedException
+                || (exception is OperationCanceledException && !context.CancellationToken.IsCancellationRequested))
+            {
+                // The coordinator's silo is being replaced (the runtime may cancel a call whose
+                // directory lookup waited on the lost silo); the job resumes on a survivor.
+                await Task.Delay(s_retry, context.CancellationToken).ConfigureAwait(false);
+            }
+        }
+
+        context.CancellationToken.ThrowIfCancellationRequested();
+        if (view.Status != JobStatuses.Succeeded)
+        {
+            throw new InvalidOperationException($"The {view.Algorithm} job on the grid {view.Status}: {view.Error}");
+        }
+
+        var json = await coordinator.ResultAsync().ConfigureAwait(false) ?? throw new InvalidOperationException("The grid job succeeded without a result.");
+        return (json, Placement(view));
+    }
+
+    private static Placement Placement(GridJobView view)
+    {
+        var passes = Math.Max(1, view.Passes.Passes);
+        return new Placement(view.Partitions, view.Silos, view.Coordinator ?? "", view.Resumes, view.Passes.Passes, view.Passes.Retries,
+            view.Passes.ComputeMicroseconds / passes, view.Passes.MessagingMicroseconds / passes);
+    }
+}
+
+/// <summary>Where a job ran on the grid (kept with the job's result; <see cref="GridPlacement"/> in gRPC).</summary>
+public sealed record Placement(
+    int Partitions, IReadOnlyList<string> Silos, string Coordinator, int Resumes, long Passes, long Retries, double ComputeUsPerPass, double MessagingUsPerPass)
+{
+    public GridPlacement ToProto()
+    {
+        var proto = new GridPlacement
+        {
+            Partitions = Partitions,
+            Coordinator = Coordinator,
+            Resumes = Resumes,
+            Passes = Passes,
+            Retries = Retries,
+            ComputeUsPerPass = ComputeUsPerPass,
+            MessagingUsPerPass = MessagingUsPerPass,
+        };
+        proto.Silos.Add(Silos);
+        return proto;
+    }
+}
+
+public static class GridComputeFeatures
+{
+    /// <summary>Whether <c>Cluster:Enabled</c> is set: this service computes its jobs on the grid.</summary>
+    public static bool GridEnabled(this IConfiguration configuration) =>
+        configuration?.GetValue<bool>($"{SiloHosting.Section}:Enabled") ?? throw new ArgumentNullException(nameof(configuration));
+
+    /// <summary>
+    /// With <c>Cluster:Enabled</c>, makes this service's process a silo (<see cref="SiloHosting.ReadSettings"/>;
+    /// a single localhost silo on free ports when there is neither a PostgreSQL connection string nor
+    /// a <c>Cluster:SiloPort</c>) — or, with <c>Cluster:Role</c> = <c>client</c>, a client of the cluster's
+    /// silos (through PostgreSQL membership, or the localhost silo at <c>Cluster:GatewayPort</c>) — and
+    /// registers <see cref="GridCompute"/> and the <see cref="SiloSettings"/> in effect; otherwise nothing.
+    /// </summary>
+    public static WebApplicationBuilder AddGridCompute(this WebApplicationBuilder builder)
+    {
+        ArgumentNullException.ThrowIfNull(builder);
+        if (!builder.Configuration.GridEnabled())
+        {
+            return builder;
+        }
+
+        var section = builder.Configuration.GetSection(SiloHosting.Section);
+        var settings = SiloHosting.ReadSettings(builder.Configuration);
+        if (IsClient(builder.Configuration))
+        {
+            builder.AddSalsaClusterClient(settings);
+        }
+        else
+        {
+            if (settings.ConnectionString is null && section["SiloPort"] is null)
+            {
+                settings = settings with { SiloPort = ServicePorts.NextFreeLoopbackPort(), GatewayPort = ServicePorts.NextFreeLoopbackPort() };
+            }
+
+            builder.AddSalsaSilo(settings);
+        }
+
+        builder.Services.AddSingleton(settings);
+        builder.Services.AddSalsaOptions<PartitionLayout>(SiloHosting.Section);
+        builder.Services.AddSingleton<GridCompute>();
+        return builder;
+    }
+
+    /// <summary>Whether <c>Cluster:Role</c> is <c>client</c>: the process computes through the cluster's silos without being one.</summary>
+    public static bool IsClient(IConfiguration configuration) =>
+        string.Equals(configuration?[$"{SiloHosting.Section}:Role"], ClientRole, StringComparison.OrdinalIgnoreCase);
+
+    /// <summary>The value of <c>Cluster:Role</c> for a process that is a client of the cluster, not a silo.</summary>
+    public const string ClientRole = "client";
+}
