@@ -88,6 +88,57 @@ public sealed class SiloSettingsTests
         Host.CreateApplicationBuilder().AddSalsaSilo(settings with { Certificate = ClusterCertificates.Create() });
     }
 
+    [Theory]
+    [InlineData("SiloPort", "0")]
+    [InlineData("GatewayPort", "70000")]
+    [InlineData("Ranks", "0")]
+    [InlineData("ProbeTimeoutSeconds", "-1")]
+    [InlineData("ResumeCheckSeconds", "0")]
+    [InlineData("Id", "")]
+    public void ReadSettings_BadValue_RefusedNamingItsKey(string key, string value)
+    {
+        var refused = Assert.Throws<Microsoft.Extensions.Options.OptionsValidationException>(() => Read([(key, value)]));
+
+        Assert.Contains($"{SiloHosting.Section}:{key}", refused.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void ReadSettings_ValueOfTheWrongType_RefusedNamingItsKey()
+    {
+        var refused = Assert.Throws<InvalidOperationException>(() => Read([("SiloPort", "eleven")]));
+
+        Assert.Contains($"{SiloHosting.Section}:SiloPort", refused.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void ReadSettings_TheSectionAsWritten_EveryKeyTaken()
+    {
+        var read = Read([("Id", "blue"), ("ServiceId", "svc"), ("Address", "10.1.2.3"), ("SiloPort", "12000"), ("GatewayPort", "31000"), ("Ranks", "3"),
+            ("CheckpointSeconds", "0.5"), ("ResumeCheckSeconds", "30"), ("PartitionRetrySeconds", "9"), ("ProbeTimeoutSeconds", "1.5"), ("DirectoryLeaseSeconds", "4"),
+            ("TraceGrainCalls", "true"), ("ConnectionString", "Host=db")]);
+        var defaults = Read([]);
+
+        Assert.Equal(("blue", "svc", IPAddress.Parse("10.1.2.3"), 12000, 31000, 3), (read.ClusterId, read.ServiceId, read.Address, read.SiloPort, read.GatewayPort, read.Ranks));
+        Assert.Equal((TimeSpan.FromSeconds(0.5), TimeSpan.FromSeconds(30), TimeSpan.FromSeconds(9)), (read.Jobs.CheckpointInterval, read.Jobs.ResumeCheck, read.Jobs.PartitionRetry));
+        Assert.Equal((TimeSpan.FromSeconds(1.5), TimeSpan.FromSeconds(4), true, "Host=db"), (read.ProbeTimeout, read.DirectoryLease, read.TraceGrainCalls, read.ConnectionString));
+        // Unwritten keys take the documented defaults (those of SiloSettings).
+        var expected = new SiloSettings();
+        Assert.Equal((expected.ClusterId, expected.Address, expected.SiloPort, expected.GatewayPort, expected.ProbeTimeout, expected.DirectoryLease, expected.Jobs),
+            (defaults.ClusterId, defaults.Address, defaults.SiloPort, defaults.GatewayPort, defaults.ProbeTimeout, defaults.DirectoryLease, defaults.Jobs));
+    }
+
+    [Fact]
+    public async Task SiloProcess_BadSetting_RefusesInOneLineAndExits1()
+    {
+        var (exitCode, output, error) = await ExternalProgram.RunAsync("dotnet", AppContext.BaseDirectory,
+            [Path.Combine(AppContext.BaseDirectory, "Salsa.Silo.dll"), "--Cluster:Ranks=0", "--Kestrel:Endpoints:Rest:Url=http://127.0.0.1:0"], TestContext.Current.CancellationToken);
+
+        Assert.True(exitCode == 1, $"exit {exitCode}: {output}{error}");
+        var line = Assert.Single(error.Split('\n', StringSplitOptions.RemoveEmptyEntries));
+        Assert.StartsWith("silo did not start: ", line, StringComparison.Ordinal);
+        Assert.Contains("Cluster:Ranks", line, StringComparison.Ordinal);
+    }
+
     private static SiloSettings Read(IEnumerable<(string Key, string Value)> settings) =>
         SiloHosting.ReadSettings(new ConfigurationBuilder()
             .AddInMemoryCollection(settings.Select(s => KeyValuePair.Create<string, string?>($"{SiloHosting.Section}:{s.Key}", s.Value)))

@@ -1,4 +1,3 @@
-using System.Globalization;
 using System.Net;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
@@ -60,39 +59,40 @@ public static class SiloHosting
     public const string Section = "Cluster";
 
     /// <summary>
-    /// A silo's settings from configuration: <c>Cluster:Id</c>, <c>Cluster:Address</c>,
-    /// <c>Cluster:SiloPort</c>, <c>Cluster:GatewayPort</c>, <c>Cluster:Ranks</c>,
-    /// <c>Cluster:CheckpointSeconds</c>, <c>Cluster:ResumeCheckSeconds</c>,
-    /// <c>Cluster:ProbeTimeoutSeconds</c>, <c>Cluster:DirectoryLeaseSeconds</c>; the membership database is
-    /// <c>Cluster:ConnectionString</c>, else the store's PostgreSQL (<c>ConnectionStrings:salsa</c>); the
-    /// cluster certificate is the file <c>Cluster:Tls:Certificate</c> (<see cref="ClusterTls.Load"/>,
-    /// with <c>Cluster:Tls:Password</c> when it is encrypted).
+    /// A silo's settings from configuration: the <c>Cluster</c> section (<see cref="ClusterSection"/>,
+    /// bound by the configuration binder and checked — a bad value is an
+    /// <see cref="Microsoft.Extensions.Options.OptionsValidationException"/> naming its key); the
+    /// membership database is <c>Cluster:ConnectionString</c>, else the store's PostgreSQL
+    /// (<c>ConnectionStrings:salsa</c>); the cluster certificate is the file <c>Cluster:Tls:Certificate</c>
+    /// (<see cref="ClusterTls.Load"/>, with <c>Cluster:Tls:Password</c> when it is encrypted).
     /// </summary>
     public static SiloSettings ReadSettings(IConfiguration configuration)
     {
         ArgumentNullException.ThrowIfNull(configuration);
-        var section = configuration.GetSection(Section);
-        var defaults = new SiloSettings();
-        int Int(string key, int fallback) => section[key] is { } text ? int.Parse(text, CultureInfo.InvariantCulture) : fallback;
-        TimeSpan Seconds(string key, TimeSpan fallback) => section[key] is { } text ? TimeSpan.FromSeconds(double.Parse(text, CultureInfo.InvariantCulture)) : fallback;
+        var section = configuration.GetSection(Section).Get<ClusterSection>() ?? new ClusterSection();
+        if (section.Check() is { Count: > 0 } failures)
+        {
+            throw new Microsoft.Extensions.Options.OptionsValidationException(Section, typeof(ClusterSection), failures);
+        }
+
         return new SiloSettings
         {
-            ClusterId = section["Id"] ?? defaults.ClusterId,
-            ServiceId = section["ServiceId"] ?? defaults.ServiceId,
-            ConnectionString = section["ConnectionString"] ?? configuration.GetConnectionString(Store.DataStoreServiceCollectionExtensions.ConnectionStringName),
-            Address = section["Address"] is { } address ? ResolveAddress(address) : defaults.Address,
-            SiloPort = Int("SiloPort", defaults.SiloPort),
-            GatewayPort = Int("GatewayPort", defaults.GatewayPort),
-            Ranks = Int("Ranks", defaults.Ranks),
-            ProbeTimeout = Seconds("ProbeTimeoutSeconds", defaults.ProbeTimeout),
-            DirectoryLease = Seconds("DirectoryLeaseSeconds", defaults.DirectoryLease),
-            TraceGrainCalls = section["TraceGrainCalls"] is { } trace && bool.Parse(trace),
-            Certificate = section["Tls:Certificate"] is { Length: > 0 } certificate ? ClusterTls.Load(certificate, section["Tls:Password"]) : null,
+            ClusterId = section.Id,
+            ServiceId = section.ServiceId,
+            ConnectionString = section.ConnectionString ?? configuration.GetConnectionString(Store.DataStoreServiceCollectionExtensions.ConnectionStringName),
+            Address = section.Address is { } address ? ResolveAddress(address) : IPAddress.Loopback,
+            SiloPort = section.SiloPort,
+            GatewayPort = section.GatewayPort,
+            Ranks = section.Ranks,
+            ProbeTimeout = TimeSpan.FromSeconds(section.ProbeTimeoutSeconds),
+            DirectoryLease = TimeSpan.FromSeconds(section.DirectoryLeaseSeconds),
+            TraceGrainCalls = section.TraceGrainCalls,
+            Certificate = section.Tls.Certificate is { Length: > 0 } certificate ? ClusterTls.Load(certificate, section.Tls.Password) : null,
             Jobs = new GridJobOptions
             {
-                CheckpointInterval = Seconds("CheckpointSeconds", defaults.Jobs.CheckpointInterval),
-                ResumeCheck = Seconds("ResumeCheckSeconds", defaults.Jobs.ResumeCheck),
-                PartitionRetry = Seconds("PartitionRetrySeconds", defaults.Jobs.PartitionRetry),
+                CheckpointInterval = TimeSpan.FromSeconds(section.CheckpointSeconds),
+                ResumeCheck = TimeSpan.FromSeconds(section.ResumeCheckSeconds),
+                PartitionRetry = TimeSpan.FromSeconds(section.PartitionRetrySeconds),
             },
         };
     }
