@@ -188,7 +188,7 @@ public sealed class GridExperiment : IExperiment
 
         var logMass = Enumerable.Repeat(double.NegativeInfinity, kp).ToArray();
         Array.Fill(logMass, -Math.Log(Clusters), 0, Clusters);
-        var length = kp * 3 + 2;
+        var length = new PassSums(kp, 2).EStepLength;
         return PartitionPass.Create(PassKind.EStep, length, Math.Max(kp * 4 + 4, Clusters * 4 + kp + 4), null, kp, Clusters, 2, centres, logMass, 1.0 / 2_000, null, null, null);
     }
 
