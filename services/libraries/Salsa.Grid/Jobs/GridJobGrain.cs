@@ -217,8 +217,13 @@ public abstract partial class GridJobGrain<TSpec, TCheckpoint>(
 
     private static TaskCompletionSource NewChange() => new(TaskCreationOptions.RunContinuationsAsynchronously);
 
-    // Wakes the watchers (in a grain turn, as are they).
-    private void Change() => Interlocked.Exchange(ref _changed, NewChange()).TrySetResult();
+    // Wakes the watchers. Called in a grain turn, as they run: one thread at a time, so no atomics.
+    private void Change()
+    {
+        var changed = _changed;
+        _changed = NewChange();
+        changed.TrySetResult();
+    }
 
     private async Task UnregisterAsync()
     {

@@ -22,10 +22,13 @@ namespace Salsa.Hosting.Security;
 /// else; only health, OpenAPI and the API reference are open (<c>AllowAnonymous</c>). Records are the
 /// caller's tenant's (<see cref="CallerTenant"/>).
 /// </summary>
-public sealed class ServiceSecurity(bool enabled)
+public sealed class ServiceSecurity(bool enabled, bool bearerTokens = false)
 {
     /// <summary>Whether requests need credentials (see <see cref="AuthSettings.ResolveEnabled"/>).</summary>
     public bool Enabled { get; } = enabled;
+
+    /// <summary>Whether a request's bearer token goes to the JWT handler: credentials are asked and <c>Salsa:Auth:Jwt</c> names a provider or a key. Decided once, read per request.</summary>
+    public bool AcceptsBearerTokens { get; } = enabled && bearerTokens;
 
     /// <summary>The default scheme: forwards to the bearer-token or the API-key handler by what the request carries.</summary>
     internal const string PolicyScheme = "Salsa";
@@ -36,7 +39,11 @@ public sealed class ServiceSecurity(bool enabled)
         var services = builder.Services;
         services.AddSalsaOptions<AuthSettings>(AuthSettings.Section);
         services.AddSingleton<IValidateOptions<AuthSettings>, AuthSettingsValidation>();
-        services.AddSingleton(sp => new ServiceSecurity(sp.GetRequiredService<IOptions<AuthSettings>>().Value.ResolveEnabled(sp.GetRequiredService<IConfiguration>())));
+        services.AddSingleton(sp =>
+        {
+            var settings = sp.GetRequiredService<IOptions<AuthSettings>>().Value;
+            return new ServiceSecurity(settings.ResolveEnabled(sp.GetRequiredService<IConfiguration>()), settings.Jwt.Enabled);
+        });
         services.TryAddSingleton(TimeProvider.System);
         services.AddSingleton<ApiKeys>();
 
@@ -47,8 +54,8 @@ public sealed class ServiceSecurity(bool enabled)
                 o.DefaultForbidScheme = CredentialsHandler.SchemeName;
             })
             .AddPolicyScheme(PolicyScheme, "API key or bearer token", o => o.ForwardDefaultSelector = context =>
-                context.RequestServices.GetRequiredService<IOptions<AuthSettings>>().Value.Jwt.Enabled && context.RequestServices.GetRequiredService<ServiceSecurity>().Enabled
-                && IsBearerToken(context.Request) ? JwtBearerDefaults.AuthenticationScheme : CredentialsHandler.SchemeName)
+                context.RequestServices.GetRequiredService<ServiceSecurity>().AcceptsBearerTokens && IsBearerToken(context.Request)
+                    ? JwtBearerDefaults.AuthenticationScheme : CredentialsHandler.SchemeName)
             .AddScheme<AuthenticationSchemeOptions, CredentialsHandler>(CredentialsHandler.SchemeName, null)
             .AddJwtBearer(); // consulted only when Salsa:Auth:Jwt names a provider or a key (the selector above)
         services.AddOptions<JwtBearerOptions>(JwtBearerDefaults.AuthenticationScheme)
