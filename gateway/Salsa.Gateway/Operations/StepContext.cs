@@ -134,7 +134,9 @@ public sealed class StepContext(StepDefinition step, IReadOnlyDictionary<string,
             final = await jobs.WatchToEndAsync(job.JobId, e =>
             {
                 bytes += e.CalculateSize();
-                if (e.Progress is { } p)
+                // A progress event, or the job as it is when the watch attaches (or ends) with its
+                // latest progress: a job quicker than the watch's start still shows how far it went.
+                if ((e.Progress ?? e.Status?.Progress) is { } p)
                 {
                     Report(StepProgress.From(p));
                 }
