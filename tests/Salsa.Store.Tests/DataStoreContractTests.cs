@@ -179,6 +179,66 @@ public abstract class DataStoreContractTests : IAsyncLifetime
         Assert.Equal(0, (await Store.GetDatasetAsync(info.Id, Ct))!.Count);
     }
 
+    [Theory]
+    [InlineData(0, 0)]
+    [InlineData(0, 1)]
+    [InlineData(0, 300)]
+    [InlineData(123, 77)]
+    [InlineData(299, 1)]
+    [InlineData(150, 0)]
+    public async Task ReadDatasetRowsAsync_DenseWithLabelsAndTexts_IsTheWholeReadsSlice(int start, int count)
+    {
+        var (info, content) = TestData.Dense(300, 3, seed: 7, labels: true, texts: true);
+        await Store.CreateDatasetAsync(info, content, Ct);
+
+        var rows = await Store.ReadDatasetRowsAsync(info.Id, start, count, Ct);
+
+        StoreAssert.SameContent(Slice(content, start, count, perRow: 3), rows);
+    }
+
+    [Fact]
+    public async Task ReadDatasetRowsAsync_FingerprintPartitions_TogetherAreTheWholeDataset()
+    {
+        var (info, content) = TestData.Fingerprints(TestData.Chem500.Value, FingerprintType.Ecfp4);
+        await Store.CreateDatasetAsync(info, content, Ct);
+
+        // The grid's cut: 7 partitions of 500 rows, as PartitionKey.Rows makes them.
+        var words = content.Words!.Length / info.Count;
+        for (var p = 0; p < 7; p++)
+        {
+            var (start, end) = ((int)((long)p * info.Count / 7), (int)((long)(p + 1) * info.Count / 7));
+            StoreAssert.SameContent(Slice(content, start, end - start, words), await Store.ReadDatasetRowsAsync(info.Id, start, end - start, Ct));
+        }
+    }
+
+    [Theory]
+    [InlineData(-1, 1)]
+    [InlineData(0, -1)]
+    [InlineData(0, 301)]
+    [InlineData(300, 1)]
+    [InlineData(250, 51)]
+    [InlineData(int.MaxValue, 1)]
+    public async Task ReadDatasetRowsAsync_RangeOutsideTheRows_IsRefused(int start, int count)
+    {
+        var (info, content) = TestData.Dense(300, 2, seed: 8);
+        await Store.CreateDatasetAsync(info, content, Ct);
+
+        await Assert.ThrowsAsync<ArgumentOutOfRangeException>(() => Store.ReadDatasetRowsAsync(info.Id, start, count, Ct));
+    }
+
+    [Fact]
+    public async Task ReadDatasetRowsAsync_UnknownId_IsNull() =>
+        Assert.Null(await Store.ReadDatasetRowsAsync(Guid.NewGuid(), 0, 1, Ct));
+
+    private static DatasetContent Slice(DatasetContent content, int start, int count, int perRow) => new()
+    {
+        Values = content.Values?[(start * perRow)..((start + count) * perRow)],
+        Words = content.Words?[(start * perRow)..((start + count) * perRow)],
+        Weights = content.Weights[start..(start + count)],
+        Labels = content.Labels?[start..(start + count)],
+        Texts = content.Texts?[start..(start + count)],
+    };
+
     [Fact]
     public async Task CreateDatasetAsync_NationalCensus_RoundTripsExactly()
     {
@@ -202,6 +262,136 @@ public abstract class DataStoreContractTests : IAsyncLifetime
 
         await Store.CreateDatasetAsync(info, content, Ct);
 
+        StoreAssert.SameContent(content, await Store.ReadDatasetAsync(info.Id, Ct));
+    }
+
+    // ---- Imports in parts ----
+
+    private static async IAsyncEnumerable<DatasetContent> Parts(DatasetContent content, int dimension, int size, Func<int, Task>? beforePart = null)
+    {
+        for (int start = 0, part = 0; start < content.Weights.Length; start += size, part++)
+        {
+            if (beforePart is not null)
+            {
+                await beforePart(part);
+            }
+
+            yield return Slice(content, start, Math.Min(size, content.Weights.Length - start), dimension);
+        }
+    }
+
+    [Fact]
+    public async Task ImportDatasetAsync_InUnevenParts_IsWhatCreateStores_TotalWeightSummedInPointOrder()
+    {
+        var (info, content) = TestData.Dense(10_000, 3, seed: 31, labels: true, texts: true);
+
+        var imported = await Store.ImportDatasetAsync(info, Parts(content, 3, 777), Ct);
+
+        StoreAssert.SameContent(content, await Store.ReadDatasetAsync(info.Id, Ct));
+        StoreAssert.SameInfo(imported, await Store.GetDatasetAsync(info.Id, Ct));
+        var whole = await Store.CreateDatasetAsync(info with { Id = Guid.NewGuid() }, content, Ct);
+        Assert.Equal(BitConverter.DoubleToInt64Bits(whole.TotalWeight), BitConverter.DoubleToInt64Bits(imported.TotalWeight));
+        StoreAssert.SameContent(Slice(content, 776, 3, perRow: 3), await Store.ReadDatasetRowsAsync(info.Id, 776, 3, Ct));
+    }
+
+    [Fact]
+    public async Task ImportDatasetAsync_NoParts_IsAnEmptyDataset()
+    {
+        var (info, _) = TestData.Dense(0, 2, seed: 32);
+
+        await Store.ImportDatasetAsync(info, AsyncEnumerable.Empty<DatasetContent>(), Ct);
+
+        Assert.Equal(0, (await Store.GetDatasetAsync(info.Id, Ct))!.Count);
+        Assert.Empty((await Store.ReadDatasetAsync(info.Id, Ct))!.Weights);
+    }
+
+    public static TheoryData<string, string> InvalidImports => new()
+    {
+        { "nan-in-third-part", "Weights[2104] is NaN" },
+        { "fewer-rows", "Weights has 3000 entries; expected Count = 4000" },
+        { "more-rows", "Weights has 4500 entries; expected Count = 4000" },
+        { "labels-in-one-part", "every part has Labels (and Texts) or none does" },
+        { "short-values", "Values has 2 entries; expected Count·Dimension = 2000" },
+    };
+
+    [Theory]
+    [MemberData(nameof(InvalidImports))]
+    public async Task ImportDatasetAsync_ABadPartOrCount_ThrowsAndLeavesNothing_TheIdFreeAgain(string invalid, string message)
+    {
+        var (info, content) = TestData.Dense(4000, 2, seed: 33);
+        async IAsyncEnumerable<DatasetContent> Bad()
+        {
+            await Task.Yield();
+            for (var part = 0; part < 4; part++)
+            {
+                var slice = Slice(content, part * 1000, 1000, perRow: 2);
+                switch (invalid)
+                {
+                    case "nan-in-third-part" when part == 2:
+                        slice.Weights[104] = double.NaN;
+                        break;
+                    case "fewer-rows" when part == 3:
+                        yield break;
+                    case "labels-in-one-part" when part == 1:
+                        slice = slice with { Labels = [.. Enumerable.Range(0, 1000).Select(i => $"l{i}")] };
+                        break;
+                    case "short-values" when part == 3:
+                        slice = slice with { Values = [1, 2] };
+                        break;
+                }
+
+                yield return slice;
+            }
+
+            if (invalid == "more-rows")
+            {
+                yield return Slice(content, 0, 500, perRow: 2);
+            }
+        }
+
+        var error = await Assert.ThrowsAnyAsync<ArgumentException>(() => Store.ImportDatasetAsync(info, Bad(), Ct));
+
+        Assert.Contains(message, error.Message, StringComparison.Ordinal);
+        Assert.Null(await Store.GetDatasetAsync(info.Id, Ct));
+        Assert.Null(await Store.ReadDatasetAsync(info.Id, Ct));
+        Assert.DoesNotContain(info.Id, (await Store.ListDatasetsAsync(null, 1000, Ct)).Select(d => d.Id));
+        await Store.CreateDatasetAsync(info, content, Ct);
+        StoreAssert.SameContent(content, await Store.ReadDatasetAsync(info.Id, Ct));
+    }
+
+    [Fact]
+    public async Task ImportDatasetAsync_WhileItRuns_IsSeenByNoOne_OtherWritesGoOn_AndCancelledLeavesNothing()
+    {
+        var (info, content) = TestData.Dense(6000, 2, seed: 34);
+        var secondPart = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var proceed = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        using var cancel = CancellationTokenSource.CreateLinkedTokenSource(Ct);
+        var importing = Store.ImportDatasetAsync(info, Parts(content, 2, 2000, async part =>
+        {
+            if (part == 1)
+            {
+                secondPart.SetResult();
+                await proceed.Task;
+            }
+        }), cancel.Token);
+        await secondPart.Task.WaitAsync(Ct);
+
+        // The first part is written; the dataset is nobody's yet — not even to delete.
+        Assert.Null(await Store.GetDatasetAsync(info.Id, Ct));
+        Assert.Null(await Store.ReadDatasetAsync(info.Id, Ct));
+        Assert.DoesNotContain(info.Id, (await Store.ListDatasetsAsync(null, 1000, Ct)).Select(d => d.Id));
+        Assert.False(await Store.DeleteDatasetAsync(info.Id, Ct));
+        // Another writer is not held up by the import between its parts (a second store instance: another process).
+        var other = await OpenInitializedAsync(Location);
+        var job = TestData.Job(TestData.UniqueService("during-import"));
+        await other.InsertJobAsync(job, Ct).WaitAsync(TimeSpan.FromSeconds(20), Ct);
+        await other.CreateDatasetAsync(TestData.Dense(10, 2, seed: 35).Info, TestData.Dense(10, 2, seed: 35).Content, Ct).WaitAsync(TimeSpan.FromSeconds(20), Ct);
+
+        await cancel.CancelAsync();
+        proceed.SetResult();
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => importing);
+        Assert.Null(await Store.GetDatasetAsync(info.Id, Ct));
+        await Store.ImportDatasetAsync(info, Parts(content, 2, 2000), Ct);
         StoreAssert.SameContent(content, await Store.ReadDatasetAsync(info.Id, Ct));
     }
 

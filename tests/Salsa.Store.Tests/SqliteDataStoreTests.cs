@@ -55,10 +55,48 @@ public sealed class SqliteDataStoreTests : DataStoreContractTests
     }
 
     [Fact]
+    public async Task InitializeAsync_AnImportACrashInterrupted_IsRemovedOnceAnHourOld_ARecentOneIsLeftToFinish()
+    {
+        var path = _directory.Combine("crashed.db");
+        await OpenInitializedAsync(path);
+        var (abandoned, recent) = (Guid.NewGuid(), Guid.NewGuid());
+        var now = DateTimeOffset.UtcNow;
+        await using (var connection = new SqliteConnection($"Data Source={path};Pooling=False"))
+        {
+            // What a process that died between two parts of its imports left: hidden rows and some points.
+            await connection.OpenAsync(Ct);
+            await using var crash = connection.CreateCommand();
+            crash.CommandText = string.Create(CultureInfo.InvariantCulture, $"""
+                INSERT INTO datasets (pk, id, name, kind, count, dimension, bits, total_weight, created_us, source, metadata, has_labels, has_texts, importing_since_us)
+                VALUES (1001, '{abandoned}', 'abandoned', 1, 100, 2, 0, 0, 0, 'crash', '{"{}"}', 0, 0, {now.AddHours(-2).ToUnixTimeMilliseconds() * 1000}),
+                       (1002, '{recent}', 'recent', 1, 100, 2, 0, 0, 0, 'still importing', '{"{}"}', 0, 0, {now.AddMinutes(-5).ToUnixTimeMilliseconds() * 1000});
+                INSERT INTO dataset_points (dataset_pk, idx, vector, weight) VALUES (1001, 0, zeroblob(16), 1), (1001, 1, zeroblob(16), 1), (1002, 0, zeroblob(16), 1);
+                """);
+            await crash.ExecuteNonQueryAsync(Ct);
+        }
+
+        var store = await OpenInitializedAsync(path);
+
+        Assert.Null(await store.GetDatasetAsync(abandoned, Ct));
+        Assert.Null(await store.GetDatasetAsync(recent, Ct));
+        await using var check = new SqliteConnection($"Data Source={path};Pooling=False");
+        await check.OpenAsync(Ct);
+        await using var left = check.CreateCommand();
+        left.CommandText = "SELECT group_concat(dataset_pk) FROM (SELECT dataset_pk FROM dataset_points UNION ALL SELECT pk FROM datasets WHERE importing_since_us IS NOT NULL ORDER BY 1);";
+        Assert.Equal("1002,1002", (string?)await left.ExecuteScalarAsync(Ct));
+    }
+
+    [Fact]
     public async Task InitializeAsync_FileOfSchemaVersion1_MigratesKeepingRecordsAsTheLocalTenants()
     {
         var path = _directory.Combine("v1.db");
-        var v1 = (string)typeof(SqliteDataStore).GetField("SchemaV1", System.Reflection.BindingFlags.NonPublic | System.Reflection.BindingFlags.Static)!.GetRawConstantValue()!;
+        // The schema of version 1 as the store ships it (its first SQLite script).
+        string v1;
+        using (var script = new StreamReader(typeof(SqliteDataStore).Assembly.GetManifestResourceStream("Salsa.Store.Sql.Sqlite.001-schema.sql")!))
+        {
+            v1 = await script.ReadToEndAsync(Ct);
+        }
+
         var dataset = Guid.NewGuid();
         var job = Guid.NewGuid();
         await using (var connection = new SqliteConnection($"Data Source={path};Pooling=False"))

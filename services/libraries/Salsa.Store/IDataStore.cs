@@ -137,9 +137,29 @@ public interface IDataStore : IAsyncDisposable
     /// <summary>Stores a dataset atomically (all points or nothing) and returns its info.</summary>
     Task<DatasetInfo> CreateDatasetAsync(DatasetInfo info, DatasetContent content, CancellationToken cancellationToken = default);
 
+    /// <summary>
+    /// Stores a dataset whose points arrive in parts — a generator, a file larger than memory — and
+    /// returns its info: each part the next rows (a <see cref="DatasetContent"/> of its own length),
+    /// checked as it arrives, so memory holds one part whatever the size. <paramref name="info"/>'s
+    /// Count is the rows promised; Labels and Texts are in every part or in none. The dataset is
+    /// seen by no read, list or delete until its last part is in; a part that fails its checks, a
+    /// row count other than promised, a cancellation or any other failure removes all it wrote.
+    /// SQLite writes each part in a transaction of its own (the file's one writer is not held for
+    /// the whole import); PostgreSQL streams every part into one binary COPY.
+    /// </summary>
+    Task<DatasetInfo> ImportDatasetAsync(DatasetInfo info, IAsyncEnumerable<DatasetContent> parts, CancellationToken cancellationToken = default);
+
     Task<DatasetInfo?> GetDatasetAsync(Guid id, CancellationToken cancellationToken = default);
 
     Task<DatasetContent?> ReadDatasetAsync(Guid id, CancellationToken cancellationToken = default);
+
+    /// <summary>
+    /// Rows <c>[start, start + count)</c> of a dataset, as <see cref="ReadDatasetAsync"/> gives the
+    /// whole (vectors, weights, labels, texts; row <c>start</c> first), read by an index range: a
+    /// partition of the grid loads its own rows, never the dataset. Null for an unknown id; a range
+    /// outside the dataset's rows is an <see cref="ArgumentOutOfRangeException"/>.
+    /// </summary>
+    Task<DatasetContent?> ReadDatasetRowsAsync(Guid id, int start, int count, CancellationToken cancellationToken = default);
 
     /// <summary>Newest first; every tenant's when <paramref name="tenant"/> is null.</summary>
     Task<IReadOnlyList<DatasetInfo>> ListDatasetsAsync(string? tenant, int limit = 100, CancellationToken cancellationToken = default);

@@ -41,10 +41,13 @@ internal sealed class DatasetContentBuilder
     private readonly string[]? _labels;
     private readonly string[]? _texts;
     private readonly int _vectorBytes;
+    private readonly int _first;
     private int _next;
 
-    public DatasetContentBuilder(DatasetKind kind, int count, int dimension, int bits, bool hasLabels, bool hasTexts)
+    /// <summary>A builder for <paramref name="count"/> rows from row <paramref name="first"/> (0 for a whole dataset, a range's start otherwise).</summary>
+    public DatasetContentBuilder(DatasetKind kind, int count, int dimension, int bits, bool hasLabels, bool hasTexts, int first = 0)
     {
+        _first = first;
         PointVectors.EnsureLittleEndian();
         _vectorBytes = StoreValidation.VectorBytes(kind, dimension, bits);
         switch (kind)
@@ -67,6 +70,9 @@ internal sealed class DatasetContentBuilder
 
     public int Count => _weights.Length;
 
+    /// <summary>The index of the first row read.</summary>
+    public int First => _first;
+
     /// <summary>Where the next point's vector bytes go.</summary>
     public Span<byte> NextVector
     {
@@ -82,9 +88,9 @@ internal sealed class DatasetContentBuilder
     /// <summary>Records the next point (after its vector has been written to <see cref="NextVector"/>).</summary>
     public void Add(int index, double weight, string? label, string? text)
     {
-        if (index != _next || _next >= _weights.Length)
+        if (index != _first + _next || _next >= _weights.Length)
         {
-            throw new InvalidDataException($"Stored points are not numbered 0..{_weights.Length - 1}: found index {index} where {_next} was expected.");
+            throw new InvalidDataException($"Stored points are not numbered {_first}..{_first + _weights.Length - 1}: found index {index} where {_first + _next} was expected.");
         }
 
         _weights[_next] = weight;
@@ -105,7 +111,7 @@ internal sealed class DatasetContentBuilder
     {
         if (_next != _weights.Length)
         {
-            throw new InvalidDataException($"The dataset has {_weights.Length} points but {_next} are stored.");
+            throw new InvalidDataException($"{_weights.Length} points were to be read from row {_first} but {_next} are stored.");
         }
 
         return new DatasetContent { Values = _values, Words = _words, Weights = _weights, Labels = _labels, Texts = _texts };

@@ -30,77 +30,6 @@ public sealed partial class PostgresDataStore : IDataStore
     /// <summary>The advisory lock key for schema creation: "salsa.st" read as a big-endian int64.</summary>
     private const long SchemaLockKey = 0x73616c73612e7374;
 
-    private const string Schema = """
-        CREATE SCHEMA IF NOT EXISTS salsa;
-        CREATE TABLE IF NOT EXISTS salsa.schema_version (version integer NOT NULL);
-        CREATE TABLE IF NOT EXISTS salsa.datasets (
-            id uuid PRIMARY KEY,
-            seq bigint GENERATED ALWAYS AS IDENTITY,
-            name text NOT NULL,
-            kind integer NOT NULL,
-            count integer NOT NULL,
-            dimension integer NOT NULL,
-            bits integer NOT NULL,
-            fingerprint_type text,
-            total_weight double precision NOT NULL,
-            created timestamptz NOT NULL,
-            source text NOT NULL,
-            metadata jsonb NOT NULL,
-            has_labels boolean NOT NULL,
-            has_texts boolean NOT NULL
-        );
-        CREATE INDEX IF NOT EXISTS datasets_by_created ON salsa.datasets (created DESC, seq DESC);
-        CREATE TABLE IF NOT EXISTS salsa.dataset_points (
-            dataset_id uuid NOT NULL,
-            idx integer NOT NULL,
-            vector bytea,
-            weight double precision NOT NULL,
-            label text,
-            text text,
-            PRIMARY KEY (dataset_id, idx)
-        );
-        CREATE TABLE IF NOT EXISTS salsa.jobs (
-            id uuid PRIMARY KEY,
-            seq bigint GENERATED ALWAYS AS IDENTITY,
-            service text NOT NULL,
-            kind text NOT NULL,
-            state integer NOT NULL,
-            created timestamptz NOT NULL,
-            started timestamptz,
-            finished timestamptz,
-            queue_ms double precision NOT NULL,
-            compute_ms double precision NOT NULL,
-            dataset_id uuid,
-            parameters text NOT NULL,
-            progress text,
-            result text,
-            error text
-        );
-        CREATE INDEX IF NOT EXISTS jobs_by_created ON salsa.jobs (created DESC, seq DESC);
-        CREATE INDEX IF NOT EXISTS jobs_by_service ON salsa.jobs (service, created DESC, seq DESC);
-        CREATE TABLE IF NOT EXISTS salsa.job_artifacts (
-            job_id uuid NOT NULL,
-            name text NOT NULL,
-            content_type text NOT NULL,
-            data bytea NOT NULL,
-            PRIMARY KEY (job_id, name)
-        );
-        -- Version 2: tenants own datasets and jobs (records made before belong to 'local'); API keys.
-        ALTER TABLE salsa.datasets ADD COLUMN IF NOT EXISTS tenant text NOT NULL DEFAULT 'local';
-        ALTER TABLE salsa.jobs ADD COLUMN IF NOT EXISTS tenant text NOT NULL DEFAULT 'local';
-        CREATE INDEX IF NOT EXISTS datasets_by_tenant ON salsa.datasets (tenant, created DESC, seq DESC);
-        CREATE INDEX IF NOT EXISTS jobs_by_tenant ON salsa.jobs (tenant, service, created DESC, seq DESC);
-        CREATE TABLE IF NOT EXISTS salsa.api_keys (
-            id text PRIMARY KEY,
-            tenant text NOT NULL,
-            name text NOT NULL,
-            scopes text NOT NULL,
-            secret_hash bytea NOT NULL,
-            created timestamptz NOT NULL,
-            revoked timestamptz
-        );
-        """;
-
     private const string DatasetColumns =
         "id, name, kind, count, dimension, bits, fingerprint_type, total_weight, created, source, metadata::text, tenant";
 
@@ -174,127 +103,186 @@ public sealed partial class PostgresDataStore : IDataStore
     {
         await using var connection = await _dataSource.OpenConnectionAsync(cancellationToken);
         await using var transaction = await connection.BeginTransactionAsync(cancellationToken);
-
-        // Without parameters Npgsql splits the text into its statements; the lock comes first and
-        // is held until commit.
-        await using (var create = new NpgsqlCommand($"SELECT pg_advisory_xact_lock({SchemaLockKey});\n{Schema}", connection, transaction))
+        await using (var gate = new NpgsqlCommand($"SELECT pg_advisory_xact_lock({SchemaLockKey})", connection, transaction))
         {
-            await create.ExecuteNonQueryAsync(cancellationToken);
+            await gate.ExecuteNonQueryAsync(cancellationToken);
         }
 
-        await using (var version = new NpgsqlCommand("SELECT max(version) FROM salsa.schema_version", connection, transaction))
+        // The schema's DDL runs only for a database older than this build: ALTER TABLE takes its
+        // table's exclusive lock even when it changes nothing, and would wait behind any long
+        // transaction (an import's COPY) — a service starting must not.
+        int? found = null;
+        await using (var version = new NpgsqlCommand("SELECT CASE WHEN to_regclass('salsa.schema_version') IS NULL THEN -1 ELSE 0 END", connection, transaction))
         {
-            var found = await version.ExecuteScalarAsync(cancellationToken);
-            if (found is int v && v > StoreSchema.Version)
+            if ((int)(await version.ExecuteScalarAsync(cancellationToken))! == 0)
             {
-                throw new NotSupportedException($"The database at {Location} has schema version {v}; this build of Salsa.Store knows versions up to {StoreSchema.Version}.");
+                await using var current = new NpgsqlCommand("SELECT max(version) FROM salsa.schema_version", connection, transaction);
+                found = await current.ExecuteScalarAsync(cancellationToken) as int?;
+            }
+        }
+
+        if (found > StoreSchema.Version)
+        {
+            throw new NotSupportedException($"The database at {Location} has schema version {found}; this build of Salsa.Store knows versions up to {StoreSchema.Version}.");
+        }
+
+        if (found != StoreSchema.Version)
+        {
+            // Without parameters Npgsql splits the text into its statements; each is idempotent, so
+            // they create a new database and migrate an older one alike.
+            await using (var create = new NpgsqlCommand(StoreSchema.Postgres, connection, transaction))
+            {
+                await create.ExecuteNonQueryAsync(cancellationToken);
             }
 
-            if (found is DBNull or null)
-            {
-                await using var insert = new NpgsqlCommand($"INSERT INTO salsa.schema_version (version) VALUES ({StoreSchema.Version})", connection, transaction);
-                await insert.ExecuteNonQueryAsync(cancellationToken);
-            }
-            else if (found is int older && older < StoreSchema.Version)
-            {
-                // The statements above migrated it (each is idempotent).
-                await using var update = new NpgsqlCommand($"UPDATE salsa.schema_version SET version = {StoreSchema.Version}", connection, transaction);
-                await update.ExecuteNonQueryAsync(cancellationToken);
-            }
+            await using var record = new NpgsqlCommand(
+                $"DELETE FROM salsa.schema_version; INSERT INTO salsa.schema_version (version) VALUES ({StoreSchema.Version})", connection, transaction);
+            await record.ExecuteNonQueryAsync(cancellationToken);
         }
 
         await transaction.CommitAsync(cancellationToken);
     }
 
-    public async Task<DatasetInfo> CreateDatasetAsync(DatasetInfo info, DatasetContent content, CancellationToken cancellationToken = default)
+    public Task<DatasetInfo> CreateDatasetAsync(DatasetInfo info, DatasetContent content, CancellationToken cancellationToken = default)
     {
-        var stored = StoreValidation.ValidateDataset(info, content);
+        StoreValidation.ValidateDataset(info, content);
+        return ImportDatasetAsync(info, new[] { content }.ToAsyncEnumerable(), cancellationToken);
+    }
+
+    public async Task<DatasetInfo> ImportDatasetAsync(DatasetInfo info, IAsyncEnumerable<DatasetContent> parts, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(parts);
+        var stored = StoreValidation.ValidateInfo(info);
         await using var connection = await _dataSource.OpenConnectionAsync(cancellationToken);
+        // One transaction for the row and every point: until it commits no one sees the dataset, and
+        // disposing it uncommitted (any failure below) leaves nothing.
         await using var transaction = await connection.BeginTransactionAsync(cancellationToken);
-        await using (var insert = new NpgsqlCommand($"""
-            INSERT INTO salsa.datasets (id, name, kind, count, dimension, bits, fingerprint_type, total_weight, created, source, metadata, has_labels, has_texts, tenant)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-            """, connection, transaction))
+        var check = new StoreValidation.ImportCheck(stored);
+        NpgsqlBinaryImporter? importer = null;
+        try
         {
-            var p = insert.Parameters;
-            p.Add(new NpgsqlParameter<Guid> { TypedValue = stored.Id });
-            p.Add(new NpgsqlParameter<string> { TypedValue = stored.Name });
-            p.Add(new NpgsqlParameter<int> { TypedValue = (int)stored.Kind });
-            p.Add(new NpgsqlParameter<int> { TypedValue = stored.Count });
-            p.Add(new NpgsqlParameter<int> { TypedValue = stored.Dimension });
-            p.Add(new NpgsqlParameter<int> { TypedValue = stored.Bits });
-            p.Add(new NpgsqlParameter { Value = (object?)stored.FingerprintType ?? DBNull.Value, NpgsqlDbType = NpgsqlDbType.Text });
-            p.Add(new NpgsqlParameter<double> { TypedValue = stored.TotalWeight });
-            p.Add(new NpgsqlParameter<DateTimeOffset> { TypedValue = stored.Created });
-            p.Add(new NpgsqlParameter<string> { TypedValue = stored.Source });
-            p.Add(new NpgsqlParameter<string> { TypedValue = MetadataJson.Serialize(stored.Metadata), NpgsqlDbType = NpgsqlDbType.Jsonb });
-            p.Add(new NpgsqlParameter<bool> { TypedValue = content.Labels is not null });
-            p.Add(new NpgsqlParameter<bool> { TypedValue = content.Texts is not null });
-            p.Add(new NpgsqlParameter<string> { TypedValue = stored.Tenant });
-            try
+            await foreach (var part in parts.WithCancellation(cancellationToken).ConfigureAwait(false))
             {
-                await insert.ExecuteNonQueryAsync(cancellationToken);
+                var from = check.Next(part);
+                if (importer is null)
+                {
+                    await InsertDatasetAsync(connection, transaction, stored, part, cancellationToken);
+                    importer = await BeginPointsAsync(connection, stored, part, cancellationToken);
+                }
+
+                await CopyPointsAsync(importer, stored, part, from, cancellationToken);
             }
-            catch (PostgresException e) when (e.SqlState == UniqueViolation)
+
+            check.Finish();
+            if (importer is null)
             {
-                throw new InvalidOperationException($"A dataset with id {stored.Id} already exists.", e);
+                await InsertDatasetAsync(connection, transaction, stored, new DatasetContent { Weights = [] }, cancellationToken);
+            }
+            else
+            {
+                // Without Complete, disposing the importer cancels the COPY.
+                await importer.CompleteAsync(cancellationToken);
+            }
+        }
+        finally
+        {
+            if (importer is not null)
+            {
+                await importer.DisposeAsync();
             }
         }
 
-        await CopyPointsAsync(connection, stored, content, cancellationToken);
+        var total = check.TotalWeight;
+        stored = stored with { TotalWeight = total };
+        await using (var weight = new NpgsqlCommand("UPDATE salsa.datasets SET total_weight = $2 WHERE id = $1", connection, transaction))
+        {
+            weight.Parameters.Add(new NpgsqlParameter<Guid> { TypedValue = stored.Id });
+            weight.Parameters.Add(new NpgsqlParameter<double> { TypedValue = total });
+            await weight.ExecuteNonQueryAsync(cancellationToken);
+        }
 
-        // Disposing the transaction without this commit rolls every point back: all or nothing.
         await transaction.CommitAsync(cancellationToken);
         return stored;
     }
 
-    private static async Task CopyPointsAsync(NpgsqlConnection connection, DatasetInfo info, DatasetContent content, CancellationToken cancellationToken)
+    private static async Task InsertDatasetAsync(NpgsqlConnection connection, NpgsqlTransaction transaction, DatasetInfo stored, DatasetContent first, CancellationToken cancellationToken)
     {
-        // Only the columns this dataset uses travel; the others default to NULL.
-        var vectorBytes = StoreValidation.VectorBytes(info.Kind, info.Dimension, info.Bits);
+        await using var insert = new NpgsqlCommand($"""
+            INSERT INTO salsa.datasets (id, name, kind, count, dimension, bits, fingerprint_type, total_weight, created, source, metadata, has_labels, has_texts, tenant)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+            """, connection, transaction);
+        var p = insert.Parameters;
+        p.Add(new NpgsqlParameter<Guid> { TypedValue = stored.Id });
+        p.Add(new NpgsqlParameter<string> { TypedValue = stored.Name });
+        p.Add(new NpgsqlParameter<int> { TypedValue = (int)stored.Kind });
+        p.Add(new NpgsqlParameter<int> { TypedValue = stored.Count });
+        p.Add(new NpgsqlParameter<int> { TypedValue = stored.Dimension });
+        p.Add(new NpgsqlParameter<int> { TypedValue = stored.Bits });
+        p.Add(new NpgsqlParameter { Value = (object?)stored.FingerprintType ?? DBNull.Value, NpgsqlDbType = NpgsqlDbType.Text });
+        p.Add(new NpgsqlParameter<double> { TypedValue = stored.TotalWeight });
+        p.Add(new NpgsqlParameter<DateTimeOffset> { TypedValue = stored.Created });
+        p.Add(new NpgsqlParameter<string> { TypedValue = stored.Source });
+        p.Add(new NpgsqlParameter<string> { TypedValue = MetadataJson.Serialize(stored.Metadata), NpgsqlDbType = NpgsqlDbType.Jsonb });
+        p.Add(new NpgsqlParameter<bool> { TypedValue = first.Labels is not null });
+        p.Add(new NpgsqlParameter<bool> { TypedValue = first.Texts is not null });
+        p.Add(new NpgsqlParameter<string> { TypedValue = stored.Tenant });
+        try
+        {
+            await insert.ExecuteNonQueryAsync(cancellationToken);
+        }
+        catch (PostgresException e) when (e.SqlState == UniqueViolation)
+        {
+            throw new InvalidOperationException($"A dataset with id {stored.Id} already exists.", e);
+        }
+    }
+
+    /// <summary>Starts the COPY of a dataset's points: only the columns its parts carry travel, the others default to NULL.</summary>
+    private static Task<NpgsqlBinaryImporter> BeginPointsAsync(NpgsqlConnection connection, DatasetInfo info, DatasetContent first, CancellationToken cancellationToken)
+    {
         var columns = new List<string> { "dataset_id", "idx", "weight" };
-        if (vectorBytes > 0)
+        if (StoreValidation.VectorBytes(info.Kind, info.Dimension, info.Bits) > 0)
         {
             columns.Add("vector");
         }
 
-        if (content.Labels is not null)
+        if (first.Labels is not null)
         {
             columns.Add("label");
         }
 
-        if (content.Texts is not null)
+        if (first.Texts is not null)
         {
             columns.Add("text");
         }
 
-        var all = PointVectors.ToBytes(content);
-        await using var importer = await connection.BeginBinaryImportAsync(
-            $"COPY salsa.dataset_points ({string.Join(", ", columns)}) FROM STDIN (FORMAT BINARY)", cancellationToken);
-        for (var i = 0; i < info.Count; i++)
+        return connection.BeginBinaryImportAsync($"COPY salsa.dataset_points ({string.Join(", ", columns)}) FROM STDIN (FORMAT BINARY)", cancellationToken);
+    }
+
+    private static async Task CopyPointsAsync(NpgsqlBinaryImporter importer, DatasetInfo info, DatasetContent part, int first, CancellationToken cancellationToken)
+    {
+        var vectorBytes = StoreValidation.VectorBytes(info.Kind, info.Dimension, info.Bits);
+        var all = PointVectors.ToBytes(part);
+        for (var i = 0; i < part.Weights.Length; i++)
         {
             await importer.StartRowAsync(cancellationToken);
             await importer.WriteAsync(info.Id, NpgsqlDbType.Uuid, cancellationToken);
-            await importer.WriteAsync(i, NpgsqlDbType.Integer, cancellationToken);
-            await importer.WriteAsync(content.Weights[i], NpgsqlDbType.Double, cancellationToken);
+            await importer.WriteAsync(first + i, NpgsqlDbType.Integer, cancellationToken);
+            await importer.WriteAsync(part.Weights[i], NpgsqlDbType.Double, cancellationToken);
             if (all is not null)
             {
                 await importer.WriteAsync(new ArraySegment<byte>(all, i * vectorBytes, vectorBytes), NpgsqlDbType.Bytea, cancellationToken);
             }
 
-            if (content.Labels is { } labels)
+            if (part.Labels is { } labels)
             {
                 await importer.WriteAsync(labels[i], NpgsqlDbType.Text, cancellationToken);
             }
 
-            if (content.Texts is { } texts)
+            if (part.Texts is { } texts)
             {
                 await importer.WriteAsync(texts[i], NpgsqlDbType.Text, cancellationToken);
             }
         }
-
-        // Without Complete, disposing the importer cancels the COPY.
-        await importer.CompleteAsync(cancellationToken);
     }
 
     public Task<DatasetInfo?> GetDatasetAsync(Guid id, CancellationToken cancellationToken = default) =>
@@ -307,6 +295,16 @@ public sealed partial class PostgresDataStore : IDataStore
         }, cancellationToken);
 
     public Task<DatasetContent?> ReadDatasetAsync(Guid id, CancellationToken cancellationToken = default) =>
+        ReadRowsAsync(id, null, cancellationToken);
+
+    public Task<DatasetContent?> ReadDatasetRowsAsync(Guid id, int start, int count, CancellationToken cancellationToken = default)
+    {
+        StoreValidation.CheckRange(start, count, int.MaxValue);
+        return ReadRowsAsync(id, (start, count), cancellationToken);
+    }
+
+    // The whole dataset, or a range of its rows (a range scan of the points' primary key).
+    private Task<DatasetContent?> ReadRowsAsync(Guid id, (int Start, int Count)? range, CancellationToken cancellationToken) =>
         ReadAsync(async cancellationToken =>
         {
             await using var connection = await _dataSource.OpenConnectionAsync(cancellationToken);
@@ -323,12 +321,18 @@ public sealed partial class PostgresDataStore : IDataStore
                     return null;
                 }
 
-                builder = new DatasetContentBuilder((DatasetKind)row.GetInt32(0), row.GetInt32(1), row.GetInt32(2), row.GetInt32(3), row.GetBoolean(4), row.GetBoolean(5));
+                var rows = row.GetInt32(1);
+                var (start, count) = range ?? (0, rows);
+                StoreValidation.CheckRange(start, count, rows);
+                builder = new DatasetContentBuilder((DatasetKind)row.GetInt32(0), count, row.GetInt32(2), row.GetInt32(3), row.GetBoolean(4), row.GetBoolean(5), start);
             }
 
-            await using (var points = new NpgsqlCommand("SELECT idx, vector, weight, label, text FROM salsa.dataset_points WHERE dataset_id = $1 ORDER BY idx", connection, transaction))
+            await using (var points = new NpgsqlCommand(
+                "SELECT idx, vector, weight, label, text FROM salsa.dataset_points WHERE dataset_id = $1 AND idx >= $2 AND idx < $3 ORDER BY idx", connection, transaction))
             {
                 points.Parameters.Add(new NpgsqlParameter<Guid> { TypedValue = id });
+                points.Parameters.Add(new NpgsqlParameter<int> { TypedValue = builder.First });
+                points.Parameters.Add(new NpgsqlParameter<long> { TypedValue = (long)builder.First + builder.Count });
 
                 // Rows are small (a vector, a weight, an id and a SMILES), so the default row-buffered
                 // mode suits; Npgsql receives every column in PostgreSQL's binary format.

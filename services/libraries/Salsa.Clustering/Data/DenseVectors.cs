@@ -7,6 +7,17 @@ namespace Salsa.Clustering;
 public sealed class DenseVectors
 {
     public DenseVectors(double[] values, int dimension, double[]? weights = null)
+        : this(values, dimension, weights, wholeDataset: true)
+    {
+    }
+
+    /// <summary>
+    /// Some rows of a dataset as vectors of their own — a partition read from the store — checked as
+    /// a dataset's are, except that their weights may all be zero, which a whole dataset's may not.
+    /// </summary>
+    public static DenseVectors Rows(double[] values, int dimension, double[] weights) => new(values, dimension, weights, wholeDataset: false);
+
+    private DenseVectors(double[] values, int dimension, double[]? weights, bool wholeDataset)
     {
         ArgumentNullException.ThrowIfNull(values);
         if (dimension < 1)
@@ -33,7 +44,7 @@ public sealed class DenseVectors
             }
         }
 
-        Weights = PointWeights.Validate(weights, count);
+        Weights = PointWeights.Validate(weights, count, positiveTotal: wholeDataset);
         Values = values;
         Dimension = dimension;
         Count = count;
@@ -98,7 +109,7 @@ public sealed class DenseVectors
 
 internal static class PointWeights
 {
-    public static double[] Validate(double[]? weights, int count)
+    public static double[] Validate(double[]? weights, int count, bool positiveTotal = true)
     {
         if (weights is null)
         {
@@ -120,7 +131,7 @@ internal static class PointWeights
             }
         }
 
-        if (Total(weights) <= 0)
+        if (positiveTotal && Total(weights) <= 0)
         {
             throw new ClusteringInputException("The points' total weight is zero.", nameof(weights));
         }
