@@ -16,10 +16,10 @@ public static class AnnealingApi
             .WithName("StartAnnealing")
             .WithSummary("Starts deterministic-annealing clustering of a dense or binary dataset; 202 with the job (watch it at /api/jobs/{id}/events).");
 
-        group.MapGet("/jobs/{id}/result", async Task<Ok<AnnealingSummary>> (AnnealingJobs jobs, HttpContext http, string id, CancellationToken cancellationToken) =>
+        group.MapGet("/jobs/{id}/result", async Task<Ok<Contracts.Annealing.AnnealingResult>> (AnnealingJobs jobs, HttpContext http, string id, CancellationToken cancellationToken) =>
             TypedResults.Ok(ServerTiming.Reported(http, await jobs.GetResultAsync(JobViews.ParseId(id), cancellationToken))))
             .WithName("GetAnnealingResult")
-            .WithSummary("Centres, cluster weights and sizes, cost and the temperature trajectory of a finished job (409 while it runs).");
+            .WithSummary("The clusters (centres, weights, sizes, cost) and the temperature trajectory of a finished job — the gRPC GetResult message as JSON (409 while it runs).");
 
         return group;
     }

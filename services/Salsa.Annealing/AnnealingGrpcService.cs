@@ -15,5 +15,5 @@ public sealed class AnnealingGrpcService(AnnealingJobs jobs) : global::Salsa.Con
 
     [Authorize(Scopes.Read)]
     public override async Task<Contracts.Annealing.AnnealingResult> GetResult(JobRef request, ServerCallContext context) =>
-        ServerTiming.Reported(context.GetHttpContext(), await jobs.GetResultAsync(JobViews.ParseId(request.JobId), context.CancellationToken)).ToProto();
+        ServerTiming.Reported(context.GetHttpContext(), await jobs.GetResultAsync(JobViews.ParseId(request.JobId), context.CancellationToken));
 }

@@ -71,7 +71,7 @@ internal static class AnnealingOperations
 
                     var job = await c.RunJobAsync(AnnealingService.Name, (invoker, options) => new AnnealingClient(invoker).StartAsync(request, options));
                     var answer = await new AnnealingClient(await c.InvokerAsync(AnnealingService.Name)).GetResultAsync(new JobRef { JobId = job.JobId }, c.CallOptions);
-                    return StepOutcome.Of(job, ("job", job.ToJson()), ("clusters", answer.Clusters), ("weightedCost", answer.WeightedCost), ("iterations", answer.Iterations),
+                    return StepOutcome.Of(job, ("job", job.ToJson()), ("clusters", answer.Clustering.Clusters), ("weightedCost", answer.Clustering.Cost), ("iterations", answer.Iterations),
                         ("table", ClusterTable.Of(answer.Clustering)), ("placement", ClusterTable.Placement(answer.Placement)));
                 },
             },

@@ -4,7 +4,6 @@ using Salsa.Clustering.Annealing;
 using Salsa.Clustering.Parallel;
 using Salsa.Hosting;
 using Salsa.Hosting.Clustering;
-using Salsa.Hosting.Clustering.Grid;
 using Salsa.Hosting.Datasets;
 
 namespace Salsa.Annealing;
@@ -93,60 +92,4 @@ public sealed record AnnealingRequest : IVectorClusteringRequest
             SplitMergeAttempts = request.HasSplitMergeAttempts ? request.SplitMergeAttempts : null,
         };
     }
-}
-
-/// <summary>
-/// What an annealing job returns (its per-point assignments are the <c>assignments</c> artifact:
-/// little-endian int32, one per point in dataset order).
-/// </summary>
-public sealed record AnnealingSummary(
-    string Input,
-    int Points,
-    int Clusters,
-    int Dimension,
-    double[] Centres,
-    double[] ClusterWeights,
-    int[] ClusterSizes,
-    double WeightedCost,
-    IReadOnlyList<AnnealingStep> Trajectory,
-    int Iterations,
-    double ElapsedMs) : IClusteringSummary
-{
-    /// <summary>Where the job ran on the cluster (partitions, silos, pass costs); null when it ran in the service.</summary>
-    public Placement? Placement { get; init; }
-
-    public static AnnealingSummary From(string input, int points, AnnealingResult result)
-    {
-        ArgumentNullException.ThrowIfNull(result);
-        return new(input, points, result.Clusters, result.Dimension, result.Centres, result.ClusterWeights, result.ClusterSizes,
-            result.WeightedCost, result.Trajectory, result.Iterations, result.Elapsed.TotalMilliseconds);
-    }
-
-    public Contracts.Annealing.AnnealingResult ToProto()
-    {
-        var proto = new Contracts.Annealing.AnnealingResult
-        {
-            Clusters = Clusters,
-            Dimension = Dimension,
-            WeightedCost = WeightedCost,
-            Iterations = Iterations,
-            ElapsedMs = ElapsedMs,
-        };
-        proto.Centres.Add(Centres);
-        proto.ClusterWeights.Add(ClusterWeights);
-        proto.ClusterSizes.Add(ClusterSizes);
-        proto.Trajectory.Add(Trajectory.Select(s => new Contracts.Annealing.AnnealingStep
-        {
-            Temperature = s.Temperature,
-            Clusters = s.Clusters,
-            FreeEnergy = s.FreeEnergy,
-            Iterations = s.Iterations,
-        }));
-        proto.Clustering = ToClustering();
-        proto.Placement = Placement?.ToProto();
-        return proto;
-    }
-
-    public Contracts.Common.ClusteringResult ToClustering() =>
-        ClusteringResults.WithCentres("annealing", Points, Clusters, Dimension, Centres, ClusterWeights, ClusterSizes, WeightedCost);
 }

@@ -35,10 +35,10 @@ public sealed class ButinaJobs(JobManager jobs, DatasetCatalog datasets, IOption
         return await jobs.SubmitAsync(Kind, request, info.Id, context => RunAsync(context, request), cancellationToken);
     }
 
-    public async Task<(JobRecord Job, ButinaSummary Summary)> GetResultAsync(Guid id, CancellationToken cancellationToken)
+    public async Task<(JobRecord Job, Contracts.Fingerprints.ButinaResult Result)> GetResultAsync(Guid id, CancellationToken cancellationToken)
     {
         await jobs.RequireKindAsync(id, Kind, cancellationToken);
-        return await jobs.GetResultAsync<ButinaSummary>(id, cancellationToken);
+        return await jobs.GetResultAsync<Contracts.Fingerprints.ButinaResult>(id, cancellationToken);
     }
 
     /// <summary>
@@ -67,19 +67,19 @@ public sealed class ButinaJobs(JobManager jobs, DatasetCatalog datasets, IOption
     /// <summary>The clusters of a succeeded Butina job: its assignments artifact and its centroids.</summary>
     public async Task<ButinaClustering> ReadClusteringAsync(Guid id, CancellationToken cancellationToken)
     {
-        var (_, summary) = await GetResultAsync(id, cancellationToken);
+        var (_, result) = await GetResultAsync(id, cancellationToken);
         var artifact = await datasets.Store.GetArtifactAsync(id, Artifacts.Assignments, cancellationToken)
             ?? throw new NotFoundException($"Butina job {id} has no {Artifacts.Assignments} artifact.");
-        return new ButinaClustering(ArtifactFormats.ReadInt32s(artifact.Data), [.. summary.Cluster.Select(c => c.Centroid)]);
+        return new ButinaClustering(ArtifactFormats.ReadInt32s(artifact.Data), [.. result.Cluster.Select(c => c.Centroid)]);
     }
 
     private async Task<JobOutcome> RunAsync(JobContext context, ButinaRequest request)
     {
         var (info, points) = await datasets.LoadBinaryAsync(request.DatasetId, context.CancellationToken);
         var result = TaylorButina.Run(points, request.ToOptions(context.Parallelism), context.ClusteringProgress(), context.CancellationToken);
-        var summary = ButinaSummary.From(info.Count, result);
+        var message = result.ToMessage(info.Count);
         await context.SaveArtifactAsync(Artifacts.Assignments, Artifacts.OctetStream, ArtifactFormats.Int32s(result.Assignments));
-        await context.SaveArtifactAsync(Artifacts.Clustering, Artifacts.Protobuf, summary.ToClustering().ToByteArray());
-        return new JobOutcome(summary);
+        await context.SaveArtifactAsync(Artifacts.Clustering, Artifacts.Protobuf, message.Clustering.ToByteArray());
+        return new JobOutcome(message);
     }
 }

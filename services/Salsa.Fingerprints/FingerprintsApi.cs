@@ -16,10 +16,10 @@ public static class FingerprintsApi
             .WithName("StartButina")
             .WithSummary("Starts Taylor–Butina clustering of a binary dataset at a Tanimoto distance cut-off (default 0.35); 202 with the job.");
 
-        group.MapGet("/butina/jobs/{id}/result", async Task<Ok<ButinaSummary>> (ButinaJobs jobs, HttpContext http, string id, CancellationToken cancellationToken) =>
+        group.MapGet("/butina/jobs/{id}/result", async Task<Ok<Contracts.Fingerprints.ButinaResult>> (ButinaJobs jobs, HttpContext http, string id, CancellationToken cancellationToken) =>
             TypedResults.Ok(ServerTiming.Reported(http, await jobs.GetResultAsync(JobViews.ParseId(id), cancellationToken))))
             .WithName("GetButinaResult")
-            .WithSummary("Clusters (centroid, medoid, size, mean similarity to the centroid) and singletons of a finished Butina job (409 while it runs).");
+            .WithSummary("Clusters (centroid, medoid, size, mean similarity to the centroid) and singletons of a finished Butina job — the gRPC GetButinaResult message as JSON (409 while it runs).");
 
         group.MapPost("/search", async Task<Ok<FingerprintSearchResult>> (FingerprintSearch search, FingerprintSearchRequest request, CancellationToken cancellationToken) =>
             TypedResults.Ok(await search.SearchAsync(request, cancellationToken)))

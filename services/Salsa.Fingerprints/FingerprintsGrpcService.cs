@@ -16,7 +16,7 @@ public sealed class FingerprintsGrpcService(ButinaJobs butina, FingerprintSearch
 
     [Authorize(Scopes.Read)]
     public override async Task<ButinaResult> GetButinaResult(JobRef request, ServerCallContext context) =>
-        ServerTiming.Reported(context.GetHttpContext(), await butina.GetResultAsync(JobViews.ParseId(request.JobId), context.CancellationToken)).ToProto();
+        ServerTiming.Reported(context.GetHttpContext(), await butina.GetResultAsync(JobViews.ParseId(request.JobId), context.CancellationToken));
 
     public override async Task<SearchResponse> Search(SearchRequest request, ServerCallContext context) =>
         (await search.SearchAsync(FingerprintSearchRequest.From(request), context.CancellationToken)).ToProto();

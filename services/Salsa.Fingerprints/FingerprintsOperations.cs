@@ -50,7 +50,7 @@ internal static class FingerprintsOperations
                         ["medoid"] = x.cluster.Medoid,
                         ["meanSimilarity"] = Math.Round(x.cluster.MeanSimilarity, 4),
                     })]);
-                    return StepOutcome.Of(job, ("job", job.ToJson()), ("clusters", result.Clusters), ("singletons", result.Singletons),
+                    return StepOutcome.Of(job, ("job", job.ToJson()), ("clusters", result.Clustering.Clusters), ("singletons", result.Singletons),
                         ("medoids", new JsonArray([.. medoids.Select(x => (JsonNode)x.cluster.Medoid)])),
                         ("sizes", new JsonArray([.. medoids.Select(x => (JsonNode)x.cluster.Size)])),
                         ("table", table));

@@ -16,10 +16,10 @@ public static class KMeansApi
             .WithName("StartKMeans")
             .WithSummary("Starts weighted k-means (greedy k-means++ seeding, Lloyd iterations, restarts) of a dense or binary dataset; 202 with the job.");
 
-        group.MapGet("/jobs/{id}/result", async Task<Ok<KMeansSummary>> (KMeansJobs jobs, HttpContext http, string id, CancellationToken cancellationToken) =>
+        group.MapGet("/jobs/{id}/result", async Task<Ok<Contracts.KMeans.KMeansResult>> (KMeansJobs jobs, HttpContext http, string id, CancellationToken cancellationToken) =>
             TypedResults.Ok(ServerTiming.Reported(http, await jobs.GetResultAsync(JobViews.ParseId(id), cancellationToken))))
             .WithName("GetKMeansResult")
-            .WithSummary("Centres, cluster weights and sizes, inertia and the restarts' inertias of a finished job (409 while it runs).");
+            .WithSummary("The clusters (centres, weights, sizes, inertia as cost) and the restarts' inertias of a finished job — the gRPC GetResult message as JSON (409 while it runs).");
 
         return group;
     }

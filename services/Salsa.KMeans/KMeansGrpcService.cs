@@ -15,5 +15,5 @@ public sealed class KMeansGrpcService(KMeansJobs jobs) : global::Salsa.Contracts
 
     [Authorize(Scopes.Read)]
     public override async Task<Contracts.KMeans.KMeansResult> GetResult(JobRef request, ServerCallContext context) =>
-        ServerTiming.Reported(context.GetHttpContext(), await jobs.GetResultAsync(JobViews.ParseId(request.JobId), context.CancellationToken)).ToProto();
+        ServerTiming.Reported(context.GetHttpContext(), await jobs.GetResultAsync(JobViews.ParseId(request.JobId), context.CancellationToken));
 }

@@ -12,11 +12,13 @@ namespace Salsa.KMeans;
 /// <summary>k-means as jobs: dense or binary input, progress after each Lloyd iteration.</summary>
 /// <remarks>With <c>Cluster:Enabled</c>, dense datasets are clustered on the cluster (<see cref="GridCompute"/>); binary ones stay here.</remarks>
 public sealed class KMeansJobs(JobManager jobs, DatasetCatalog datasets, IOptions<ServiceLimits> limits, GridCompute? cluster = null)
-    : VectorClusteringJobs<KMeansRequest, KMeansSummary>(jobs, datasets, limits)
+    : VectorClusteringJobs<KMeansRequest, Contracts.KMeans.KMeansResult>(jobs, datasets, limits)
 {
     public override string Kind => "kmeans";
 
-    protected override async Task<(int[] Assignments, KMeansSummary Summary)> ClusterAsync(KMeansRequest request, DatasetInfo info, VectorInput input, JobContext context)
+    protected override Contracts.Common.ClusteringResult ClusteringOf(Contracts.KMeans.KMeansResult result) => result.Clustering;
+
+    protected override async Task<(int[] Assignments, Contracts.KMeans.KMeansResult Result)> ClusterAsync(KMeansRequest request, DatasetInfo info, VectorInput input, JobContext context)
     {
         if (cluster is null || input.Dense is null)
         {
@@ -24,15 +26,15 @@ public sealed class KMeansJobs(JobManager jobs, DatasetCatalog datasets, IOption
         }
 
         var (result, placement) = await cluster.KMeansAsync(context, info.Id, info.Count, request.ToOptions(context.Parallelism)).ConfigureAwait(false);
-        return (result.Assignments, KMeansSummary.From(DatasetCatalog.KindName(info.Kind), info.Count, result) with { Placement = placement });
+        return (result.Assignments, result.ToMessage(DatasetCatalog.KindName(info.Kind), info.Count, placement));
     }
 
-    protected override (int[] Assignments, KMeansSummary Summary) Cluster(KMeansRequest request, DatasetInfo info, VectorInput input, JobContext context)
+    protected override (int[] Assignments, Contracts.KMeans.KMeansResult Result) Cluster(KMeansRequest request, DatasetInfo info, VectorInput input, JobContext context)
     {
         var options = request.ToOptions(context.Parallelism);
         var result = input.Dense is { } dense
             ? WeightedKMeans.Run(dense, options, context.ClusteringProgress(), context.CancellationToken)
             : WeightedKMeans.Run(input.Binary!, options, context.ClusteringProgress(), context.CancellationToken);
-        return (result.Assignments, KMeansSummary.From(DatasetCatalog.KindName(info.Kind), info.Count, result));
+        return (result.Assignments, result.ToMessage(DatasetCatalog.KindName(info.Kind), info.Count));
     }
 }

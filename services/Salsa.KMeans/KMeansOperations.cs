@@ -47,7 +47,7 @@ internal static class KMeansOperations
                     };
                     var job = await c.RunJobAsync(KMeansService.Name, (invoker, options) => new KMeansClient(invoker).StartAsync(request, options));
                     var result = await new KMeansClient(await c.InvokerAsync(KMeansService.Name)).GetResultAsync(new JobRef { JobId = job.JobId }, c.CallOptions);
-                    return StepOutcome.Of(job, ("job", job.ToJson()), ("clusters", result.Clusters), ("inertia", result.Inertia), ("table", ClusterTable.Of(result.Clustering)),
+                    return StepOutcome.Of(job, ("job", job.ToJson()), ("clusters", result.Clustering.Clusters), ("inertia", result.Clustering.Cost), ("table", ClusterTable.Of(result.Clustering)),
                         ("placement", ClusterTable.Placement(result.Placement)));
                 },
             },

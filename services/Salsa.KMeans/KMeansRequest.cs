@@ -3,7 +3,6 @@ using Salsa.Clustering.KMeans;
 using Salsa.Clustering.Parallel;
 using Salsa.Hosting;
 using Salsa.Hosting.Clustering;
-using Salsa.Hosting.Clustering.Grid;
 using Salsa.Hosting.Datasets;
 
 namespace Salsa.KMeans;
@@ -67,54 +66,4 @@ public sealed record KMeansRequest : IVectorClusteringRequest
             Seed = request.HasSeed ? request.Seed : null,
         };
     }
-}
-
-/// <summary>What a k-means job returns (per-point assignments are the <c>assignments</c> artifact).</summary>
-public sealed record KMeansSummary(
-    string Input,
-    int Points,
-    int Clusters,
-    int Dimension,
-    double[] Centres,
-    double[] ClusterWeights,
-    int[] ClusterSizes,
-    double Inertia,
-    int Iterations,
-    int BestRestart,
-    IReadOnlyList<double> RestartInertias,
-    int EmptyClusterRepairs,
-    double ElapsedMs) : IClusteringSummary
-{
-    /// <summary>Where the job ran on the cluster (partitions, silos, pass costs); null when it ran in the service.</summary>
-    public Placement? Placement { get; init; }
-
-    public static KMeansSummary From(string input, int points, KMeansResult result)
-    {
-        ArgumentNullException.ThrowIfNull(result);
-        return new(input, points, result.Clusters, result.Dimension, result.Centres, result.ClusterWeights, result.ClusterSizes, result.Inertia,
-            result.Iterations, result.BestRestart, result.RestartInertias, result.EmptyClusterRepairs, result.Elapsed.TotalMilliseconds);
-    }
-
-    public Contracts.KMeans.KMeansResult ToProto()
-    {
-        var proto = new Contracts.KMeans.KMeansResult
-        {
-            Clusters = Clusters,
-            Dimension = Dimension,
-            Inertia = Inertia,
-            Iterations = Iterations,
-            BestRestart = BestRestart,
-            ElapsedMs = ElapsedMs,
-        };
-        proto.Centres.Add(Centres);
-        proto.ClusterWeights.Add(ClusterWeights);
-        proto.ClusterSizes.Add(ClusterSizes);
-        proto.RestartInertias.Add(RestartInertias);
-        proto.Clustering = ToClustering();
-        proto.Placement = Placement?.ToProto();
-        return proto;
-    }
-
-    public Contracts.Common.ClusteringResult ToClustering() =>
-        ClusteringResults.WithCentres("kmeans", Points, Clusters, Dimension, Centres, ClusterWeights, ClusterSizes, Inertia);
 }

@@ -16,10 +16,10 @@ public static class MdsApi
             .WithName("StartEmbedding")
             .WithSummary("Starts a weighted SMACOF embedding in 2 or 3 dimensions of a dense (Euclidean) or binary (Tanimoto) dataset, or of some of its points; 202 with the job (watch it at /api/jobs/{id}/events).");
 
-        group.MapGet("/jobs/{id}/result", async Task<Ok<EmbeddingSummary>> (MdsJobs jobs, HttpContext http, string id, CancellationToken cancellationToken) =>
+        group.MapGet("/jobs/{id}/result", async Task<Ok<Contracts.Mds.EmbeddingResult>> (MdsJobs jobs, HttpContext http, string id, CancellationToken cancellationToken) =>
             TypedResults.Ok(ServerTiming.Reported(http, await jobs.GetResultAsync(JobViews.ParseId(id), cancellationToken))))
             .WithName("GetEmbeddingResult")
-            .WithSummary("Coordinates, the embedded items' dataset indices, normalised stress and its trajectory of a finished job (409 while it runs).");
+            .WithSummary("Coordinates, the embedded items' dataset indices, normalised stress and its trajectory of a finished job — the gRPC GetResult message as JSON (409 while it runs).");
 
         return group;
     }

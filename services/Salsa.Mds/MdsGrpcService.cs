@@ -15,5 +15,5 @@ public sealed class MdsGrpcService(MdsJobs jobs) : global::Salsa.Contracts.Mds.M
 
     [Authorize(Scopes.Read)]
     public override async Task<Contracts.Mds.EmbeddingResult> GetResult(JobRef request, ServerCallContext context) =>
-        ServerTiming.Reported(context.GetHttpContext(), await jobs.GetResultAsync(JobViews.ParseId(request.JobId), context.CancellationToken)).ToProto();
+        ServerTiming.Reported(context.GetHttpContext(), await jobs.GetResultAsync(JobViews.ParseId(request.JobId), context.CancellationToken));
 }

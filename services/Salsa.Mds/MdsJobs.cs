@@ -30,8 +30,8 @@ public sealed class MdsJobs(JobManager jobs, DatasetCatalog datasets, IOptions<S
         return await jobs.SubmitAsync(Kind, request, info.Id, context => RunAsync(context, request), cancellationToken).ConfigureAwait(false);
     }
 
-    public Task<(JobRecord Job, EmbeddingSummary Summary)> GetResultAsync(Guid id, CancellationToken cancellationToken) =>
-        jobs.GetResultAsync<EmbeddingSummary>(id, cancellationToken);
+    public Task<(JobRecord Job, Contracts.Mds.EmbeddingResult Result)> GetResultAsync(Guid id, CancellationToken cancellationToken) =>
+        jobs.GetResultAsync<Contracts.Mds.EmbeddingResult>(id, cancellationToken);
 
     private async Task<JobOutcome> RunAsync(JobContext context, EmbeddingRequest request)
     {
@@ -43,10 +43,10 @@ public sealed class MdsJobs(JobManager jobs, DatasetCatalog datasets, IOptions<S
         var options = request.ToOptions(context.Parallelism, Math.Min(_limits.MaxEmbeddingItems, SmacofOptions.LargestSupportedItems));
         var weights = request.ItemWeights is { Count: > 0 } given ? [.. given] : (double[]?)null;
         var result = Smacof.Run(dissimilarities, options, weights, context.ClusteringProgress(), context.CancellationToken);
-        var summary = EmbeddingSummary.From(DatasetCatalog.KindName(info.Kind), dissimilarities.Source, items, result);
+        var message = result.ToMessage(DatasetCatalog.KindName(info.Kind), dissimilarities.Source, items);
         await context.SaveArtifactAsync(Artifacts.Coordinates, Artifacts.OctetStream, ArtifactFormats.Doubles(result.Coordinates)).ConfigureAwait(false);
-        await context.SaveArtifactAsync(Artifacts.Embedding, Artifacts.Protobuf, summary.ToProto().ToByteArray()).ConfigureAwait(false);
-        return new JobOutcome(summary);
+        await context.SaveArtifactAsync(Artifacts.Embedding, Artifacts.Protobuf, message.ToByteArray()).ConfigureAwait(false);
+        return new JobOutcome(message);
     }
 
     private static DenseVectors Subset(DenseVectors points, int[] items) =>

@@ -29,11 +29,13 @@ public interface IVectorClusteringRequest
 /// The application service of a vector-clustering algorithm, shared by its REST and gRPC faces:
 /// a request is checked against its dataset and the limits before it is accepted, then runs as a
 /// job on the compute dispatcher; the per-point assignments become the <c>assignments</c> artifact,
-/// the clustering in its shared shape the <c>clustering</c> artifact, and the summary the job's result.
+/// the clustering in its shared shape (<see cref="ClusteringResult"/>) the <c>clustering</c> artifact,
+/// and the result message — that clustering and what is the algorithm's own — the job's result, one
+/// shape for gRPC, REST and the job record.
 /// </summary>
-public abstract class VectorClusteringJobs<TRequest, TSummary>(JobManager jobs, DatasetCatalog datasets, IOptions<ServiceLimits> limits)
+public abstract class VectorClusteringJobs<TRequest, TResult>(JobManager jobs, DatasetCatalog datasets, IOptions<ServiceLimits> limits)
     where TRequest : IVectorClusteringRequest
-    where TSummary : IClusteringSummary
+    where TResult : class, IMessage
 {
     protected ServiceLimits Limits { get; } = limits.Value;
 
@@ -51,22 +53,25 @@ public abstract class VectorClusteringJobs<TRequest, TSummary>(JobManager jobs, 
         return await jobs.SubmitAsync(Kind, request, info.Id, context => RunAsync(context, request), cancellationToken).ConfigureAwait(false);
     }
 
-    public Task<(JobRecord Job, TSummary Summary)> GetResultAsync(Guid id, CancellationToken cancellationToken) =>
-        jobs.GetResultAsync<TSummary>(id, cancellationToken);
+    public Task<(JobRecord Job, TResult Result)> GetResultAsync(Guid id, CancellationToken cancellationToken) =>
+        jobs.GetResultAsync<TResult>(id, cancellationToken);
 
-    /// <summary>Runs the algorithm on the job's ranks; returns per-point assignments and the summary.</summary>
-    protected abstract (int[] Assignments, TSummary Summary) Cluster(TRequest request, DatasetInfo info, VectorInput input, JobContext context);
+    /// <summary>Runs the algorithm on the job's ranks; returns per-point assignments and the result.</summary>
+    protected abstract (int[] Assignments, TResult Result) Cluster(TRequest request, DatasetInfo info, VectorInput input, JobContext context);
 
-    /// <summary>Runs the algorithm where it runs for this input: on the job's ranks by default; an algorithm that can run on the cluster overrides this.</summary>
-    protected virtual Task<(int[] Assignments, TSummary Summary)> ClusterAsync(TRequest request, DatasetInfo info, VectorInput input, JobContext context) =>
+    /// <summary>Runs the algorithm where it runs for this input: on the job's ranks by default; an algorithm that can run on the grid overrides this.</summary>
+    protected virtual Task<(int[] Assignments, TResult Result)> ClusterAsync(TRequest request, DatasetInfo info, VectorInput input, JobContext context) =>
         Task.FromResult(Cluster(request, info, input, context));
+
+    /// <summary>The result's clusters in the shape every clustering job shares.</summary>
+    protected abstract ClusteringResult ClusteringOf(TResult result);
 
     private async Task<JobOutcome> RunAsync(JobContext context, TRequest request)
     {
         var (info, input) = await datasets.LoadVectorsAsync(request.DatasetId, context.CancellationToken).ConfigureAwait(false);
-        var (assignments, summary) = await ClusterAsync(request, info, input, context).ConfigureAwait(false);
+        var (assignments, result) = await ClusterAsync(request, info, input, context).ConfigureAwait(false);
         await context.SaveArtifactAsync(Artifacts.Assignments, Artifacts.OctetStream, ArtifactFormats.Int32s(assignments)).ConfigureAwait(false);
-        await context.SaveArtifactAsync(Artifacts.Clustering, Artifacts.Protobuf, summary.ToClustering().ToByteArray()).ConfigureAwait(false);
-        return new JobOutcome(summary);
+        await context.SaveArtifactAsync(Artifacts.Clustering, Artifacts.Protobuf, ClusteringOf(result).ToByteArray()).ConfigureAwait(false);
+        return new JobOutcome(result);
     }
 }

@@ -43,8 +43,10 @@ public static class ServiceDefaults
             // A member the request type does not have is a mistake (a misspelt option would
             // otherwise silently take its default) or padding: refused, naming the member.
             o.SerializerOptions.UnmappedMemberHandling = System.Text.Json.Serialization.JsonUnmappedMemberHandling.Disallow;
+            // A job's result is its gRPC message, written as the proto3 JSON mapping writes it.
+            o.SerializerOptions.Converters.Add(new Rpc.ProtoJson());
         });
-        services.AddOpenApi(o => o.AddDocumentTransformer<ProblemResponses>().AddDocumentTransformer<Jobs.JobResultSchema>().AddOperationTransformer<ServerSentEventSchemas>());
+        services.AddOpenApi(o => o.AddDocumentTransformer<ProblemResponses>().AddDocumentTransformer<Jobs.JobResultSchema>().AddOperationTransformer<ServerSentEventSchemas>().AddSchemaTransformer<ProtoSchemas>());
         services.AddHealthChecks().AddCheck("self", () => HealthCheckResult.Healthy(), ["live"]);
 
         services.AddSingleton<RpcMetrics>();

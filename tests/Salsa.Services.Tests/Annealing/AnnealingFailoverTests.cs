@@ -58,11 +58,11 @@ public sealed class AnnealingFailoverTests(PostgresFixture postgres)
             Assert.Contains(events, e => e.Event == "progress" && e.Data.GetProperty("iteration").GetInt32() > iterationsAtKill);
             using var response = await service.Rest.GetAsync($"/api/annealing/jobs/{job.JobId}/result", Token);
             await RestCalls.EnsureAsync(response);
-            var summary = (await response.Content.ReadFromJsonAsync<AnnealingSummary>(RestCalls.Json, Token))!;
+            var summary = (await response.Content.ReadFromJsonAsync<Contracts.Annealing.AnnealingResult>(RestCalls.Json, Token))!;
             using var grid = new LocalPartitions(new DenseVectors(values, 2, weights), 12);
             var reference = DeterministicAnnealing.Run(grid, request.ToOptions(new ParallelismOptions(), 100_000));
-            Assert.Equal(reference.Centres.Select(BitConverter.DoubleToInt64Bits), summary.Centres.Select(BitConverter.DoubleToInt64Bits));
-            Assert.Equal(BitConverter.DoubleToInt64Bits(reference.WeightedCost), BitConverter.DoubleToInt64Bits(summary.WeightedCost));
+            Assert.Equal(reference.Centres.Select(BitConverter.DoubleToInt64Bits), summary.Clustering.Centres.Select(BitConverter.DoubleToInt64Bits));
+            Assert.Equal(BitConverter.DoubleToInt64Bits(reference.WeightedCost), BitConverter.DoubleToInt64Bits(summary.Clustering.Cost));
             var assignments = ArtifactFormats.ReadInt32s(await service.Rest.GetByteArrayAsync($"/api/jobs/{job.JobId}/artifacts/assignments", Token));
             Assert.Equal(reference.Assignments, assignments);
             Assert.NotNull(summary.Placement);

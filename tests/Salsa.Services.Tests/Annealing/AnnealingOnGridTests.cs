@@ -48,13 +48,13 @@ public sealed class AnnealingOnGridTests : IAsyncLifetime
         var events = await _service.Rest.WatchAsync(job.JobId);
         using var response = await _service.Rest.GetAsync($"/api/annealing/jobs/{job.JobId}/result", Token);
         await RestCalls.EnsureAsync(response);
-        var summary = (await response.Content.ReadFromJsonAsync<AnnealingSummary>(RestCalls.Json, Token))!;
+        var summary = (await response.Content.ReadFromJsonAsync<Contracts.Annealing.AnnealingResult>(RestCalls.Json, Token))!;
 
         Assert.Equal("succeeded", events[^1].Data.GetProperty("state").GetString());
         Assert.Contains(events, e => e.Event == "progress" && e.Data.GetProperty("clusters").GetInt32() >= 2);
         var reference = Reference(values, weights, 4);
-        Assert.Equal(reference.Centres.Select(BitConverter.DoubleToInt64Bits), summary.Centres.Select(BitConverter.DoubleToInt64Bits));
-        Assert.Equal(BitConverter.DoubleToInt64Bits(reference.WeightedCost), BitConverter.DoubleToInt64Bits(summary.WeightedCost));
+        Assert.Equal(reference.Centres.Select(BitConverter.DoubleToInt64Bits), summary.Clustering.Centres.Select(BitConverter.DoubleToInt64Bits));
+        Assert.Equal(BitConverter.DoubleToInt64Bits(reference.WeightedCost), BitConverter.DoubleToInt64Bits(summary.Clustering.Cost));
         var assignments = ArtifactFormats.ReadInt32s(await _service.Rest.GetByteArrayAsync($"/api/jobs/{job.JobId}/artifacts/assignments", Token));
         Assert.Equal(reference.Assignments, assignments);
         Assert.NotNull(summary.Placement);
@@ -79,7 +79,7 @@ public sealed class AnnealingOnGridTests : IAsyncLifetime
         Assert.Single(result.Placement.Silos);
         Assert.True(result.Placement.ComputeUsPerPass > 0);
         var reference = Reference(values, weights, 4, 4);
-        Assert.Equal(reference.Centres.Select(BitConverter.DoubleToInt64Bits), result.Centres.Select(BitConverter.DoubleToInt64Bits));
+        Assert.Equal(reference.Centres.Select(BitConverter.DoubleToInt64Bits), result.Clustering.Centres.Select(BitConverter.DoubleToInt64Bits));
     }
 
     /// <summary>The grid of <paramref name="partitions"/> computed here, with the service's options for the request.</summary>

@@ -1,4 +1,5 @@
 using System.Net.Http.Json;
+using System.Text.Json;
 using Grpc.Core;
 using Salsa.Annealing;
 using Salsa.Contracts.Clients;
@@ -35,17 +36,52 @@ public sealed class AnnealingServiceTests(AnnealingServiceFixture fixture) : ICl
         var timing = RestCalls.ParseServerTiming(string.Join(",", response.Headers.GetValues(ServerTiming.HeaderName)));
         Assert.True(timing["compute"] > 0);
         Assert.True(timing.ContainsKey("queue") && timing.ContainsKey("app"));
-        var summary = (await response.Content.ReadFromJsonAsync<AnnealingSummary>(RestCalls.Json, Token))!;
-        Assert.Equal(5, summary.Clusters);
-        Assert.Equal(2000, summary.ClusterSizes.Sum());
+        var summary = (await response.Content.ReadFromJsonAsync<Contracts.Annealing.AnnealingResult>(RestCalls.Json, Token))!;
+        Assert.Equal(5, summary.Clustering.Clusters);
+        Assert.Equal(2000, summary.Clustering.ClusterSizes.Sum());
         foreach (var centre in Fixtures.Gmm.Centres)
         {
-            Assert.True(Fixtures.NearestDistance(centre, summary.Centres) < 0.15, $"no centre near ({centre[0]}, {centre[1]})");
+            Assert.True(Fixtures.NearestDistance(centre, summary.Clustering.Centres) < 0.15, $"no centre near ({centre[0]}, {centre[1]})");
         }
 
         var assignments = ArtifactFormats.ReadInt32s(await Service.Rest.GetByteArrayAsync($"/api/jobs/{job.JobId}/artifacts/assignments", Token));
         Assert.Equal(2000, assignments.Length);
-        Assert.Equal(summary.ClusterSizes, Enumerable.Range(0, 5).Select(k => assignments.Count(a => a == k)));
+        Assert.Equal(summary.Clustering.ClusterSizes, Enumerable.Range(0, 5).Select(k => assignments.Count(a => a == k)));
+    }
+
+    [Fact]
+    public async Task Result_OneShape_RestIsTheGrpcMessageTheStoredJobAndTheOpenApiSchema()
+    {
+        var dataset = await Service.Rest.UploadCsvAsync("name=gmm-shape&kind=dense&dimension=2&weights=true", Fixtures.GmmCsv());
+        var job = await Service.Rest.StartJobAsync("/api/annealing/jobs", new { datasetId = dataset.DatasetId, maxClusters = 3 });
+        Assert.Equal("succeeded", (await Service.Rest.WaitAsync(job.JobId)).State);
+
+        var text = await Service.Rest.GetStringAsync($"/api/annealing/jobs/{job.JobId}/result", Token);
+        var grpc = await new AnnealingClient(Service.Grpc).GetResultAsync(new JobRef { JobId = job.JobId.ToString() }, new CallOptions(cancellationToken: Token));
+        // The REST body parses strictly (an unknown field would fail) into the very message gRPC returns.
+        Assert.Equal(grpc, Google.Protobuf.JsonParser.Default.Parse<Contracts.Annealing.AnnealingResult>(text));
+        Assert.Equal(3, grpc.Clustering.Clusters);
+        Assert.Equal("annealing", grpc.Clustering.Algorithm);
+        Assert.NotEmpty(grpc.Trajectory);
+        // The job list's result (the job record) is the same JSON.
+        using var view = JsonDocument.Parse(await Service.Rest.GetStringAsync($"/api/jobs/{job.JobId}", Token));
+        Assert.Equal(grpc, Google.Protobuf.JsonParser.Default.Parse<Contracts.Annealing.AnnealingResult>(view.RootElement.GetProperty("result").GetRawText()));
+
+        // The OpenAPI document describes that body: every field written, by its JSON name, nested messages inline.
+        using var body = JsonDocument.Parse(text);
+        using var openApi = JsonDocument.Parse(await Service.Rest.GetStringAsync("/openapi/v1.json", Token));
+        var schema = openApi.RootElement.GetProperty("components").GetProperty("schemas").GetProperty("AnnealingResult");
+        // (placement, a message, is written only when the job ran on the grid: this one ran in the service.)
+        Assert.False(body.RootElement.TryGetProperty("placement", out _));
+        Assert.Equal(Names(schema.GetProperty("properties")).Except(["placement"]), Names(body.RootElement));
+        Assert.Equal(Strings(schema.GetProperty("required")).Order(StringComparer.Ordinal), Names(body.RootElement).Except(["clustering"]));
+        var clustering = schema.GetProperty("properties").GetProperty("clustering");
+        Assert.Equal(Names(clustering.GetProperty("properties")), Names(body.RootElement.GetProperty("clustering")));
+        Assert.Equal("array", clustering.GetProperty("properties").GetProperty("centres").GetProperty("type").GetString());
+        Assert.Equal("array", schema.GetProperty("properties").GetProperty("trajectory").GetProperty("type").GetString());
+
+        static string[] Names(JsonElement element) => [.. element.EnumerateObject().Select(p => p.Name).Order(StringComparer.Ordinal)];
+        static IEnumerable<string> Strings(JsonElement array) => array.EnumerateArray().Select(e => e.GetString()!);
     }
 
     [Fact]
@@ -67,7 +103,7 @@ public sealed class AnnealingServiceTests(AnnealingServiceFixture fixture) : ICl
         var result = await call;
         foreach (var centre in centres)
         {
-            Assert.True(Fixtures.NearestDistance(centre, result.Centres) < 0.15);
+            Assert.True(Fixtures.NearestDistance(centre, result.Clustering.Centres) < 0.15);
         }
 
         Assert.Contains("compute;dur=", call.GetTrailers().GetValue(ServerTiming.TrailerName), StringComparison.Ordinal);

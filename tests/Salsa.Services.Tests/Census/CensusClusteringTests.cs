@@ -40,16 +40,16 @@ public sealed class CensusClusteringTests(PostgresFixture postgres)
         for (var k = 0; k < 8; k++)
         {
             var population = Enumerable.Range(0, assignments.Length).Where(i => assignments[i] == k).Sum(i => byId[downloaded.Labels[i]].Population);
-            Assert.Equal(population, summary.ClusterWeights[k], 1e-6);
+            Assert.Equal(population, summary.Clustering.ClusterWeights[k], 1e-6);
         }
 
-        Assert.Equal(6_785_528, summary.ClusterWeights.Sum(), 1e-6);
+        Assert.Equal(6_785_528, summary.Clustering.ClusterWeights.Sum(), 1e-6);
         var xs = downloaded.Values.Where((_, i) => i % 2 == 0).ToList();
         var ys = downloaded.Values.Where((_, i) => i % 2 == 1).ToList();
         for (var k = 0; k < 8; k++)
         {
-            Assert.InRange(summary.Centres[2 * k], xs.Min(), xs.Max());
-            Assert.InRange(summary.Centres[2 * k + 1], ys.Min(), ys.Max());
+            Assert.InRange(summary.Clustering.Centres[2 * k], xs.Min(), xs.Max());
+            Assert.InRange(summary.Clustering.Centres[2 * k + 1], ys.Min(), ys.Max());
         }
     }
 }

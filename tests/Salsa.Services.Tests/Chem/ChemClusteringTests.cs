@@ -28,9 +28,9 @@ public sealed class ChemClusteringTests(PostgresFixture postgres)
 
         var (summary, assignments) = await services.ClusterAsync(new { datasetId = maccs.DatasetId, clusters = 6, seed = 2 });
 
-        Assert.Equal(("binary", 6, 167), (summary.Input, summary.Clusters, summary.Dimension));
+        Assert.Equal(("binary", 6, 167), (summary.Input, summary.Clustering.Clusters, summary.Clustering.Dimension));
         Assert.Equal(500, assignments.Length);
-        Assert.All(summary.ClusterSizes, size => Assert.True(size > 0));
-        Assert.All(summary.Centres, c => Assert.InRange(c, 0, 1));
+        Assert.All(summary.Clustering.ClusterSizes, size => Assert.True(size > 0));
+        Assert.All(summary.Clustering.Centres, c => Assert.InRange(c, 0, 1));
     }
 }

@@ -21,7 +21,7 @@ public sealed class FingerprintsPostgresTests(PostgresFixture postgres)
         var expected = TaylorButina.Run(FixtureCompounds.Points(type), new ButinaOptions { Cutoff = 0.5, Parallel = new() { Ranks = 1 } }, cancellationToken: Token);
 
         var job = await services.ButinaAsync(services.Ecfp4, 0.5);
-        var summary = await services.Fingerprints.GetJsonAsync<ButinaSummary>($"/api/fingerprints/butina/jobs/{job}/result");
+        var summary = await services.Fingerprints.GetJsonAsync<Contracts.Fingerprints.ButinaResult>($"/api/fingerprints/butina/jobs/{job}/result");
         Assert.Equal(expected.Medoids, summary.Cluster.Select(c => c.Medoid));
         Assert.Equal(expected.Assignments, await FixtureCompounds.AssignmentsAsync(services.Rest, job));
 

@@ -58,10 +58,10 @@ public sealed class FingerprintsServiceTests(CompoundServicesFixture fixture) : 
         Assert.Equal("succeeded", (await Services.Rest.WaitAsync(job.JobId)).State);
         using var response = await Services.Rest.GetAsync($"/api/fingerprints/butina/jobs/{job.JobId}/result", Token);
         await RestCalls.EnsureAsync(response);
-        var summary = (await response.Content.ReadFromJsonAsync<ButinaSummary>(RestCalls.Json, Token))!;
+        var summary = (await response.Content.ReadFromJsonAsync<Contracts.Fingerprints.ButinaResult>(RestCalls.Json, Token))!;
 
         Assert.True(expected.Clusters is > 1 and < 500, $"{expected.Clusters} clusters: the cut-off should make real clusters");
-        Assert.Equal((0.6, 500, expected.Clusters), (summary.Cutoff, summary.Points, summary.Clusters));
+        Assert.Equal((0.6, 500, expected.Clusters), (summary.Cutoff, summary.Clustering.Points, summary.Clustering.Clusters));
         Assert.Equal(expected.Centroids, summary.Cluster.Select(c => c.Centroid));
         Assert.Equal(expected.Medoids, summary.Cluster.Select(c => c.Medoid));
         Assert.Equal(expected.ClusterSizes, summary.Cluster.Select(c => c.Size));
@@ -82,7 +82,7 @@ public sealed class FingerprintsServiceTests(CompoundServicesFixture fixture) : 
         Assert.Equal(JobState.Succeeded, final.State);
         var result = await client.GetButinaResultAsync(new JobRef { JobId = job.JobId }, Call);
 
-        Assert.Equal((0.35, expected.Clusters), (result.Cutoff, result.Clusters));
+        Assert.Equal((0.35, expected.Clusters), (result.Cutoff, result.Clustering.Clusters));
         Assert.Equal(expected.Centroids, result.Cluster.Select(c => c.Centroid));
         Assert.Equal(expected.Medoids, result.Cluster.Select(c => c.Medoid));
         Assert.Equal(expected.ClusterSizes, result.Cluster.Select(c => c.Size));
@@ -172,9 +172,9 @@ public sealed class FingerprintsServiceTests(CompoundServicesFixture fixture) : 
         Assert.Equal(JobState.Succeeded, state);
         Assert.Contains(progress, p => p.HasTemperature && p.Clusters >= 1);
         var result = await client.GetResultAsync(new JobRef { JobId = queued.JobId }, Call);
-        Assert.Equal(500, result.ClusterSizes.Sum());
-        var summary = await annealing.GetJsonAsync<Salsa.Annealing.AnnealingSummary>($"/api/annealing/jobs/{queued.JobId}/result");
-        Assert.Equal(("binary", 500, result.Clusters), (summary.Input, summary.Points, summary.Clusters));
+        Assert.Equal(500, result.Clustering.ClusterSizes.Sum());
+        var summary = await annealing.GetJsonAsync<Contracts.Annealing.AnnealingResult>($"/api/annealing/jobs/{queued.JobId}/result");
+        Assert.Equal(("binary", 500, result.Clustering.Clusters), (summary.Input, summary.Clustering.Points, summary.Clustering.Clusters));
     }
 
     [Fact]

@@ -235,9 +235,9 @@ public sealed class EveryServiceTests(EveryServiceFixture fixture) : IClassFixtu
     }
 
     [Theory]
-    [InlineData("annealing", "AnnealingSummary")]
-    [InlineData("kmeans", "KMeansSummary")]
-    [InlineData("mds", "EmbeddingSummary")]
+    [InlineData("annealing", "AnnealingResult")]
+    [InlineData("kmeans", "KMeansResult")]
+    [InlineData("mds", "EmbeddingResult")]
     public async Task OpenApi_JobViewResult_IsOneOfTheServicesResultsOrNull(string name, string result)
     {
         using var document = JsonDocument.Parse(await fixture[name].Rest.GetStringAsync("/openapi/v1.json", Token));

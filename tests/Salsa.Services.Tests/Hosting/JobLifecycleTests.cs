@@ -39,8 +39,8 @@ public sealed class JobLifecycleTests(PostgresFixture postgres)
         Assert.Contains("stopped", interrupted.Error, StringComparison.Ordinal);
         var kept = await service.GetJsonAsync<Salsa.Hosting.Datasets.DatasetView>($"/api/datasets/{dataset.DatasetId}");
         Assert.Equal(2000, kept.Count);
-        var summary = await service.GetJsonAsync<AnnealingSummary>($"/api/annealing/jobs/{finished.JobId}/result");
-        Assert.Equal(3, summary.Clusters);
+        var summary = await service.GetJsonAsync<Contracts.Annealing.AnnealingResult>($"/api/annealing/jobs/{finished.JobId}/result");
+        Assert.Equal(3, summary.Clustering.Clusters);
         var assignments = await service.Rest.GetByteArrayAsync($"/api/jobs/{finished.JobId}/artifacts/assignments", Token);
         Assert.Equal(2000 * sizeof(int), assignments.Length);
     }

@@ -66,13 +66,13 @@ public sealed class KMeansOnGridTests : IAsyncLifetime
         var events = await _service.Rest.WatchAsync(job.JobId);
         using var response = await _service.Rest.GetAsync($"/api/kmeans/jobs/{job.JobId}/result", Token);
         await RestCalls.EnsureAsync(response);
-        var summary = (await response.Content.ReadFromJsonAsync<KMeansSummary>(RestCalls.Json, Token))!;
+        var summary = (await response.Content.ReadFromJsonAsync<Contracts.KMeans.KMeansResult>(RestCalls.Json, Token))!;
 
         Assert.Equal("succeeded", events[^1].Data.GetProperty("state").GetString());
         Assert.Contains(events, e => e.Event == "progress" && e.Data.GetProperty("phase").GetString()!.StartsWith("restart", StringComparison.Ordinal));
         var reference = Reference(values, weights, new KMeansRequest { DatasetId = Guid.Empty, Clusters = 5, Restarts = 4, Seed = 3 });
-        Assert.Equal(reference.Centres.Select(BitConverter.DoubleToInt64Bits), summary.Centres.Select(BitConverter.DoubleToInt64Bits));
-        Assert.Equal(BitConverter.DoubleToInt64Bits(reference.Inertia), BitConverter.DoubleToInt64Bits(summary.Inertia));
+        Assert.Equal(reference.Centres.Select(BitConverter.DoubleToInt64Bits), summary.Clustering.Centres.Select(BitConverter.DoubleToInt64Bits));
+        Assert.Equal(BitConverter.DoubleToInt64Bits(reference.Inertia), BitConverter.DoubleToInt64Bits(summary.Clustering.Cost));
         Assert.Equal(reference.RestartInertias, summary.RestartInertias);
         var assignments = ArtifactFormats.ReadInt32s(await _service.Rest.GetByteArrayAsync($"/api/jobs/{job.JobId}/artifacts/assignments", Token));
         Assert.Equal(reference.Assignments, assignments);
@@ -96,7 +96,7 @@ public sealed class KMeansOnGridTests : IAsyncLifetime
         Assert.Equal(3, result.Placement.Partitions);
         Assert.Single(result.Placement.Silos);
         var reference = Reference(values, weights, new KMeansRequest { DatasetId = Guid.Empty, Clusters = 4 });
-        Assert.Equal(reference.Centres.Select(BitConverter.DoubleToInt64Bits), result.Centres.Select(BitConverter.DoubleToInt64Bits));
+        Assert.Equal(reference.Centres.Select(BitConverter.DoubleToInt64Bits), result.Clustering.Centres.Select(BitConverter.DoubleToInt64Bits));
     }
 
     /// <summary>The grid of three computed here, with the service's options for the request.</summary>

@@ -52,27 +52,27 @@ public sealed class KMeansServiceTests(KMeansServiceFixture fixture) : IClassFix
         await RestCalls.EnsureAsync(response);
         var timing = RestCalls.ParseServerTiming(string.Join(",", response.Headers.GetValues(ServerTiming.HeaderName)));
         Assert.True(timing["compute"] > 0);
-        var summary = (await response.Content.ReadFromJsonAsync<KMeansSummary>(RestCalls.Json, Token))!;
-        Assert.Equal((5, 2, 2000, "dense"), (summary.Clusters, summary.Dimension, summary.Points, summary.Input));
+        var summary = (await response.Content.ReadFromJsonAsync<Contracts.KMeans.KMeansResult>(RestCalls.Json, Token))!;
+        Assert.Equal((5, 2, 2000, "dense"), (summary.Clustering.Clusters, summary.Clustering.Dimension, summary.Clustering.Points, summary.Input));
         foreach (var centre in Fixtures.Gmm.Centres)
         {
-            Assert.True(Fixtures.NearestDistance(centre, summary.Centres) < 0.15, $"no centre near ({centre[0]}, {centre[1]})");
+            Assert.True(Fixtures.NearestDistance(centre, summary.Clustering.Centres) < 0.15, $"no centre near ({centre[0]}, {centre[1]})");
         }
 
         Assert.Equal(4, summary.RestartInertias.Count);
-        Assert.Equal(summary.RestartInertias.Min(), summary.Inertia);
-        Assert.Equal(summary.Inertia, summary.RestartInertias[summary.BestRestart]);
+        Assert.Equal(summary.RestartInertias.Min(), summary.Clustering.Cost);
+        Assert.Equal(summary.Clustering.Cost, summary.RestartInertias[summary.BestRestart]);
 
         var assignments = ArtifactFormats.ReadInt32s(await Service.Rest.GetByteArrayAsync($"/api/jobs/{job.JobId}/artifacts/assignments", Token));
         Assert.Equal(2000, assignments.Length);
-        Assert.Equal(summary.ClusterSizes, Enumerable.Range(0, 5).Select(k => assignments.Count(a => a == k)));
+        Assert.Equal(summary.Clustering.ClusterSizes, Enumerable.Range(0, 5).Select(k => assignments.Count(a => a == k)));
         var (values, weights, _) = Fixtures.Gmm;
-        Assert.Equal(weights.Sum(), summary.ClusterWeights.Sum(), 1e-6);
+        Assert.Equal(weights.Sum(), summary.Clustering.ClusterWeights.Sum(), 1e-6);
         // Converged Lloyd: the centres are the weighted means of their points, so the inertia the
         // test recomputes from the artifact and the centres is the one the service reported.
         var recomputed = Enumerable.Range(0, 2000).Sum(i =>
-            weights[i] * (Math.Pow(values[2 * i] - summary.Centres[2 * assignments[i]], 2) + Math.Pow(values[2 * i + 1] - summary.Centres[2 * assignments[i] + 1], 2)));
-        Assert.True(Math.Abs(recomputed - summary.Inertia) <= 1e-6 * summary.Inertia, $"inertia {summary.Inertia}, recomputed {recomputed}");
+            weights[i] * (Math.Pow(values[2 * i] - summary.Clustering.Centres[2 * assignments[i]], 2) + Math.Pow(values[2 * i + 1] - summary.Clustering.Centres[2 * assignments[i] + 1], 2)));
+        Assert.True(Math.Abs(recomputed - summary.Clustering.Cost) <= 1e-6 * summary.Clustering.Cost, $"inertia {summary.Clustering.Cost}, recomputed {recomputed}");
     }
 
     [Fact]
@@ -110,20 +110,19 @@ public sealed class KMeansServiceTests(KMeansServiceFixture fixture) : IClassFix
         Assert.Contains("compute;dur=", call.GetTrailers().GetValue(ServerTiming.TrailerName), StringComparison.Ordinal);
         foreach (var centre in centres)
         {
-            Assert.True(Fixtures.NearestDistance(centre, result.Centres) < 0.15);
+            Assert.True(Fixtures.NearestDistance(centre, result.Clustering.Centres) < 0.15);
         }
 
-        var rest = await Service.GetJsonAsync<KMeansSummary>($"/api/kmeans/jobs/{job.JobId}/result");
-        Assert.Equal(rest.Centres, result.Centres);
-        Assert.Equal(rest.Inertia, result.Inertia);
-        Assert.Equal(rest.RestartInertias, result.RestartInertias);
-        Assert.Equal(rest.ClusterSizes, result.ClusterSizes);
+        // One shape: REST's result is the gRPC message field for field, and the clustering artifact is its clustering.
+        var rest = await Service.GetJsonAsync<Contracts.KMeans.KMeansResult>($"/api/kmeans/jobs/{job.JobId}/result");
+        Assert.Equal(result, rest);
+        Assert.Equal(result.Clustering, ClusteringResult.Parser.ParseFrom((await jobs.DownloadArtifactAsync(job.JobId, Artifacts.Clustering, GrpcCalls.Options)).Data));
 
         var (data, contentType) = await jobs.DownloadArtifactAsync(job.JobId, Artifacts.Assignments, GrpcCalls.Options);
         Assert.Equal(Artifacts.OctetStream, contentType);
         var assignments = ArtifactFormats.ReadInt32s(data);
         Assert.Equal(2000, assignments.Length);
-        Assert.Equal(result.ClusterSizes, Enumerable.Range(0, 5).Select(k => assignments.Count(a => a == k)));
+        Assert.Equal(result.Clustering.ClusterSizes, Enumerable.Range(0, 5).Select(k => assignments.Count(a => a == k)));
     }
 
     [Fact]

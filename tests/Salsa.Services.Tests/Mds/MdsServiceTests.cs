@@ -60,7 +60,7 @@ public sealed class MdsServiceTests(MdsServiceFixture fixture, PostgresFixture p
 
         Assert.Equal("succeeded", final.State);
         Assert.Equal("iterating", final.Progress?.Phase);
-        var summary = (await rest.GetFromJsonAsync<EmbeddingSummary>($"/api/mds/jobs/{job.JobId}/result", RestCalls.Json, Token))!;
+        var summary = (await rest.GetFromJsonAsync<Contracts.Mds.EmbeddingResult>($"/api/mds/jobs/{job.JobId}/result", RestCalls.Json, Token))!;
         Assert.Equal((PlanarPoints.Count, 2, "euclidean", "dense"), (summary.Items, summary.Dimensions, summary.Dissimilarity, summary.Input));
         Assert.Equal(Enumerable.Range(0, PlanarPoints.Count), summary.ItemIndices);
         Assert.InRange(summary.NormalisedStress, 0, 1e-9);
@@ -107,7 +107,7 @@ public sealed class MdsServiceTests(MdsServiceFixture fixture, PostgresFixture p
         var job = await Service.Rest.StartJobAsync("/api/mds/jobs", new { datasetId = fingerprints, dimensions = 2, items });
         Assert.Equal("succeeded", (await Service.Rest.WaitAsync(job.JobId)).State);
 
-        var summary = (await Service.Rest.GetFromJsonAsync<EmbeddingSummary>($"/api/mds/jobs/{job.JobId}/result", RestCalls.Json, Token))!;
+        var summary = (await Service.Rest.GetFromJsonAsync<Contracts.Mds.EmbeddingResult>($"/api/mds/jobs/{job.JobId}/result", RestCalls.Json, Token))!;
         Assert.Equal(("binary", "tanimoto", 60), (summary.Input, summary.Dissimilarity, summary.Items));
         Assert.Equal(items, summary.ItemIndices);
         Assert.True(summary.StressTrajectory.Zip(summary.StressTrajectory.Skip(1)).All(p => p.Second <= p.First + 1e-12), "SMACOF never raises the stress.");

@@ -39,13 +39,13 @@ public sealed class KMeansBeside<TService> : IAsyncDisposable
     public ServiceUnderTest<KMeansService> KMeans { get; }
 
     /// <summary>Runs a k-means job (REST) to success: its summary and per-point assignments.</summary>
-    public async Task<(KMeansSummary Summary, int[] Assignments)> ClusterAsync(object request)
+    public async Task<(Contracts.KMeans.KMeansResult Summary, int[] Assignments)> ClusterAsync(object request)
     {
         var job = await KMeans.Rest.StartJobAsync("/api/kmeans/jobs", request);
         Assert.Equal("succeeded", (await KMeans.Rest.WaitAsync(job.JobId)).State);
-        var summary = await KMeans.GetJsonAsync<KMeansSummary>($"/api/kmeans/jobs/{job.JobId}/result");
+        var summary = await KMeans.GetJsonAsync<Contracts.KMeans.KMeansResult>($"/api/kmeans/jobs/{job.JobId}/result");
         var assignments = ArtifactFormats.ReadInt32s(await KMeans.Rest.GetByteArrayAsync($"/api/jobs/{job.JobId}/artifacts/assignments", TestContext.Current.CancellationToken));
-        Assert.Equal(summary.ClusterSizes, Enumerable.Range(0, summary.Clusters).Select(k => assignments.Count(a => a == k)));
+        Assert.Equal(summary.Clustering.ClusterSizes, Enumerable.Range(0, summary.Clustering.Clusters).Select(k => assignments.Count(a => a == k)));
         return (summary, assignments);
     }
 

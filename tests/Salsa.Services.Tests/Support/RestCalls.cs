@@ -3,6 +3,7 @@ using System.Text;
 using System.Text.Json;
 using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Jobs;
+using Salsa.Hosting.Rpc;
 
 namespace Salsa.Services.Tests.Support;
 
@@ -12,7 +13,8 @@ public sealed record ServerEvent(string Event, JsonElement Data);
 /// <summary>What a REST client of any service does: upload, start, watch (SSE), wait, fetch.</summary>
 public static class RestCalls
 {
-    public static readonly JsonSerializerOptions Json = new(JsonSerializerDefaults.Web);
+    /// <summary>Web defaults; a protobuf message (a job's result) read by the proto3 JSON mapping, strictly (an unknown field fails).</summary>
+    public static readonly JsonSerializerOptions Json = new(JsonSerializerDefaults.Web) { Converters = { new ProtoJson() } };
 
     private static CancellationToken Token => TestContext.Current.CancellationToken;
 

@@ -115,7 +115,7 @@ public sealed class ServiceUnderTest<TService> : IRunningService
     }
 
     public async Task<T> GetJsonAsync<T>(string path) =>
-        (await Rest.GetFromJsonAsync<T>(path, TestContext.Current.CancellationToken))!;
+        (await Rest.GetFromJsonAsync<T>(path, RestCalls.Json, TestContext.Current.CancellationToken))!;
 
     public async ValueTask DisposeAsync()
     {

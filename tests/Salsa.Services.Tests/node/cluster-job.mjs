@@ -102,7 +102,7 @@ async function main() {
     dataset: { id: dataset.datasetId, count: dataset.count, totalWeight: dataset.totalWeight },
     job: { id: job.jobId, state: job.state },
     watched,
-    result: { clusters: result.clusters, centres: result.centres, clusterSizes: result.clusterSizes, weightedCost: result.weightedCost },
+    result: { clusters: result.clustering.clusters, centres: result.clustering.centres, clusterSizes: result.clustering.clusterSizes, cost: result.clustering.cost },
     assignments: { contentType: artifact.contentType, count: assignments.length, max: Math.max(...assignments) },
     badRequest,
     notFound,

@@ -143,7 +143,15 @@ public sealed class JobManager(IDataStore store, ComputeRuntime runtime, Service
     public async Task<(JobRecord Job, T Result)> GetResultAsync<T>(Guid id, CancellationToken cancellationToken = default)
     {
         var (job, json) = await GetResultAsync(id, cancellationToken).ConfigureAwait(false);
-        return (job, JsonSerializer.Deserialize<T>(json, JobJson.Options) ?? throw new InvalidDataException($"Job {id} has an empty result."));
+        try
+        {
+            return (job, JsonSerializer.Deserialize<T>(json, JobJson.Options) ?? throw new InvalidDataException($"Job {id} has an empty result."));
+        }
+        catch (JsonException)
+        {
+            // A result an earlier version stored in another shape: the job's record still shows it.
+            throw new ConflictException($"Job {id}'s result was stored by an earlier version in another shape; GET /api/jobs/{id} shows it as stored.");
+        }
     }
 
     public async Task<JobRecord> CancelAsync(Guid id, CancellationToken cancellationToken = default)

@@ -320,8 +320,11 @@ internal static partial class JobLog
     public static partial void Accepted(ILogger logger, Guid jobId, string kind);
 }
 
-/// <summary>How job parameters, progress and results are written as JSON (web defaults: camelCase).</summary>
+/// <summary>
+/// How job parameters, progress and results are written as JSON (web defaults: camelCase); a result
+/// that is a protobuf message is kept as its canonical JSON, the same text REST returns.
+/// </summary>
 public static class JobJson
 {
-    public static readonly JsonSerializerOptions Options = new(JsonSerializerDefaults.Web);
+    public static readonly JsonSerializerOptions Options = new(JsonSerializerDefaults.Web) { Converters = { new Rpc.ProtoJson() } };
 }

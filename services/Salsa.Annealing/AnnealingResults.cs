@@ -1,0 +1,33 @@
+using Salsa.Contracts.Common;
+using Salsa.Hosting.Clustering;
+using AnnealingResult = Salsa.Clustering.Annealing.AnnealingResult;
+
+namespace Salsa.Annealing;
+
+/// <summary>
+/// The one step from the algorithm's result to the job's: the <c>salsa.annealing.v1.AnnealingResult</c>
+/// message that gRPC returns, REST returns as JSON and the job record keeps.
+/// </summary>
+public static class AnnealingResults
+{
+    public static Contracts.Annealing.AnnealingResult ToMessage(this AnnealingResult result, string input, int points, GridPlacement? placement = null)
+    {
+        ArgumentNullException.ThrowIfNull(result);
+        var message = new Contracts.Annealing.AnnealingResult
+        {
+            Clustering = ClusteringResults.WithCentres("annealing", points, result.Clusters, result.Dimension, result.Centres, result.ClusterWeights, result.ClusterSizes, result.WeightedCost),
+            Input = input,
+            Iterations = result.Iterations,
+            ElapsedMs = result.Elapsed.TotalMilliseconds,
+            Placement = placement,
+        };
+        message.Trajectory.Add(result.Trajectory.Select(s => new Contracts.Annealing.AnnealingStep
+        {
+            Temperature = s.Temperature,
+            Clusters = s.Clusters,
+            FreeEnergy = s.FreeEnergy,
+            Iterations = s.Iterations,
+        }));
+        return message;
+    }
+}
