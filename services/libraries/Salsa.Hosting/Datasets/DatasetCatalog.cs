@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using Google.Protobuf.WellKnownTypes;
 using Microsoft.Extensions.Options;
 using Salsa.Hosting.Errors;
@@ -105,16 +106,36 @@ public sealed class DatasetCatalog(IDataStore store, IOptions<ServiceLimits> lim
         }
 
         var (info, content) = build();
-        try
+        var stored = info with { Id = id, Tenant = CallerTenant.Current };
+        var waited = Stopwatch.StartNew();
+        for (var pause = TimeSpan.FromMilliseconds(10); ; pause = TimeSpan.FromMilliseconds(Math.Min(pause.TotalMilliseconds * 2, 250)))
         {
-            return await Store.CreateDatasetAsync(info with { Id = id, Tenant = CallerTenant.Current }, content, cancellationToken).ConfigureAwait(false);
-        }
-        catch (InvalidOperationException)
-        {
-            // Another caller stored the same content first (the store refuses a duplicate id).
-            return await GetAsync(id, cancellationToken).ConfigureAwait(false) ?? throw new InvalidOperationException($"Dataset {id} could not be stored, nor found.");
+            try
+            {
+                return await Store.CreateDatasetAsync(stored, content, cancellationToken).ConfigureAwait(false);
+            }
+            catch (InvalidOperationException)
+            {
+                // Another caller holds the id (the store refuses a duplicate). Its dataset is
+                // visible once its import has committed — until then an import is seen by no
+                // one — and if that import fails the id is free again: wait for either.
+                if (await GetAsync(id, cancellationToken).ConfigureAwait(false) is { } theirs)
+                {
+                    return theirs;
+                }
+
+                if (waited.Elapsed > OtherImportWait)
+                {
+                    throw new ConflictException($"Another import of the same content (dataset {id}) has not finished after {OtherImportWait.TotalSeconds:F0} s; try again later.");
+                }
+            }
+
+            await Task.Delay(pause, cancellationToken).ConfigureAwait(false);
         }
     }
+
+    /// <summary>How long a caller storing content waits for another caller's import of the same content.</summary>
+    private static readonly TimeSpan OtherImportWait = TimeSpan.FromMinutes(2);
 
     /// <summary>A dataset an algorithm can take: dense or binary vectors.</summary>
     public static void RequireVectors(DatasetInfo info)
