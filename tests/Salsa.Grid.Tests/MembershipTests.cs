@@ -61,4 +61,20 @@ public sealed class MembershipTests(PostgresFixture postgres)
         Assert.Equal([3, 6], statuses); // active, dead
         Assert.True(await Silos.QueryScalarAsync(connectionString, "SELECT version FROM orleans_membership_version") >= 4);
     }
+
+    [Fact]
+    public async Task AClientStartedBeforeAnySilo_WaitsForOne_AndThenServes()
+    {
+        // A database without Orleans' tables yet: what a service sees when it starts before the first silo.
+        var connectionString = await postgres.NewDatabaseAsync();
+        var clusterId = $"early-{Guid.NewGuid():N}";
+
+        var starting = Silos.StartClientAsync(connectionString, clusterId, limit: TimeSpan.FromMinutes(2));
+        await Task.Delay(TimeSpan.FromSeconds(3), Token);
+        Assert.False(starting.IsCompleted, starting.Exception?.ToString() ?? "The client started (or failed) without any silo.");
+
+        using var silo = await Silos.StartAsync(connectionString, clusterId);
+        using var client = await starting;
+        Assert.Equal(4, await client.Services.GetRequiredService<IClusterClient>().GetGrain<ICounterGrain>("early").AddAsync(4));
+    }
 }

@@ -16,6 +16,9 @@ public sealed class HostProcess : IDisposable
 
     public bool HasExited => _process.HasExited;
 
+    /// <summary>The process's id (for its memory in /proc).</summary>
+    public int ProcessId => _process.Id;
+
     /// <summary>What the process wrote so far (for a failing test's message).</summary>
     public string Output
     {

@@ -19,6 +19,9 @@ public sealed class SiloProcess : IDisposable
 
     public bool HasExited => _host.HasExited;
 
+    /// <summary>The silo process's id (for its memory in /proc).</summary>
+    public int ProcessId => _host.ProcessId;
+
     /// <summary>What the process wrote so far (for a failing test's message).</summary>
     public string Output => _host.Output;
 

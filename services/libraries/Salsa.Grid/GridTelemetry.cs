@@ -29,6 +29,9 @@ public static class GridTelemetry
 
     public static readonly Counter<long> Retries = s_meter.CreateCounter<long>("salsa.grid.partition_retries", "{call}", "Partition calls asked again after a silo was lost or a call went unanswered.");
 
+    public static readonly Counter<long> Forwarded = s_meter.CreateCounter<long>(
+        "salsa.grid.pass.forwarded", "{partition}", "Partitions a silo's pass was asked for that the silo no longer held, passed on to their own grains.");
+
     public static readonly Histogram<double> Messaging = s_meter.CreateHistogram(
         "salsa.grid.pass.messaging", "us", "Per pass, the coordinator's wait beyond the busiest silo's computing.",
         advice: new InstrumentAdvice<double> { HistogramBucketBoundaries = [50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000] });

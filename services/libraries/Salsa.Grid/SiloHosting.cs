@@ -1,6 +1,7 @@
 using System.Net;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Hosting;
 using Orleans.Configuration;
 using Orleans.Serialization;
@@ -148,6 +149,8 @@ public static class SiloHosting
         builder.UseOrleans(silo =>
         {
             silo.Services.AddPlacementDirector<Partitions.PartitionPlacement, Partitions.PartitionPlacementDirector>();
+            silo.Services.AddPlacementDirector<Partitions.SiloPinnedPlacement, Partitions.SiloPinnedPlacementDirector>();
+            silo.Services.AddSingleton<Partitions.SiloPartitions>();
             silo.Services.SerializeStoreExceptions();
             silo.Services.AddSingleton(_ => new SiloCompute(settings.Ranks));
             silo.Services.Configure<GridJobOptions>(o => (o.CheckpointInterval, o.ResumeCheck, o.PartitionRetry) = (settings.Jobs.CheckpointInterval, settings.Jobs.ResumeCheck, settings.Jobs.PartitionRetry));
@@ -212,6 +215,7 @@ public static class ClusterClientHosting
     /// Joins the cluster of <paramref name="settings"/> as a client: through its PostgreSQL membership,
     /// or — without a connection string — the single localhost silo whose gateway listens on
     /// <see cref="SiloSettings.GatewayPort"/> (the embedded default, where the gateway's process is the silo).
+    /// Started before any silo, it waits for one (<see cref="ClusterConnectionRetry"/>) rather than failing.
     /// </summary>
     public static IHostApplicationBuilder AddSalsaClusterClient(this IHostApplicationBuilder builder, SiloSettings settings)
     {
@@ -221,6 +225,8 @@ public static class ClusterClientHosting
         {
             client.Configure<ClusterOptions>(o => (o.ClusterId, o.ServiceId) = (settings.ClusterId, settings.ServiceId));
             client.Services.SerializeStoreExceptions();
+            client.Services.AddSingleton<IClientConnectionRetryFilter, ClusterConnectionRetry>();
+            client.Services.TryAddSingleton(TimeProvider.System);
             if (settings.Certificate is { } certificate)
             {
                 client.UseClusterTls(certificate);

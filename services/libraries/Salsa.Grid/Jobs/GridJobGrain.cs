@@ -1,9 +1,11 @@
 using System.Diagnostics;
 using System.Runtime.CompilerServices;
 using System.Threading.Channels;
+using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 using Salsa.Clustering;
+using Salsa.Grid.Compute;
 using Salsa.Grid.Partitions;
 
 namespace Salsa.Grid.Jobs;
@@ -273,6 +275,9 @@ public abstract partial class GridJobGrain<TSpec, TCheckpoint>(
         var stop = _stop = new CancellationTokenSource();
         _earlier = State.Passes; // passes of earlier activations (up to their last checkpoint)
         var (id, resumes, silo) = (_id, State.Resumes, RuntimeIdentity);
+        // The partitions this silo holds are computed in place by the job's loop (no grain call).
+        var local = ServiceProvider.GetService<SiloPartitions>() is { } held && ServiceProvider.GetService<SiloCompute>() is { } compute
+            ? new LocalSilo(silo, held, compute) : null;
         // Not awaited: the loop records its own outcome (CompleteAsync) and stops with the activation (_stop).
         _ = Task.Factory.StartNew(() =>
         {
@@ -282,19 +287,19 @@ public abstract partial class GridJobGrain<TSpec, TCheckpoint>(
             span?.SetTag("salsa.grid.coordinator", silo);
             span?.SetTag("salsa.grid.resumes", resumes);
             span?.SetTag("salsa.grid.resumed_from_checkpoint", resumeFrom is not null);
-            RunLoop(spec, resumeFrom, self, grains, settings, stop.Token);
+            RunLoop(spec, resumeFrom, self, grains, settings, local, stop.Token);
         }, stop.Token, TaskCreationOptions.LongRunning, TaskScheduler.Default);
     }
 
     // On the job's own thread: waits on partitions and on its own grain's turns, never inside one.
-    private void RunLoop(TSpec spec, TCheckpoint? resumeFrom, IGridJobGrain self, IGrainFactory grains, GridJobOptions settings, CancellationToken stop)
+    private void RunLoop(TSpec spec, TCheckpoint? resumeFrom, IGridJobGrain self, IGrainFactory grains, GridJobOptions settings, LocalSilo? local, CancellationToken stop)
     {
         GrainPartitions? partitions = null;
         PassStatistics Passes() => partitions?.Statistics ?? PassStatistics.None;
 
         try
         {
-            partitions = _partitions = GrainPartitions.Open(grains, spec.DatasetId, spec.Partitions, settings.PartitionRetry, stop);
+            partitions = _partitions = GrainPartitions.Open(grains, spec.DatasetId, spec.Partitions, settings.PartitionRetry, stop, local);
             var lastSave = Stopwatch.StartNew();
             var stretch = (Started: DateTimeOffset.UtcNow, Passes: PassStatistics.None);
             void Checkpoint(TCheckpoint checkpoint)

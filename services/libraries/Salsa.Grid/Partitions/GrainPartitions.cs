@@ -7,33 +7,56 @@ namespace Salsa.Grid.Partitions;
 
 /// <summary>
 /// A dataset's partition grid as grains, seen by an algorithm's loop (annealing, k-means): each pass
-/// goes to every partition at once and their sums are folded in partition order. A partition whose silo is lost
-/// mid-pass is asked again (Orleans activates it on a survivor, where it reloads its rows); its sums
-/// depend only on the pass and its rows, so the repeated pass gives the same bits.
+/// goes to every silo holding partitions at once — one call per silo (<see cref="ISiloPassGrain"/>),
+/// which computes all of that silo's partitions and answers with each one's sums — and the sums are
+/// folded in partition order. A silo lost mid-pass has its partitions asked again one by one
+/// (Orleans activates them on survivors, where they reload their rows); a partition's sums depend
+/// only on the pass and its rows, so the repeated pass gives the same bits.
 /// </summary>
 public sealed class GrainPartitions : IKMeansGrid
 {
+    private readonly IGrainFactory _factory;
     private readonly IPartitionGrain[] _grains;
+    private readonly string[] _keys;
+    private readonly string[] _homes; // the silo each partition answered from last
     private readonly TimeSpan _retryFor;
     private readonly Lock _lock = new();
     private readonly HashSet<string> _silos = new(StringComparer.Ordinal); // the latest pass's
     private readonly HashSet<string> _former = new(StringComparer.Ordinal); // earlier passes', not the latest's
     private PassStatistics _statistics = PassStatistics.None;
+    private long _siloCalls;
+    private double _lastSiloTurnMicroseconds;
+    private double _lastWayIn;
+    private double _lastWayBack;
     private double _slowestPassMicroseconds;
 
-    private GrainPartitions(IPartitionGrain[] grains, PartitionInfo[] infos, TimeSpan retryFor)
+    private readonly LocalSilo? _local;
+    private long _inPlace;
+    private long _seedingInPlace;
+    private long _seedingCalls;
+    private long _seedingSteps;
+
+    private GrainPartitions(IGrainFactory factory, string[] keys, IPartitionGrain[] grains, PartitionInfo[] infos, TimeSpan retryFor, LocalSilo? local)
     {
-        (_grains, _retryFor) = (grains, retryFor);
+        (_factory, _keys, _grains, _retryFor, _local) = (factory, keys, grains, retryFor, local);
+        _homes = [.. infos.Select(i => i.Silo)];
         Count = infos.Sum(i => i.Points);
         Dimension = infos[0].Dimension;
         TotalWeight = DensePartition.Fold([.. infos.Select(i => new[] { i.TotalWeight })])[0];
         _silos.UnionWith(infos.Select(i => i.Silo));
     }
 
-    /// <summary>The grid of <paramref name="partitions"/> over <paramref name="datasetId"/>, its partitions activated (rows loaded).</summary>
-    public static GrainPartitions Open(IGrainFactory grains, Guid datasetId, int partitions, TimeSpan retryFor, CancellationToken cancellationToken)
+    /// <summary>
+    /// The grid of <paramref name="partitions"/> over <paramref name="datasetId"/>, its partitions
+    /// activated (rows loaded). A coordinator on a silo gives it as <paramref name="local"/>: the
+    /// partitions that silo holds are then computed in place, without a grain call — on the embedded
+    /// single silo, all of them.
+    /// </summary>
+    public static GrainPartitions Open(IGrainFactory grains, Guid datasetId, int partitions, TimeSpan retryFor, CancellationToken cancellationToken, LocalSilo? local = null)
     {
-        var refs = PartitionKey.Grid(datasetId, partitions).Select(k => grains.GetGrain<IPartitionGrain>(k.ToGrainKey())).ToArray();
+        ArgumentNullException.ThrowIfNull(grains);
+        var keys = PartitionKey.Grid(datasetId, partitions).Select(k => k.ToGrainKey()).ToArray();
+        var refs = keys.Select(k => grains.GetGrain<IPartitionGrain>(k)).ToArray();
         var retries = 0L;
         var infos = Fan(refs, g => g.InfoAsync(), retryFor, TimeSpan.FromMinutes(2), ref retries, cancellationToken);
         if (infos.Any(i => i.Dimension != infos[0].Dimension))
@@ -41,7 +64,7 @@ public sealed class GrainPartitions : IKMeansGrid
             throw new InvalidOperationException("The partitions disagree on the dataset's dimension.");
         }
 
-        return new GrainPartitions(refs, infos, retryFor) { _statistics = new PassStatistics(0, retries, 0, 0) };
+        return new GrainPartitions(grains, keys, refs, infos, retryFor, local) { _statistics = new PassStatistics(0, retries, 0, 0) };
     }
 
     public int Count { get; }
@@ -61,6 +84,29 @@ public sealed class GrainPartitions : IKMeansGrid
             }
         }
     }
+
+    /// <summary>Calls the passes made: one per silo holding partitions per pass, the coordinator's own silo aside (partitions asked again after a lost silo are <see cref="PassStatistics.Retries"/>).</summary>
+    public long SiloCalls => Interlocked.Read(ref _siloCalls);
+
+    /// <summary>Passes' shares computed in place: the partitions of the coordinator's own silo, without a grain call.</summary>
+    public long InPlace => Interlocked.Read(ref _inPlace);
+
+    /// <summary>k-means seeding steps, their answers computed in place (partitions of the coordinator's own silo), and the grain calls the steps made (one per other silo, one per partition asked alone).</summary>
+    public (long Steps, long InPlace, long Calls) Seeding => (Interlocked.Read(ref _seedingSteps), Interlocked.Read(ref _seedingInPlace), Interlocked.Read(ref _seedingCalls));
+
+    /// <summary>
+    /// The latest pass's longest silo turn: from its call's arrival at a silo to the answer, compute
+    /// included. The pass's wall time less this is the calls' travel (serialisation, the network,
+    /// Orleans' scheduling); this less the compute is the silo's own overhead.
+    /// </summary>
+    public double LastSiloTurnMicroseconds => Volatile.Read(ref _lastSiloTurnMicroseconds);
+
+    /// <summary>
+    /// The latest pass's travel to and from its longest-turning silo: from the call's sending to
+    /// its arrival at the silo, and from the silo's answer to its receipt here. Meaningful only when
+    /// the silo shares this host's monotonic clock (silos on one machine: the benchmarks).
+    /// </summary>
+    public (double WayIn, double WayBack) LastSiloTravelMicroseconds => (Volatile.Read(ref _lastWayIn), Volatile.Read(ref _lastWayBack));
 
     /// <summary>The silos the partitions were found on in the latest pass.</summary>
     public string[] Silos
@@ -90,7 +136,8 @@ public sealed class GrainPartitions : IKMeansGrid
     {
         var clock = Stopwatch.StartNew();
         var retries = 0L;
-        var sums = Fan(_grains, g => g.RunAsync(pass), _retryFor, PassTimeout, ref retries, cancellationToken);
+        var (sums, asked) = RunBySiloAsync(pass, cancellationToken).GetAwaiter().GetResult();
+        retries += asked;
         var wall = clock.Elapsed.TotalMicroseconds;
         if (retries == 0)
         {
@@ -122,9 +169,95 @@ public sealed class GrainPartitions : IKMeansGrid
             _former.ExceptWith(latest);
             _silos.Clear();
             _silos.UnionWith(latest);
+            for (var i = 0; i < sums.Length; i++)
+            {
+                _homes[i] = sums[i].Silo;
+            }
         }
 
         return DensePartition.Fold([.. sums.Select(s => s.Sums)]);
+    }
+
+    /// <summary>
+    /// One pass as one call per silo, each answering for the partitions it held in the last pass;
+    /// a silo call that fails (the silo lost, its answer late) has its partitions asked one by one,
+    /// with <see cref="FanAsync"/>'s retries. Returns the sums in partition order and the calls asked again.
+    /// </summary>
+    private async Task<(PartitionSums[] Sums, long Retries)> RunBySiloAsync(PartitionPass pass, CancellationToken cancellationToken)
+    {
+        string[] homes;
+        lock (_lock)
+        {
+            homes = [.. _homes];
+        }
+
+        var timeout = PassTimeout;
+        var groups = Enumerable.Range(0, _grains.Length).GroupBy(i => homes[i], StringComparer.Ordinal).Select(g => g.ToArray()).ToArray();
+        Task<SiloPassAnswer> Call(int[] group)
+        {
+            var (silo, keys) = (homes[group[0]], group.Select(i => _keys[i]).ToArray());
+            if (_local is { } local && silo == local.Identity)
+            {
+                Interlocked.Increment(ref _inPlace);
+                return local.Held.RunAsync(_factory, local.Compute, local.Identity, pass, keys);
+            }
+
+            Interlocked.Increment(ref _siloCalls);
+            return _factory.GetGrain<ISiloPassGrain>(silo).RunAsync(pass, keys).WaitAsync(timeout, cancellationToken);
+        }
+
+        var sent = Stopwatch.GetTimestamp();
+        var calls = groups.Select(Call).ToArray();
+        try
+        {
+            await Task.WhenAll(calls).ConfigureAwait(false);
+        }
+        catch (Exception) when (!cancellationToken.IsCancellationRequested)
+        {
+            // Inspected call by call below.
+        }
+
+        var received = Stopwatch.GetTimestamp();
+        cancellationToken.ThrowIfCancellationRequested();
+        var sums = new PartitionSums[_grains.Length];
+        var again = new List<int>();
+        var turn = 0.0;
+        for (var c = 0; c < calls.Length; c++)
+        {
+            if (calls[c].IsCompletedSuccessfully)
+            {
+                var answer = calls[c].Result;
+                for (var j = 0; j < groups[c].Length; j++)
+                {
+                    sums[groups[c][j]] = answer.Sums[j];
+                }
+
+                if (answer.TurnMicroseconds >= turn)
+                {
+                    turn = answer.TurnMicroseconds;
+                    Volatile.Write(ref _lastWayIn, Stopwatch.GetElapsedTime(sent, answer.ArrivedTimestamp).TotalMicroseconds);
+                    Volatile.Write(ref _lastWayBack, Stopwatch.GetElapsedTime(answer.AnsweredTimestamp, received).TotalMicroseconds);
+                }
+            }
+            else
+            {
+                again.AddRange(groups[c]);
+            }
+        }
+
+        Volatile.Write(ref _lastSiloTurnMicroseconds, turn);
+        if (again.Count == 0)
+        {
+            return (sums, 0);
+        }
+
+        var (answers, retries) = await FanAsync([.. again.Select(i => _grains[i])], g => g.RunAsync(pass), _retryFor, timeout, cancellationToken).ConfigureAwait(false);
+        for (var j = 0; j < again.Count; j++)
+        {
+            sums[again[j]] = answers[j];
+        }
+
+        return (sums, again.Count + retries);
     }
 
     public PartitionAssignments Assign(PartitionPass pass, CancellationToken cancellationToken)
@@ -134,36 +267,106 @@ public sealed class GrainPartitions : IKMeansGrid
         return new PartitionAssignments([.. rows.SelectMany(r => r.Assignments)], [.. rows.SelectMany(r => r.Weights)]);
     }
 
-    public double[] SeedMasses(KMeansSeedStep seeding, CancellationToken cancellationToken)
-    {
-        var retries = 0L;
-        var masses = Fan(_grains, g => g.SeedMassAsync(seeding), _retryFor, PassTimeout, ref retries, cancellationToken);
-        CountRetries(retries);
-        return masses;
-    }
+    public double[] SeedMasses(KMeansSeedStep seeding, CancellationToken cancellationToken) =>
+        FanKMeans(AllPartitions, g => g.SeedMassAsync(seeding), (s, keys) => s.SeedMassAsync(seeding, keys), k => k.SeedMass(seeding), cancellationToken);
 
-    public KMeansCandidate[] Pick(int partition, KMeansSeedStep seeding, double[] targets, CancellationToken cancellationToken)
-    {
-        var retries = 0L;
-        var candidates = Fan([_grains[partition]], g => g.PickAsync(seeding, targets), _retryFor, PassTimeout, ref retries, cancellationToken)[0];
-        CountRetries(retries);
-        return candidates;
-    }
+    public KMeansCandidate[] Pick(int partition, KMeansSeedStep seeding, double[] targets, CancellationToken cancellationToken) =>
+        FanKMeans([partition], g => g.PickAsync(seeding, targets), null, k => k.Pick(seeding, targets), cancellationToken)[0];
 
-    public double[][] SeedPotentials(KMeansSeedStep seeding, double[] candidates, CancellationToken cancellationToken)
-    {
-        var retries = 0L;
-        var potentials = Fan(_grains, g => g.SeedPotentialsAsync(seeding, candidates), _retryFor, PassTimeout, ref retries, cancellationToken);
-        CountRetries(retries);
-        return potentials;
-    }
+    public double[][] SeedPotentials(KMeansSeedStep seeding, double[] candidates, CancellationToken cancellationToken) =>
+        FanKMeans(AllPartitions, g => g.SeedPotentialsAsync(seeding, candidates), (s, keys) => s.SeedPotentialsAsync(seeding, candidates, keys), k => k.SeedPotentials(seeding, candidates), cancellationToken);
 
-    public KMeansCandidate[] Farthest(double[] centres, int kp, CancellationToken cancellationToken)
+    public KMeansCandidate[] Farthest(double[] centres, int kp, CancellationToken cancellationToken) =>
+        FanKMeans(AllPartitions, g => g.FarthestAsync(centres, kp), (s, keys) => s.FarthestAsync(centres, kp, keys), k => k.Farthest(centres, kp), cancellationToken);
+
+    private int[] AllPartitions => [.. Enumerable.Range(0, _grains.Length)];
+
+    /// <summary>
+    /// A k-means seeding step's answers for <paramref name="partitions"/>, in their order, as a pass
+    /// is asked: those the coordinator's own silo holds computed in place, in one turn on its cores
+    /// and on the state their grains keep (<see cref="SiloPartitions.KMeansOf"/>); one call to each
+    /// other silo for the partitions it held last (<paramref name="bySilo"/>; null for a step of one
+    /// partition); a partition a silo no longer holds, or whose silo did not answer, asked of its own
+    /// grain with <see cref="FanAsync"/>'s retries. On a single silo a seeding makes no grain call.
+    /// </summary>
+    private T[] FanKMeans<T>(
+        int[] partitions, Func<IPartitionGrain, Task<T>> call, Func<ISiloPassGrain, string[], Task<SiloSeedAnswer<T>>>? bySilo,
+        Func<KMeansPartition, T> inPlace, CancellationToken cancellationToken)
     {
-        var retries = 0L;
-        var candidates = Fan(_grains, g => g.FarthestAsync(centres, kp), _retryFor, PassTimeout, ref retries, cancellationToken);
-        CountRetries(retries);
-        return candidates;
+        var local = _local;
+        var here = new List<(int Index, DensePartition Rows)>();
+        var held = new bool[partitions.Length];
+        for (var j = 0; j < partitions.Length && local is not null; j++)
+        {
+            if (local.Held.TryGet(_keys[partitions[j]], out var rows))
+            {
+                here.Add((j, rows));
+                held[j] = true;
+            }
+        }
+
+        string[] homes;
+        lock (_lock)
+        {
+            homes = [.. _homes];
+        }
+
+        var timeout = PassTimeout;
+        var elsewhere = Enumerable.Range(0, partitions.Length).Where(j => !held[j]).ToArray();
+        var groups = bySilo is null ? [] : elsewhere.GroupBy(j => homes[partitions[j]], StringComparer.Ordinal).Select(g => g.ToArray()).ToArray();
+        var siloCalls = groups.Select(g => bySilo!(_factory.GetGrain<ISiloPassGrain>(homes[partitions[g[0]]]), [.. g.Select(j => _keys[partitions[j]])]).WaitAsync(timeout, cancellationToken)).ToArray();
+        var results = new T[partitions.Length];
+        if (local is not null && here.Count > 0)
+        {
+            var (answers, _) = local.Compute.RunAsync(_ => here.Select(h => inPlace(local.Held.KMeansOf(h.Rows))).ToArray(), cancellationToken).GetAwaiter().GetResult();
+            for (var i = 0; i < here.Count; i++)
+            {
+                results[here[i].Index] = answers[i];
+            }
+        }
+
+        try
+        {
+            Task.WhenAll(siloCalls).GetAwaiter().GetResult();
+        }
+        catch (Exception) when (!cancellationToken.IsCancellationRequested)
+        {
+            // Inspected call by call below.
+        }
+
+        cancellationToken.ThrowIfCancellationRequested();
+        var unanswered = bySilo is null ? [.. elsewhere] : new List<int>();
+        for (var c = 0; c < siloCalls.Length; c++)
+        {
+            var answer = siloCalls[c].IsCompletedSuccessfully ? siloCalls[c].Result : null;
+            for (var i = 0; i < groups[c].Length; i++)
+            {
+                if (answer is not null && answer.Held[i])
+                {
+                    results[groups[c][i]] = answer.Values[i];
+                }
+                else
+                {
+                    unanswered.Add(groups[c][i]);
+                }
+            }
+        }
+
+        Interlocked.Increment(ref _seedingSteps);
+        Interlocked.Add(ref _seedingInPlace, here.Count);
+        Interlocked.Add(ref _seedingCalls, siloCalls.Length + unanswered.Count);
+        if (unanswered.Count > 0)
+        {
+            var (answers, retries) = FanAsync([.. unanswered.Select(j => _grains[partitions[j]])], call, _retryFor, timeout, cancellationToken).GetAwaiter().GetResult();
+            for (var i = 0; i < unanswered.Count; i++)
+            {
+                results[unanswered[i]] = answers[i];
+            }
+
+            CountRetries(retries);
+        }
+
+        return results;
     }
 
     private void CountRetries(long retries)

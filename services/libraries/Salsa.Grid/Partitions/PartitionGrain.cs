@@ -8,8 +8,8 @@ using Salsa.Store;
 namespace Salsa.Grid.Partitions;
 
 /// <summary>
-/// A partition of a dataset, kept in memory on whichever silo Orleans placed it; it loads its rows
-/// from the store when activated (again on a survivor, if its silo is lost) and computes on its
+/// A partition of a dataset, kept in memory on whichever silo Orleans placed it; it loads its own
+/// rows (a range read) from the store when activated (again on a survivor, if its silo is lost) and computes on its
 /// silo's cores: annealing and k-means passes over dense points, similarity searches over fingerprints.
 /// </summary>
 public interface IPartitionGrain : IGrainWithStringKey
@@ -39,12 +39,11 @@ public interface IPartitionGrain : IGrainWithStringKey
 }
 
 [PartitionPlacement]
-public sealed class PartitionGrain(IDataStore store, SiloCompute compute) : Grain, IPartitionGrain
+public sealed class PartitionGrain(IDataStore store, SiloCompute compute, SiloPartitions held) : Grain, IPartitionGrain
 {
     private DensePartition? _partition;
     private SimilarityIndex? _prints;
     private string[]? _labels;
-    private KMeansPartition? _kmeans;
     private int _dimension;
     private DatasetKind _kind;
 
@@ -52,31 +51,44 @@ public sealed class PartitionGrain(IDataStore store, SiloCompute compute) : Grai
     {
         var key = PartitionKey.Parse(this.GetPrimaryKeyString());
         var info = await store.GetDatasetAsync(key.DatasetId, cancellationToken) ?? throw new InvalidOperationException($"No dataset {key.DatasetId} in the store.");
-        var content = await store.ReadDatasetAsync(key.DatasetId, cancellationToken) ?? throw new InvalidOperationException($"No content for dataset {key.DatasetId}.");
         if (key.Count > info.Count)
         {
             throw new InvalidOperationException($"Dataset {key.DatasetId} has {info.Count} points, too few for {key.Count} partitions.");
         }
 
+        // Only this partition's rows: loading the grid reads the dataset once, not once per partition.
         var (start, end) = key.Rows(info.Count);
+        var content = await store.ReadDatasetRowsAsync(key.DatasetId, start, end - start, cancellationToken)
+            ?? throw new InvalidOperationException($"No content for dataset {key.DatasetId}.");
         _kind = info.Kind;
         if (info.Kind == DatasetKind.Dense && content.Values is not null)
         {
             _dimension = info.Dimension;
-            _partition = new DensePartition(new DenseVectors(content.Values, info.Dimension, content.Weights).Slice(start, end));
+            _partition = new DensePartition(DenseVectors.Rows(content.Values, info.Dimension, content.Weights));
+            held.Add(this.GetPrimaryKeyString(), _partition);
         }
         else if (info.Kind == DatasetKind.Binary && content.Words is not null)
         {
             // One cluster holding every print: a brute-force search needs only the index's packed prints.
-            var prints = new BinaryVectors(content.Words, info.Bits, content.Weights).Slice(start, end);
+            var prints = new BinaryVectors(content.Words, info.Bits, content.Weights);
             _dimension = info.Bits;
             _prints = SimilarityIndex.Build(prints, new int[prints.Count], [0]);
-            _labels = content.Labels?[start..end];
+            _labels = content.Labels;
         }
         else
         {
             throw new InvalidOperationException($"Dataset {key.DatasetId} is neither dense points nor fingerprints.");
         }
+    }
+
+    public override Task OnDeactivateAsync(DeactivationReason reason, CancellationToken cancellationToken)
+    {
+        if (_partition is { } partition)
+        {
+            held.Remove(this.GetPrimaryKeyString(), partition);
+        }
+
+        return Task.CompletedTask;
     }
 
     public async Task<PartitionHits> SearchAsync(ulong[] query, int k)
@@ -89,8 +101,9 @@ public sealed class PartitionGrain(IDataStore store, SiloCompute compute) : Grai
             labels is null ? null : [.. answer.Hits.Select(h => labels[h.Compound])], answer.DistancesComputed, RuntimeIdentity);
     }
 
-    // Kept between seeding steps: each step then costs one distance per row.
-    private KMeansPartition KMeans => _kmeans ??= new KMeansPartition(Dense);
+    // Kept between seeding steps by the silo (each step then costs one distance per row), shared
+    // with a coordinator on this silo that computes the step in place.
+    private KMeansPartition KMeans => held.KMeansOf(Dense);
 
     private DensePartition Dense => _partition ?? throw new InvalidOperationException($"Partition {this.GetPrimaryKeyString()} holds {_kind} data, not dense points.");
 
@@ -116,9 +129,10 @@ public sealed class PartitionGrain(IDataStore store, SiloCompute compute) : Grai
     public async Task<KMeansCandidate> FarthestAsync(double[] centres, int kp) =>
         (await compute.RunAsync(_ => KMeans.Farthest(centres, kp))).Result;
 
-    public Task<PartitionRows> AssignAsync(PartitionPass pass)
+    // On the silo's cores like every use of the rows: the silo's pass grain runs passes on them too.
+    public async Task<PartitionRows> AssignAsync(PartitionPass pass)
     {
-        var rows = Dense.Assign(pass);
-        return Task.FromResult(new PartitionRows(rows.Assignments, rows.Weights));
+        var (rows, _) = await compute.RunAsync(_ => Dense.Assign(pass));
+        return new PartitionRows(rows.Assignments, rows.Weights);
     }
 }

@@ -1,0 +1,206 @@
+using System.Collections.Concurrent;
+using System.Diagnostics;
+using Orleans.Placement;
+using Orleans.Runtime.Placement;
+using Salsa.Clustering.KMeans;
+using Salsa.Clustering.Partitions;
+using Salsa.Grid.Compute;
+
+namespace Salsa.Grid.Partitions;
+
+/// <summary>
+/// The partitions a silo holds in memory, by grain key: each partition grain adds its rows when it
+/// activates (after loading them) and removes them when it deactivates. The silo's pass grain
+/// computes on them directly, so a pass costs one call per silo, not one per partition.
+/// </summary>
+public sealed class SiloPartitions
+{
+    private readonly ConcurrentDictionary<string, DensePartition> _held = new(StringComparer.Ordinal);
+
+    // A partition's k-means seeding state, kept between seeding steps (each then costs one distance
+    // per row) and shared by its grain and a coordinator computing it in place: one state per rows.
+    private readonly System.Runtime.CompilerServices.ConditionalWeakTable<DensePartition, KMeansPartition> _kmeans = [];
+
+    public void Add(string key, DensePartition partition) => _held[key] = partition;
+
+    public void Remove(string key, DensePartition partition) => _held.TryRemove(new KeyValuePair<string, DensePartition>(key, partition));
+
+    public bool TryGet(string key, out DensePartition partition) => _held.TryGetValue(key, out partition!);
+
+    /// <summary>The k-means seeding state of <paramref name="partition"/>'s rows, made at first use.</summary>
+    public KMeansPartition KMeansOf(DensePartition partition) => _kmeans.GetValue(partition, rows => new KMeansPartition(rows));
+
+    /// <summary>
+    /// The sums of those of <paramref name="partitions"/> this silo holds, computed in one turn on its
+    /// cores, one after another as their grains would compute them (null for the others), each
+    /// answered as from <paramref name="silo"/>.
+    /// </summary>
+    public async Task<PartitionSums?[]> RunHeldAsync(SiloCompute compute, string silo, PartitionPass pass, string[] partitions)
+    {
+        ArgumentNullException.ThrowIfNull(compute);
+        ArgumentNullException.ThrowIfNull(partitions);
+        var local = new DensePartition?[partitions.Length];
+        for (var i = 0; i < partitions.Length; i++)
+        {
+            local[i] = TryGet(partitions[i], out var partition) ? partition : null;
+        }
+
+        var answers = new PartitionSums?[partitions.Length];
+        if (local.All(p => p is null))
+        {
+            return answers;
+        }
+
+        var (sums, _) = await compute.RunAsync(parallel =>
+        {
+            var results = new (double[] Sums, double Microseconds)[partitions.Length];
+            for (var i = 0; i < partitions.Length; i++)
+            {
+                if (local[i] is { } partition)
+                {
+                    var started = Stopwatch.GetTimestamp();
+                    results[i] = (partition.Run(pass, parallel), Stopwatch.GetElapsedTime(started).TotalMicroseconds);
+                }
+            }
+
+            return results;
+        }).ConfigureAwait(false);
+        for (var i = 0; i < partitions.Length; i++)
+        {
+            if (local[i] is not null)
+            {
+                answers[i] = new PartitionSums(sums[i].Sums, sums[i].Microseconds, silo);
+            }
+        }
+
+        return answers;
+    }
+
+    /// <summary>
+    /// A k-means seeding step for those of <paramref name="partitions"/> this silo holds, computed in
+    /// one turn on its cores on the state their grains keep; the others are marked not held.
+    /// </summary>
+    public async Task<SiloSeedAnswer<T>> SeedHeldAsync<T>(SiloCompute compute, string[] partitions, Func<KMeansPartition, T> step)
+    {
+        ArgumentNullException.ThrowIfNull(compute);
+        ArgumentNullException.ThrowIfNull(partitions);
+        ArgumentNullException.ThrowIfNull(step);
+        var rows = new DensePartition?[partitions.Length];
+        for (var i = 0; i < partitions.Length; i++)
+        {
+            rows[i] = TryGet(partitions[i], out var partition) ? partition : null;
+        }
+
+        if (rows.All(r => r is null))
+        {
+            return new SiloSeedAnswer<T>(new T[partitions.Length], new bool[partitions.Length]); // nothing here: no turn on the cores
+        }
+
+        var (values, _) = await compute.RunAsync(_ => rows.Select(r => r is null ? default! : step(KMeansOf(r))).ToArray()).ConfigureAwait(false);
+        return new SiloSeedAnswer<T>(values, [.. rows.Select(r => r is not null)]);
+    }
+
+    /// <summary>
+    /// The answers for <paramref name="partitions"/>: those this silo holds computed here, the others
+    /// (moved since the caller last saw them: a lost silo, a deactivation) asked of their own grains.
+    /// </summary>
+    public async Task<SiloPassAnswer> RunAsync(IGrainFactory grains, SiloCompute compute, string silo, PartitionPass pass, string[] partitions)
+    {
+        ArgumentNullException.ThrowIfNull(grains);
+        var arrived = Stopwatch.GetTimestamp();
+        var held = await RunHeldAsync(compute, silo, pass, partitions).ConfigureAwait(false);
+        var elsewhere = Enumerable.Range(0, partitions.Length).Where(i => held[i] is null).ToArray();
+        var answers = new PartitionSums[partitions.Length];
+        if (elsewhere.Length > 0)
+        {
+            GridTelemetry.Forwarded.Add(elsewhere.Length);
+            var moved = await Task.WhenAll(elsewhere.Select(i => grains.GetGrain<IPartitionGrain>(partitions[i]).RunAsync(pass))).ConfigureAwait(false);
+            for (var j = 0; j < elsewhere.Length; j++)
+            {
+                held[elsewhere[j]] = moved[j];
+            }
+        }
+
+        for (var i = 0; i < answers.Length; i++)
+        {
+            answers[i] = held[i]!;
+        }
+
+        return new SiloPassAnswer(answers, Stopwatch.GetElapsedTime(arrived).TotalMicroseconds, arrived, Stopwatch.GetTimestamp());
+    }
+}
+
+/// <summary>The silo a coordinator runs on, whose partitions it computes in place, without a grain call.</summary>
+public sealed record LocalSilo(string Identity, SiloPartitions Held, SiloCompute Compute);
+
+/// <summary>
+/// One grain per silo (keyed by the silo's identity, placed on it) that runs a pass over the
+/// partitions of a grid this silo holds: the partitions' sums come back in one answer, each
+/// computed exactly as its partition grain would (the same rows, the same ranks), so the
+/// coordinator folds them in partition order and the bits do not change.
+/// </summary>
+public interface ISiloPassGrain : IGrainWithStringKey
+{
+    /// <summary>
+    /// Each of <paramref name="partitions"/>' sums for <paramref name="pass"/>, in the order given.
+    /// A partition this silo no longer holds is asked through its own grain (wherever it now is).
+    /// </summary>
+    Task<SiloPassAnswer> RunAsync(PartitionPass pass, string[] partitions);
+
+    /// <summary>The k-means++ masses of those of <paramref name="partitions"/> this silo holds (<see cref="IPartitionGrain.SeedMassAsync"/>).</summary>
+    Task<SiloSeedAnswer<double>> SeedMassAsync(KMeansSeedStep seeding, string[] partitions);
+
+    /// <summary>Candidates' potentials over those of <paramref name="partitions"/> this silo holds (<see cref="IPartitionGrain.SeedPotentialsAsync"/>).</summary>
+    Task<SiloSeedAnswer<double[]>> SeedPotentialsAsync(KMeansSeedStep seeding, double[] candidates, string[] partitions);
+
+    /// <summary>The farthest point from <paramref name="centres"/> in each of <paramref name="partitions"/> this silo holds (<see cref="IPartitionGrain.FarthestAsync"/>).</summary>
+    Task<SiloSeedAnswer<KMeansCandidate>> FarthestAsync(double[] centres, int kp, string[] partitions);
+}
+
+/// <summary>A silo's answers to a seeding step, in the order of the partitions asked; <see cref="Held"/> false where it no longer holds one (its value meaningless: ask its grain).</summary>
+[GenerateSerializer, Immutable]
+public sealed record SiloSeedAnswer<T>([property: Id(0)] T[] Values, [property: Id(1)] bool[] Held);
+
+/// <summary>
+/// A silo's answer to a pass: each partition's sums, how long the silo took from the call's arrival
+/// to its answer (its compute included), and the two instants on the silo's monotonic clock
+/// (<see cref="Stopwatch.GetTimestamp"/>: comparable with a caller's only on the same host, where
+/// they split a call's travel into its way in and its way back).
+/// </summary>
+[GenerateSerializer, Immutable]
+public sealed record SiloPassAnswer(
+    [property: Id(0)] PartitionSums[] Sums, [property: Id(1)] double TurnMicroseconds, [property: Id(2)] long ArrivedTimestamp, [property: Id(3)] long AnsweredTimestamp);
+
+[SiloPinnedPlacement]
+public sealed class SiloPassGrain(SiloPartitions held, SiloCompute compute) : Grain, ISiloPassGrain
+{
+    public Task<SiloPassAnswer> RunAsync(PartitionPass pass, string[] partitions) => held.RunAsync(GrainFactory, compute, RuntimeIdentity, pass, partitions);
+
+    public Task<SiloSeedAnswer<double>> SeedMassAsync(KMeansSeedStep seeding, string[] partitions) => held.SeedHeldAsync(compute, partitions, k => k.SeedMass(seeding));
+
+    public Task<SiloSeedAnswer<double[]>> SeedPotentialsAsync(KMeansSeedStep seeding, double[] candidates, string[] partitions) =>
+        held.SeedHeldAsync(compute, partitions, k => k.SeedPotentials(seeding, candidates));
+
+    public Task<SiloSeedAnswer<KMeansCandidate>> FarthestAsync(double[] centres, int kp, string[] partitions) => held.SeedHeldAsync(compute, partitions, k => k.Farthest(centres, kp));
+}
+
+/// <summary>Places a grain on the silo its key names (a <see cref="SiloPassGrain"/>); a silo that is gone is unavailable.</summary>
+[GenerateSerializer, Immutable]
+public sealed class SiloPinnedPlacement : PlacementStrategy
+{
+    public static SiloPinnedPlacement Instance { get; } = new();
+}
+
+[AttributeUsage(AttributeTargets.Class, AllowMultiple = false)]
+public sealed class SiloPinnedPlacementAttribute() : PlacementAttribute(SiloPinnedPlacement.Instance);
+
+public sealed class SiloPinnedPlacementDirector : IPlacementDirector
+{
+    public Task<SiloAddress> OnAddActivation(PlacementStrategy strategy, PlacementTarget target, IPlacementContext context)
+    {
+        ArgumentNullException.ThrowIfNull(context);
+        var key = target.GrainIdentity.Key.ToString();
+        return Task.FromResult(context.GetCompatibleSilos(target).FirstOrDefault(s => string.Equals(s.ToString(), key, StringComparison.Ordinal))
+            ?? throw new SiloUnavailableException($"Silo {key} is not in the cluster."));
+    }
+}
