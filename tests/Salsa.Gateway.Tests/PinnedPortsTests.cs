@@ -74,12 +74,18 @@ public sealed class PinnedPortsTests
         Assert.Contains("--ports", output.ToString(), StringComparison.Ordinal);
     }
 
-    /// <summary>The first of <see cref="PinnedPorts.Count"/> consecutive loopback ports free now (below the ephemeral range).</summary>
+    /// <summary>
+    /// The first of <see cref="PinnedPorts.Count"/> consecutive loopback ports free now, drawn from
+    /// 10000–19999: below the kernel's ephemeral range (outgoing connections) and below the range
+    /// the other test processes running beside this one draw services' ports from (20000–32767,
+    /// <c>ServicePorts.NextFreeLoopbackPort</c>), so nothing else takes a port of the block while
+    /// the run starts its embedded services one by one.
+    /// </summary>
     private static int FreeBlock()
     {
         while (true)
         {
-            var first = Random.Shared.Next(20_000, 32_768 - PinnedPorts.Count);
+            var first = Random.Shared.Next(10_000, 20_000 - PinnedPorts.Count);
             var listeners = new List<TcpListener>();
             try
             {
