@@ -2,12 +2,18 @@ using System.Diagnostics;
 using System.Runtime;
 using Salsa.Bench.Experiments;
 using Salsa.Bench.Experiments.Gateway;
+using Salsa.Bench.Experiments.Large;
 using Salsa.Bench.Experiments.Services;
 using Salsa.Bench.Harness;
 
 if (args is ["--serve", ..])
 {
     return await ServiceProcess.ServeAsync(args);
+}
+
+if (args is ["--generate", ..])
+{
+    return await CensusLikePoints.GenerateAsync(args);
 }
 
 IExperiment[] experiments =
@@ -26,6 +32,7 @@ IExperiment[] experiments =
     new CensusAnnealingExperiment(),
     new ClusteringPeersExperiment(),
     new GridExperiment(),
+    new LargeDataExperiment(),
     new ServicesExperiment(),
     new GatewayExperiment(),
     new ReliabilityExperiment(),

@@ -2,7 +2,6 @@ using System.Diagnostics;
 using System.Globalization;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
-using Microsoft.Extensions.Logging;
 using Salsa.Bench.Experiments.Kernels;
 using Salsa.Bench.Harness;
 using Salsa.Clustering;
@@ -10,7 +9,6 @@ using Salsa.Clustering.Annealing;
 using Salsa.Clustering.KMeans;
 using Salsa.Clustering.Parallel;
 using Salsa.Clustering.Partitions;
-using Salsa.Grid;
 using Salsa.Grid.Annealing;
 using Salsa.Grid.Jobs;
 using Salsa.Grid.KMeans;
@@ -33,6 +31,24 @@ public sealed class GridExperiment : IExperiment
     private const int Partitions = 12;
     private const int Clusters = 100;
 
+    /// <summary>
+    /// Passes run before the timed ones, on every side alike: for a least time and count, so the JIT
+    /// has compiled the pass's path (compute and messaging) at its last tier in every process. A
+    /// fresh silo's background compiler runs for seconds (some 0.7 s of CPU a second on this
+    /// machine, measured) and takes a core from the ranks: a few warm-up passes leave its passes
+    /// two to five times slower and count that as compute and messaging.
+    /// </summary>
+    private sealed class WarmUp(bool quick)
+    {
+        private readonly Stopwatch _clock = Stopwatch.StartNew();
+        private int _passes;
+
+        public static string Describe(bool quick) => quick ? "3 s and 20 passes" : "10 s and 60 passes";
+
+        /// <summary>Counts a pass just run; true once the warm-up is over (and from then on).</summary>
+        public bool Over() => ++_passes > (quick ? 20 : 60) && _clock.Elapsed >= TimeSpan.FromSeconds(quick ? 3 : 10);
+    }
+
     public string Name => "grid";
 
     public string Description => "Orleans silos (1, 2, 3 processes): DA iteration time at K = 100 on the national census, messaging, bit-identity with one node, recovery from a killed silo; a k-means job on the same grid.";
@@ -48,21 +64,30 @@ public sealed class GridExperiment : IExperiment
         using var grid = new LocalPartitions(data, Partitions, new ParallelismOptions());
         var pass = EStep(data);
         var referenceSums = grid.Reduce(pass, cancellationToken);
-        var referenceJob = DeterministicAnnealing.Run(grid, job, cancellationToken: cancellationToken);
-        var kmeans = new KMeansOptions { Clusters = Clusters, Restarts = 1, MaxIterations = context.Quick ? 10 : 30, Seed = 3 };
-        var kmeansClock = Stopwatch.StartNew();
-        var referenceKMeans = WeightedKMeans.Run(grid, kmeans, cancellationToken: cancellationToken);
-        var kmeansJobs = new Dictionary<int, (double Seconds, double ComputeUs, double MessagingUs, bool Identical)> { [0] = (kmeansClock.Elapsed.TotalSeconds, 0, 0, true) };
+
+        // Timed on partitions as fresh as the silos' (before the jobs below leave their assignments
+        // in them: the sparse E-step's window follows them, so the same pass costs less afterwards).
         var inProcess = new List<double>();
-        for (var r = -3; r < repeats; r++)
+        for (var warm = new WarmUp(context.Quick); inProcess.Count < repeats;)
         {
             var clock = Stopwatch.StartNew();
             grid.Reduce(pass, cancellationToken);
-            if (r >= 0)
+            if (warm.Over())
             {
                 inProcess.Add(clock.Elapsed.TotalMicroseconds);
             }
         }
+        var annealingClock = Stopwatch.StartNew();
+        var referenceJob = DeterministicAnnealing.Run(grid, job, cancellationToken: cancellationToken);
+        var annealingInProcess = annealingClock.Elapsed.TotalSeconds;
+        var kmeans = new KMeansOptions { Clusters = Clusters, Restarts = 1, MaxIterations = context.Quick ? 10 : 30, Seed = 3 };
+        // Twice, as on the silos: a process's first k-means job compiles its code (the JIT), the next one does not.
+        var kmeansClock = Stopwatch.StartNew();
+        var referenceKMeans = WeightedKMeans.Run(grid, kmeans, cancellationToken: cancellationToken);
+        var firstKMeans = kmeansClock.Elapsed.TotalSeconds;
+        kmeansClock.Restart();
+        WeightedKMeans.Run(grid, kmeans, cancellationToken: cancellationToken);
+        var kmeansJobs = new Dictionary<int, (double First, double Seconds, double ComputeUs, double MessagingUs, bool Identical)> { [0] = (firstKMeans, kmeansClock.Elapsed.TotalSeconds, 0, 0, true) };
 
         await using var postgres = await PostgresServer.StartAsync(cancellationToken);
         var connectionString = await postgres.CreateDatabaseAsync("cluster", cancellationToken);
@@ -72,7 +97,7 @@ public sealed class GridExperiment : IExperiment
         context.Add(string.Create(CultureInfo.InvariantCulture, $"data={dataLabel},n={data.Count},k={Clusters},partitions={Partitions},silos=0"), "seconds_per_iteration", iterations[0].Wall / 1e6, "s");
         foreach (var silos in new[] { 1, 2, 3 })
         {
-            await using var cluster = await ProcessCluster.StartAsync(connectionString, silos, cancellationToken);
+            await using var cluster = await ProcessCluster.SharingCoresAsync(connectionString, silos, cancellationToken);
             if (silos == 1)
             {
                 await StoreAsync(cluster.Client, datasetId, data, cancellationToken);
@@ -80,25 +105,86 @@ public sealed class GridExperiment : IExperiment
 
             var keys = PartitionKey.Grid(datasetId, Partitions).Select(k => cluster.Grains.GetGrain<IPartitionGrain>(k.ToGrainKey())).ToArray();
             await Task.WhenAll(keys.Select(k => k.InfoAsync()));
+            var identical = true;
+
+            // The floor: a grain call that computes nothing (a partition's info), one at a time.
+            var roundTrips = new List<double>();
+            for (var r = -20; r < 200; r++)
+            {
+                var clock = Stopwatch.StartNew();
+                await keys[0].InfoAsync();
+                if (r >= 0)
+                {
+                    roundTrips.Add(clock.Elapsed.TotalMicroseconds);
+                }
+            }
+
+            // A pass carried to a silo and answered with nothing computed (the silo's pass grain asked
+            // for no partitions): the pass's own travel, without the compute before the answer.
+            var firstSilo = (await keys[0].InfoAsync()).Silo;
+            var emptyPasses = new List<double>();
+            for (var r = -20; r < 200; r++)
+            {
+                var clock = Stopwatch.StartNew();
+                await cluster.Grains.GetGrain<ISiloPassGrain>(firstSilo).RunAsync(pass, []);
+                if (r >= 0)
+                {
+                    emptyPasses.Add(clock.Elapsed.TotalMicroseconds);
+                }
+            }
+
+            var roundTripCase = string.Create(CultureInfo.InvariantCulture, $"data={dataLabel},n={data.Count},k={Clusters},partitions={Partitions},silos={silos}");
+            context.Add(roundTripCase, "call_round_trip_us", Statistics.Median(roundTrips), "µs");
+            context.Add(roundTripCase, "empty_pass_round_trip_us", Statistics.Median(emptyPasses), "µs");
+
+            // The pass as a job's coordinator sends it: one call per silo, each silo computing its
+            // partitions and answering with their sums (GrainPartitions, the per-silo fold).
+            var silosGrid = await Task.Run(() => GrainPartitions.Open(cluster.Grains, datasetId, Partitions, TimeSpan.FromMinutes(2), cancellationToken), cancellationToken);
             var walls = new List<double>();
             var computes = new List<double>();
-            var identical = true;
-            for (var r = -3; r < repeats; r++)
+            var turns = new List<double>();
+            var waysIn = new List<double>();
+            var waysBack = new List<double>();
+            for (var warm = new WarmUp(context.Quick); walls.Count < repeats;)
+            {
+                var before = silosGrid.Statistics;
+                var clock = Stopwatch.StartNew();
+                var sums = await Task.Run(() => silosGrid.Reduce(pass, cancellationToken), cancellationToken);
+                var wall = clock.Elapsed.TotalMicroseconds;
+                identical &= SameBits(referenceSums, sums);
+                if (warm.Over())
+                {
+                    walls.Add(wall);
+                    computes.Add(silosGrid.Statistics.ComputeMicroseconds - before.ComputeMicroseconds);
+                    turns.Add(silosGrid.LastSiloTurnMicroseconds);
+                    waysIn.Add(silosGrid.LastSiloTravelMicroseconds.WayIn);
+                    waysBack.Add(silosGrid.LastSiloTravelMicroseconds.WayBack);
+                }
+            }
+
+            // Beside it, the pass as one call per partition (the design before the per-silo fold).
+            var partitionWalls = new List<double>();
+            var partitionComputes = new List<double>();
+            for (var warm = new WarmUp(context.Quick); partitionWalls.Count < repeats;)
             {
                 var clock = Stopwatch.StartNew();
                 var sums = await Task.WhenAll(keys.Select(k => k.RunAsync(pass)));
                 var wall = clock.Elapsed.TotalMicroseconds;
                 identical &= SameBits(referenceSums, DensePartition.Fold([.. sums.Select(s => s.Sums)]));
-                if (r >= 0)
+                if (warm.Over())
                 {
-                    walls.Add(wall);
-                    computes.Add(PartitionSums.CriticalCompute(sums));
+                    partitionWalls.Add(wall);
+                    partitionComputes.Add(PartitionSums.CriticalCompute(sums));
                 }
             }
 
+            var jobClock = Stopwatch.StartNew();
             var (jobView, jobResult) = await RunJobAsync(cluster.Grains, datasetId, job, cancellationToken);
+            var jobSeconds = jobClock.Elapsed.TotalSeconds;
             identical &= SameBits(referenceJob, jobResult);
-            kmeansJobs[silos] = await KMeansJobAsync(cluster.Grains, datasetId, kmeans, referenceKMeans, cancellationToken);
+            var firstJob = await KMeansJobAsync(cluster.Grains, datasetId, kmeans, referenceKMeans, cancellationToken);
+            var nextJob = await KMeansJobAsync(cluster.Grains, datasetId, kmeans, referenceKMeans, cancellationToken);
+            kmeansJobs[silos] = (firstJob.Seconds, nextJob.Seconds, nextJob.ComputeUs, nextJob.MessagingUs, firstJob.Identical && nextJob.Identical);
             var (wallUs, computeUs) = (Statistics.Median(walls), Statistics.Median(computes));
             var messagingUs = Statistics.Median([.. walls.Zip(computes, (w, c) => Math.Max(0, w - c))]);
             iterations[silos] = (wallUs, computeUs, messagingUs);
@@ -106,17 +192,53 @@ public sealed class GridExperiment : IExperiment
             context.Add(@case, "seconds_per_iteration", wallUs / 1e6, "s");
             context.Add(@case, "compute_us", computeUs, "µs");
             context.Add(@case, "messaging_us", messagingUs, "µs");
+            // Where messaging goes: the calls' travel (wall less the longest silo turn) and the silos'
+            // own overhead around their compute (the turn less the compute).
+            context.Add(@case, "travel_us", Statistics.Median([.. walls.Zip(turns, (w, t) => Math.Max(0, w - t))]), "µs");
+            context.Add(@case, "travel_in_us", Statistics.Median(waysIn), "µs");
+            context.Add(@case, "travel_back_us", Statistics.Median(waysBack), "µs");
+            context.Add(@case, "silo_overhead_us", Statistics.Median([.. turns.Zip(computes, (t, c) => Math.Max(0, t - c))]), "µs");
+            var perPartitionMessagingUs = Statistics.Median([.. partitionWalls.Zip(partitionComputes, (w, c) => Math.Max(0, w - c))]);
+            context.Add(@case, "messaging_us_call_per_partition", perPartitionMessagingUs, "µs");
             context.Add(@case, "job_messaging_us_per_pass", jobView.Passes.MessagingMicroseconds / Math.Max(1, jobView.Passes.Passes), "µs");
+            // The whole DA job (coordinator on a silo, its partitions there computed in place) against
+            // the same grid in this process; the job's time as its client sees it, start to result.
+            var annealingCase = string.Create(CultureInfo.InvariantCulture, $"algorithm=annealing,data={dataLabel},n={data.Count},k={Clusters},partitions={Partitions},silos={silos}");
+            context.Add(annealingCase, "seconds_per_job", jobSeconds, "s");
+            context.Add(annealingCase, "ratio_to_in_process", jobSeconds / annealingInProcess, "×");
             context.Add(@case, "identical_to_single_node", identical ? 1 : 0, "bool");
             context.Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"  silos={silos}: {wallUs / 1000:F2} ms per iteration, busiest silo computing {computeUs / 1000:F2} ms, messaging {messagingUs:F0} µs, identical {identical}"));
+        }
+
+        // The floor a pass's messaging is held to: Open MPI's MPI_Allreduce of the same sums (K × (D + 1)
+        // doubles) among as many processes as silos, over TCP on the same loopback.
+        if (Peers.BuildError is { } mpiMissing)
+        {
+            context.Console.WriteLine($"  (Open MPI allreduce not measured: {mpiMissing})");
+        }
+        else
+        {
+            foreach (var silos in new[] { 2, 3 })
+            {
+                var mpi = Peers.RunJson("mpirun",
+                    ["--allow-run-as-root", "--oversubscribe", "--bind-to", "none", "--mca", "btl", "tcp,self", "-np", silos.ToString(CultureInfo.InvariantCulture),
+                     Peers.PathOf("allreduce"), (Clusters * 3).ToString(CultureInfo.InvariantCulture), context.Quick ? "2000" : "20000", "500"],
+                    TimeSpan.FromMinutes(5)).GetProperty("allreduce_us").GetDouble();
+                var @case = string.Create(CultureInfo.InvariantCulture, $"data={dataLabel},n={data.Count},k={Clusters},partitions={Partitions},silos={silos}");
+                context.Add(@case, "mpi_allreduce_us", mpi, "µs");
+                context.Add(@case, "ratio_to_mpi_allreduce", iterations[silos].Messaging / mpi, "×");
+            }
         }
 
         foreach (var (silos, run) in kmeansJobs.OrderBy(k => k.Key))
         {
             var @case = string.Create(CultureInfo.InvariantCulture, $"algorithm=kmeans,data={dataLabel},n={data.Count},k={Clusters},iterations={kmeans.MaxIterations},partitions={Partitions},silos={silos}");
             context.Add(@case, "seconds_per_job", run.Seconds, "s");
+            context.Add(@case, "seconds_per_job_first", run.First, "s");
             if (silos > 0)
             {
+                context.Add(@case, "ratio_to_in_process", run.Seconds / kmeansJobs[0].Seconds, "×");
+                context.Add(@case, "ratio_to_in_process_first", run.First / kmeansJobs[0].First, "×");
                 context.Add(@case, "lloyd_compute_us_per_pass", run.ComputeUs, "µs");
                 context.Add(@case, "lloyd_messaging_us_per_pass", run.MessagingUs, "µs");
                 context.Add(@case, "identical_to_single_node", run.Identical ? 1 : 0, "bool");
@@ -160,15 +282,18 @@ public sealed class GridExperiment : IExperiment
         }
     }
 
-    private static void ReportKMeans(ExperimentContext context, int points, KMeansOptions options, Dictionary<int, (double Seconds, double ComputeUs, double MessagingUs, bool Identical)> jobs)
+    private static void ReportKMeans(ExperimentContext context, int points, KMeansOptions options, Dictionary<int, (double First, double Seconds, double ComputeUs, double MessagingUs, bool Identical)> jobs)
     {
         context.Section("k-means on the cluster", string.Create(CultureInfo.InvariantCulture,
             $"The same {points:N0} points and grid, K = {options.Clusters}, one k-means++ seeding and {options.MaxIterations} Lloyd iterations at most, as a whole job: the coordinator draws each of the {options.Clusters} seeds " +
-            $"from the partitions' masses (a fan-out for the masses, a call to the partition the draw falls in), then sends every Lloyd iteration to all partitions. " +
-            $"Silos = 0 is the same grid in the benchmark's process. Compute and messaging are per Lloyd pass (the busiest silo's compute, the rest of the wait); **identical** compares centres, assignments and inertia bit for bit."));
-        context.Table(["silos", "job, s", "ratio to in-process", "Lloyd pass: compute, ms", "messaging, µs", "identical"],
+            $"from the partitions' masses (its own silo's partitions computed in place, one call per other silo for the masses, a call to the partition the draw falls in), then sends every Lloyd iteration as a pass (in place, one call per other silo). " +
+            $"Silos = 0 is the same grid in the benchmark's process. Each side runs the job twice: the **first** in a process compiles the k-means code (the JIT), the **next** does not. " +
+            $"Compute and messaging are per Lloyd pass of the next job (the busiest silo's compute, the rest of the wait); **identical** compares centres, assignments and inertia bit for bit."));
+        context.Table(["silos", "first job, s", "ratio to in-process", "next job, s", "ratio to in-process", "Lloyd pass: compute, ms", "messaging, µs", "identical"],
             jobs.OrderBy(j => j.Key).Select(j => (IReadOnlyList<string>)[
                 j.Key.ToString(CultureInfo.InvariantCulture),
+                j.Value.First.ToString("F2", CultureInfo.InvariantCulture),
+                (j.Value.First / jobs[0].First).ToString("F2", CultureInfo.InvariantCulture),
                 j.Value.Seconds.ToString("F2", CultureInfo.InvariantCulture),
                 (j.Value.Seconds / jobs[0].Seconds).ToString("F2", CultureInfo.InvariantCulture),
                 j.Key == 0 ? "–" : (j.Value.ComputeUs / 1000).ToString("F2", CultureInfo.InvariantCulture),
@@ -177,19 +302,32 @@ public sealed class GridExperiment : IExperiment
     }
 
     /// <summary>An E-step at K = 100: centres spread over the data, a temperature where most points still share several.</summary>
-    private static PartitionPass EStep(DenseVectors data)
+    internal static PartitionPass EStep(DenseVectors data, int clusters = Clusters)
     {
-        var kp = (Clusters + 7) / 8 * 8;
-        var centres = new double[Clusters * 2];
-        for (var c = 0; c < Clusters; c++)
+        var kp = CentreSet.Pad(clusters);
+        var logMass = Enumerable.Repeat(double.NegativeInfinity, kp).ToArray();
+        Array.Fill(logMass, -Math.Log(clusters), 0, clusters);
+        var length = new PassSums(kp, 2).EStepLength;
+        return PartitionPass.Create(PassKind.EStep, length, Math.Max(kp * 4 + 4, clusters * 4 + kp + 4), null, kp, clusters, 2, SpreadCentres(data, clusters), logMass, 1.0 / 2_000, null, null, null);
+    }
+
+    /// <summary>A Lloyd pass (k-means' assign-and-sum) at <paramref name="clusters"/> centres spread over the data.</summary>
+    internal static PartitionPass Lloyd(DenseVectors data, int clusters = Clusters)
+    {
+        var kp = CentreSet.Pad(clusters);
+        return PartitionPass.Create(PassKind.Lloyd, new PassSums(kp, 2).LloydLength, (kp * 3) + 4, null, kp, clusters, 2, SpreadCentres(data, clusters), new double[kp], 0, null, null, null);
+    }
+
+    /// <summary>Every (n/k)-th point, row-major.</summary>
+    private static double[] SpreadCentres(DenseVectors data, int clusters)
+    {
+        var centres = new double[clusters * 2];
+        for (var c = 0; c < clusters; c++)
         {
-            data.Point((int)((long)data.Count * c / Clusters)).CopyTo(centres.AsSpan(2 * c));
+            data.Point((int)((long)data.Count * c / clusters)).CopyTo(centres.AsSpan(2 * c));
         }
 
-        var logMass = Enumerable.Repeat(double.NegativeInfinity, kp).ToArray();
-        Array.Fill(logMass, -Math.Log(Clusters), 0, Clusters);
-        var length = new PassSums(kp, 2).EStepLength;
-        return PartitionPass.Create(PassKind.EStep, length, Math.Max(kp * 4 + 4, Clusters * 4 + kp + 4), null, kp, Clusters, 2, centres, logMass, 1.0 / 2_000, null, null, null);
+        return centres;
     }
 
     private static async Task StoreAsync(IHost client, Guid id, DenseVectors data, CancellationToken cancellationToken) =>
@@ -233,7 +371,7 @@ public sealed class GridExperiment : IExperiment
     /// <summary>Three silos, a job, a partition silo killed once the job has checkpointed: how long until passes complete again.</summary>
     private static async Task<(TimeSpan Recovery, bool Identical, GridJobView View)> KillSiloAsync(string connectionString, Guid datasetId, AnnealingOptions options, AnnealingResult reference, CancellationToken cancellationToken)
     {
-        await using var cluster = await ProcessCluster.StartAsync(connectionString, 3, cancellationToken);
+        await using var cluster = await ProcessCluster.SharingCoresAsync(connectionString, 3, cancellationToken);
         Stopwatch? sinceKill = null;
         long passesAtKill = 0;
         var recovery = TimeSpan.Zero;
@@ -270,22 +408,54 @@ public sealed class GridExperiment : IExperiment
     {
         context.Section("Result", string.Create(CultureInfo.InvariantCulture,
             $"{points:N0} census block groups in a grid of {Partitions} partitions, K = {Clusters}; silos are separate processes on this {Environment.ProcessorCount}-core machine, " +
-            $"each computing its partitions on all cores (so more silos share the same cores: the rows show overhead, not speed-up). " +
-            $"One iteration = the E-step sent to every partition at once and the sums folded in partition order; **compute** is the busiest silo's computing " +
-            $"(a silo runs its partitions one after another on all its cores, so it is the sum of its partitions' times), **messaging** the rest of the coordinator's wait. " +
+            $"sharing its cores: each silo computes on cores ÷ silos ranks, at least one (`Cluster:Ranks`; three silos on two cores share them, so that row shows contention too). " +
+            $"One iteration = the E-step as a job's coordinator sends it — one call per silo, each silo computing its partitions and answering with every one's sums — folded in partition order; " +
+            $"**call per partition** is the same pass sent as one call to each partition (the design before the per-silo fold), measured beside it; **compute** is the busiest silo's computing " +
+            $"(a silo runs its partitions one after another on its ranks, so it is the sum of its partitions' times), **messaging** the rest of the coordinator's wait. " +
+            $"Every side runs passes for at least {WarmUp.Describe(context.Quick)} before the timed ones: a fresh silo's JIT compiles in the background for seconds, taking a core from the ranks. " +
             $"Silos = 0 is the baseline: the same grid computed in the benchmark's own process, no Orleans. " +
             $"**identical** compares the iteration's folded sums (every repeat) and a whole DA job with the same grid computed in one process, bit for bit."));
-        context.Table(["silos", "ms per iteration", "busiest silo computing, ms", "messaging, µs", "ratio to in-process", "identical"],
+        string Metric(int silos, string metric) => silos == 0 ? "–" : context.Rows.FirstOrDefault(r => r.Case.EndsWith($",silos={silos}", StringComparison.Ordinal) && r.Metric == metric) is { } row
+            ? row.Value.ToString("F0", CultureInfo.InvariantCulture) : "–";
+        context.Table(["silos", "ms per iteration", "busiest silo computing, ms", "messaging, µs", "messaging, call per partition, µs", "ratio to in-process", "identical"],
             iterations.OrderBy(i => i.Key).Select(i => (IReadOnlyList<string>)[
                 i.Key.ToString(CultureInfo.InvariantCulture),
                 (i.Value.Wall / 1000).ToString("F2", CultureInfo.InvariantCulture),
                 (i.Value.Compute / 1000).ToString("F2", CultureInfo.InvariantCulture),
                 i.Value.Messaging.ToString("F0", CultureInfo.InvariantCulture),
+                Metric(i.Key, "messaging_us_call_per_partition"),
                 (i.Value.Wall / iterations[0].Wall).ToString("F2", CultureInfo.InvariantCulture),
                 i.Key == 0 ? "reference" : context.Rows.Any(r => r.Case.EndsWith($",silos={i.Key}", StringComparison.Ordinal) && r.Metric == "identical_to_single_node" && r.Value == 1) ? "yes" : "no"]));
+        string Value(int silos, string metric, string format) => context.Rows.FirstOrDefault(r => r.Case.EndsWith($",silos={silos}", StringComparison.Ordinal) && r.Metric == metric) is { } row
+            ? row.Value.ToString(format, CultureInfo.InvariantCulture) : "–";
+        context.Paragraph("**Where the messaging goes.** The pass's wall time less the longest silo turn (from the call's arrival at a silo to its answer) is the calls' **travel** — " +
+            "serialisation, loopback, Orleans' scheduling on both ends — split by the silo's own clock (one host: one monotonic clock) into the **way in** (sent to arrival) and the **way back** (answer to receipt); " +
+            "the turn less the compute is the silo's own **overhead** (its cores' gate, the hop to them and back). " +
+            "Beside them, a grain call that computes nothing (a partition's info), one at a time, from the same client.");
+        context.Table(["silos", "messaging, µs", "travel, µs", "way in, µs", "way back, µs", "silo overhead, µs", "empty call round trip, µs", "pass computing nothing, round trip, µs"],
+            iterations.Keys.Where(k => k > 0).Order().Select(k => (IReadOnlyList<string>)[
+                k.ToString(CultureInfo.InvariantCulture), Value(k, "messaging_us", "F0"), Value(k, "travel_us", "F0"), Value(k, "travel_in_us", "F0"), Value(k, "travel_back_us", "F0"), Value(k, "silo_overhead_us", "F0"), Value(k, "call_round_trip_us", "F0"), Value(k, "empty_pass_round_trip_us", "F0")]));
+        if (context.Rows.Any(r => r.Metric == "mpi_allreduce_us"))
+        {
+            context.Paragraph("**Against MPI.** Open MPI's `MPI_Allreduce` (sum) of the same sums, K × (D + 1) doubles, among as many processes as silos, over TCP on the same loopback " +
+                "(`bench/peers/allreduce.c`, `mpirun --mca btl tcp,self`), run in this benchmark after the silos:");
+            context.Table(["silos", "pass messaging, µs", "MPI_Allreduce, µs", "ratio"],
+                context.Rows.Where(r => r.Metric == "mpi_allreduce_us").Select(r => r.Case[(r.Case.LastIndexOf('=') + 1)..]).Select(k => (IReadOnlyList<string>)[
+                    k, Value(int.Parse(k, CultureInfo.InvariantCulture), "messaging_us", "F0"), Value(int.Parse(k, CultureInfo.InvariantCulture), "mpi_allreduce_us", "F1"),
+                    Value(int.Parse(k, CultureInfo.InvariantCulture), "ratio_to_mpi_allreduce", "F0") + "×"]));
+        }
+
+        context.Paragraph("**A whole DA job** on the grid (its coordinator on a silo, computing that silo's partitions in place, one call per other silo per pass), start to result as its client sees it, against the same grid in this process:");
+        context.Table(["silos", "job, s", "ratio to in-process", "messaging per pass, µs", "identical"],
+            iterations.Keys.Where(k => k > 0).Order().Select(k => (IReadOnlyList<string>)[
+                k.ToString(CultureInfo.InvariantCulture),
+                context.Rows.FirstOrDefault(r => r.Case.StartsWith("algorithm=annealing,", StringComparison.Ordinal) && r.Case.EndsWith($",silos={k}", StringComparison.Ordinal) && r.Metric == "seconds_per_job")?.Value.ToString("F2", CultureInfo.InvariantCulture) ?? "–",
+                context.Rows.FirstOrDefault(r => r.Case.StartsWith("algorithm=annealing,", StringComparison.Ordinal) && r.Case.EndsWith($",silos={k}", StringComparison.Ordinal) && r.Metric == "ratio_to_in_process")?.Value.ToString("F2", CultureInfo.InvariantCulture) ?? "–",
+                Value(k, "job_messaging_us_per_pass", "F0"),
+                context.Rows.Any(r => r.Case.EndsWith($",silos={k}", StringComparison.Ordinal) && r.Metric == "identical_to_single_node" && r.Value == 1) ? "yes" : "no"]));
         context.Paragraph(string.Create(CultureInfo.InvariantCulture,
             $"**Fault.** Three silos, a DA job; once it had checkpointed, a silo holding partitions (not the coordinator's) was killed with SIGKILL. " +
-            $"The interrupted pass completed {fault.Passes.LongestPassMicroseconds / 1e6:F1} s after it was sent (the job's own figure, `time_to_recover_s`: the cluster's failure detection — probes of 1 s, two missed, votes — the directory's safety lease of 4 s, then the partitions reactivated on the survivors reloading their rows: each reads the whole dataset from the store and keeps its slice); " +
+            $"The interrupted pass completed {fault.Passes.LongestPassMicroseconds / 1e6:F1} s after it was sent (the job's own figure, `time_to_recover_s`: the cluster's failure detection — probes of 1 s, two missed, votes — the directory's safety lease of 4 s, then the partitions reactivated on the survivors reloading their rows, each its own range); " +
             $"the benchmark, a client watching the job through the silos' gateways (one of which was the killed silo), saw passes complete again {recovery.TotalSeconds:F1} s after the kill (`client_observed_recovery_s`); " +
             $"{fault.Passes.Retries} partition calls were asked again; the job's result was {(faultIdentical ? "bit-identical" : "NOT identical")} to the single-node one."));
 
@@ -315,41 +485,5 @@ public sealed class GridExperiment : IExperiment
                     f.ToString("F2", CultureInfo.InvariantCulture),
                     (1 / (1 + f)).ToString("F2", CultureInfo.InvariantCulture)];
             }));
-    }
-
-    /// <summary>Silo processes on one PostgreSQL, and a client that reaches them (and the store).</summary>
-    private sealed class ProcessCluster : IAsyncDisposable
-    {
-        private ProcessCluster(IHost client, List<SiloProcess> silos) => (Client, Silos) = (client, silos);
-
-        public IHost Client { get; }
-
-        public List<SiloProcess> Silos { get; }
-
-        public IGrainFactory Grains => Client.Services.GetRequiredService<IClusterClient>();
-
-        public static async Task<ProcessCluster> StartAsync(string connectionString, int silos, CancellationToken cancellationToken)
-        {
-            var clusterId = $"bench-{Guid.NewGuid():N}";
-            var processes = (await Task.WhenAll(Enumerable.Range(0, silos).Select(_ => SiloProcess.StartAsync(connectionString, clusterId, cancellationToken)))).ToList();
-            var builder = Host.CreateApplicationBuilder();
-            builder.Logging.SetMinimumLevel(LogLevel.Warning);
-            builder.Configuration[$"ConnectionStrings:{DataStoreServiceCollectionExtensions.ConnectionStringName}"] = connectionString;
-            builder.Services.AddDataStore(builder.Configuration);
-            builder.AddSalsaClusterClient(new SiloSettings { ClusterId = clusterId, ConnectionString = connectionString });
-            var client = builder.Build();
-            await client.StartAsync(cancellationToken);
-            return new ProcessCluster(client, processes);
-        }
-
-        public async ValueTask DisposeAsync()
-        {
-            await Client.StopAsync(CancellationToken.None);
-            Client.Dispose();
-            foreach (var silo in Silos)
-            {
-                silo.Dispose();
-            }
-        }
     }
 }

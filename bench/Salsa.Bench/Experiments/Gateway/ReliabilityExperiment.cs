@@ -326,18 +326,16 @@ public sealed class ReliabilityExperiment : IExperiment
     {
         try
         {
-            foreach (var line in File.ReadLines($"/proc/{process.Id}/status"))
+            // 0 once the process is gone or going: nothing to record.
+            var bytes = Math.Max(ProcessMemory.PeakResidentBytes(process.Id), ProcessMemory.ResidentBytes(process.Id));
+            if (bytes > 0)
             {
-                if (line.StartsWith("VmHWM:", StringComparison.Ordinal) || line.StartsWith("VmRSS:", StringComparison.Ordinal))
-                {
-                    var kib = long.Parse(line.Split(' ', StringSplitOptions.RemoveEmptyEntries)[1], CultureInfo.InvariantCulture);
-                    peak.AddOrUpdate(name, kib * 1024, (_, old) => Math.Max(old, kib * 1024));
-                }
+                peak.AddOrUpdate(name, bytes, (_, old) => Math.Max(old, bytes));
             }
         }
-        catch (Exception e) when (e is IOException or UnauthorizedAccessException or InvalidOperationException)
+        catch (InvalidOperationException)
         {
-            // the process is gone or going
+            // the process is gone (its id no longer readable)
         }
     }
 
