@@ -9,9 +9,7 @@ using Salsa.Clustering.Annealing;
 using Salsa.Clustering.KMeans;
 using Salsa.Clustering.Parallel;
 using Salsa.Clustering.Partitions;
-using Salsa.Grid.Annealing;
 using Salsa.Grid.Jobs;
-using Salsa.Grid.KMeans;
 using Salsa.Grid.Partitions;
 using Salsa.Store;
 using Salsa.Testing;
@@ -30,24 +28,6 @@ public sealed class GridExperiment : IExperiment
 {
     private const int Partitions = 12;
     private const int Clusters = 100;
-
-    /// <summary>
-    /// Passes run before the timed ones, on every side alike: for a least time and count, so the JIT
-    /// has compiled the pass's path (compute and messaging) at its last tier in every process. A
-    /// fresh silo's background compiler runs for seconds (some 0.7 s of CPU a second on this
-    /// machine, measured) and takes a core from the ranks: a few warm-up passes leave its passes
-    /// two to five times slower and count that as compute and messaging.
-    /// </summary>
-    private sealed class WarmUp(bool quick)
-    {
-        private readonly Stopwatch _clock = Stopwatch.StartNew();
-        private int _passes;
-
-        public static string Describe(bool quick) => quick ? "3 s and 20 passes" : "10 s and 60 passes";
-
-        /// <summary>Counts a pass just run; true once the warm-up is over (and from then on).</summary>
-        public bool Over() => ++_passes > (quick ? 20 : 60) && _clock.Elapsed >= TimeSpan.FromSeconds(quick ? 3 : 10);
-    }
 
     public string Name => "grid";
 
@@ -68,7 +48,7 @@ public sealed class GridExperiment : IExperiment
         // Timed on partitions as fresh as the silos' (before the jobs below leave their assignments
         // in them: the sparse E-step's window follows them, so the same pass costs less afterwards).
         var inProcess = new List<double>();
-        for (var warm = new WarmUp(context.Quick); inProcess.Count < repeats;)
+        for (var warm = WarmUp.ForShortPasses(context.Quick); inProcess.Count < repeats;)
         {
             var clock = Stopwatch.StartNew();
             grid.Reduce(pass, cancellationToken);
@@ -89,6 +69,25 @@ public sealed class GridExperiment : IExperiment
         WeightedKMeans.Run(grid, kmeans, cancellationToken: cancellationToken);
         var kmeansJobs = new Dictionary<int, (double First, double Seconds, double ComputeUs, double MessagingUs, bool Identical)> { [0] = (firstKMeans, kmeansClock.Elapsed.TotalSeconds, 0, 0, true) };
 
+        // Indiana as census-indiana runs it (populated block groups, Kmax 20, the service's grid for
+        // its size): a job of a tenth of a second, where what a silo adds per job shows most. Twice
+        // per side, as k-means: the first job in a process compiles its code.
+        var indiana = KernelData.Census(Salsa.Datasets.CensusBlockGroups.IndianaPath, skipUnpopulated: true);
+        var indianaPartitions = new Salsa.Hosting.Clustering.Grid.PartitionLayout().PartitionsFor(indiana.Count);
+        var indianaJob = new AnnealingOptions { MaxClusters = 20 };
+        var indianaId = Guid.NewGuid();
+        AnnealingResult indianaReference;
+        var indianaJobs = new Dictionary<int, (double First, double Seconds, bool Identical)>();
+        using (var indianaGrid = new LocalPartitions(indiana, indianaPartitions, new ParallelismOptions()))
+        {
+            var clock = Stopwatch.StartNew();
+            indianaReference = DeterministicAnnealing.Run(indianaGrid, indianaJob, cancellationToken: cancellationToken);
+            var first = clock.Elapsed.TotalSeconds;
+            clock.Restart();
+            DeterministicAnnealing.Run(indianaGrid, indianaJob, cancellationToken: cancellationToken);
+            indianaJobs[0] = (first, clock.Elapsed.TotalSeconds, true);
+        }
+
         await using var postgres = await PostgresServer.StartAsync(cancellationToken);
         var connectionString = await postgres.CreateDatabaseAsync("cluster", cancellationToken);
         var datasetId = Guid.NewGuid();
@@ -98,9 +97,17 @@ public sealed class GridExperiment : IExperiment
         foreach (var silos in new[] { 1, 2, 3 })
         {
             await using var cluster = await ProcessCluster.SharingCoresAsync(connectionString, silos, cancellationToken);
+            context.Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"  {silos} silo(s) quiet {cluster.SettledAfter.TotalSeconds:F0} s after they started"));
             if (silos == 1)
             {
                 await StoreAsync(cluster.Client, datasetId, data, cancellationToken);
+                await StoreAsync(cluster.Client, indianaId, indiana, cancellationToken);
+                var clock = Stopwatch.StartNew();
+                var (_, firstResult) = await ClusterJobs.AnnealAsync(cluster.Grains, indianaId, indianaPartitions, indianaJob, cancellationToken);
+                var first = clock.Elapsed.TotalSeconds;
+                clock.Restart();
+                var (_, nextResult) = await ClusterJobs.AnnealAsync(cluster.Grains, indianaId, indianaPartitions, indianaJob, cancellationToken);
+                indianaJobs[1] = (first, clock.Elapsed.TotalSeconds, ClusterJobs.SameBits(indianaReference, firstResult) && ClusterJobs.SameBits(indianaReference, nextResult));
             }
 
             var keys = PartitionKey.Grid(datasetId, Partitions).Select(k => cluster.Grains.GetGrain<IPartitionGrain>(k.ToGrainKey())).ToArray();
@@ -145,13 +152,13 @@ public sealed class GridExperiment : IExperiment
             var turns = new List<double>();
             var waysIn = new List<double>();
             var waysBack = new List<double>();
-            for (var warm = new WarmUp(context.Quick); walls.Count < repeats;)
+            for (var warm = WarmUp.ForShortPasses(context.Quick); walls.Count < repeats;)
             {
                 var before = silosGrid.Statistics;
                 var clock = Stopwatch.StartNew();
                 var sums = await Task.Run(() => silosGrid.Reduce(pass, cancellationToken), cancellationToken);
                 var wall = clock.Elapsed.TotalMicroseconds;
-                identical &= SameBits(referenceSums, sums);
+                identical &= ClusterJobs.SameBits(referenceSums, sums);
                 if (warm.Over())
                 {
                     walls.Add(wall);
@@ -165,12 +172,12 @@ public sealed class GridExperiment : IExperiment
             // Beside it, the pass as one call per partition (the design before the per-silo fold).
             var partitionWalls = new List<double>();
             var partitionComputes = new List<double>();
-            for (var warm = new WarmUp(context.Quick); partitionWalls.Count < repeats;)
+            for (var warm = WarmUp.ForShortPasses(context.Quick); partitionWalls.Count < repeats;)
             {
                 var clock = Stopwatch.StartNew();
                 var sums = await Task.WhenAll(keys.Select(k => k.RunAsync(pass)));
                 var wall = clock.Elapsed.TotalMicroseconds;
-                identical &= SameBits(referenceSums, DensePartition.Fold([.. sums.Select(s => s.Sums)]));
+                identical &= ClusterJobs.SameBits(referenceSums, DensePartition.Fold([.. sums.Select(s => s.Sums)]));
                 if (warm.Over())
                 {
                     partitionWalls.Add(wall);
@@ -179,9 +186,9 @@ public sealed class GridExperiment : IExperiment
             }
 
             var jobClock = Stopwatch.StartNew();
-            var (jobView, jobResult) = await RunJobAsync(cluster.Grains, datasetId, job, cancellationToken);
+            var (jobView, jobResult) = await ClusterJobs.AnnealAsync(cluster.Grains, datasetId, Partitions, job, cancellationToken);
             var jobSeconds = jobClock.Elapsed.TotalSeconds;
-            identical &= SameBits(referenceJob, jobResult);
+            identical &= ClusterJobs.SameBits(referenceJob, jobResult);
             var firstJob = await KMeansJobAsync(cluster.Grains, datasetId, kmeans, referenceKMeans, cancellationToken);
             var nextJob = await KMeansJobAsync(cluster.Grains, datasetId, kmeans, referenceKMeans, cancellationToken);
             kmeansJobs[silos] = (firstJob.Seconds, nextJob.Seconds, nextJob.ComputeUs, nextJob.MessagingUs, firstJob.Identical && nextJob.Identical);
@@ -233,14 +240,21 @@ public sealed class GridExperiment : IExperiment
         foreach (var (silos, run) in kmeansJobs.OrderBy(k => k.Key))
         {
             var @case = string.Create(CultureInfo.InvariantCulture, $"algorithm=kmeans,data={dataLabel},n={data.Count},k={Clusters},iterations={kmeans.MaxIterations},partitions={Partitions},silos={silos}");
-            context.Add(@case, "seconds_per_job", run.Seconds, "s");
-            context.Add(@case, "seconds_per_job_first", run.First, "s");
+            ClusterJobs.AddJobRows(context, @case, (run.First, run.Seconds), silos > 0 ? (kmeansJobs[0].First, kmeansJobs[0].Seconds) : null);
             if (silos > 0)
             {
-                context.Add(@case, "ratio_to_in_process", run.Seconds / kmeansJobs[0].Seconds, "×");
-                context.Add(@case, "ratio_to_in_process_first", run.First / kmeansJobs[0].First, "×");
                 context.Add(@case, "lloyd_compute_us_per_pass", run.ComputeUs, "µs");
                 context.Add(@case, "lloyd_messaging_us_per_pass", run.MessagingUs, "µs");
+                context.Add(@case, "identical_to_single_node", run.Identical ? 1 : 0, "bool");
+            }
+        }
+
+        foreach (var (silos, run) in indianaJobs.OrderBy(j => j.Key))
+        {
+            var @case = string.Create(CultureInfo.InvariantCulture, $"algorithm=annealing,data=census-indiana,n={indiana.Count},k=20,partitions={indianaPartitions},silos={silos}");
+            ClusterJobs.AddJobRows(context, @case, (run.First, run.Seconds), silos > 0 ? (indianaJobs[0].First, indianaJobs[0].Seconds) : null);
+            if (silos > 0)
+            {
                 context.Add(@case, "identical_to_single_node", run.Identical ? 1 : 0, "bool");
             }
         }
@@ -254,32 +268,39 @@ public sealed class GridExperiment : IExperiment
 
         Report(context, data.Count, iterations, recovery, faultIdentical, faultView);
         ReportKMeans(context, data.Count, kmeans, kmeansJobs);
+        ReportOneSilo(context);
+    }
+
+    /// <summary>The single silo (the embedded default's topology) against one process: every whole job this run timed on both.</summary>
+    private static void ReportOneSilo(ExperimentContext context)
+    {
+        context.Section("One silo against one process",
+            "The embedded default runs jobs on one local silo; the goal is that this costs no more than 10 % over the same grid in one process. " +
+            "Every whole job this run timed on both sides, start to result as its client sees it; **first** is a process's first job of its kind (its code compiled by the JIT), **next** the one after.");
+        var rows = context.Rows.Where(r => r.Case.StartsWith("algorithm=", StringComparison.Ordinal) && r.Case.EndsWith(",silos=1", StringComparison.Ordinal)).ToList();
+        string Of(string @case, string metric) => rows.FirstOrDefault(r => r.Case == @case && r.Metric == metric)?.Value.ToString("F2", CultureInfo.InvariantCulture) ?? "–";
+        // A job's own row, else (the national DA job) the row of the iteration on the same silo, which covers it.
+        string Identical(string @case) =>
+            (rows.FirstOrDefault(i => i.Case == @case && i.Metric == "identical_to_single_node")
+             ?? context.Rows.FirstOrDefault(i => i.Case.StartsWith("data=", StringComparison.Ordinal) && i.Case.EndsWith(",silos=1", StringComparison.Ordinal) && i.Metric == "identical_to_single_node"))?.Value == 1 ? "yes" : "no";
+        context.Table(["job", "one silo, s", "ratio to in-process", "first job: ratio", "identical"],
+            rows.Where(r => r.Metric == "seconds_per_job").Select(r => (IReadOnlyList<string>)[
+                r.Case[..r.Case.IndexOf(",partitions=", StringComparison.Ordinal)],
+                r.Value.ToString("F2", CultureInfo.InvariantCulture),
+                Of(r.Case, "ratio_to_in_process"),
+                Of(r.Case, "ratio_to_in_process_first"),
+                Identical(r.Case)]));
     }
 
     /// <summary>A whole k-means job on the cluster (k-means++ seeding through the partitions, then Lloyd passes): its time, its passes' compute and messaging, and whether its bits are the grid's.</summary>
     private static async Task<(double Seconds, double ComputeUs, double MessagingUs, bool Identical)> KMeansJobAsync(
         IGrainFactory grains, Guid datasetId, KMeansOptions options, KMeansResult reference, CancellationToken cancellationToken)
     {
-        var id = Guid.NewGuid();
         var clock = Stopwatch.StartNew();
-        var coordinator = grains.GetGrain<IKMeansJobGrain>(id);
-        await coordinator.StartAsync(KMeansJobSpec.From(datasetId, Partitions, options));
-        while (true)
-        {
-            var view = await coordinator.GetAsync().WaitAsync(TimeSpan.FromSeconds(30), cancellationToken);
-            if (view.IsFinished)
-            {
-                var seconds = clock.Elapsed.TotalSeconds;
-                var json = view.Status == JobStatuses.Succeeded ? await coordinator.ResultAsync() : null;
-                var result = json is null ? throw new InvalidOperationException($"The k-means job ended {view.Status}: {view.Error}") : StateJson.Read<KMeansResult>(json);
-                var passes = Math.Max(1, view.Passes.Passes);
-                var identical = SameBits(reference.Centres, result.Centres) && reference.Assignments.SequenceEqual(result.Assignments)
-                    && BitConverter.DoubleToInt64Bits(reference.Inertia) == BitConverter.DoubleToInt64Bits(result.Inertia);
-                return (seconds, view.Passes.ComputeMicroseconds / passes, view.Passes.MessagingMicroseconds / passes, identical);
-            }
-
-            await Task.Delay(20, cancellationToken);
-        }
+        var (view, result) = await ClusterJobs.KMeansAsync(grains, datasetId, Partitions, options, cancellationToken);
+        var seconds = clock.Elapsed.TotalSeconds;
+        var passes = Math.Max(1, view.Passes.Passes);
+        return (seconds, view.Passes.ComputeMicroseconds / passes, view.Passes.MessagingMicroseconds / passes, ClusterJobs.SameBits(reference, result));
     }
 
     private static void ReportKMeans(ExperimentContext context, int points, KMeansOptions options, Dictionary<int, (double First, double Seconds, double ComputeUs, double MessagingUs, bool Identical)> jobs)
@@ -335,39 +356,6 @@ public sealed class GridExperiment : IExperiment
             new DatasetInfo { Id = id, Name = "census", Kind = DatasetKind.Dense, Count = data.Count, Dimension = 2, TotalWeight = data.TotalWeight, Created = DateTimeOffset.UtcNow },
             new DatasetContent { Values = data.Values, Weights = data.Weights }, cancellationToken);
 
-    private static async Task<(GridJobView View, AnnealingResult Result)> RunJobAsync(IGrainFactory grains, Guid datasetId, AnnealingOptions options, CancellationToken cancellationToken, Func<GridJobView, Task>? watch = null)
-    {
-        var id = Guid.NewGuid();
-        var coordinator = grains.GetGrain<IAnnealingJobGrain>(id);
-        await coordinator.StartAsync(AnnealingJobSpec.From(datasetId, Partitions, options));
-        while (true)
-        {
-            GridJobView view;
-            try
-            {
-                view = await coordinator.GetAsync().WaitAsync(TimeSpan.FromSeconds(10), cancellationToken);
-            }
-            catch (Exception exception) when (exception is OrleansException or TimeoutException)
-            {
-                await Task.Delay(100, cancellationToken);
-                continue;
-            }
-
-            if (view.IsFinished)
-            {
-                var json = view.Status == JobStatuses.Succeeded ? await coordinator.ResultAsync() : null;
-                return (view, json is null ? throw new InvalidOperationException($"The job ended {view.Status}: {view.Error}") : StateJson.Read<AnnealingResult>(json));
-            }
-
-            if (watch is not null)
-            {
-                await watch(view);
-            }
-
-            await Task.Delay(50, cancellationToken);
-        }
-    }
-
     /// <summary>Three silos, a job, a partition silo killed once the job has checkpointed: how long until passes complete again.</summary>
     private static async Task<(TimeSpan Recovery, bool Identical, GridJobView View)> KillSiloAsync(string connectionString, Guid datasetId, AnnealingOptions options, AnnealingResult reference, CancellationToken cancellationToken)
     {
@@ -375,7 +363,7 @@ public sealed class GridExperiment : IExperiment
         Stopwatch? sinceKill = null;
         long passesAtKill = 0;
         var recovery = TimeSpan.Zero;
-        var (view, result) = await RunJobAsync(cluster.Grains, datasetId, options, cancellationToken, view =>
+        var (view, result) = await ClusterJobs.AnnealAsync(cluster.Grains, datasetId, Partitions, options, cancellationToken, view =>
         {
             if (sinceKill is null && view.Checkpoints >= 1 && view.Silos.Length == 3)
             {
@@ -394,15 +382,8 @@ public sealed class GridExperiment : IExperiment
             throw new InvalidOperationException("The job ended before a silo could be killed.");
         }
 
-        return (recovery == TimeSpan.Zero ? sinceKill.Elapsed : recovery, SameBits(reference, result), view);
+        return (recovery == TimeSpan.Zero ? sinceKill.Elapsed : recovery, ClusterJobs.SameBits(reference, result), view);
     }
-
-    private static bool SameBits(double[] expected, double[] actual) =>
-        expected.Length == actual.Length && expected.Zip(actual).All(p => BitConverter.DoubleToInt64Bits(p.First) == BitConverter.DoubleToInt64Bits(p.Second));
-
-    private static bool SameBits(AnnealingResult expected, AnnealingResult actual) =>
-        expected.Clusters == actual.Clusters && SameBits(expected.Centres, actual.Centres) && expected.Assignments.SequenceEqual(actual.Assignments)
-        && BitConverter.DoubleToInt64Bits(expected.WeightedCost) == BitConverter.DoubleToInt64Bits(actual.WeightedCost);
 
     private static void Report(ExperimentContext context, int points, Dictionary<int, (double Wall, double Compute, double Messaging)> iterations, TimeSpan recovery, bool faultIdentical, GridJobView fault)
     {
@@ -412,7 +393,7 @@ public sealed class GridExperiment : IExperiment
             $"One iteration = the E-step as a job's coordinator sends it — one call per silo, each silo computing its partitions and answering with every one's sums — folded in partition order; " +
             $"**call per partition** is the same pass sent as one call to each partition (the design before the per-silo fold), measured beside it; **compute** is the busiest silo's computing " +
             $"(a silo runs its partitions one after another on its ranks, so it is the sum of its partitions' times), **messaging** the rest of the coordinator's wait. " +
-            $"Every side runs passes for at least {WarmUp.Describe(context.Quick)} before the timed ones: a fresh silo's JIT compiles in the background for seconds, taking a core from the ranks. " +
+            $"Every side runs passes for at least {WarmUp.ForShortPasses(context.Quick).Describe()} before the timed ones: a fresh silo's JIT compiles in the background for seconds, taking a core from the ranks. " +
             $"Silos = 0 is the baseline: the same grid computed in the benchmark's own process, no Orleans. " +
             $"**identical** compares the iteration's folded sums (every repeat) and a whole DA job with the same grid computed in one process, bit for bit."));
         string Metric(int silos, string metric) => silos == 0 ? "–" : context.Rows.FirstOrDefault(r => r.Case.EndsWith($",silos={silos}", StringComparison.Ordinal) && r.Metric == metric) is { } row
