@@ -46,6 +46,27 @@ public sealed class SiloCompute : IDisposable
         }
     }
 
+    /// <summary>
+    /// Runs <paramref name="work"/> on the silo's cores from the calling thread, which waits for its
+    /// turn: for a caller that may block (a job's own loop, not a grain turn), it spares the hop to
+    /// the thread pool and back that <see cref="RunAsync{T}"/> makes on every pass.
+    /// </summary>
+    public (T Result, TimeSpan Compute) Run<T>(Func<ParallelismOptions, T> work, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(work);
+        _gate.Wait(cancellationToken);
+        try
+        {
+            var started = Stopwatch.GetTimestamp();
+            var result = work(new ParallelismOptions { Ranks = Ranks, Dispatcher = _dispatcher });
+            return (result, Stopwatch.GetElapsedTime(started));
+        }
+        finally
+        {
+            _gate.Release();
+        }
+    }
+
     public void Dispose()
     {
         _dispatcher.Dispose();

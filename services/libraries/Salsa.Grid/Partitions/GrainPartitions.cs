@@ -136,7 +136,7 @@ public sealed class GrainPartitions : IKMeansGrid
     {
         var clock = Stopwatch.StartNew();
         var retries = 0L;
-        var (sums, asked) = RunBySiloAsync(pass, cancellationToken).GetAwaiter().GetResult();
+        var (sums, asked) = RunInPlace(pass, cancellationToken) is { } here ? (here, 0) : RunBySiloAsync(pass, cancellationToken).GetAwaiter().GetResult();
         retries += asked;
         var wall = clock.Elapsed.TotalMicroseconds;
         if (retries == 0)
@@ -176,6 +176,38 @@ public sealed class GrainPartitions : IKMeansGrid
         }
 
         return DensePartition.Fold([.. sums.Select(s => s.Sums)]);
+    }
+
+    /// <summary>
+    /// The pass computed on this thread when every partition was on the coordinator's own silo in
+    /// the last pass (the embedded single silo): the same sums as the silo's pass grain gives, without
+    /// a task, a hop to the thread pool or a wake-up per pass — what lets one silo cost what one
+    /// process does. Null when a partition is elsewhere or has moved off: the pass then goes by silo.
+    /// </summary>
+    private PartitionSums[]? RunInPlace(PartitionPass pass, CancellationToken cancellationToken)
+    {
+        if (_local is not { } local)
+        {
+            return null;
+        }
+
+        lock (_lock)
+        {
+            if (_homes.Any(h => h != local.Identity))
+            {
+                return null;
+            }
+        }
+
+        var held = local.Held.RunHeld(local.Compute, local.Identity, pass, _keys, cancellationToken);
+        if (held.Any(h => h is null))
+        {
+            return null; // a partition moved off this silo since: asked where it now is
+        }
+
+        Interlocked.Increment(ref _inPlace);
+        Volatile.Write(ref _lastSiloTurnMicroseconds, 0);
+        return held!;
     }
 
     /// <summary>

@@ -3,6 +3,7 @@ using System.Diagnostics;
 using Orleans.Placement;
 using Orleans.Runtime.Placement;
 using Salsa.Clustering.KMeans;
+using Salsa.Clustering.Parallel;
 using Salsa.Clustering.Partitions;
 using Salsa.Grid.Compute;
 
@@ -38,6 +39,24 @@ public sealed class SiloPartitions
     public async Task<PartitionSums?[]> RunHeldAsync(SiloCompute compute, string silo, PartitionPass pass, string[] partitions)
     {
         ArgumentNullException.ThrowIfNull(compute);
+        var (held, work) = HeldPass(pass, partitions);
+        return held is null ? new PartitionSums?[partitions.Length] : Answers(held, (await compute.RunAsync(work).ConfigureAwait(false)).Result, silo);
+    }
+
+    /// <summary>
+    /// <see cref="RunHeldAsync"/> from a caller that may block (a job's loop computing its own
+    /// silo's partitions in place): the same sums, computed on the calling thread.
+    /// </summary>
+    public PartitionSums?[] RunHeld(SiloCompute compute, string silo, PartitionPass pass, string[] partitions, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(compute);
+        var (held, work) = HeldPass(pass, partitions);
+        return held is null ? new PartitionSums?[partitions.Length] : Answers(held, compute.Run(work, cancellationToken).Result, silo);
+    }
+
+    /// <summary>The partitions of <paramref name="partitions"/> held here (null when none is) and the work that computes their sums one after another.</summary>
+    private (DensePartition?[]? Held, Func<ParallelismOptions, (double[] Sums, double Microseconds)[]> Work) HeldPass(PartitionPass pass, string[] partitions)
+    {
         ArgumentNullException.ThrowIfNull(partitions);
         var local = new DensePartition?[partitions.Length];
         for (var i = 0; i < partitions.Length; i++)
@@ -45,16 +64,10 @@ public sealed class SiloPartitions
             local[i] = TryGet(partitions[i], out var partition) ? partition : null;
         }
 
-        var answers = new PartitionSums?[partitions.Length];
-        if (local.All(p => p is null))
+        return (local.All(p => p is null) ? null : local, parallel =>
         {
-            return answers;
-        }
-
-        var (sums, _) = await compute.RunAsync(parallel =>
-        {
-            var results = new (double[] Sums, double Microseconds)[partitions.Length];
-            for (var i = 0; i < partitions.Length; i++)
+            var results = new (double[] Sums, double Microseconds)[local.Length];
+            for (var i = 0; i < local.Length; i++)
             {
                 if (local[i] is { } partition)
                 {
@@ -64,10 +77,15 @@ public sealed class SiloPartitions
             }
 
             return results;
-        }).ConfigureAwait(false);
-        for (var i = 0; i < partitions.Length; i++)
+        });
+    }
+
+    private static PartitionSums?[] Answers(DensePartition?[] held, (double[] Sums, double Microseconds)[] sums, string silo)
+    {
+        var answers = new PartitionSums?[held.Length];
+        for (var i = 0; i < held.Length; i++)
         {
-            if (local[i] is not null)
+            if (held[i] is not null)
             {
                 answers[i] = new PartitionSums(sums[i].Sums, sums[i].Microseconds, silo);
             }
