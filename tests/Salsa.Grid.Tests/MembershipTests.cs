@@ -1,4 +1,5 @@
 using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Logging;
 using Salsa.Testing;
 
 namespace Salsa.Grid.Tests;
@@ -69,12 +70,41 @@ public sealed class MembershipTests(PostgresFixture postgres)
         var connectionString = await postgres.NewDatabaseAsync();
         var clusterId = $"early-{Guid.NewGuid():N}";
 
-        var starting = Silos.StartClientAsync(connectionString, clusterId, limit: TimeSpan.FromMinutes(2));
-        await Task.Delay(TimeSpan.FromSeconds(3), Token);
+        // Synchronised on the client's own report that it found no silo and is asking again.
+        using var waiting = new FirstWarning("Salsa.Grid.ClusterConnectionRetry");
+        var starting = Silos.StartClientAsync(connectionString, clusterId, limit: TimeSpan.FromMinutes(2), logs: waiting);
+        await Task.WhenAny(waiting.Seen, starting).WaitAsync(TimeSpan.FromMinutes(1), Token);
         Assert.False(starting.IsCompleted, starting.Exception?.ToString() ?? "The client started (or failed) without any silo.");
+        Assert.True(waiting.Seen.IsCompleted, "The client never said it was waiting for a silo.");
 
         using var silo = await Silos.StartAsync(connectionString, clusterId);
         using var client = await starting;
         Assert.Equal(4, await client.Services.GetRequiredService<IClusterClient>().GetGrain<ICounterGrain>("early").AddAsync(4));
+    }
+}
+
+/// <summary>A logger provider that completes <see cref="Seen"/> at the first warning of one category.</summary>
+internal sealed class FirstWarning(string category) : ILoggerProvider, ILogger
+{
+    private readonly TaskCompletionSource _seen = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+    public Task Seen => _seen.Task;
+
+    public ILogger CreateLogger(string categoryName) => categoryName == category ? this : Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance;
+
+    public IDisposable? BeginScope<TState>(TState state) where TState : notnull => null;
+
+    public bool IsEnabled(LogLevel logLevel) => logLevel >= LogLevel.Warning;
+
+    public void Log<TState>(LogLevel logLevel, EventId eventId, TState state, Exception? exception, Func<TState, Exception?, string> formatter)
+    {
+        if (IsEnabled(logLevel))
+        {
+            _seen.TrySetResult();
+        }
+    }
+
+    public void Dispose()
+    {
     }
 }

@@ -38,10 +38,15 @@ internal static class Silos
     /// A started client of <paramref name="clusterId"/>'s cluster (its PostgreSQL membership), with
     /// <paramref name="certificate"/> when given; a client not connected within <paramref name="limit"/> is stopped, and its failure thrown.
     /// </summary>
-    public static async Task<IHost> StartClientAsync(string connectionString, string clusterId, X509Certificate2? certificate = null, TimeSpan? limit = null)
+    public static async Task<IHost> StartClientAsync(string connectionString, string clusterId, X509Certificate2? certificate = null, TimeSpan? limit = null, ILoggerProvider? logs = null)
     {
         var builder = Host.CreateApplicationBuilder();
         builder.Logging.SetMinimumLevel(LogLevel.Warning);
+        if (logs is not null)
+        {
+            builder.Logging.AddProvider(logs);
+        }
+
         builder.AddSalsaClusterClient(new SiloSettings { ClusterId = clusterId, ConnectionString = connectionString, Certificate = certificate });
         return await StartOrDisposeAsync(builder.Build(), limit);
     }
