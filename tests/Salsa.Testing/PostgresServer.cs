@@ -68,6 +68,10 @@ public sealed partial class PostgresServer : IAsyncDisposable
         Username = Superuser,
         Database = database,
         IncludeErrorDetail = true,
+        // Tests start and drop silos and hosts by the hundred against one server; a pool's idle
+        // connections are closed after seconds, not Npgsql's five minutes, so they do not pile up.
+        ConnectionIdleLifetime = 5,
+        ConnectionPruningInterval = 1,
     }.ConnectionString;
 
     /// <summary>Finds the binaries, creates a cluster, starts it and waits until it accepts connections.</summary>
@@ -108,7 +112,7 @@ public sealed partial class PostgresServer : IAsyncDisposable
                 fsync = off
                 synchronous_commit = off
                 full_page_writes = off
-                max_connections = 300
+                max_connections = 1000
                 """, cancellationToken);
 
             foreach (var address in alsoListenOn)

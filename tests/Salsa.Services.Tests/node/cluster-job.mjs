@@ -45,7 +45,7 @@ function upload(points) {
 
 function watch(jobId) {
   return new Promise((resolve, reject) => {
-    const seen = { progress: 0, statuses: [], phases: new Set() };
+    const seen = { progress: 0, statuses: [], phases: new Set(), finalProgress: null };
     const call = jobs.watch({ jobId });
     call.on('data', (event) => {
       if (event.event === 'progress') {
@@ -53,10 +53,11 @@ function watch(jobId) {
         seen.phases.add(event.progress.phase);
       } else {
         seen.statuses.push(event.status.state);
+        seen.finalProgress = event.status.progress ?? null;
       }
     });
     call.on('error', reject);
-    call.on('end', () => resolve({ progress: seen.progress, statuses: seen.statuses, phases: [...seen.phases] }));
+    call.on('end', () => resolve({ progress: seen.progress, statuses: seen.statuses, phases: [...seen.phases], finalProgress: seen.finalProgress }));
   });
 }
 
