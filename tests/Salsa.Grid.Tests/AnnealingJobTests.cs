@@ -128,6 +128,41 @@ public sealed class AnnealingJobTests(PostgresFixture postgres)
     }
 
     [Fact]
+    public async Task Watch_SendsProgressAtMostEveryWatchInterval_NotAViewPerPass()
+    {
+        using var directory = new TemporaryDirectory();
+        var mixture = new Mixture(20_001, 11);
+        var interval = TimeSpan.FromMilliseconds(100);
+        using var silo = await Silos.StartEmbeddedAsync(directory, b => b.AddSalsaSilo(new SiloSettings
+        {
+            SiloPort = Silos.FreePort(),
+            GatewayPort = Silos.FreePort(),
+            Jobs = new GridJobOptions { CheckpointInterval = TimeSpan.FromHours(1), WatchInterval = interval },
+        }));
+        await mixture.StoreAsync(silo.Services.GetRequiredService<IDataStore>(), Token);
+        var coordinator = silo.Services.GetRequiredService<IGrainFactory>().GetGrain<IAnnealingJobGrain>(Guid.NewGuid());
+
+        await coordinator.StartAsync(AnnealingJobSpec.From(mixture.Id, 3, Options with { MaxClusters = 12 }));
+        var clock = System.Diagnostics.Stopwatch.StartNew();
+        var seen = new List<(GridJobView View, TimeSpan At)>();
+        await foreach (var view in coordinator.WatchAsync(Token))
+        {
+            seen.Add((view, clock.Elapsed));
+        }
+
+        var final = seen[^1].View;
+        Assert.Equal(JobStatuses.Succeeded, final.Status);
+        // No checkpoint was due (an hour apart), so every view but the first and the last is
+        // progress alone: at most one per interval of the watch's time.
+        var progress = seen.Count - 2;
+        Assert.True(progress <= seen[^1].At / interval + 1, $"{progress} progress views in {seen[^1].At.TotalMilliseconds:F0} ms");
+
+        Assert.True(final.Passes.Passes > 4 * seen.Count, $"{seen.Count} views for {final.Passes.Passes} passes");
+        Assert.Equal(seen.Select(v => v.View.Iterations).Order(), seen.Select(v => v.View.Iterations));
+        await silo.StopAsync(Token);
+    }
+
+    [Fact]
     public async Task Job_OfAMissingDataset_FailsWithTheReason()
     {
         using var directory = new TemporaryDirectory();

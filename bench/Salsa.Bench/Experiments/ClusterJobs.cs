@@ -29,36 +29,69 @@ internal static class ClusterJobs
         return (view, StateJson.Read<KMeansResult>(json));
     }
 
-    /// <summary>Watches a job to its end (a view that cannot be had while a silo is replaced is asked for again); its result, or the reason it failed.</summary>
+    /// <summary>
+    /// Watches a job to its end as a service does (the coordinator's stream); a stream cut while a
+    /// silo is replaced is opened again. Its result, or the reason it failed.
+    /// </summary>
     private static async Task<(GridJobView View, string Result)> EndAsync(IGridJobGrain coordinator, CancellationToken cancellationToken, Func<GridJobView, Task>? watch = null)
     {
         while (true)
         {
-            GridJobView view;
             try
             {
-                view = await coordinator.GetAsync().WaitAsync(TimeSpan.FromSeconds(10), cancellationToken);
+                await foreach (var view in coordinator.WatchAsync(cancellationToken))
+                {
+                    if (view.IsFinished)
+                    {
+                        return view.Status == JobStatuses.Succeeded
+                            ? (view, await coordinator.ResultAsync() ?? throw new InvalidOperationException("The job succeeded without a result."))
+                            : throw new InvalidOperationException($"The job ended {view.Status}: {view.Error}");
+                    }
+
+                    if (watch is not null)
+                    {
+                        await watch(view);
+                    }
+                }
             }
-            catch (Exception exception) when (exception is OrleansException or TimeoutException)
+            catch (Exception exception) when (exception is OrleansException or TimeoutException && !cancellationToken.IsCancellationRequested)
             {
                 await Task.Delay(100, cancellationToken);
-                continue;
             }
-
-            if (view.IsFinished)
-            {
-                return view.Status == JobStatuses.Succeeded
-                    ? (view, await coordinator.ResultAsync() ?? throw new InvalidOperationException("The job succeeded without a result."))
-                    : throw new InvalidOperationException($"The job ended {view.Status}: {view.Error}");
-            }
-
-            if (watch is not null)
-            {
-                await watch(view);
-            }
-
-            await Task.Delay(20, cancellationToken);
         }
+    }
+
+    /// <summary>
+    /// A job's first run, then runs until <paramref name="warmUp"/> is over, then
+    /// <paramref name="repeats"/> timed runs: the first run's seconds and result, the median of the
+    /// timed ones, and whether <paramref name="check"/> held for every result.
+    /// </summary>
+    public static async Task<((double Seconds, T Result) First, double Median, bool AllHold)> TimeJobsAsync<T>(
+        Func<Task<T>> job, Harness.WarmUp warmUp, int repeats, Func<T, bool>? check = null)
+    {
+        var allHold = true;
+        async Task<(double Seconds, T Result)> TimedAsync()
+        {
+            var clock = System.Diagnostics.Stopwatch.StartNew();
+            var result = await job();
+            var seconds = clock.Elapsed.TotalSeconds;
+            allHold &= check?.Invoke(result) ?? true;
+            return (seconds, result);
+        }
+
+        var first = await TimedAsync();
+        while (!warmUp.Over())
+        {
+            await TimedAsync();
+        }
+
+        var times = new List<double>();
+        while (times.Count < repeats)
+        {
+            times.Add((await TimedAsync()).Seconds);
+        }
+
+        return (first, Harness.Statistics.Median(times), allHold);
     }
 
     /// <summary>

@@ -41,6 +41,10 @@ public sealed class ClusterSection
     [Range(1, 86_400)]
     public double ResumeCheckSeconds { get; set; } = 60;
 
+    /// <summary>The least time between two views a job's watcher is sent for progress alone.</summary>
+    [Range(0, 60_000)]
+    public double WatchIntervalMilliseconds { get; set; } = 50;
+
     /// <summary>How long a partition is asked again while the cluster replaces a lost silo.</summary>
     [Range(0.1, 86_400)]
     public double PartitionRetrySeconds { get; set; } = 120;

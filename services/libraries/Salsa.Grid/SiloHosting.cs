@@ -94,6 +94,7 @@ public static class SiloHosting
                 CheckpointInterval = TimeSpan.FromSeconds(section.CheckpointSeconds),
                 ResumeCheck = TimeSpan.FromSeconds(section.ResumeCheckSeconds),
                 PartitionRetry = TimeSpan.FromSeconds(section.PartitionRetrySeconds),
+                WatchInterval = TimeSpan.FromMilliseconds(section.WatchIntervalMilliseconds),
             },
         };
     }
@@ -153,7 +154,7 @@ public static class SiloHosting
             silo.Services.AddSingleton<Partitions.SiloPartitions>();
             silo.Services.SerializeStoreExceptions();
             silo.Services.AddSingleton(_ => new SiloCompute(settings.Ranks));
-            silo.Services.Configure<GridJobOptions>(o => (o.CheckpointInterval, o.ResumeCheck, o.PartitionRetry) = (settings.Jobs.CheckpointInterval, settings.Jobs.ResumeCheck, settings.Jobs.PartitionRetry));
+            silo.Services.Configure<GridJobOptions>(o => (o.CheckpointInterval, o.ResumeCheck, o.PartitionRetry, o.WatchInterval) = (settings.Jobs.CheckpointInterval, settings.Jobs.ResumeCheck, settings.Jobs.PartitionRetry, settings.Jobs.WatchInterval));
             if (settings.Jobs.ResumeCheck < TimeSpan.FromMinutes(1))
             {
                 // A resume check more often than Orleans' minimum (tests, impatient deployments).

@@ -100,17 +100,27 @@ public abstract partial class GridJobGrain<TSpec, TCheckpoint>(
     {
         // Runs in this grain's turns, interleaved with its other calls (Orleans' enumeration calls
         // are always-interleave), so the job's loop reports and checkpoints while a caller waits here.
+        // A change of status, checkpoint or silos is sent at once; progress at most every
+        // WatchInterval: a pass takes a fraction of a millisecond on a small dataset, and a view
+        // per pass to every watcher would take the cores the passes compute on.
+        var interval = options.Value.WatchInterval;
         while (true)
         {
             var changed = _changed.Task;
             var view = View();
+            var sent = Stopwatch.GetTimestamp();
             yield return view;
             if (view.IsFinished)
             {
                 yield break;
             }
 
-            await Task.WhenAny(changed, _progress.Reader.WaitToReadAsync(cancellationToken).AsTask()).WaitAsync(cancellationToken);
+            var first = await Task.WhenAny(changed, _progress.Reader.WaitToReadAsync(cancellationToken).AsTask()).WaitAsync(cancellationToken);
+            var rest = interval - Stopwatch.GetElapsedTime(sent);
+            if (first != changed && rest > TimeSpan.Zero)
+            {
+                await Task.WhenAny(changed, Task.Delay(rest, cancellationToken)).WaitAsync(cancellationToken);
+            }
         }
     }
 
@@ -372,6 +382,9 @@ public sealed record GridJobOptions
 
     /// <summary>The period of the reminder that brings a job back if its coordinator's silo is lost.</summary>
     public TimeSpan ResumeCheck { get; set; } = TimeSpan.FromMinutes(1);
+
+    /// <summary>The least time between two views a watcher is sent for progress alone (a change of status, checkpoint or silos is sent at once).</summary>
+    public TimeSpan WatchInterval { get; set; } = TimeSpan.FromMilliseconds(50);
 
     /// <summary>How long a partition is asked again while the cluster replaces a lost silo.</summary>
     public TimeSpan PartitionRetry { get; set; } = TimeSpan.FromMinutes(2);
