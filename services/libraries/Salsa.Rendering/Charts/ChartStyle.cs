@@ -121,10 +121,71 @@ public static class ChartStyle
         {
             // A plot clears its figure area first: clipped, that is its own panel only.
             var plot = panels[i];
+            FitTitle(plot, panelWidth, panelHeight);
             canvas.DrawWithSkia(i % columns * panelWidth, i / columns * panelHeight, panelWidth, panelHeight,
                 (skia, area) => plot.Render(skia, new PixelRect(area.Left, area.Right, area.Bottom, area.Top)));
         }
     }
+
+    /// <summary>
+    /// A title wider than the room it has (ScottPlot centres it over the data area and lets it run
+    /// past the figure's edges) is set smaller, down to <see cref="SmallestTitle"/>, then broken
+    /// into lines between words, so every word is drawn inside the figure.
+    /// </summary>
+    internal static void FitTitle(Plot plot, int panelWidth, int panelHeight)
+    {
+        var title = plot.Axes.Title.Label;
+        using var paint = Paint.NewDisposablePaint();
+        float Width(string text) => title.Measure(text, paint).Size.Width;
+        if (string.IsNullOrWhiteSpace(title.Text) || Width(title.Text) <= panelWidth - (2 * (TitleMargin + SurelyCentred)))
+        {
+            return;
+        }
+
+        // The title's centre is the data area's, which the axes and legend push off the panel's.
+        plot.RenderInMemory(panelWidth, panelHeight);
+        var centre = plot.LastRender.DataRect.HorizontalCenter;
+        var available = 2 * (Math.Min(centre, panelWidth - centre) - TitleMargin);
+        var words = title.Text.Replace('\n', ' ').Split(' ', StringSplitOptions.RemoveEmptyEntries);
+        title.Text = string.Join(' ', words);
+        while (Width(title.Text) > available && title.FontSize > SmallestTitle)
+        {
+            title.FontSize = Math.Max(SmallestTitle, title.FontSize * 0.92f);
+        }
+
+        if (Width(title.Text) <= available)
+        {
+            return;
+        }
+
+        var lines = new List<string>();
+        var line = "";
+        foreach (var word in words)
+        {
+            var longer = line.Length == 0 ? word : $"{line} {word}";
+            if (line.Length > 0 && Width(longer) > available)
+            {
+                lines.Add(line);
+                line = word;
+            }
+            else
+            {
+                line = longer;
+            }
+        }
+
+        lines.Add(line);
+        title.Text = string.Join('\n', lines);
+    }
+
+    /// <summary>The least font size a title is set in to fit its panel before it is broken into lines.</summary>
+    private const float SmallestTitle = 11;
+
+    /// <summary>The space kept clear of a title at each side of its panel.</summary>
+    private const int TitleMargin = 8;
+
+    /// <summary>How far off the panel's centre the data area's may be without a layout to say so.</summary>
+    private const int SurelyCentred = 150;
 
     private sealed class EmbeddedFontResolver : IFontResolver
     {

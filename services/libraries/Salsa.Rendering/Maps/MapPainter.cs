@@ -365,7 +365,30 @@ internal sealed class MapPainter(Canvas canvas, MapPlan plan, UsAtlas atlas)
     private void DrawTitle()
     {
         var title = plan.Options.Title ?? $"{_data.ClusterCount} population clusters";
-        canvas.DrawText(title, plan.Pad, plan.Pad, new TextStyle(new Font(plan.FontSize * 1.5, Bold: true), FigureText.Ink, HorizontalAlignment.Left, VerticalAlignment.Top));
+        var (text, font) = FitLine(title, new Font(plan.FontSize * 1.5, Bold: true));
+        canvas.DrawText(text, plan.Pad, plan.Pad, new TextStyle(font, FigureText.Ink, HorizontalAlignment.Left, VerticalAlignment.Top));
+    }
+
+    /// <summary>
+    /// A line of text that fits between the figure's pads: set smaller, down to 70 % of
+    /// <paramref name="font"/>, then cut at a word with an ellipsis — never drawn past the edge.
+    /// </summary>
+    private (string Text, Font Font) FitLine(string text, Font font)
+    {
+        var available = plan.Options.Width - (2 * plan.Pad);
+        var smallest = font.Size * 0.7;
+        while (canvas.MeasureText(text, font).Width > available && font.Size > smallest)
+        {
+            font = font with { Size = Math.Max(smallest, font.Size * 0.94) };
+        }
+
+        while (canvas.MeasureText(text, font).Width > available && text.Length > 1)
+        {
+            var cut = text.LastIndexOf(' ', text.Length - 2);
+            text = (cut > 0 ? text[..cut] : text[..^2]).TrimEnd(' ', '…') + "…";
+        }
+
+        return (text, font);
     }
 
     private void DrawCaption(double stride)
@@ -394,7 +417,8 @@ internal sealed class MapPainter(Canvas canvas, MapPlan plan, UsAtlas atlas)
         var y = plan.BodyBottom + (plan.Pad * 0.6);
         foreach (var line in lines)
         {
-            canvas.DrawText(line, plan.Pad, y, new TextStyle(font, FigureText.Muted, HorizontalAlignment.Left, VerticalAlignment.Top));
+            var (text, fitted) = FitLine(line, font);
+            canvas.DrawText(text, plan.Pad, y, new TextStyle(fitted, FigureText.Muted, HorizontalAlignment.Left, VerticalAlignment.Top));
             y += lineHeight;
         }
     }

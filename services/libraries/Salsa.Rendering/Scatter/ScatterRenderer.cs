@@ -70,6 +70,7 @@ public static class ScatterRenderer
         var (minX, maxX, minY, maxY) = DataRange(data);
         plot.Axes.SetLimits(minX, maxX, minY, maxY);
         plot.Axes.Rules.Add(new SquareZoomOut(plot.Axes.Bottom, plot.Axes.Left));
+        ChartStyle.FitTitle(plot, options.Width, options.Height); // before Plan reads the layout
         return plot;
     }
 
