@@ -1,3 +1,4 @@
+using Salsa.Chemistry;
 using Salsa.Contracts.Operations;
 using Salsa.Hosting;
 using Salsa.Hosting.Datasets;
@@ -16,8 +17,8 @@ public sealed class ChemService : ISalsaService
         ArgumentNullException.ThrowIfNull(builder);
         builder.AddDatasets();
         builder.AddShippedData();
-        // RDKit on as many isolates as the service has compute ranks.
-        builder.Services.AddSingleton(services => new Salsa.Chemistry.Rdkit(services.GetRequiredService<Microsoft.Extensions.Options.IOptions<ServiceLimits>>().Value.Ranks));
+        // RDKit on as many isolates as the service has compute ranks, its first made as the service starts.
+        builder.Services.AddRdkit(services => services.GetRequiredService<Microsoft.Extensions.Options.IOptions<ServiceLimits>>().Value.Ranks);
         builder.Services.AddSingleton<CompoundCatalog>();
         builder.Services.AddSingleton<ChemGrpcService>();
     }

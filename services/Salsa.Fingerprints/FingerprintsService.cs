@@ -1,3 +1,4 @@
+using Salsa.Chemistry;
 using Microsoft.Extensions.Options;
 using Salsa.Contracts.Operations;
 using Salsa.Hosting;
@@ -21,8 +22,8 @@ public sealed class FingerprintsService : ISalsaService
         services.AddSingleton<ButinaJobs>();
         services.AddSingleton<SearchDispatcher>();
         services.AddSingleton<SearchIndexCache>();
-        // RDKit fingerprints a SMILES query (its engines start on first use).
-        services.AddSingleton(sp => new Salsa.Chemistry.Rdkit(sp.GetRequiredService<IOptions<ServiceLimits>>().Value.Ranks));
+        // RDKit fingerprints a SMILES query (its first engine made as the service starts).
+        services.AddRdkit(sp => sp.GetRequiredService<IOptions<ServiceLimits>>().Value.Ranks);
         services.AddSingleton<FingerprintSearch>();
         services.AddSingleton<FingerprintsGrpcService>();
     }
