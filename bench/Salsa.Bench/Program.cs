@@ -31,6 +31,7 @@ IExperiment[] experiments =
     new KernelThroughputExperiment(),
     new CensusAnnealingExperiment(),
     new ClusteringPeersExperiment(),
+    new ChemAnnealingExperiment(),
     new GridExperiment(),
     new LargeDataExperiment(),
     new ServicesExperiment(),

@@ -74,9 +74,16 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
     // and no time is spent where nothing happens.
     private const double StartTemperaturePerLambda = 2.4;
 
-    // Power iteration converges as (λ₂/λ₁)ⁿ: 60 products reach the 10⁻⁶ stop for ratios up to 0.8,
+    // Power iteration converges as (λ₂/λ₁)ⁿ: 60 products reach a 10⁻⁶ change for ratios up to 0.8,
     // and a cluster whose two largest eigenvalues are closer than that has no preferred axis to split along.
     private const int MaxPowerIterations = 60;
+
+    // Power iteration stops once |Av| changes by less than this fraction. The split test needs λ to
+    // a few per cent (cooling goes to BelowCritical of the next critical temperature, 2λ); in a
+    // thousand binary dimensions, where the top eigenvalues lie close together, a 10⁻⁶ stop took all
+    // 60 products at every temperature — 64 % of a 40,000-fingerprint run (perf), 33.6 s → 14.7 s
+    // with this stop, at a cost 0.03 % lower. Census data (few dimensions) never take this path.
+    private const double PowerTolerance = 1e-2;
 
     // Split–merge polishing tries the costliest cluster's split with the cheapest pair's merge, then
     // the next pairs (4) and the next clusters; it stops after this many rejections in a row — every
@@ -557,7 +564,7 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
                     }
 
                     var norm = Normalise(next);
-                    done[c] = Math.Abs(norm - lambdas[c]) <= 1e-6 * Math.Max(norm, 1e-300) || (stopWhenSplitting && 2 * norm > temperature * 1.01) || norm == 0;
+                    done[c] = Math.Abs(norm - lambdas[c]) <= PowerTolerance * Math.Max(norm, 1e-300) || (stopWhenSplitting && 2 * norm > temperature * 1.01) || norm == 0;
                     lambdas[c] = norm;
                     if (norm > 0)
                     {
