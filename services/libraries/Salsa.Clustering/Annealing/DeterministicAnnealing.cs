@@ -507,13 +507,21 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
         /// each pass (many dimensions): C_k·v = Σ r (x − y)((x − y)·v) / m = (Σ r·s·x − (Σ r·s)·y) / m,
         /// s = x·v − y·v. Stops when every λ has converged or is known to exceed T/2 (it will split).
         /// </summary>
-        private (double Lambda, double[] Axis)[] ScatterEigenPower(double temperature, bool stopWhenSplitting = true)
+        private (double Lambda, double[] Axis)[] ScatterEigenPower(double temperature, bool stopWhenSplitting = true, int? only = null)
         {
             var k = _centres.K;
             var inverseT = double.IsPositiveInfinity(temperature) ? 0 : 1 / temperature;
             var axes = new double[k][];
             var lambdas = new double[k];
+            // Each cluster's iteration is its own (a pass computes every cluster's product), so asking
+            // for one cluster stops when it converges, with the same bits it would have had otherwise.
             var done = new bool[k];
+            if (only is { } wanted)
+            {
+                Array.Fill(done, true);
+                done[wanted] = false;
+            }
+
             for (var c = 0; c < k; c++)
             {
                 axes[c] = new double[D];
@@ -710,7 +718,7 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
                 return (0, new double[D]);
             }
 
-            return ScatterEigenPower(cold, stopWhenSplitting: false)[cluster];
+            return ScatterEigenPower(cold, stopWhenSplitting: false, only: cluster)[cluster];
         }
 
         private double SquaredDistance(int a, int b)
