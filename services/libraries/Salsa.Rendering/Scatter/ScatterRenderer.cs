@@ -34,6 +34,7 @@ public static class ScatterRenderer
     {
         options = Check(data, options);
         using var plot = Build(data, options);
+        ChartStyle.FitTitle(plot, options.Width, options.Height); // as the PNG and SVG set it
         plot.RenderInMemory(options.Width, options.Height);
         var area = plot.LastRender.DataRect;
         var limits = plot.LastRender.AxisLimits;
@@ -70,7 +71,6 @@ public static class ScatterRenderer
         var (minX, maxX, minY, maxY) = DataRange(data);
         plot.Axes.SetLimits(minX, maxX, minY, maxY);
         plot.Axes.Rules.Add(new SquareZoomOut(plot.Axes.Bottom, plot.Axes.Left));
-        ChartStyle.FitTitle(plot, options.Width, options.Height); // before Plan reads the layout
         return plot;
     }
 
