@@ -111,16 +111,34 @@ internal static class AnnealingPasses
                 continue;
             }
 
+            int near;
             if (inverseT == 0)
             {
                 r.Clear();
                 r[0] = w;
+                (within[0], near) = (0, 1);
             }
             else
             {
                 kernel.SquaredDistances(i, centres.Transposed, centres.Norms, kp, r);
-                SoftMax.ExponentiateWithin(r, pass.LogMass, inverseT, within, out _, out var sum);
+                near = SoftMax.ExponentiateWithin(r, pass.LogMass, inverseT, within, out _, out var sum);
                 SoftMax.Scale(r, w / sum);
+            }
+
+            if (near * 4 <= kp)
+            {
+                // Few clusters in reach (most points below the first splits; every point at T = 0): the
+                // products of those clusters only — each lane's sums in the same order, and the lanes
+                // left out would add 0.
+                foreach (var c in within[..near])
+                {
+                    var coefficient = r[c] * (kernel.Dot(i, vectorsT, kp, c) - yDotV[c]);
+                    kernel.AccumulateOne(i, c, coefficient, partial, kp);
+                    rs[c] += coefficient;
+                    mass[c] += r[c];
+                }
+
+                continue;
             }
 
             kernel.Dots(i, vectorsT, kp, dots);

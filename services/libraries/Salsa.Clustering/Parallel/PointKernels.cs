@@ -35,6 +35,9 @@ internal interface IPointKernel
     /// <summary>Dot products of <paramref name="point"/> with each of K vectors (transposed layout).</summary>
     void Dots(int point, ReadOnlySpan<double> vectorsT, int kp, Span<double> dots);
 
+    /// <summary>The dot product of <paramref name="point"/> with vector <paramref name="k"/> alone: lane k of <see cref="Dots"/>, the same bits.</summary>
+    double Dot(int point, ReadOnlySpan<double> vectorsT, int kp, int k);
+
     /// <summary><c>accumulatorT[j][k] += coefficient[k] · x_j</c> for every coordinate j of the point.</summary>
     void Accumulate(int point, ReadOnlySpan<double> coefficients, Span<double> accumulatorT, int kp);
 
@@ -168,6 +171,18 @@ internal readonly struct DenseKernel(DenseVectors points) : IPointKernel
         }
     }
 
+    public double Dot(int point, ReadOnlySpan<double> vectorsT, int kp, int k)
+    {
+        var x = _values.AsSpan(point * _dimension, _dimension);
+        var dot = 0.0;
+        for (var j = 0; j < x.Length; j++)
+        {
+            dot += x[j] * vectorsT[j * kp + k];
+        }
+
+        return dot;
+    }
+
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void Accumulate(int point, ReadOnlySpan<double> coefficients, Span<double> accumulatorT, int kp)
     {
@@ -233,20 +248,111 @@ internal readonly struct BinaryKernel(BinaryVectors points) : IPointKernel
         }
     }
 
+    /// <summary>
+    /// Sums of the rows of the point's set bits, up to four vectors of lanes at a time held in
+    /// registers across the bits (summing into memory made every bit wait for the previous bit's
+    /// store). Each lane adds the same values in the same order as <see cref="Dot"/>. The rows are read
+    /// without per-bit bounds checks: every set bit lies below <see cref="BinaryVectors.Bits"/>
+    /// (checked when the vectors were made) and the layout is checked to hold that many rows.
+    /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void Dots(int point, ReadOnlySpan<double> vectorsT, int kp, Span<double> dots)
     {
-        var d = MemoryMarshal.Cast<double, Vector<double>>(dots);
-        d.Clear();
-        var bits = _bits.AsSpan(_offsets[point], _offsets[point + 1] - _offsets[point]);
-        foreach (var bit in bits)
+        if (vectorsT.Length < _dimension * kp || dots.Length > kp)
         {
-            var row = MemoryMarshal.Cast<double, Vector<double>>(vectorsT.Slice(bit * kp, dots.Length));
-            for (var v = 0; v < d.Length; v++)
+            throw new ArgumentException($"The layout holds {vectorsT.Length} values; {_dimension} rows of {kp} are needed.", nameof(vectorsT));
+        }
+
+        var d = MemoryMarshal.Cast<double, Vector<double>>(dots);
+        var bits = _bits.AsSpan(_offsets[point], _offsets[point + 1] - _offsets[point]);
+        ref var origin = ref MemoryMarshal.GetReference(vectorsT);
+        var width = Vector<double>.Count;
+        for (var first = 0; first < d.Length; first += 4)
+        {
+            ref var column = ref Unsafe.Add(ref origin, first * width);
+            switch (d.Length - first)
             {
-                d[v] += row[v];
+                case 1:
+                    d[first] = SumRows1(bits, ref column, kp);
+                    break;
+                case 2:
+                    (d[first], d[first + 1]) = SumRows2(bits, ref column, kp);
+                    break;
+                case 3:
+                    (d[first], d[first + 1], d[first + 2]) = SumRows3(bits, ref column, kp);
+                    break;
+                default:
+                    (d[first], d[first + 1], d[first + 2], d[first + 3]) = SumRows4(bits, ref column, kp);
+                    break;
             }
         }
+    }
+
+    private static Vector<double> SumRows1(ReadOnlySpan<ushort> bits, ref double column, int kp)
+    {
+        var s0 = Vector<double>.Zero;
+        foreach (var bit in bits)
+        {
+            s0 += Vector.LoadUnsafe(ref Unsafe.Add(ref column, bit * kp));
+        }
+
+        return s0;
+    }
+
+    private static (Vector<double>, Vector<double>) SumRows2(ReadOnlySpan<ushort> bits, ref double column, int kp)
+    {
+        var (s0, s1) = (Vector<double>.Zero, Vector<double>.Zero);
+        var width = (nuint)Vector<double>.Count;
+        foreach (var bit in bits)
+        {
+            ref var row = ref Unsafe.Add(ref column, bit * kp);
+            s0 += Vector.LoadUnsafe(ref row);
+            s1 += Vector.LoadUnsafe(ref row, width);
+        }
+
+        return (s0, s1);
+    }
+
+    private static (Vector<double>, Vector<double>, Vector<double>) SumRows3(ReadOnlySpan<ushort> bits, ref double column, int kp)
+    {
+        var (s0, s1, s2) = (Vector<double>.Zero, Vector<double>.Zero, Vector<double>.Zero);
+        var width = (nuint)Vector<double>.Count;
+        foreach (var bit in bits)
+        {
+            ref var row = ref Unsafe.Add(ref column, bit * kp);
+            s0 += Vector.LoadUnsafe(ref row);
+            s1 += Vector.LoadUnsafe(ref row, width);
+            s2 += Vector.LoadUnsafe(ref row, 2 * width);
+        }
+
+        return (s0, s1, s2);
+    }
+
+    private static (Vector<double>, Vector<double>, Vector<double>, Vector<double>) SumRows4(ReadOnlySpan<ushort> bits, ref double column, int kp)
+    {
+        var (s0, s1, s2, s3) = (Vector<double>.Zero, Vector<double>.Zero, Vector<double>.Zero, Vector<double>.Zero);
+        var width = (nuint)Vector<double>.Count;
+        foreach (var bit in bits)
+        {
+            ref var row = ref Unsafe.Add(ref column, bit * kp);
+            s0 += Vector.LoadUnsafe(ref row);
+            s1 += Vector.LoadUnsafe(ref row, width);
+            s2 += Vector.LoadUnsafe(ref row, 2 * width);
+            s3 += Vector.LoadUnsafe(ref row, 3 * width);
+        }
+
+        return (s0, s1, s2, s3);
+    }
+
+    public double Dot(int point, ReadOnlySpan<double> vectorsT, int kp, int k)
+    {
+        var dot = 0.0;
+        foreach (var bit in _bits.AsSpan(_offsets[point], _offsets[point + 1] - _offsets[point]))
+        {
+            dot += vectorsT[bit * kp + k];
+        }
+
+        return dot;
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
