@@ -23,7 +23,9 @@ public sealed class ComputeRuntime : IDisposable
             ThreadCount = Math.Max(options.Ranks, 1) * Math.Max(options.ConcurrentJobs, 1),
             Name = "Salsa compute",
             IdleSpin = TimeSpan.FromMicroseconds(20),
-            PinThreads = true,
+            // Not pinned: the process may host other services (the embedded default), whose dispatchers
+            // would pin their threads to the same first cores; jobs share the cores through CoreBudget.
+            PinThreads = false,
         });
     }
 

@@ -1,5 +1,6 @@
 using System.Threading.Channels;
 using Salsa.Ccr;
+using Salsa.Hosting.Compute;
 using Salsa.Store;
 
 namespace Salsa.Hosting.Jobs;
@@ -9,13 +10,17 @@ public sealed class JobContext
 {
     private readonly LiveJob _job;
     private readonly List<(Action Complete, Task Pump)> _progress = [];
+    private readonly CoreBudget _cores;
+    private readonly int _wantedRanks;
+    private CoreLease? _lease;
 
-    internal JobContext(LiveJob job, IDataStore store, Dispatcher compute, int ranks, CancellationToken cancellationToken)
+    internal JobContext(LiveJob job, IDataStore store, Dispatcher compute, CoreBudget cores, int ranks, CancellationToken cancellationToken)
     {
         _job = job;
         Store = store;
         Compute = compute;
-        Ranks = ranks;
+        _cores = cores;
+        _wantedRanks = ranks;
         CancellationToken = cancellationToken;
     }
 
@@ -26,7 +31,15 @@ public sealed class JobContext
     /// <summary>The dispatcher for the job's SPMD ranks.</summary>
     public Dispatcher Compute { get; }
 
-    public int Ranks { get; }
+    /// <summary>
+    /// The job's SPMD ranks: taken from the process's <see cref="CoreBudget"/> when first asked for
+    /// (as the compute starts, after the job has read its input) — up to the service's ranks, as many
+    /// cores as are free, at least one — and held until the job ends.
+    /// </summary>
+    public int Ranks => (_lease ??= _cores.Take(_wantedRanks)).Ranks;
+
+    /// <summary>Gives the job's ranks back (the job has ended).</summary>
+    internal void ReturnCores() => _lease?.Dispose();
 
     /// <summary>Cancelled when the job is cancelled or the service stops.</summary>
     public CancellationToken CancellationToken { get; }

@@ -3,6 +3,7 @@ using System.Text.Json;
 using System.Threading.Channels;
 using Microsoft.Extensions.Logging;
 using Salsa.Ccr;
+using Salsa.Hosting.Compute;
 using Salsa.Store;
 
 namespace Salsa.Hosting.Jobs;
@@ -109,7 +110,7 @@ internal sealed class LiveJob : ITask, ICancellableJob
         JobPhases.Queue(span, _acceptedAt, started);
         var compute = _phases.Start(span);
         var clock = Stopwatch.GetTimestamp();
-        var context = new JobContext(this, _manager.Store, _manager.Runtime.Compute, _manager.Runtime.Ranks, _cancellation.Token);
+        var context = new JobContext(this, _manager.Store, _manager.Runtime.Compute, CoreBudget.Process, _manager.Runtime.Ranks, _cancellation.Token);
         try
         {
             JobOutcome outcome;
@@ -124,6 +125,7 @@ internal sealed class LiveJob : ITask, ICancellableJob
             }
             finally
             {
+                context.ReturnCores();
                 context.EndProgress();
                 _phases.End();
                 compute?.Dispose(); // the compute ends here; storing the outcome is the job's, not the compute's
