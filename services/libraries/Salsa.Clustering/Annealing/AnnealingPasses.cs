@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using Salsa.Clustering.Parallel;
 using Salsa.Clustering.Partitions;
 
@@ -42,6 +43,7 @@ internal static class AnnealingPasses
         }
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private static void Centroid<TKernel>(in TKernel kernel, int start, int end, Span<double> partial)
         where TKernel : struct, IPointKernel
     {
@@ -54,6 +56,7 @@ internal static class AnnealingPasses
         }
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private static void Spread<TKernel>(in TKernel kernel, CentreSet centres, int start, int end, Span<double> partial)
         where TKernel : struct, IPointKernel
     {
@@ -65,6 +68,7 @@ internal static class AnnealingPasses
         }
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private static void Scatter<TKernel>(in TKernel kernel, CentreSet centres, double[] logMass, double inverseT, int start, int end, Span<double> partial)
         where TKernel : struct, IPointKernel
     {
@@ -91,6 +95,7 @@ internal static class AnnealingPasses
         }
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private static void ScatterPower<TKernel>(in TKernel kernel, PartitionPass pass, int start, int end, Span<double> partial)
         where TKernel : struct, IPointKernel
     {
@@ -153,6 +158,7 @@ internal static class AnnealingPasses
         }
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private static void ClusterCosts<TKernel>(in TKernel kernel, CentreSet centres, int start, int end, Span<double> partial)
         where TKernel : struct, IPointKernel
     {

@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using System.Diagnostics;
 using System.Threading.Channels;
 using Salsa.Ccr;
@@ -71,6 +72,7 @@ internal sealed class ButinaRun(BinaryVectors points, ButinaOptions options, Cha
     /// Every pair (a, b), a &lt; b in popcount order, inside a's popcount window: the triangle of the
     /// distance matrix the bound cannot exclude, cut into runs of equal candidate count per rank.
     /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private void Search(Communicator comm, CancellationToken cancellationToken)
     {
         var (start, end) = WorkSplit.Range(_searchWork, comm.Rank, comm.Size);

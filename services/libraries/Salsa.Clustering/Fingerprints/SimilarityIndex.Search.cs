@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 namespace Salsa.Clustering.Fingerprints;
 
 public sealed partial class SimilarityIndex
@@ -48,6 +49,7 @@ public sealed partial class SimilarityIndex
         return new SimilaritySearchResult { Hits = hits.ToSortedArray(), DistancesComputed = computed, ClustersVisited = 0, ClustersSkipped = 0, MembersSkipped = 0 };
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     internal SimilaritySearchResult SearchPruned(ReadOnlySpan<ulong> query, int popCount, int k)
     {
         var hits = new TopHits(k);
@@ -162,6 +164,7 @@ public sealed partial class SimilarityIndex
         static int Bucket(double distance) => Math.Clamp((int)(distance * OrderBuckets), 0, OrderBuckets - 1);
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     internal SimilaritySearchResult SearchAll(ReadOnlySpan<ulong> query, int popCount, int k)
     {
         var hits = new TopHits(k);

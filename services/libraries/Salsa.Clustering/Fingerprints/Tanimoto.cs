@@ -114,6 +114,7 @@ public static class Tanimoto
     /// query: the one-against-many loop of the neighbour search and of brute-force search. For 1,024-bit
     /// prints on AVX-512BW the query stays in two registers for the whole run.
     /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     internal static void CommonBitsRun(ReadOnlySpan<ulong> query, ReadOnlySpan<ulong> rows, Span<int> counts)
     {
         var words = query.Length;
@@ -129,6 +130,7 @@ public static class Tanimoto
         }
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private static void CommonBitsRun1024(ReadOnlySpan<ulong> query, ReadOnlySpan<ulong> rows, Span<int> counts)
     {
         if (rows.Length < counts.Length * 16)

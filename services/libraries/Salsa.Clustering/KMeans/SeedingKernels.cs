@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using Salsa.Clustering.Parallel;
 
 namespace Salsa.Clustering.KMeans;
@@ -14,6 +15,7 @@ internal static class SeedingKernels
     /// points [start, end), into <paramref name="potentials"/> (D² = <paramref name="nearest"/>; ∞
     /// before the first centre).
     /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public static void Potentials<TKernel>(in TKernel kernel, double[] nearest, int start, int end, CentreSet candidates, Span<double> potentials)
         where TKernel : struct, IPointKernel
     {
@@ -32,6 +34,7 @@ internal static class SeedingKernels
     }
 
     /// <summary>D² ← min(D², d²(x, candidate <paramref name="chosen"/>)) over points [start, end): the D² the chosen candidate's potential summed.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public static void Update<TKernel>(in TKernel kernel, double[] nearest, int start, int end, CentreSet candidates, int chosen)
         where TKernel : struct, IPointKernel
     {
@@ -44,6 +47,7 @@ internal static class SeedingKernels
     }
 
     /// <summary>Σ of each point's mass over [start, end): w before the first centre, w·D² after.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public static double Mass<TKernel>(in TKernel kernel, double[] nearest, int start, int end, bool first)
         where TKernel : struct, IPointKernel
     {
@@ -61,6 +65,7 @@ internal static class SeedingKernels
     /// the walk of a cumulative sum, skipping points of no mass; the last point with mass if rounding
     /// leaves the target beyond them, <paramref name="start"/> if none has any.
     /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public static int Walk<TKernel>(in TKernel kernel, double[] nearest, int start, int end, bool first, double target)
         where TKernel : struct, IPointKernel
     {

@@ -59,6 +59,7 @@ internal static class SmacofKernels
     /// <paramref name="x2"/> (the last unused in 2-D). A pair at distance 0 adds nothing to S and T (the
     /// usual convention b_ij = 0 when d_ij = 0), only its δ² to the stress.
     /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public static GuttmanRow Guttman<TDimensions>(ReadOnlySpan<float> delta, ReadOnlySpan<double> weights, double[] x0, double[] x1, double[] x2, int row)
         where TDimensions : struct, IDimensions
     {
@@ -102,7 +103,7 @@ internal static class SmacofKernels
         return result;
     }
 
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    [MethodImpl(MethodImplOptions.AggressiveInlining | MethodImplOptions.AggressiveOptimization)]
     private static void Step<TDimensions>(ref LaneSums sums, in Centre centre, Vector<double> delta, ReadOnlySpan<double> weights, double[] x0, double[] x1, double[] x2, int at)
         where TDimensions : struct, IDimensions
     {
@@ -137,6 +138,7 @@ internal static class SmacofKernels
     }
 
     /// <summary>Σ_j δ_ij² q_jk for every column k of Q (the O(n²) part of B·Q in the Torgerson start).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public static void SquaredProducts(ReadOnlySpan<float> delta, double[][] q, Span<double> result)
     {
         var n = delta.Length;

@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using Salsa.Ccr;
 using Salsa.Clustering.Parallel;
 
@@ -114,6 +115,7 @@ internal sealed class TorgersonStart
     private ReadOnlySpan<float> Row(int i) => _square.AsSpan(i * _n, _n);
 
     /// <summary>Rank 0: Rayleigh–Ritz on span(Q); then either the start from the Ritz pairs, or Q ← orth(B·Q).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private void Step(int iteration, double[][] coordinates)
     {
         var p = _width;

@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using System.Numerics;
 using System.Runtime.InteropServices;
 
@@ -28,6 +29,7 @@ internal static class ClusteringKernels
         }
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private static void AnnealingEStepWindow<TKernel>(in TKernel kernel, CentreSet centres, double[] logMass, double inverseT, int start, int end, Span<double> partial)
         where TKernel : struct, IPointKernel
     {
@@ -99,6 +101,7 @@ internal static class ClusteringKernels
         }
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private static void LloydAssignWindow<TKernel>(in TKernel kernel, CentreSet centres, int start, int end, Span<double> partial, int[] assignments, double[]? nearest)
         where TKernel : struct, IPointKernel
     {
@@ -140,6 +143,7 @@ internal static class ClusteringKernels
     /// index: each lane keeps the first minimum of its own centres, then the lanes are compared (the
     /// smallest distance, and of equal ones the lowest index) — the same answer as a scan in order.
     /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public static int Nearest(ReadOnlySpan<double> distance, int k)
     {
         var width = Vector<double>.Count;

@@ -62,6 +62,7 @@ internal readonly struct DenseKernel(DenseVectors points) : IPointKernel
 
     public bool SmallDimension => _dimension <= SmallDimensionLimit;
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public void AccumulateScatter(int point, ReadOnlySpan<double> coefficients, CentreSet centres, Span<double> scatter)
     {
         var x = _values.AsSpan(point * _dimension, _dimension);
@@ -171,6 +172,7 @@ internal readonly struct DenseKernel(DenseVectors points) : IPointKernel
         }
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public double Dot(int point, ReadOnlySpan<double> vectorsT, int kp, int k)
     {
         var x = _values.AsSpan(point * _dimension, _dimension);
@@ -199,6 +201,7 @@ internal readonly struct DenseKernel(DenseVectors points) : IPointKernel
         }
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public void AccumulateOne(int point, int centre, double coefficient, Span<double> accumulatorT, int kp)
     {
         var x = _values.AsSpan(point * _dimension, _dimension);
@@ -288,6 +291,7 @@ internal readonly struct BinaryKernel(BinaryVectors points) : IPointKernel
         }
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private static Vector<double> SumRows1(ReadOnlySpan<ushort> bits, ref double column, int kp)
     {
         var s0 = Vector<double>.Zero;
@@ -299,6 +303,7 @@ internal readonly struct BinaryKernel(BinaryVectors points) : IPointKernel
         return s0;
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private static (Vector<double>, Vector<double>) SumRows2(ReadOnlySpan<ushort> bits, ref double column, int kp)
     {
         var (s0, s1) = (Vector<double>.Zero, Vector<double>.Zero);
@@ -313,6 +318,7 @@ internal readonly struct BinaryKernel(BinaryVectors points) : IPointKernel
         return (s0, s1);
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private static (Vector<double>, Vector<double>, Vector<double>) SumRows3(ReadOnlySpan<ushort> bits, ref double column, int kp)
     {
         var (s0, s1, s2) = (Vector<double>.Zero, Vector<double>.Zero, Vector<double>.Zero);
@@ -328,6 +334,7 @@ internal readonly struct BinaryKernel(BinaryVectors points) : IPointKernel
         return (s0, s1, s2);
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private static (Vector<double>, Vector<double>, Vector<double>, Vector<double>) SumRows4(ReadOnlySpan<ushort> bits, ref double column, int kp)
     {
         var (s0, s1, s2, s3) = (Vector<double>.Zero, Vector<double>.Zero, Vector<double>.Zero, Vector<double>.Zero);
@@ -344,6 +351,7 @@ internal readonly struct BinaryKernel(BinaryVectors points) : IPointKernel
         return (s0, s1, s2, s3);
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public double Dot(int point, ReadOnlySpan<double> vectorsT, int kp, int k)
     {
         var dot = 0.0;
@@ -370,6 +378,7 @@ internal readonly struct BinaryKernel(BinaryVectors points) : IPointKernel
         }
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public void AccumulateOne(int point, int centre, double coefficient, Span<double> accumulatorT, int kp)
     {
         foreach (var bit in _bits.AsSpan(_offsets[point], _offsets[point + 1] - _offsets[point]))
