@@ -38,6 +38,9 @@ internal static class AnnealingPasses
             case PassKind.ClusterCosts:
                 ClusterCosts(kernel, centres, start, end, partial);
                 break;
+            case PassKind.AssignedPower:
+                AssignedPower(kernel, pass, start, end, partial, assignments);
+                break;
             default:
                 throw new ArgumentOutOfRangeException(nameof(pass), pass.Kind, "Not an annealing pass.");
         }
@@ -155,6 +158,38 @@ internal static class AnnealingPasses
             kernel.Accumulate(i, dots, partial, kp);
             SoftMax.Add(rs, dots);
             SoftMax.Add(mass, r);
+        }
+    }
+
+    /// <summary>
+    /// <see cref="ScatterPower"/> at T = 0 from the assignments instead of the distances: there each
+    /// point's one responsibility is its weight, in the cluster nearest to it — the cluster it is
+    /// assigned to once a Lloyd pass has assigned it under these centres. The same products in the same
+    /// order, without the distances to every centre (a point exactly equidistant from two centres, which
+    /// the cold softmax would halve, goes to the lower one as Lloyd put it).
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    private static void AssignedPower<TKernel>(in TKernel kernel, PartitionPass pass, int start, int end, Span<double> partial, int[] assignments)
+        where TKernel : struct, IPointKernel
+    {
+        var (kp, d) = (pass.Kp, kernel.Dimension);
+        var (vectorsT, yDotV, only) = (pass.VectorsT!, pass.YDotV!, pass.OnlyCluster ?? -1);
+        var sums = new PassSums(kp, d);
+        var rs = partial.Slice(sums.Projection(0), kp);
+        var mass = partial.Slice(sums.PowerMass(0), kp);
+        for (var i = start; i < end; i++)
+        {
+            var c = assignments[i];
+            var w = kernel.Weight(i);
+            if (w == 0 || (only >= 0 && c != only))
+            {
+                continue;
+            }
+
+            var coefficient = w * (kernel.Dot(i, vectorsT, kp, c) - yDotV[c]);
+            kernel.AccumulateOne(i, c, coefficient, partial, kp);
+            rs[c] += coefficient;
+            mass[c] += w;
         }
     }
 

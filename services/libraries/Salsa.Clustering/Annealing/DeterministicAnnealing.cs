@@ -507,7 +507,7 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
         /// each pass (many dimensions): C_k·v = Σ r (x − y)((x − y)·v) / m = (Σ r·s·x − (Σ r·s)·y) / m,
         /// s = x·v − y·v. Stops when every λ has converged or is known to exceed T/2 (it will split).
         /// </summary>
-        private (double Lambda, double[] Axis)[] ScatterEigenPower(double temperature, bool stopWhenSplitting = true, int? only = null)
+        private (double Lambda, double[] Axis)[] ScatterEigenPower(double temperature, bool stopWhenSplitting = true, int? only = null, bool assigned = false)
         {
             var k = _centres.K;
             var inverseT = double.IsPositiveInfinity(temperature) ? 0 : 1 / temperature;
@@ -549,7 +549,9 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
                     }
                 }
 
-                var totals = Reduce(Pass(PassKind.ScatterPower, sums.PowerLength) with { InverseTemperature = inverseT, VectorsT = vectorsT, YDotV = yDotV });
+                var totals = Reduce(assigned
+                    ? Pass(PassKind.AssignedPower, sums.PowerLength) with { VectorsT = vectorsT, YDotV = yDotV, AssignedUnder = _assignedUnder, OnlyCluster = only }
+                    : Pass(PassKind.ScatterPower, sums.PowerLength) with { InverseTemperature = inverseT, VectorsT = vectorsT, YDotV = yDotV });
 
                 for (var c = 0; c < k; c++)
                 {
@@ -718,7 +720,8 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
                 return (0, new double[D]);
             }
 
-            return ScatterEigenPower(cold, stopWhenSplitting: false, only: cluster)[cluster];
+            // The assignments are the nearest centres' (the last Lloyd pass made them under these centres).
+            return ScatterEigenPower(cold, stopWhenSplitting: false, only: cluster, assigned: true)[cluster];
         }
 
         private double SquaredDistance(int a, int b)

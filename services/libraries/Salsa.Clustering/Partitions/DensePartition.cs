@@ -50,7 +50,7 @@ public sealed class DensePartition
             throw new ClusteringInputException($"A pass in {pass.Dimension} dimensions for points in {_points.Dimension}.", nameof(pass));
         }
 
-        if (pass.Kind == PassKind.Lloyd)
+        if (pass.Kind is PassKind.Lloyd or PassKind.AssignedPower)
         {
             RecallAssignments(pass.AssignedUnder, pass.Kp);
         }

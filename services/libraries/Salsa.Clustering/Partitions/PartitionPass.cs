@@ -25,6 +25,12 @@ public enum PassKind
 
     /// <summary>Weight and cost of each cluster under nearest-centre assignment.</summary>
     ClusterCosts,
+
+    /// <summary>
+    /// One power-iteration product of every cluster's scatter at T = 0: each point in the cluster it is
+    /// assigned to (the assignments made under <see cref="PartitionPass.AssignedUnder"/>, the current centres).
+    /// </summary>
+    AssignedPower,
 }
 
 /// <summary>
@@ -103,8 +109,15 @@ public sealed record PartitionPass
     /// <summary>y_k·v_k per centre, for the power iteration.</summary>
     public double[]? YDotV { get; init; }
 
-    /// <summary>For a Lloyd pass: the centres (row-major) the previous assignments were made under; null while none were made (all 0).</summary>
+    /// <summary>For a Lloyd or assigned-power pass: the centres (row-major) the previous assignments were made under; null while none were made (all 0).</summary>
     public double[]? AssignedUnder { get; init; }
+
+    /// <summary>
+    /// For an assigned-power pass here: only this cluster's points are needed (the others' products
+    /// are not read). Not sent to other silos — their partitions compute every cluster, the same bits
+    /// for this one.
+    /// </summary>
+    internal int? OnlyCluster { get; init; }
 
     /// <summary>The centres, row-major (<see cref="K"/> × <see cref="Dimension"/>).</summary>
     public double[] Centres => _rows ??= _set!.ToRowMajor();
