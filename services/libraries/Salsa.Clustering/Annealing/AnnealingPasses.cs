@@ -11,7 +11,7 @@ namespace Salsa.Clustering.Annealing;
 /// </summary>
 internal static class AnnealingPasses
 {
-    public static void Run<TKernel>(in TKernel kernel, PartitionPass pass, int start, int end, Span<double> partial, int[] assignments)
+    public static void Run<TKernel>(in TKernel kernel, PartitionPass pass, int start, int end, Span<double> partial, int[] assignments, PointBounds? bounds = null)
         where TKernel : struct, IPointKernel
     {
         var centres = pass.CentreSet;
@@ -41,8 +41,11 @@ internal static class AnnealingPasses
             case PassKind.AssignedPower:
                 AssignedPower(kernel, pass, start, end, partial, assignments);
                 break;
+            case PassKind.BoundedLloyd when bounds is not null:
+                ClusteringKernels.LloydBounded(kernel, centres, pass.Shifts, start, end, partial, assignments, bounds.Upper, bounds.Lower);
+                break;
             default:
-                throw new ArgumentOutOfRangeException(nameof(pass), pass.Kind, "Not an annealing pass.");
+                throw new ArgumentOutOfRangeException(nameof(pass), pass.Kind, "Not an annealing pass here (a bounded Lloyd pass needs the points' bounds, which only a machine's own points keep).");
         }
     }
 
@@ -209,4 +212,12 @@ internal static class AnnealingPasses
             partial[sums.ClusterCost(best)] += w * distance[best];
         }
     }
+}
+
+/// <summary>Per point, Hamerly's bounds for a bounded Lloyd pass: distance to its own centre (at most) and to any other (at least).</summary>
+internal sealed class PointBounds(int count)
+{
+    public double[] Upper { get; } = new double[count];
+
+    public double[] Lower { get; } = new double[count];
 }

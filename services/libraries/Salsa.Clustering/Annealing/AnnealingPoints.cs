@@ -15,6 +15,12 @@ internal abstract class AnnealingPoints
 
     public abstract double TotalWeight { get; }
 
+    /// <summary>
+    /// Whether Lloyd passes may keep per-point distance bounds (<see cref="PassKind.BoundedLloyd"/>):
+    /// the machine's own fingerprints, whose |x|² is exact, so the cost follows from the sums.
+    /// </summary>
+    public virtual bool Bounded => false;
+
     /// <summary>Sets the run's block layout from its largest partial.</summary>
     public abstract void Prepare(int planLength, int? blockSize);
 
@@ -37,6 +43,8 @@ internal sealed class LocalPoints<TKernel>(TKernel kernel, double totalWeight, i
 {
     private readonly int[] _assignments = new int[kernel.Count];
     private readonly int[][] _saved = new int[ranks][];
+    private readonly PointBounds _bounds = new(typeof(TKernel) == typeof(BinaryKernel) ? kernel.Count : 0);
+    private readonly (double[] Upper, double[] Lower)[] _savedBounds = new (double[], double[])[ranks];
     private OrderedBlockSum _sums = null!;
 
     public override int Count => kernel.Count;
@@ -47,20 +55,23 @@ internal sealed class LocalPoints<TKernel>(TKernel kernel, double totalWeight, i
 
     public override double TotalWeight => totalWeight;
 
+    public override bool Bounded => typeof(TKernel) == typeof(BinaryKernel);
+
     public override void Prepare(int planLength, int? blockSize) =>
         _sums = new OrderedBlockSum(BlockPlan.For(kernel.Count, planLength, blockSize), planLength);
 
     public override void Reduce(Communicator comm, long step, PartitionPass pass, Span<double> total, bool balance)
     {
         var k = kernel;
-        var assignments = _assignments;
-        _sums.Reduce(comm, step, (start, end, partial) => AnnealingPasses.Run(k, pass, start, end, partial, assignments), pass.Length, total, balance);
+        var (assignments, bounds) = (_assignments, _bounds);
+        _sums.Reduce(comm, step, (start, end, partial) => AnnealingPasses.Run(k, pass, start, end, partial, assignments, bounds), pass.Length, total, balance);
     }
 
     public override void SaveAssignments(Communicator comm)
     {
         var (first, end) = _sums.Plan.PointsOf(comm.Rank, comm.Size);
         _saved[comm.Rank] = _assignments[first..end];
+        _savedBounds[comm.Rank] = Bounded ? (_bounds.Upper[first..end], _bounds.Lower[first..end]) : ([], []);
         comm.Barrier(); // every rank has saved its points before any pass (balanced: any rank's) rewrites them
     }
 
@@ -68,6 +79,11 @@ internal sealed class LocalPoints<TKernel>(TKernel kernel, double totalWeight, i
     {
         var (first, _) = _sums.Plan.PointsOf(comm.Rank, comm.Size);
         _saved[comm.Rank].CopyTo(_assignments.AsSpan(first));
+        if (Bounded)
+        {
+            _savedBounds[comm.Rank].Upper.CopyTo(_bounds.Upper.AsSpan(first));
+            _savedBounds[comm.Rank].Lower.CopyTo(_bounds.Lower.AsSpan(first));
+        }
     }
 
     public override PartitionAssignments Final(PartitionPass nearest)

@@ -137,6 +137,12 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
         private double _spread;
         private double[]? _assignedUnder;
 
+        // Bounded Lloyd (fingerprints on this machine): the sums of the current assignments, kept from
+        // pass to pass (a pass adds what moved); the centres the points' bounds were set under; Σ w·|x|².
+        private double[]? _running;
+        private double[]? _boundsUnder;
+        private double _squaredNorms;
+
         private int Kp => run._kp;
 
         private int D => run._dimension;
@@ -604,6 +610,11 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
 
         private double Lloyd()
         {
+            if (_points.Bounded)
+            {
+                return BoundedLloyd();
+            }
+
             var k = _centres.K;
             var cost = 0.0;
             for (var iteration = 0; iteration <= run.Options.FinalRefinementIterations; iteration++)
@@ -623,6 +634,110 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
             }
 
             return cost;
+        }
+
+        /// <summary>
+        /// <see cref="Lloyd"/> with the points' distance bounds: a pass computes only the points whose
+        /// centre may have changed and adds what moved to the sums kept from the last pass. The same
+        /// assignments and centres as <see cref="Lloyd"/> (the bounds skip only points a full pass would
+        /// keep; fingerprints' unit weights make the sums whole numbers, exact either way); the cost
+        /// follows from the sums, Σ_c Σ w·|x − y_c|² = Σ w·|x|² − 2 Σ_c y_c·S_c + Σ_c W_c·|y_c|².
+        /// </summary>
+        private double BoundedLloyd()
+        {
+            var sums = Sums;
+            var k = _centres.K;
+            var cost = 0.0;
+            for (var iteration = 0; iteration <= run.Options.FinalRefinementIterations; iteration++)
+            {
+                cancellationToken.ThrowIfCancellationRequested();
+                var shifts = _running is not null && _boundsUnder is { } under && under.Length == k * D ? Shifts(under) : null;
+                var pass = Pass(PassKind.BoundedLloyd, sums.LloydLength) with { Shifts = shifts };
+                var totals = Reduce(pass);
+                if (shifts is null)
+                {
+                    _running = totals[..sums.LloydLength];
+                    _squaredNorms = totals[sums.Cost];
+                }
+                else
+                {
+                    for (var e = 0; e < sums.Cost; e++)
+                    {
+                        _running![e] += totals[e];
+                    }
+
+                    ClearEmptied(_running!);
+                }
+
+                (_assignedUnder, _boundsUnder) = (pass.Centres, pass.Centres);
+                cost = CostOfSums(_running!);
+                if (iteration == run.Options.FinalRefinementIterations || (iteration > 0 && totals[sums.Changed] == 0))
+                {
+                    break;
+                }
+
+                LloydStep.MoveCentres(_running!, _centres, out _); // an empty cluster keeps its centre
+            }
+
+            return cost;
+        }
+
+        /// <summary>
+        /// A cluster all of whose points left holds, with weights that are not whole numbers, the
+        /// rounding of what was added and taken away; it is empty (its centre stays where it is).
+        /// </summary>
+        private void ClearEmptied(double[] sums)
+        {
+            var layout = Sums;
+            for (var c = 0; c < _centres.K; c++)
+            {
+                if (sums[layout.Mass(c)] <= 1e-9 * run.TotalWeight)
+                {
+                    sums[layout.Mass(c)] = 0;
+                    for (var j = 0; j < D; j++)
+                    {
+                        sums[layout.Sum(c, j)] = 0;
+                    }
+                }
+            }
+        }
+
+        /// <summary>How far each centre moved from <paramref name="under"/> (row-major).</summary>
+        private double[] Shifts(double[] under)
+        {
+            var shifts = new double[_centres.K];
+            for (var c = 0; c < shifts.Length; c++)
+            {
+                var moved = 0.0;
+                for (var j = 0; j < D; j++)
+                {
+                    var delta = _centres[c, j] - under[c * D + j];
+                    moved += delta * delta;
+                }
+
+                shifts[c] = Math.Sqrt(moved);
+            }
+
+            return shifts;
+        }
+
+        /// <summary>Σ w·|x − y|² of the assignments whose sums are <paramref name="sums"/>, under the current centres.</summary>
+        private double CostOfSums(double[] sums)
+        {
+            var layout = Sums;
+            var cross = 0.0;
+            var own = 0.0;
+            for (var c = 0; c < _centres.K; c++)
+            {
+                for (var j = 0; j < D; j++)
+                {
+                    cross += _centres[c, j] * sums[layout.Sum(c, j)];
+                }
+
+                own += sums[layout.Mass(c)] * _centres.Norms[c];
+            }
+
+            return Math.Max(_squaredNorms - 2 * cross + own, 0);
         }
 
         private double Polish(double cost)
@@ -663,7 +778,7 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
                 var rows = _centres.ToRowMajor();
                 var moved = (double[])rows.Clone();
                 _points.SaveAssignments(comm);
-                var assignedUnder = _assignedUnder;
+                var (assignedUnder, running, boundsUnder) = (_assignedUnder, (double[]?)_running?.Clone(), _boundsUnder);
                 var total = mass[keep] + mass[free];
                 var offset = SplitOffsetPerSigma * Math.Sqrt(lambda);
                 for (var j = 0; j < D; j++)
@@ -684,7 +799,7 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
                 {
                     _centres.Set(rows, k);
                     _points.RestoreAssignments(comm);
-                    _assignedUnder = assignedUnder;
+                    (_assignedUnder, _running, _boundsUnder) = (assignedUnder, running, boundsUnder);
                     rejections++;
                 }
             }

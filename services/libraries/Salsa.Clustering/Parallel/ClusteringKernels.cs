@@ -138,6 +138,91 @@ internal static class ClusteringKernels
         }
     }
 
+    // A point keeps its centre unseen only when its bounds separate by more than this: the bounds are
+    // square roots of distances computed as |x|² − 2x·y + |y|² (absolute rounding ~10⁻¹³ in the squares,
+    // up to ~3·10⁻⁷ in a root near 0), so the skipped points are exactly those a full pass would keep.
+    private const double BoundMargin = 1e-6;
+
+    /// <summary>
+    /// A Lloyd pass with Hamerly's bounds: per point an upper bound on the distance to its own centre
+    /// and a lower bound on the distance to any other. With the centres moved by <paramref name="shifts"/>
+    /// since the bounds were set, a point whose bounds still separate keeps its centre without a
+    /// distance computed; the others are assigned as <see cref="LloydAssign"/> assigns them (the same
+    /// nearest centre) and their bounds set anew. The partial holds what moved — weight and sums taken
+    /// from a point's old centre and given to its new one — and the count of points that moved; with
+    /// <paramref name="shifts"/> null every point is computed and the partial holds the whole sums and
+    /// Σ w·|x|² in the cost slot.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    public static void LloydBounded<TKernel>(in TKernel kernel, CentreSet centres, double[]? shifts, int start, int end, Span<double> partial, int[] assignments, double[] upper, double[] lower)
+        where TKernel : struct, IPointKernel
+    {
+        var (kp, k, d) = (centres.Kp, centres.K, kernel.Dimension);
+        Span<double> distance = stackalloc double[kp];
+        var sums = new PassSums(kp, d);
+        var numerators = partial.Slice(sums.Sum(0, 0), d * kp);
+        ref var squaredNorms = ref partial[sums.Cost];
+        ref var changed = ref partial[sums.Changed];
+        var (largest, secondLargest, largestCentre) = (0.0, 0.0, -1);
+        for (var c = 0; shifts is not null && c < k; c++)
+        {
+            if (shifts[c] > largest)
+            {
+                (secondLargest, largest, largestCentre) = (largest, shifts[c], c);
+            }
+            else if (shifts[c] > secondLargest)
+            {
+                secondLargest = shifts[c];
+            }
+        }
+
+        for (var i = start; i < end; i++)
+        {
+            var own = assignments[i];
+            if (shifts is not null)
+            {
+                // Triangle inequality: the own centre came at most its shift nearer or farther, any other at most the largest other shift.
+                var near = upper[i] + shifts[own];
+                var far = lower[i] - (own == largestCentre ? secondLargest : largest);
+                (upper[i], lower[i]) = (near, far);
+                if (near + BoundMargin < far)
+                {
+                    continue;
+                }
+            }
+
+            kernel.SquaredDistances(i, centres.Transposed, centres.Norms, kp, distance);
+            var best = Nearest(distance, k);
+            var next = double.PositiveInfinity;
+            for (var c = 0; c < k; c++)
+            {
+                next = c == best ? next : Math.Min(next, distance[c]);
+            }
+
+            (upper[i], lower[i]) = (Math.Sqrt(distance[best]), Math.Sqrt(next));
+            var w = kernel.Weight(i);
+            if (shifts is null)
+            {
+                partial[best] += w;
+                kernel.AccumulateOne(i, best, w, numerators, kp);
+                squaredNorms += w * kernel.SquaredNorm(i);
+            }
+            else if (best != own)
+            {
+                partial[own] -= w;
+                partial[best] += w;
+                kernel.AccumulateOne(i, own, -w, numerators, kp);
+                kernel.AccumulateOne(i, best, w, numerators, kp);
+            }
+
+            if (best != own)
+            {
+                changed += 1;
+                assignments[i] = best;
+            }
+        }
+    }
+
     /// <summary>
     /// The nearest of the first <paramref name="k"/> centres by squared distance, ties to the lowest
     /// index: each lane keeps the first minimum of its own centres, then the lanes are compared (the

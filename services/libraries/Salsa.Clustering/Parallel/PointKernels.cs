@@ -23,6 +23,9 @@ internal interface IPointKernel
 
     double Weight(int point);
 
+    /// <summary>|x|² of <paramref name="point"/>.</summary>
+    double SquaredNorm(int point);
+
     /// <summary>Squared Euclidean distances from <paramref name="point"/> to each centre.</summary>
     void SquaredDistances(int point, ReadOnlySpan<double> centresT, ReadOnlySpan<double> centreNorms, int kp, Span<double> distances);
 
@@ -98,6 +101,17 @@ internal readonly struct DenseKernel(DenseVectors points) : IPointKernel
     public int Dimension => _dimension;
 
     public double Weight(int point) => _weights[point];
+
+    public double SquaredNorm(int point)
+    {
+        var norm = 0.0;
+        foreach (var x in _values.AsSpan(point * _dimension, _dimension))
+        {
+            norm += x * x;
+        }
+
+        return norm;
+    }
 
     public bool Box(int start, int end, Span<double> lower, Span<double> upper)
     {
@@ -235,6 +249,8 @@ internal readonly struct BinaryKernel(BinaryVectors points) : IPointKernel
     public int Dimension => _dimension;
 
     public double Weight(int point) => _weights[point];
+
+    public double SquaredNorm(int point) => _offsets[point + 1] - _offsets[point];
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void SquaredDistances(int point, ReadOnlySpan<double> centresT, ReadOnlySpan<double> centreNorms, int kp, Span<double> distances)

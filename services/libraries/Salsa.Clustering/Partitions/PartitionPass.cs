@@ -31,6 +31,13 @@ public enum PassKind
     /// assigned to (the assignments made under <see cref="PartitionPass.AssignedUnder"/>, the current centres).
     /// </summary>
     AssignedPower,
+
+    /// <summary>
+    /// A Lloyd step that skips the points whose distance bounds show their centre cannot have changed
+    /// (on this machine's ranks, fingerprints): the sums that changed, or all of them when the bounds
+    /// are new (<see cref="PartitionPass.Shifts"/> null).
+    /// </summary>
+    BoundedLloyd,
 }
 
 /// <summary>
@@ -118,6 +125,9 @@ public sealed record PartitionPass
     /// for this one.
     /// </summary>
     internal int? OnlyCluster { get; init; }
+
+    /// <summary>For a bounded Lloyd pass: how far each centre moved since the points' bounds were set; null to set them anew.</summary>
+    internal double[]? Shifts { get; init; }
 
     /// <summary>The centres, row-major (<see cref="K"/> × <see cref="Dimension"/>).</summary>
     public double[] Centres => _rows ??= _set!.ToRowMajor();
