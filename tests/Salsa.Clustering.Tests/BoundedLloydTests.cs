@@ -7,7 +7,8 @@ namespace Salsa.Clustering.Tests;
 /// The annealing's final Lloyd passes on fingerprints keep per-point distance bounds (Hamerly) and
 /// skip the points whose centre cannot have changed, adding only what moved to the sums kept from the
 /// last pass. Held here to the full pass over hundreds of centre moves, small and large: the same
-/// assignments, and sums equal to the bit (unit weights make them whole numbers).
+/// assignments, and sums equal to the bit (unit weights make them whole numbers), each cluster's
+/// Σ w·|x|² among them.
 /// </summary>
 public sealed class BoundedLloydTests
 {
@@ -30,7 +31,7 @@ public sealed class BoundedLloydTests
         var full = new int[points.Count];
         var bounded = new int[points.Count];
         var bounds = new PointBounds(points.Count);
-        var running = new double[sums.LloydLength];
+        var running = new double[sums.BoundedLloydLength];
         ClusteringKernels.LloydBounded(kernel, centres, null, 0, points.Count, running, bounded, bounds.Upper, bounds.Lower);
         var changes = 0.0;
         for (var move = 0; move < 300; move++)
@@ -63,15 +64,20 @@ public sealed class BoundedLloydTests
 
             var fullSums = new double[sums.LloydLength];
             ClusteringKernels.LloydAssign(kernel, centres, 0, points.Count, fullSums, full, null);
-            var delta = new double[sums.LloydLength];
+            var delta = new double[sums.BoundedLloydLength];
             ClusteringKernels.LloydBounded(kernel, centres, shifts, 0, points.Count, delta, bounded, bounds.Upper, bounds.Lower);
-            for (var e = 0; e < sums.Cost; e++)
+            for (var e = 0; e < sums.BoundedLloydLength; e++)
             {
-                running[e] += delta[e];
+                running[e] += e == sums.Changed ? 0 : delta[e];
             }
 
             Assert.Equal(full, bounded);
             Assert.Equal(fullSums[..sums.Cost], running[..sums.Cost]);
+            for (var c = 0; c < K; c++)
+            {
+                // Σ w·|x|² of each cluster's points (|x|² of a fingerprint is its bit count), from which the polish reads its costs.
+                Assert.Equal(Enumerable.Range(0, points.Count).Where(i => full[i] == c).Sum(points.PopCount), running[sums.SquaredNorms(c)]);
+            }
             changes += delta[sums.Changed];
         }
 

@@ -138,10 +138,9 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
         private double[]? _assignedUnder;
 
         // Bounded Lloyd (fingerprints on this machine): the sums of the current assignments, kept from
-        // pass to pass (a pass adds what moved); the centres the points' bounds were set under; Σ w·|x|².
+        // pass to pass (a pass adds what moved); the centres the points' bounds were set under.
         private double[]? _running;
         private double[]? _boundsUnder;
-        private double _squaredNorms;
 
         private int Kp => run._kp;
 
@@ -652,25 +651,24 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
             {
                 cancellationToken.ThrowIfCancellationRequested();
                 var shifts = _running is not null && _boundsUnder is { } under && under.Length == k * D ? Shifts(under) : null;
-                var pass = Pass(PassKind.BoundedLloyd, sums.LloydLength) with { Shifts = shifts };
+                var pass = Pass(PassKind.BoundedLloyd, sums.BoundedLloydLength) with { Shifts = shifts };
                 var totals = Reduce(pass);
                 if (shifts is null)
                 {
-                    _running = totals[..sums.LloydLength];
-                    _squaredNorms = totals[sums.Cost];
+                    _running = totals[..sums.BoundedLloydLength];
                 }
                 else
                 {
-                    for (var e = 0; e < sums.Cost; e++)
+                    for (var e = 0; e < sums.BoundedLloydLength; e++)
                     {
-                        _running![e] += totals[e];
+                        _running![e] += e == sums.Cost || e == sums.Changed ? 0 : totals[e];
                     }
 
                     ClearEmptied(_running!);
                 }
 
                 (_assignedUnder, _boundsUnder) = (pass.Centres, pass.Centres);
-                cost = CostOfSums(_running!);
+                cost = ClusterCostsOfSums(_running!).Sum();
                 if (iteration == run.Options.FinalRefinementIterations || (iteration > 0 && totals[sums.Changed] == 0))
                 {
                     break;
@@ -693,7 +691,7 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
             {
                 if (sums[layout.Mass(c)] <= 1e-9 * run.TotalWeight)
                 {
-                    sums[layout.Mass(c)] = 0;
+                    (sums[layout.Mass(c)], sums[layout.SquaredNorms(c)]) = (0, 0);
                     for (var j = 0; j < D; j++)
                     {
                         sums[layout.Sum(c, j)] = 0;
@@ -721,23 +719,23 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
             return shifts;
         }
 
-        /// <summary>Σ w·|x − y|² of the assignments whose sums are <paramref name="sums"/>, under the current centres.</summary>
-        private double CostOfSums(double[] sums)
+        /// <summary>Each cluster's Σ w·|x − y_c|² = Σ w·|x|² − 2 y_c·S_c + W_c·|y_c|², from the sums of its points, under the current centres.</summary>
+        private double[] ClusterCostsOfSums(double[] sums)
         {
             var layout = Sums;
-            var cross = 0.0;
-            var own = 0.0;
-            for (var c = 0; c < _centres.K; c++)
+            var costs = new double[_centres.K];
+            for (var c = 0; c < costs.Length; c++)
             {
+                var cross = 0.0;
                 for (var j = 0; j < D; j++)
                 {
                     cross += _centres[c, j] * sums[layout.Sum(c, j)];
                 }
 
-                own += sums[layout.Mass(c)] * _centres.Norms[c];
+                costs[c] = Math.Max(sums[layout.SquaredNorms(c)] - 2 * cross + sums[layout.Mass(c)] * _centres.Norms[c], 0);
             }
 
-            return Math.Max(_squaredNorms - 2 * cross + own, 0);
+            return costs;
         }
 
         private double Polish(double cost)
@@ -812,6 +810,12 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
         /// <summary>Weight and cost of each cluster under nearest-centre assignment.</summary>
         private (double[] Mass, double[] Cost) ClusterCosts()
         {
+            if (_points.Bounded && _running is { } running && _boundsUnder is { } under && under.AsSpan().SequenceEqual(_centres.ToRowMajor()))
+            {
+                // The sums of the assignments made under these very centres hold it already.
+                return (running[Sums.Mass(0)..Sums.Mass(_centres.K)], ClusterCostsOfSums(running));
+            }
+
             var k = _centres.K;
             var sums = Sums;
             var totals = Reduce(Pass(PassKind.ClusterCosts, sums.ClusterCostsLength));

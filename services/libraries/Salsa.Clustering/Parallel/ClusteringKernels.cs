@@ -149,9 +149,9 @@ internal static class ClusteringKernels
     /// since the bounds were set, a point whose bounds still separate keeps its centre without a
     /// distance computed; the others are assigned as <see cref="LloydAssign"/> assigns them (the same
     /// nearest centre) and their bounds set anew. The partial holds what moved — weight and sums taken
-    /// from a point's old centre and given to its new one — and the count of points that moved; with
-    /// <paramref name="shifts"/> null every point is computed and the partial holds the whole sums and
-    /// Σ w·|x|² in the cost slot.
+    /// from a point's old centre and given to its new one, with its w·|x|² — and the count of points that
+    /// moved; with <paramref name="shifts"/> null every point is computed and the partial holds the whole
+    /// sums (<see cref="PassSums.BoundedLloydLength"/>).
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public static void LloydBounded<TKernel>(in TKernel kernel, CentreSet centres, double[]? shifts, int start, int end, Span<double> partial, int[] assignments, double[] upper, double[] lower)
@@ -161,7 +161,7 @@ internal static class ClusteringKernels
         Span<double> distance = stackalloc double[kp];
         var sums = new PassSums(kp, d);
         var numerators = partial.Slice(sums.Sum(0, 0), d * kp);
-        ref var squaredNorms = ref partial[sums.Cost];
+        var squaredNorms = partial.Slice(sums.SquaredNorms(0), kp);
         ref var changed = ref partial[sums.Changed];
         var (largest, secondLargest, largestCentre) = (0.0, 0.0, -1);
         for (var c = 0; shifts is not null && c < k; c++)
@@ -205,12 +205,13 @@ internal static class ClusteringKernels
             {
                 partial[best] += w;
                 kernel.AccumulateOne(i, best, w, numerators, kp);
-                squaredNorms += w * kernel.SquaredNorm(i);
+                squaredNorms[best] += w * kernel.SquaredNorm(i);
             }
             else if (best != own)
             {
-                partial[own] -= w;
-                partial[best] += w;
+                var norm = w * kernel.SquaredNorm(i);
+                (partial[own], partial[best]) = (partial[own] - w, partial[best] + w);
+                (squaredNorms[own], squaredNorms[best]) = (squaredNorms[own] - norm, squaredNorms[best] + norm);
                 kernel.AccumulateOne(i, own, -w, numerators, kp);
                 kernel.AccumulateOne(i, best, w, numerators, kp);
             }

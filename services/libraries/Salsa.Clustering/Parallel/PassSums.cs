@@ -44,6 +44,11 @@ internal readonly record struct PassSums(int Kp, int Dimension)
 
     public int LloydLength => Scalars + 2;
 
+    /// <summary>Bounded Lloyd: Σ w·|x|² of centre <paramref name="centre"/>'s points (after the Lloyd sums).</summary>
+    public int SquaredNorms(int centre) => Scalars + 2 + centre;
+
+    public int BoundedLloydLength => Scalars + 2 + Kp;
+
     // Scatter: masses [Kp], then each centre's D×D scatter matrix.
 
     /// <summary>Scatter: element <paramref name="element"/> (row-major) of centre <paramref name="centre"/>'s scatter matrix.</summary>
