@@ -32,6 +32,7 @@ IExperiment[] experiments =
     new CensusAnnealingExperiment(),
     new ClusteringPeersExperiment(),
     new ChemAnnealingExperiment(),
+    new ChemWorkflowExperiment(),
     new GridExperiment(),
     new LargeDataExperiment(),
     new ServicesExperiment(),

@@ -14,6 +14,9 @@ python3-sklearn and python3-rdkit). Prints one JSON object.
                                    RDKit's clusters of the first COUNT compounds' ecfp4_1024_hex column,
                                    as text: one line per cluster, its members centroid first (the
                                    references of the Butina tests, tests/Salsa.Clustering.Tests/References)
+    mds MATRIX.f64 N               scikit-learn MDS (metric SMACOF, dissimilarity="precomputed", its
+                                   defaults otherwise) on an N x N matrix of little-endian doubles:
+                                   seconds, its coordinates and the raw stress it reports
 """
 import array
 import csv
@@ -125,6 +128,27 @@ def butina(path, cutoffs):
     }
 
 
+def mds(path, n):
+    import numpy as np
+    import sklearn
+    from sklearn.manifold import MDS
+
+    matrix = np.fromfile(path, dtype="<f8").reshape(n, n)
+    model = MDS(n_components=2, dissimilarity="precomputed", metric=True, random_state=0)
+    start = time.perf_counter()
+    coordinates = model.fit_transform(matrix)
+    seconds = time.perf_counter() - start
+    return {
+        "version": sklearn.__version__,
+        "seconds": seconds,
+        "n_init": model.n_init,
+        "max_iter": model.max_iter,
+        "iterations": int(model.n_iter_),
+        "stress": float(model.stress_),
+        "coordinates": coordinates.ravel().tolist(),
+    }
+
+
 def reference(path, count, cutoff):
     from rdkit import rdBase
     from rdkit.ML.Cluster import Butina
@@ -146,6 +170,8 @@ if __name__ == "__main__":
         answer = kmeans(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]) if len(sys.argv) > 4 else 10)
     elif mode == "butina":
         answer = butina(sys.argv[2], [float(c) for c in sys.argv[3:]])
+    elif mode == "mds":
+        answer = mds(sys.argv[2], int(sys.argv[3]))
     elif mode == "reference":
         reference(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]))
         sys.exit(0)
