@@ -28,6 +28,32 @@ public sealed class CoreBudgetTests
     }
 
     [Fact]
+    public void JobsRunningTogether_EachTakesItsShare_ALoneJobAllTheCores()
+    {
+        var budget = new CoreBudget(2);
+        using (budget.Enter())
+        using (budget.Enter())
+        {
+            // chem-40k's annealing and Butina: the first to compute no longer takes both cores.
+            using var annealing = budget.Take(2);
+            using var butina = budget.Take(2);
+            Assert.Equal((1, 1), (annealing.Ranks, butina.Ranks));
+            Assert.Equal(2, budget.Jobs);
+        }
+
+        Assert.Equal((0, 0), (budget.Jobs, budget.Taken));
+        var alone = budget.Enter();
+        using (var lease = budget.Take(2))
+        {
+            Assert.Equal(2, lease.Ranks);
+        }
+
+        alone.Dispose();
+        alone.Dispose(); // leaves once
+        Assert.Equal(0, budget.Jobs);
+    }
+
+    [Fact]
     public void ManyThreadsTakingAndReturning_MultiRankJobsNeverShareACore_AndEverythingComesBack()
     {
         const int Cores = 4;

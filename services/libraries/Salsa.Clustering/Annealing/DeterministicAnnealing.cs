@@ -799,6 +799,10 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
                     _points.RestoreAssignments(comm);
                     (_assignedUnder, _running, _boundsUnder) = (assignedUnder, running, boundsUnder);
                     rejections++;
+
+                    // Each rank put back its own points; the next pass may read any rank's (balanced
+                    // blocks) and, with the costs read from the sums, no pass comes between to wait for them.
+                    comm.Barrier();
                 }
             }
 

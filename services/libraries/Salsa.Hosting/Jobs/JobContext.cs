@@ -12,6 +12,7 @@ public sealed class JobContext
     private readonly List<(Action Complete, Task Pump)> _progress = [];
     private readonly CoreBudget _cores;
     private readonly int _wantedRanks;
+    private readonly IDisposable _running;
     private CoreLease? _lease;
 
     internal JobContext(LiveJob job, IDataStore store, Dispatcher compute, CoreBudget cores, int ranks, CancellationToken cancellationToken)
@@ -20,6 +21,7 @@ public sealed class JobContext
         Store = store;
         Compute = compute;
         _cores = cores;
+        _running = cores.Enter();
         _wantedRanks = ranks;
         CancellationToken = cancellationToken;
     }
@@ -33,13 +35,18 @@ public sealed class JobContext
 
     /// <summary>
     /// The job's SPMD ranks: taken from the process's <see cref="CoreBudget"/> when first asked for
-    /// (as the compute starts, after the job has read its input) — up to the service's ranks, as many
-    /// cores as are free, at least one — and held until the job ends.
+    /// (as the compute starts, after the job has read its input) — up to the service's ranks, its share
+    /// of the cores among the running jobs and no more than are free, at least one — and held until the
+    /// job ends.
     /// </summary>
     public int Ranks => (_lease ??= _cores.Take(_wantedRanks)).Ranks;
 
-    /// <summary>Gives the job's ranks back (the job has ended).</summary>
-    internal void ReturnCores() => _lease?.Dispose();
+    /// <summary>Gives the job's ranks back and leaves the running jobs (the job has ended).</summary>
+    internal void ReturnCores()
+    {
+        _lease?.Dispose();
+        _running.Dispose();
+    }
 
     /// <summary>Cancelled when the job is cancelled or the service stops.</summary>
     public CancellationToken CancellationToken { get; }
