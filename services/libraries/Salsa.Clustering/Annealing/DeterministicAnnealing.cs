@@ -667,7 +667,11 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
                     ClearEmptied(_running!);
                 }
 
-                (_assignedUnder, _boundsUnder) = (pass.Centres, pass.Centres);
+                // Kept in one buffer (a model of 1,024 × 12 is a large-object-heap array; a pass's own copy
+                // each time was 98 KB of garbage per pass). Only partitions elsewhere read the centres the
+                // assignments were made under, and fingerprints' bounded passes run on this machine's points.
+                _boundsUnder = _boundsUnder is { } buffer && buffer.Length == k * D ? buffer : new double[k * D];
+                _centres.CopyRowMajor(_boundsUnder);
                 cost = ClusterCostsOfSums(_running!).Sum();
                 if (iteration == run.Options.FinalRefinementIterations || (iteration > 0 && totals[sums.Changed] == 0))
                 {
@@ -776,7 +780,7 @@ internal sealed class AnnealingRun(AnnealingPoints points, AnnealingOptions opti
                 var rows = _centres.ToRowMajor();
                 var moved = (double[])rows.Clone();
                 _points.SaveAssignments(comm);
-                var (assignedUnder, running, boundsUnder) = (_assignedUnder, (double[]?)_running?.Clone(), _boundsUnder);
+                var (assignedUnder, running, boundsUnder) = (_assignedUnder, (double[]?)_running?.Clone(), (double[]?)_boundsUnder?.Clone());
                 var total = mass[keep] + mass[free];
                 var offset = SplitOffsetPerSigma * Math.Sqrt(lambda);
                 for (var j = 0; j < D; j++)

@@ -460,6 +460,13 @@ internal sealed class CentreSet
     public double[] ToRowMajor()
     {
         var rows = new double[K * Dimension];
+        CopyRowMajor(rows);
+        return rows;
+    }
+
+    /// <summary>The centres, row-major (K × dimension), into <paramref name="rows"/>.</summary>
+    public void CopyRowMajor(Span<double> rows)
+    {
         for (var c = 0; c < K; c++)
         {
             for (var j = 0; j < Dimension; j++)
@@ -467,8 +474,6 @@ internal sealed class CentreSet
                 rows[c * Dimension + j] = Transposed[j * Kp + c];
             }
         }
-
-        return rows;
     }
 
     public void UpdateNorms()
