@@ -93,11 +93,13 @@ public sealed class AnnealingServiceTests(AnnealingServiceFixture fixture) : ICl
 
         var job = await new AnnealingClient(Service.Grpc).StartAsync(new() { DatasetId = dataset.DatasetId, MaxClusters = 5 }, new CallOptions(cancellationToken: Token));
         var jobs = new JobsClient(Service.Grpc);
-        var progress = 0;
-        var final = await jobs.WatchToEndAsync(job.JobId, e => progress += e.EventCase == Contracts.Common.JobEvent.EventOneofCase.Progress ? 1 : 0, new CallOptions(cancellationToken: Token));
+        var final = await jobs.WatchToEndAsync(job.JobId, _ => { }, new CallOptions(cancellationToken: Token));
 
         Assert.Equal(JobState.Succeeded, final.State);
-        Assert.True(progress > 0);
+        // A job of 2,000 points may end before the watch attaches, which then sends the ended job only:
+        // the progress it ended with is in it, whenever the watcher came.
+        Assert.False(string.IsNullOrEmpty(final.Progress?.Phase));
+        Assert.True(final.Progress!.Iteration > 0);
         Assert.True(final.ComputeMs > 0);
         using var call = new AnnealingClient(Service.Grpc).GetResultAsync(new JobRef { JobId = job.JobId }, new CallOptions(cancellationToken: Token));
         var result = await call;
