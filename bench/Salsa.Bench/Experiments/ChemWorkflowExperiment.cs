@@ -74,7 +74,7 @@ public sealed class ChemWorkflowExperiment : IExperiment
             $"Search: exact top-{SearchK} Tanimoto over the Butina clusters' index, the median and 95th percentile of {queries.Count} queries after 5 that warm it — compounds of the full set that are not in the 40k subset; building the index is the cold cost of a dataset's first search."));
         context.Table(["data", "compounds", "Butina, s", "clusters", "peak MB", "binary DA, s", "clusters", "peak MB", "index, s", "search, ms", "p95, ms"], scaleRows);
 
-        Embedding(context, subset, firstButina!, cancellationToken);
+        Embedding(context, sets[0].Points, firstButina!, cancellationToken);
         if (!context.Quick)
         {
             Workflow(context, cancellationToken);
@@ -84,11 +84,10 @@ public sealed class ChemWorkflowExperiment : IExperiment
     }
 
     /// <summary>The MDS step: the medoids of the largest clusters, weighted by size as chem-40k embeds them, and the same matrix unweighted beside scikit-learn.</summary>
-    private static void Embedding(ExperimentContext context, CompoundSet subset, ButinaResult butina, CancellationToken cancellationToken)
+    private static void Embedding(ExperimentContext context, BinaryVectors prints, ButinaResult butina, CancellationToken cancellationToken)
     {
         var count = Math.Min(context.Quick ? 200 : 1_000, butina.Clusters);
         var largest = Enumerable.Range(0, butina.Clusters).OrderByDescending(c => butina.ClusterSizes[c]).ThenBy(c => c).Take(count).ToArray();
-        var prints = Ecfp4(subset.Take(context.Quick ? 4_000 : subset.Count));
         var words = new ulong[count * prints.Words];
         for (var i = 0; i < count; i++)
         {
@@ -263,16 +262,14 @@ public sealed class ChemWorkflowExperiment : IExperiment
     /// <summary>Query compounds that are not in the 40k subset: of the full set when it is loaded, otherwise the subset's last ones.</summary>
     private static BinaryVectors Queries(CompoundSet subset, CompoundSet? all, int count)
     {
+        var type = FingerprintType.Ecfp4;
         if (all is null)
         {
-            var tail = Ecfp4(subset);
-            var words = tail.Packed.AsSpan((tail.Count - count) * tail.Words).ToArray();
-            return new BinaryVectors(words, tail.Bits);
+            return new BinaryVectors(subset.Fingerprints[type].AsSpan((subset.Count - count) * type.Words).ToArray(), type.Bits);
         }
 
         var inSubset = subset.Ids.ToHashSet(StringComparer.Ordinal);
         var chosen = Enumerable.Range(0, all.Count).Where(i => !inSubset.Contains(all.Ids[i])).Take(count).ToArray();
-        var type = FingerprintType.Ecfp4;
         var picked = new ulong[chosen.Length * type.Words];
         for (var i = 0; i < chosen.Length; i++)
         {
