@@ -82,7 +82,7 @@ internal sealed record RdkitFiles(string Script, byte[] WebAssembly)
     /// <summary>The files the build copied beside the assembly (<c>rdkit/</c>).</summary>
     public static RdkitFiles Load(string? directory = null)
     {
-        directory ??= Path.Combine(AppContext.BaseDirectory, "rdkit");
+        directory = DirectoryOf(directory);
         var script = Path.Combine(directory, "RDKit_minimal.js");
         var wasm = Path.Combine(directory, "RDKit_minimal.wasm");
         if (!File.Exists(script) || !File.Exists(wasm))
@@ -94,4 +94,7 @@ internal sealed record RdkitFiles(string Script, byte[] WebAssembly)
 
         return new RdkitFiles(File.ReadAllText(script), File.ReadAllBytes(wasm));
     }
+
+    /// <summary>The folder of RDKit's files: <paramref name="directory"/>, or <c>rdkit/</c> beside the assembly.</summary>
+    public static string DirectoryOf(string? directory) => Path.GetFullPath(directory ?? Path.Combine(AppContext.BaseDirectory, "rdkit"));
 }

@@ -26,19 +26,22 @@ public sealed class ChemUploadTests(ChemServiceFixture fixture) : IClassFixture<
     public async Task SmilesFile_WithUnreadableMolecules_TheRestImportedWithRdkitsBits_TheRefusedListedWithLineAndReason()
     {
         var shipped = s_fixture.Value;
-        var lines = new List<string> { "# 60 compounds of the fixture, and three RDKit cannot read" };
+        var lines = new List<string> { "# 60 compounds of the fixture, three RDKit cannot read, and one too long to be asked about" };
         lines.AddRange(Enumerable.Range(0, 60).Select(i => $"{shipped.Smiles[i]} {shipped.Ids[i]}"));
         lines.Insert(11, "C1CC ring-never-closed");
         lines.Insert(31, "c1cccc1 five-aromatic");
         lines.Add("C(C)(C)(C)(C)C pentavalent");
+        lines.Add(new string('C', 3_000) + " long-chain");
 
         using var response = await Service.Rest.PostAsync("/api/chem/uploads?name=my-compounds&format=smiles", new StringContent(string.Join('\n', lines), Encoding.UTF8, "text/plain"), Token);
         var upload = await ReadAsync(response, HttpStatusCode.Created);
 
         Assert.Equal(60, upload.Imported);
-        Assert.Equal([(12, "ring-never-closed"), (32, "five-aromatic"), (64, "pentavalent")], upload.Refused.Select(r => (r.Line, r.Id)));
+        Assert.Equal([(12, "ring-never-closed"), (32, "five-aromatic"), (64, "pentavalent"), (65, "long-chain")], upload.Refused.Select(r => (r.Line, r.Id)));
         Assert.Contains("unclosed ring", upload.Refused[0].Reason, StringComparison.Ordinal);
         Assert.Contains("valence", upload.Refused[2].Reason, StringComparison.Ordinal);
+        // A 3,000-atom chain costs RDKit 30 s: refused by its length before RDKit sees it.
+        Assert.Contains("3,000 characters; at most 500", upload.Refused[3].Reason, StringComparison.Ordinal);
         Assert.Equal(("compounds", "my-compounds"), (upload.Dataset.Kind, upload.Dataset.Name));
         foreach (var type in new[] { FingerprintType.Ecfp4, FingerprintType.Maccs })
         {
