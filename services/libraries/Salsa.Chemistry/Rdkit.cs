@@ -304,7 +304,7 @@ public sealed class Rdkit : IDisposable
     /// </summary>
     private static string? TooLong(string molecule)
     {
-        var block = molecule.Contains('\n');
+        var block = molecule.AsSpan().IndexOfAny('\n', '\r') >= 0;
         var limit = block ? MaxMolBlockLength : MaxSmilesLength;
         return molecule.Length <= limit ? null
             : $"{(block ? "the molblock" : "the SMILES")} has {molecule.Length:N0} characters; at most {limit:N0} are read (the longest of the shipped 176,074 compounds' SMILES has 55)";
