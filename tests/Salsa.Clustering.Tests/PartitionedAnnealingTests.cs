@@ -60,6 +60,45 @@ public sealed class PartitionedAnnealingTests
         Assert.Equal(whole.Trajectory, resumed.Trajectory);
     }
 
+    [Theory]
+    [InlineData(1)]
+    [InlineData(4)]
+    [InlineData(-1)]
+    public void Run_ManyDimensionsResumedFromACheckpoint_EndsWithTheSameBits(int at)
+    {
+        // 1,024 dimensions: splits are found by power iteration, which starts from each slot's last
+        // axis — kept in the checkpoint, or a resumed run would start elsewhere and differ in its bits.
+        var points = TestData.Ecfp(400).ToDense();
+        var options = new AnnealingOptions { MaxClusters = 6, SplitMergeAttempts = 4 };
+        var checkpoints = new List<AnnealingCheckpoint>();
+        AnnealingResult whole;
+        using (var partitions = new LocalPartitions(points, 3, new ParallelismOptions { Ranks = 2 }))
+        {
+            whole = DeterministicAnnealing.Run(partitions, options, checkpoint: checkpoints.Add);
+        }
+
+        var from = checkpoints[at < 0 ? ^2 : at];
+        Assert.Contains(from.Axes!, axis => axis is not null);
+        using var fresh = new LocalPartitions(points, 3, new ParallelismOptions { Ranks = 1 });
+        var resumed = DeterministicAnnealing.Run(fresh, options, resumeFrom: from);
+
+        AssertSameBits(whole, resumed);
+        Assert.Equal(whole.Trajectory, resumed.Trajectory);
+    }
+
+    [Fact]
+    public void Run_CheckpointWithAxesOfAnotherShape_IsRefused()
+    {
+        var points = TestData.Indiana;
+        var checkpoints = new List<AnnealingCheckpoint>();
+        using var partitions = new LocalPartitions(points, 4);
+        DeterministicAnnealing.Run(partitions, Options with { MaxTemperatures = 3 }, checkpoint: checkpoints.Add);
+
+        var wrong = checkpoints[^1] with { Axes = [[1, 2, 3]] };
+
+        Assert.Throws<ClusteringInputException>(() => DeterministicAnnealing.Run(partitions, Options, resumeFrom: wrong));
+    }
+
     [Fact]
     public void Run_CheckpointOfAnotherShape_IsRefused()
     {

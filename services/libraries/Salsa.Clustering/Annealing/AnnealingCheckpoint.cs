@@ -31,6 +31,13 @@ public sealed record AnnealingCheckpoint
     /// <summary>Log masses of the centre slots (−∞ for slots not in use).</summary>
     public required double[] LogMass { get; init; }
 
+    /// <summary>
+    /// Each centre slot's last principal axis (null where none was computed), where the next power
+    /// iteration starts. Absent from checkpoints written before it was kept: such a run resumes from
+    /// fixed starts, to the same clusters within the iteration's tolerance rather than the same bits.
+    /// </summary>
+    public double[]?[]? Axes { get; init; }
+
     /// <summary>The last split round's pairs, judged after the next convergence.</summary>
     public required AnnealingSplit[] Splits { get; init; }
 
