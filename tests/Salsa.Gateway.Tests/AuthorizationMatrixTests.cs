@@ -222,6 +222,7 @@ public sealed class AuthorizationMatrixTests(SecuredPlatform platform) : IClassF
         ["POST /api/jobs/{id}/cancel"] = "",
         ["POST /api/runs/"] = null,
         ["POST /api/runs/{id}/cancel"] = "",
+        ["POST /api/runs/{id}/rerun"] = "{}",
         ["POST /api/workflows/validate"] = null,
         ["POST /api/keys/"] = null,
     };
@@ -266,6 +267,7 @@ public sealed class AuthorizationMatrixTests(SecuredPlatform platform) : IClassF
         ["salsa.gateway.v1.Gateway/ListRuns"] = "{}",
         ["salsa.gateway.v1.Gateway/WatchRun"] = """{"runId":"$run"}""",
         ["salsa.gateway.v1.Gateway/CancelRun"] = """{"runId":"$run"}""",
+        ["salsa.gateway.v1.Gateway/RerunRun"] = """{"runId":"$run"}""",
         ["salsa.gateway.v1.Gateway/DownloadArtifact"] = """{"runId":"$run","name":"$artifact"}""",
     };
 

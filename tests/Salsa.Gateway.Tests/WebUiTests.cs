@@ -56,6 +56,11 @@ public sealed class WebUiTests
         Assert.True(root.GetProperty("image").GetProperty("naturalWidth").GetInt32() > 0);
         Assert.True(root.GetProperty("hops").GetInt32() >= 4);
         Assert.InRange(root.GetProperty("clusterRows").GetInt32(), 1, MaxClusters);
+        // Re-run with changes, through the form generated from the operations' catalog.
+        var rerun = root.GetProperty("rerun");
+        Assert.Equal(root.GetProperty("runId").GetString(), rerun.GetProperty("rerunOf").GetString());
+        Assert.Equal(MaxClusters + 1, rerun.GetProperty("parameters").GetProperty("cluster.maxClusters").GetInt32());
+        Assert.Equal("succeeded", rerun.GetProperty("state").GetString());
 
         await gateway.StopAsync();
     }

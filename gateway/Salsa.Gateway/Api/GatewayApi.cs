@@ -96,6 +96,12 @@ public static class GatewayApi
         runs.MapPost("/{id}/cancel", async (RunManager manager, string id, CancellationToken cancellationToken) =>
             TypedResults.Ok(await manager.CancelAsync(ParseId(id), cancellationToken)))
             .WithName("CancelRun").WithSummary("Cancels a queued or running run (its service jobs are cancelled too); no effect on a finished one.");
+        runs.MapPost("/{id}/rerun", async (RunManager manager, string id, RerunRequest? request, CancellationToken cancellationToken) =>
+        {
+            var run = await manager.RerunAsync(ParseId(id), request?.Parameters, cancellationToken);
+            return TypedResults.Accepted($"/api/runs/{run.Id}", run);
+        }).WithName("RerunRun")
+          .WithSummary("Runs again the workflow text a run ran, with its parameters and the changes given (a null value drops an override): 202 with the new run, whose rerunOf names the old one.");
         runs.MapGet("/{id}/artifacts/{name}", async (RunManager manager, string id, string name, CancellationToken cancellationToken) =>
         {
             var artifact = await manager.GetArtifactAsync(ParseId(id), name, cancellationToken);

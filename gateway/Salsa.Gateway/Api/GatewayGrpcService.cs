@@ -63,6 +63,13 @@ public sealed class GatewayGrpcService(RunManager runs) : global::Salsa.Contract
         }
     }
 
+    public override async Task<Run> RerunRun(Proto.RerunRequest request, ServerCallContext context)
+    {
+        // "null" parses to a null node: the override is dropped.
+        var changes = request.Parameters.ToDictionary(p => p.Key, p => ParseJson(p.Key, p.Value), StringComparer.Ordinal);
+        return ToProto(await runs.RerunAsync(GatewayApi.ParseId(request.RunId), changes, context.CancellationToken));
+    }
+
     public override async Task<Run> CancelRun(RunRef request, ServerCallContext context) =>
         ToProto(await runs.CancelAsync(GatewayApi.ParseId(request.RunId), context.CancellationToken));
 
@@ -99,7 +106,14 @@ public sealed class GatewayGrpcService(RunManager runs) : global::Salsa.Contract
             Error = view.Error ?? "",
             TraceId = view.TraceId ?? "",
             Resumes = view.Resumes,
+            WorkflowVersion = view.WorkflowVersion ?? "",
+            RerunOf = view.RerunOf?.ToString() ?? "",
         };
+        foreach (var (name, value) in view.Parameters)
+        {
+            run.Parameters[name] = value?.ToJsonString() ?? "null";
+        }
+
         if (view.Started is { } started)
         {
             run.Started = Timestamp.FromDateTimeOffset(started);
@@ -131,6 +145,11 @@ public sealed class GatewayGrpcService(RunManager runs) : global::Salsa.Contract
             Reused = view.Reused,
         };
         step.DependsOn.AddRange(view.DependsOn);
+        foreach (var (name, value) in view.Parameters)
+        {
+            step.Parameters[name] = value?.ToJsonString() ?? "null";
+        }
+
         if (view.Started is { } started)
         {
             step.Started = Timestamp.FromDateTimeOffset(started);

@@ -105,7 +105,47 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
     }
 
     /// <summary>Accepts a parsed workflow (e.g. a file the CLI read).</summary>
-    public async Task<RunView> SubmitAsync(WorkflowDefinition workflow, IReadOnlyDictionary<string, JsonNode?> parameters, CancellationToken cancellationToken = default)
+    public Task<RunView> SubmitAsync(WorkflowDefinition workflow, IReadOnlyDictionary<string, JsonNode?> parameters, CancellationToken cancellationToken = default) =>
+        SubmitAsync(workflow, parameters, rerunOf: null, cancellationToken);
+
+    /// <summary>
+    /// Runs again the workflow text a run of the caller's ran, with its parameters and
+    /// <paramref name="changes"/> over them (a null value drops an override). The text is the one
+    /// recorded with the run, not the workflow file as it is now, so a re-run repeats the run.
+    /// </summary>
+    public async Task<RunView> RerunAsync(Guid id, IReadOnlyDictionary<string, JsonNode?>? changes, CancellationToken cancellationToken = default)
+    {
+        RunRequestRecord request;
+        if (_live.TryGetValue(id, out var live) && live.Tenant == CallerTenant.Current)
+        {
+            request = live.Request;
+        }
+        else
+        {
+            var record = await store.GetJobAsync(id, cancellationToken).ConfigureAwait(false);
+            request = record is { Service: Service } && record.Tenant == CallerTenant.Current
+                ? RequestOf(record) ?? throw new ArgumentException($"Run {id} was recorded without its request; start the workflow anew.")
+                : throw new NotFoundException($"No run {id}.");
+        }
+
+        var parameters = new Dictionary<string, JsonNode?>(request.Parameters);
+        foreach (var (name, value) in changes ?? new Dictionary<string, JsonNode?>())
+        {
+            if (value is null)
+            {
+                parameters.Remove(name);
+            }
+            else
+            {
+                parameters[name] = value.DeepClone();
+            }
+        }
+
+        var workflow = library.Parse(request.Yaml, request.File is { } file ? Path.GetFileName(file) : "inline", request.File, parameters);
+        return await SubmitAsync(workflow, parameters, id, cancellationToken).ConfigureAwait(false);
+    }
+
+    private async Task<RunView> SubmitAsync(WorkflowDefinition workflow, IReadOnlyDictionary<string, JsonNode?> parameters, Guid? rerunOf, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(workflow);
         if (_stopping)
@@ -113,15 +153,18 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
             throw new QueueFullException("The gateway is stopping.", _limits.RetryAfter);
         }
 
+        var record = new RunRequestRecord(workflow.Name, workflow.Yaml, workflow.File, parameters);
         var view = new RunView
         {
             Id = Guid.NewGuid(),
             Workflow = workflow.Name,
             State = RunState.Queued,
             Created = DateTimeOffset.UtcNow,
-            Steps = [.. workflow.Steps.Select(s => new StepView { Id = s.Id, Service = s.Service, Operation = s.Operation, DependsOn = s.DependsOn })],
+            Steps = [.. workflow.Steps.Select(s => new StepView { Id = s.Id, Service = s.Service, Operation = s.Operation, DependsOn = s.DependsOn, Parameters = s.Parameters })],
+            Parameters = parameters,
+            WorkflowVersion = record.Version,
+            RerunOf = rerunOf,
         };
-        var record = new RunRequestRecord(workflow.Name, workflow.Yaml, workflow.File, parameters);
         // The request's span (in the caller's trace) names the run; the run's root span links back to it.
         Activity.Current?.SetTag("salsa.run", view.Id.ToString());
         var run = new LiveRun(view, workflow, record, CallerTenant.Current) { StartedBy = Activity.Current?.Context ?? default };
@@ -314,7 +357,7 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
         string reason;
         try
         {
-            var request = JsonSerializer.Deserialize<RunRequestRecord>(record.ParametersJson, Json) ?? throw new InvalidDataException("The run has no request.");
+            var request = RequestOf(record) ?? throw new InvalidDataException("The run has no request.");
             var workflow = library.Parse(request.Yaml, request.File ?? "inline", request.File, request.Parameters);
             if (_limits.ResumeInterrupted)
             {
@@ -325,7 +368,7 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
                     Resumes = view.Resumes + 1,
                     Steps = [.. workflow.Steps.Select(s => view.Steps.FirstOrDefault(v => v.Id == s.Id) is { State: StepState.Succeeded } done
                         ? done with { Reused = true }
-                        : new StepView { Id = s.Id, Service = s.Service, Operation = s.Operation, DependsOn = s.DependsOn, Jobs = view.Steps.FirstOrDefault(v => v.Id == s.Id)?.Jobs ?? [] })],
+                        : new StepView { Id = s.Id, Service = s.Service, Operation = s.Operation, DependsOn = s.DependsOn, Parameters = s.Parameters, Jobs = view.Steps.FirstOrDefault(v => v.Id == s.Id)?.Jobs ?? [] })],
                 };
                 var run = new LiveRun(resumed, workflow, request, record.Tenant);
                 _live[run.Id] = run;
@@ -386,10 +429,20 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
         Error = view.Error,
     };
 
+    private static RunRequestRecord? RequestOf(JobRecord record) =>
+        string.IsNullOrEmpty(record.ParametersJson) ? null : JsonSerializer.Deserialize<RunRequestRecord>(record.ParametersJson, Json);
+
     private static RunView FromRecord(JobRecord record)
     {
         var view = record.ResultJson is { } json ? JsonSerializer.Deserialize<RunView>(json, Json) : null;
-        return (view ?? new RunView { Id = record.Id, Workflow = record.Kind }) with
+        view ??= new RunView { Id = record.Id, Workflow = record.Kind };
+        if (view.WorkflowVersion is null && RequestOf(record) is { } request)
+        {
+            // Runs stored before their views carried the request: it is in the record's parameters.
+            view = view with { Parameters = request.Parameters, WorkflowVersion = request.Version };
+        }
+
+        return view with
         {
             Id = record.Id,
             Created = record.Created,

@@ -55,6 +55,9 @@ public sealed record StepView
 
     public IReadOnlyList<string> DependsOn { get; init; } = [];
 
+    /// <summary>The step's parameters as it runs them: the workflow's values with the run's overrides.</summary>
+    public IReadOnlyDictionary<string, JsonNode?> Parameters { get; init; } = new Dictionary<string, JsonNode?>();
+
     public StepState State { get; init; }
 
     public int Attempts { get; init; }
@@ -107,6 +110,15 @@ public sealed record RunView
     /// <summary>The W3C trace id of the run's trace (gateway and every service).</summary>
     public string? TraceId { get; init; }
 
+    /// <summary>The parameter overrides the run was started with (<c>step.parameter</c> → value); the workflow's defaults apply to the rest.</summary>
+    public IReadOnlyDictionary<string, JsonNode?> Parameters { get; init; } = new Dictionary<string, JsonNode?>();
+
+    /// <summary>The workflow's text the run ran, as the first 12 hex digits of its SHA-256: runs of different versions of a workflow differ here.</summary>
+    public string? WorkflowVersion { get; init; }
+
+    /// <summary>The run this one re-ran (with the same workflow text, and its parameters with any changes).</summary>
+    public Guid? RerunOf { get; init; }
+
     /// <summary>How often the run was resumed after a gateway restart.</summary>
     public int Resumes { get; init; }
 
@@ -119,15 +131,18 @@ public sealed record RunView
 
 /// <summary>A run in a list: no hops, no outputs.</summary>
 public sealed record RunSummary(Guid Id, string Workflow, RunState State, DateTimeOffset Created, DateTimeOffset? Started, DateTimeOffset? Finished,
-    string? Error, int Steps, int StepsSucceeded, int Hops, string? TraceId)
+    string? Error, int Steps, int StepsSucceeded, int Hops, string? TraceId, IReadOnlyDictionary<string, JsonNode?> Parameters, string? WorkflowVersion, Guid? RerunOf)
 {
     public static RunSummary Of(RunView run)
     {
         ArgumentNullException.ThrowIfNull(run);
         return new(run.Id, run.Workflow, run.State, run.Created, run.Started, run.Finished, run.Error, run.Steps.Count,
-            run.Steps.Count(s => s.State == StepState.Succeeded), run.Hops.Count, run.TraceId);
+            run.Steps.Count(s => s.State == StepState.Succeeded), run.Hops.Count, run.TraceId, run.Parameters, run.WorkflowVersion, run.RerunOf);
     }
 }
+
+/// <summary>A re-run: changes to the recorded parameters (a null value drops an override, so the workflow's default applies).</summary>
+public sealed record RerunRequest(Dictionary<string, JsonNode?>? Parameters);
 
 /// <summary>What the run's event stream carries.</summary>
 public abstract record RunEvent
@@ -141,5 +156,9 @@ public abstract record RunEvent
     public sealed record HopRecorded(Hop Hop) : RunEvent;
 }
 
-/// <summary>What a run was asked to run: kept with it so a restarted gateway can resume it.</summary>
-public sealed record RunRequestRecord(string Workflow, string Yaml, string? File, IReadOnlyDictionary<string, JsonNode?> Parameters);
+/// <summary>What a run was asked to run: kept with it so a restarted gateway can resume it, and a re-run repeat it.</summary>
+public sealed record RunRequestRecord(string Workflow, string Yaml, string? File, IReadOnlyDictionary<string, JsonNode?> Parameters)
+{
+    /// <summary>The first 12 hex digits of the SHA-256 of the workflow's text.</summary>
+    public string Version => Convert.ToHexStringLower(System.Security.Cryptography.SHA256.HashData(System.Text.Encoding.UTF8.GetBytes(Yaml)))[..12];
+}

@@ -6,6 +6,7 @@ import { h, replace } from './dom.js';
 import * as format from './format.js';
 import { renderLineChart } from './chart.js';
 import { renderWaterfall } from './waterfall.js';
+import { parameterForm, parametersText } from './parameters.js';
 
 const ACTIVE = new Set(['queued', 'running']);
 const RUNS_REFRESH_MS = 3000;
@@ -336,6 +337,8 @@ function renderRuns(runs) {
     return;
   }
   const selected = currentRunId();
+  // The list is rebuilt as runs change: the row that had the keyboard focus gets it back.
+  const focused = document.activeElement?.closest?.('#runs tr[data-run]')?.dataset.run;
   replace(container, h('table', { class: 'runs-table' },
     h('thead', {}, h('tr', {}, h('th', {}, 'state'), h('th', {}, 'workflow'), h('th', {}, 'created'), h('th', { class: 'num' }, 'duration'))),
     h('tbody', {}, runs.map((run) => h('tr', {
@@ -347,9 +350,11 @@ function renderRuns(runs) {
       onkeydown: (event) => { if (event.key === 'Enter') location.hash = `#/runs/${run.id}`; },
     },
     h('td', {}, badge(run.state)),
-    h('td', {}, h('a', { href: `#/runs/${run.id}` }, run.workflow ?? '(yaml)')),
+    h('td', {}, h('a', { href: `#/runs/${run.id}` }, run.workflow ?? '(yaml)'),
+      Object.keys(run.parameters ?? {}).length ? h('div', { class: 'run-parameters' }, parametersText(run.parameters)) : null),
     h('td', { title: run.created ?? '' }, format.time(run.created)),
     h('td', { class: 'num' }, format.ms(format.between(run.started, run.finished, run.state === 'running'))))))));
+  if (focused) container.querySelector(`tr[data-run="${CSS.escape(focused)}"]`)?.focus({ preventScroll: true });
 }
 
 let runsTimer = 0;
@@ -401,7 +406,7 @@ function section(id, title, extraClass = '') {
 
 function openRun(id) {
   closeView();
-  const header = h('section', { class: 'card run-header' });
+  const header = h('section', { class: 'card run-header', tabindex: -1, 'aria-label': 'run' });
   const steps = section('steps', 'Steps');
   const live = section('live', 'Progress');
   const result = section('result', 'Result');
@@ -410,8 +415,10 @@ function openRun(id) {
   const waterfall = h('section', { class: 'card', id: 'waterfall-card' },
     h('h2', {}, 'Hops ', h('span', { class: 'muted' }, 'gateway → service calls: latency split into queue, compute, other server time and network')),
     waterfallBody);
+  const rerun = h('section', { class: 'card rerun', id: 'rerun', hidden: true, 'aria-label': 'Re-run with changes' });
   replace($('#view'),
     header,
+    rerun,
     h('div', { class: 'grid-2' }, steps.card, live.card),
     result.card,
     clusters.card,
@@ -423,9 +430,12 @@ function openRun(id) {
     stream: 'connecting',
     errors: 0,
     signatures: {},
-    el: { header, steps: steps.body, live: live.body, result: result.body, resultCard: result.card, clusters: clusters.body, clustersCard: clusters.card, waterfall: waterfallBody },
+    el: { header, rerun, steps: steps.body, live: live.body, result: result.body, resultCard: result.card, clusters: clusters.body, clustersCard: clusters.card, waterfall: waterfallBody },
   };
   replace(header, h('p', { class: 'muted' }, `loading run ${id}…`));
+  // A started or opened run is brought into view (on one column it may lie far below) and focused.
+  header.scrollIntoView({ block: 'start' });
+  header.focus({ preventScroll: true });
   highlightRun(id);
   loadRun(view);
 }
@@ -697,6 +707,11 @@ function renderHeader(current) {
       },
     }, 'Cancel')
     : null;
+  const rerun = h('button', { type: 'button', class: 'secondary rerun-now', onclick: (event) => rerunWith(current, {}, event.target) }, 'Re-run');
+  const rerunWithChanges = h('button', {
+    type: 'button', class: 'secondary rerun-changes', 'aria-controls': 'rerun', 'aria-expanded': String(!current.el.rerun.hidden),
+    onclick: () => toggleRerunForm(current),
+  }, 'Re-run with changes');
   let state = current.el.header.querySelector('#run-state');
   if (!state) state = h('span', { id: 'run-state' });
   state.className = `badge large state-${run.state}`;
@@ -707,6 +722,8 @@ function renderHeader(current) {
       state,
       h('span', { class: `stream stream-${current.stream}` }, STREAM_TEXT[current.stream] ?? current.stream),
       h('span', { class: 'spacer' }),
+      rerun,
+      rerunWithChanges,
       cancel),
     h('dl', { class: 'meta' },
       field('run', run.id, { class: 'mono' }),
@@ -715,8 +732,63 @@ function renderHeader(current) {
       field('finished', format.time(run.finished), { title: run.finished ?? '' }),
       field('duration', format.ms(format.between(run.started, run.finished, run.state === 'running'))),
       field('trace', run.traceId ?? '–', { class: 'mono' }),
-      run.resumes ? field('resumes', String(run.resumes)) : null),
+      run.resumes ? field('resumes', String(run.resumes)) : null,
+      field('parameters', parametersText(run.parameters), { class: 'mono run-parameters-field' }),
+      run.workflowVersion ? field('workflow version', run.workflowVersion, { class: 'mono', title: "the first 12 hex digits of the SHA-256 of the workflow's text this run ran" }) : null,
+      run.rerunOf ? field('re-run of', h('a', { href: `#/runs/${run.rerunOf}` }, run.rerunOf.slice(0, 8)), { class: 'mono' }) : null),
     run.error ? h('div', { class: 'alert' }, h('strong', {}, 'Error: '), String(run.error)) : null);
+}
+
+/** POST …/rerun with `changes` over the run's parameters, then opens the new run. */
+async function rerunWith(current, changes, button) {
+  if (button) button.disabled = true;
+  try {
+    const next = await api(`${runUrl(current.run.id)}/rerun`, { method: 'POST', body: { parameters: changes } });
+    refreshRuns();
+    location.hash = `#/runs/${next.id}`;
+  } catch (error) {
+    if (!button) throw error;
+    alert(`Re-run failed: ${error.message}`);
+  } finally {
+    if (button) button.disabled = false;
+  }
+}
+
+let operationsLoading = null;
+
+/** The operations' catalog, fetched once (again after a failure). */
+function operations() {
+  operationsLoading ??= api('/api/operations').catch((error) => { operationsLoading = null; throw error; });
+  return operationsLoading;
+}
+
+/** Shows (or hides) the form of the run's parameters; its submit re-runs with the changes. */
+async function toggleRerunForm(current) {
+  const box = current.el.rerun;
+  const toggle = current.el.header.querySelector('.rerun-changes');
+  if (!box.hidden) {
+    box.hidden = true;
+    toggle?.setAttribute('aria-expanded', 'false');
+    toggle?.focus();
+    return;
+  }
+  box.hidden = false;
+  toggle?.setAttribute('aria-expanded', 'true');
+  replace(box, h('p', { class: 'muted' }, 'loading the operations…'));
+  try {
+    const catalog = await operations();
+    if (current.closed) return;
+    replace(box,
+      h('h2', {}, 'Re-run with changes ', h('span', { class: 'muted' }, "each field holds what the step ran with; an emptied override goes back to the workflow's value")),
+      parameterForm(current.run, catalog, {
+        submitText: 'Start the re-run',
+        onSubmit: (changes) => rerunWith(current, changes),
+        onCancel: () => toggleRerunForm(current),
+      }));
+    box.querySelector('input, select')?.focus();
+  } catch (error) {
+    replace(box, h('p', { class: 'error' }, `Operations: ${error.message}`));
+  }
 }
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

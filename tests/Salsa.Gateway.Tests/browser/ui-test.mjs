@@ -1,7 +1,8 @@
 // The gateway's web UI in a real browser (Debian's Chromium through playwright-core): opens the
 // console, starts a workflow with its Start button, follows the run it navigates to until the run
 // ends, then checks what a person would look at — the state, the result image, the hop waterfall and
-// the cluster table — saves a full-page screenshot and prints one JSON summary.
+// the cluster table — then re-runs it with a changed Kmax through the parameter form, saves a
+// full-page screenshot and prints one JSON summary.
 // With an API key, the gateway is expected to ask for it first: the key is typed into its dialog,
 // and everything after (the stream, the images) must work with it.
 // Usage: node ui-test.mjs <gateway url> <workflow> <timeout seconds> <screenshot.png> [kmax] [api key]
@@ -19,6 +20,52 @@ const FINAL = ['succeeded', 'failed', 'cancelled', 'interrupted'];
 const started = Date.now();
 const summary = { ok: false, url, workflow, kmax: kmax ? Number(kmax) : null, runId: null, state: null, failures: [], pageErrors: [], consoleErrors: [], failedRequests: [] };
 const fail = (message) => summary.failures.push(message);
+
+const WIDTHS = [360, 390, 1024, 1440, 1920, 2560];
+
+/** How far the page is wider than the window, and the elements reaching past its right edge. */
+async function overflowAt(page, width) {
+  await page.setViewportSize({ width, height: 900 });
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  return page.evaluate(() => {
+    const over = document.documentElement.scrollWidth - window.innerWidth;
+    const name = (e) => e.tagName.toLowerCase() + (e.id ? `#${e.id}` : '') + (typeof e.className === 'string' && e.className ? `.${e.className.trim().split(/\s+/).join('.')}` : '');
+    const culprits = over > 0
+      ? [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 0.5).slice(-5).map(name)
+      : [];
+    return { over, culprits };
+  });
+}
+
+/**
+ * Responsive layout: no horizontal overflow on the run page and the home page at every width, and
+ * on a phone a run opened from the list is scrolled into view with the keyboard focus on it.
+ */
+async function checkLayout(page) {
+  summary.layout = {};
+  const runHash = await page.evaluate(() => location.hash);
+  for (const [name, hash] of [['run', runHash], ['home', '#/']]) {
+    await page.evaluate((target) => { location.hash = target; }, hash);
+    await page.locator(name === 'run' ? '#run-state' : '#workflows [data-workflow]').first().waitFor({ timeout: 15_000 });
+    for (const width of WIDTHS) {
+      const { over, culprits } = await overflowAt(page, width);
+      summary.layout[`${name}@${width}`] = over;
+      if (over > 0) fail(`the ${name} page is ${over} px wider than a ${width} px window (${culprits.join(', ')})`);
+    }
+  }
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+  await page.locator('#runs tr[data-run]').first().click();
+  await page.locator('#run-state').waitFor({ timeout: 15_000 });
+  summary.openedOnPhone = await page.evaluate(() => {
+    const header = document.querySelector('.run-header');
+    const top = header.getBoundingClientRect().top;
+    return { top: Math.round(top), inView: top >= 0 && top < window.innerHeight, focused: document.activeElement === header };
+  });
+  if (!summary.openedOnPhone.inView) fail(`a run opened on a 390 px phone has its header at ${summary.openedOnPhone.top} px, out of view`);
+  if (!summary.openedOnPhone.focused) fail('a run opened on a 390 px phone does not have the focus');
+  await page.setViewportSize({ width: 1440, height: 900 });
+}
 
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
@@ -112,7 +159,37 @@ try {
       if (summary.artifactLinks !== summary.api.artifacts.length) fail(`${summary.artifactLinks} artifact links for ${summary.api.artifacts.length} artifacts`);
       summary.runsListed = await page.locator(`#runs tr[data-run="${summary.runId}"]`).count();
       if (summary.runsListed !== 1) fail('the run is not in the runs list');
+
+      // The parameters it ran with are shown; "Re-run with changes" opens a form generated from the
+      // operations' catalog holding them, and a changed Kmax starts a new run that records it.
+      summary.parametersShown = (await page.locator('.run-header .run-parameters-field').textContent())?.trim();
+      if (kmax && summary.parametersShown !== `cluster.maxClusters=${kmax}`) fail(`the run header shows parameters "${summary.parametersShown}"`);
+      await page.locator('.run-header button.rerun-changes').click();
+      const kmaxField = page.locator('#rerun .parameter-step input[name="p-cluster-maxClusters"]');
+      await kmaxField.waitFor({ timeout: 15_000 });
+      summary.rerunForm = {
+        fields: await page.locator('#rerun .parameter input, #rerun .parameter select').count(),
+        kmax: await kmaxField.inputValue(),
+        focused: await page.evaluate(() => document.activeElement?.closest('#rerun') !== null),
+      };
+      if (kmax && summary.rerunForm.kmax !== String(kmax)) fail(`the re-run form's Kmax holds "${summary.rerunForm.kmax}", the run ran with ${kmax}`);
+      if (!summary.rerunForm.focused) fail('the re-run form did not take the focus');
+      const changed = (Number(kmax) || 20) + 1;
+      await kmaxField.fill(String(changed));
+      await page.locator('.run-header').evaluate((node) => node.scrollIntoView());
+      await page.screenshot({ path: screenshot.replace(/\.png$/, '-rerun.png') });
+      await page.locator('#rerun button[type="submit"]').click();
+      await page.waitForFunction((old) => /^#\/runs\/[^/]+/.test(location.hash) && !location.hash.includes(old), summary.runId, { timeout: 30_000 });
+      const rerunId = decodeURIComponent((await page.evaluate(() => location.hash)).replace(/^#\/runs\//, ''));
+      await page.waitForFunction((final) => final.includes(document.querySelector('#run-state')?.textContent.trim()), FINAL, { timeout: timeoutSeconds * 1000 });
+      const rerun = await page.evaluate(async ([id, key]) => (await fetch(`/api/runs/${encodeURIComponent(id)}`, { headers: key ? { 'X-Api-Key': key } : {} })).json(), [rerunId, apiKey ?? null]);
+      summary.rerun = { id: rerunId, state: rerun.state, rerunOf: rerun.rerunOf, parameters: rerun.parameters, shown: (await page.locator('.run-header .run-parameters-field').textContent())?.trim() };
+      if (rerun.rerunOf !== summary.runId) fail(`the re-run's rerunOf is ${rerun.rerunOf}`);
+      if (rerun.parameters?.['cluster.maxClusters'] !== changed) fail(`the re-run recorded cluster.maxClusters=${rerun.parameters?.['cluster.maxClusters']}, not ${changed}`);
+      if (rerun.state !== 'succeeded') fail(`the re-run ended ${rerun.state}`);
+      if (summary.rerun.shown !== `cluster.maxClusters=${changed}`) fail(`the re-run's header shows "${summary.rerun.shown}"`);
     }
+    if (summary.state === 'succeeded') await checkLayout(page);
   } catch (error) {
     fail(error.message.split('\n')[0]);
   }
