@@ -56,6 +56,8 @@ public sealed class WebUiTests
         Assert.True(root.GetProperty("image").GetProperty("naturalWidth").GetInt32() > 0);
         Assert.True(root.GetProperty("hops").GetInt32() >= 4);
         Assert.InRange(root.GetProperty("clusterRows").GetInt32(), 1, MaxClusters);
+        // The workflow card's form holds the workflow's own values (census-indiana: Kmax 20).
+        Assert.Equal("20", root.GetProperty("startForm").GetProperty("kmax").GetString());
         // Re-run with changes, through the form generated from the operations' catalog.
         var rerun = root.GetProperty("rerun");
         Assert.Equal(root.GetProperty("runId").GetString(), rerun.GetProperty("rerunOf").GetString());

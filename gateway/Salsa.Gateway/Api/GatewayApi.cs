@@ -22,10 +22,12 @@ public sealed record WorkflowView(string Name, string Description, string File, 
     }
 
     public static IReadOnlyList<WorkflowStepView> StepsOf(WorkflowDefinition definition) =>
-        [.. definition.Steps.Select(s => new WorkflowStepView(s.Id, s.Service, s.Operation, s.DependsOn, s.Artifacts))];
+        [.. definition.Steps.Select(s => new WorkflowStepView(s.Id, s.Service, s.Operation, s.DependsOn, s.Artifacts, s.Parameters))];
 }
 
-public sealed record WorkflowStepView(string Id, string Service, string Operation, IReadOnlyList<string> DependsOn, IReadOnlyList<string> Artifacts);
+/// <summary>A step of a workflow: what it calls, what it waits for, what it keeps, and the parameters it runs with unless a run overrides them.</summary>
+public sealed record WorkflowStepView(string Id, string Service, string Operation, IReadOnlyList<string> DependsOn, IReadOnlyList<string> Artifacts,
+    IReadOnlyDictionary<string, JsonNode?> Parameters);
 
 /// <summary>A workflow to check: YAML and optional parameter overrides.</summary>
 public sealed record ValidateRequest(string? Yaml, Dictionary<string, JsonNode?>? Parameters);

@@ -145,20 +145,6 @@ export function dagText(steps) {
   return levels.filter(Boolean).map((ids) => (ids.length === 1 ? ids[0] : `{${ids.join(', ')}}`)).join(' → ');
 }
 
-/** "cluster.maxClusters=10, map.width=800" → { "cluster.maxClusters": 10, "map.width": 800 }. */
-function parseParameters(text) {
-  const parameters = {};
-  for (const part of text.split(/[,;\n]/)) {
-    const trimmed = part.trim();
-    if (!trimmed) continue;
-    const match = /^([\w.-]+)\s*[=:]\s*(.*)$/.exec(trimmed);
-    if (!match) throw new Error(`"${trimmed}" is not name=value`);
-    const raw = match[2].trim();
-    parameters[match[1]] = raw === 'true' ? true : raw === 'false' ? false : raw !== '' && Number.isFinite(Number(raw)) ? Number(raw) : raw;
-  }
-  return parameters;
-}
-
 function renderWorkflows(workflows) {
   const container = $('#workflows');
   if (workflows.length === 0) {
@@ -168,15 +154,13 @@ function renderWorkflows(workflows) {
   replace(container, workflows.map((workflow) => {
     const hasCluster = (workflow.steps ?? []).some((step) => step.id === 'cluster');
     const kmax = hasCluster ? h('input', { class: 'kmax', type: 'number', min: 1, max: 1000, step: 1, placeholder: 'default', 'aria-label': 'Kmax (cluster.maxClusters)' }) : null;
-    const extra = h('input', { class: 'parameters', type: 'text', placeholder: 'step.parameter=value, …', spellcheck: 'false', 'aria-label': 'parameters' });
     const message = h('div', { class: 'form-message' });
     const button = h('button', { class: 'start', type: 'button' }, 'Start');
     button.addEventListener('click', async () => {
       message.textContent = '';
       message.className = 'form-message';
-      let parameters;
+      const parameters = {};
       try {
-        parameters = parseParameters(extra.value);
         if (kmax && kmax.value !== '') {
           const value = Number(kmax.value);
           if (!Number.isInteger(value) || value < 1) throw new Error('Kmax must be a whole number ≥ 1');
@@ -190,11 +174,7 @@ function renderWorkflows(workflows) {
       button.disabled = true;
       button.textContent = 'Starting…';
       try {
-        const body = { workflow: workflow.name };
-        if (Object.keys(parameters).length) body.parameters = parameters;
-        const run = await api('/api/runs', { method: 'POST', body });
-        refreshRuns();
-        location.hash = `#/runs/${run.id}`;
+        await startRun(workflow.name, parameters);
       } catch (error) {
         message.textContent = error.message;
         message.className = 'form-message error';
@@ -212,8 +192,8 @@ function renderWorkflows(workflows) {
       workflow.description ? h('p', { class: 'workflow-description' }, workflow.description) : null,
       h('code', { class: 'dag', title: (workflow.steps ?? []).map((st) => `${st.id}: ${st.service}.${st.operation}`).join('\n') }, dagText(workflow.steps ?? [])),
       h('div', { class: 'workflow-parameters' },
-        kmax ? h('label', {}, 'Kmax', kmax) : null,
-        h('details', {}, h('summary', {}, 'parameters'), extra)),
+        kmax ? h('label', { title: 'the most clusters the annealing may split into (cluster.maxClusters)' }, 'Kmax', kmax) : null,
+        errors.length ? null : startForm(workflow, {}, 'parameters')),
       errors.length
         ? h('ul', { class: 'workflow-errors' }, errors.map((e) => h('li', {}, e.line ? `line ${e.line}${e.column ? `:${e.column}` : ''}: ` : '', e.message ?? String(e))))
         : null,
@@ -221,9 +201,46 @@ function renderWorkflows(workflows) {
   }));
 }
 
+/** POST /api/runs, then opens the run. */
+async function startRun(workflow, parameters) {
+  const body = { workflow };
+  if (Object.keys(parameters).length) body.parameters = parameters;
+  const run = await api('/api/runs', { method: 'POST', body });
+  refreshRuns();
+  location.hash = `#/runs/${run.id}`;
+}
+
+/**
+ * A disclosure holding the form of a workflow's parameters (generated from the operations' catalog
+ * when first opened, each field filled with the workflow's value); its submit starts a run with the
+ * fields changed and the `fixed` parameters.
+ */
+function startForm(workflow, fixed, summaryText) {
+  const details = h('details', { class: 'start-form' }, h('summary', {}, summaryText));
+  details.addEventListener('toggle', async () => {
+    if (!details.open || details.querySelector('form')) return;
+    const body = h('div', {}, h('p', { class: 'muted' }, 'loading the operations…'));
+    details.append(body);
+    try {
+      const catalog = await operations();
+      replace(body, parameterForm({ steps: workflow.steps ?? [], parameters: {} }, catalog, {
+        submitText: `Start ${workflow.name}`,
+        fixed,
+        onSubmit: (changes) => startRun(workflow.name, changes),
+      }));
+    } catch (error) {
+      replace(body, h('p', { class: 'error' }, `Operations: ${error.message}`));
+    }
+  });
+  return details;
+}
+
+let workflowList = [];
+
 async function loadWorkflows() {
   try {
-    renderWorkflows(await api('/api/workflows'));
+    workflowList = await api('/api/workflows');
+    renderWorkflows(workflowList);
   } catch (error) {
     replace($('#workflows'), h('p', { class: 'error' }, `Workflows: ${error.message}`), h('button', { type: 'button', class: 'link', onclick: loadWorkflows }, 'retry'));
   }
@@ -306,6 +323,7 @@ function setupUploads() {
           start.disabled = false;
         }
       });
+      const workflow = workflowList.find((w) => w.name === kind.workflow);
       replace(result,
         h('p', { class: 'upload-done' }, `${dataset.name}: ${format.number(dataset.count)} ${kind.what}`,
           refused.length ? ` · ${refused.length} refused` : ''),
@@ -313,7 +331,8 @@ function setupUploads() {
         refused.length
           ? h('ul', { class: 'refused' }, refused.slice(0, 5).map((r) => h('li', {}, `line ${r.line} (${r.id}): ${r.reason}`)))
           : null,
-        start);
+        start,
+        workflow ? startForm(workflow, { 'import.dataset': dataset.datasetId, 'import.file': '' }, `or run ${kind.workflow} on it with parameters`) : null);
     } catch (error) {
       replace(result, error.message);
       result.className = 'form-message error';

@@ -84,9 +84,10 @@ function read(field, spec) {
  * The form: a fieldset per step with a field per parameter of its operation, filled with what the step
  * ran with. `onSubmit` receives the changes against that — the changed values, and null for an
  * override emptied (the workflow's own value applies again; an empty field that was no override
- * changes nothing) — and returns a promise; its error is shown in the form.
+ * changes nothing) — and returns a promise; its error is shown in the form. `fixed` parameters
+ * (step.parameter → value) get no field and are always sent (an upload's dataset).
  */
-export function parameterForm(run, operations, { submitText, onSubmit, onCancel }) {
+export function parameterForm(run, operations, { submitText, onSubmit, onCancel, fixed = {} }) {
   const specs = new Map(operations.map((operation) => [`${operation.service}.${operation.operation}`, operation]));
   const fields = [];
   const fieldsets = (run.steps ?? []).map((step) => {
@@ -95,7 +96,7 @@ export function parameterForm(run, operations, { submitText, onSubmit, onCancel 
     if (parameters.length === 0) return null;
     return h('fieldset', { class: 'parameter-step' },
       h('legend', {}, h('span', { class: 'mono' }, step.id), ` — ${step.service}.${step.operation}`),
-      parameters.map((spec) => {
+      parameters.filter((spec) => !(`${step.id}.${spec.name}` in fixed)).map((spec) => {
         const id = fieldId(step.id, spec.name);
         const ran = step.parameters?.[spec.name];
         const field = input(id, spec, ran);
@@ -119,7 +120,7 @@ export function parameterForm(run, operations, { submitText, onSubmit, onCancel 
     event.preventDefault();
     message.textContent = '';
     message.className = 'form-message';
-    const changes = {};
+    const changes = { ...fixed };
     try {
       for (const { key, field, spec, ran } of fields) {
         const value = read(field, spec);

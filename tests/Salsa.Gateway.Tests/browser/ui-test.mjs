@@ -95,6 +95,17 @@ try {
     summary.workflows = await page.locator('#workflows [data-workflow]').evaluateAll((nodes) => nodes.map((n) => n.dataset.workflow));
     summary.dag = await card.locator('.dag').textContent().catch(() => null);
     if (kmax) await card.locator('input.kmax').fill(String(kmax));
+    // The card's parameters: a form generated from the operations' catalog, holding the workflow's values.
+    await card.locator('details.start-form > summary').click();
+    const workflowKmax = card.locator('details.start-form input[name="p-cluster-maxClusters"]');
+    try {
+      await workflowKmax.waitFor({ timeout: 15_000 });
+      summary.startForm = { fields: await card.locator('details.start-form .parameter').count(), kmax: await workflowKmax.inputValue() };
+      if (summary.startForm.fields < 10) fail(`the start form has ${summary.startForm.fields} fields`);
+    } catch (error) {
+      fail(`no start form: ${error.message.split('\n')[0]}`);
+    }
+    await card.locator('details.start-form > summary').click();
 
     await card.locator('button.start').click();
     await page.waitForFunction(() => /^#\/runs\/[^/]+/.test(location.hash), null, { timeout: 30_000 });
