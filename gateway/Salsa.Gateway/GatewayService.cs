@@ -44,7 +44,7 @@ public sealed class GatewayService : ISalsaService
         services.AddSingleton<GatewayGrpcService>();
 
         // Text, JSON, GeoJSON and SVG compressed for clients that accept it (a US map is 2.4 MB of SVG,
-        // about a tenth of that in Brotli); the event stream, gRPC and PNGs are left as they are.
+        // about a seventh of that at the fastest level); the event stream, gRPC and PNGs are left as they are.
         services.AddResponseCompression(o =>
         {
             o.EnableForHttps = true; // secrets (new API keys) are kept out of it: see MapEndpoints
