@@ -253,7 +253,7 @@ public sealed class RenderJobs(JobManager jobs, DatasetCatalog datasets, StoredJ
             var caption = new List<string> { ids.Length > item ? ids[item] : item.ToString(CultureInfo.InvariantCulture) };
             if (request.Sizes is { } sizes)
             {
-                caption.Add(string.Create(CultureInfo.InvariantCulture, $"cluster {n + 1} · {sizes[n]:N0} compounds"));
+                caption.Add(string.Create(CultureInfo.InvariantCulture, $"cluster {n} · {sizes[n]:N0} compounds"));
             }
 
             string depiction;

@@ -59,7 +59,7 @@ public sealed class MoleculeGridTests(MoleculeGridFixture fixture) : IClassFixtu
         var shipped = CompoundSet.ReadFile(CompoundSet.FixturePath);
         Assert.Equal(3, svg.Root!.Elements(ns + "svg").Count());
         Assert.Equal(
-            ["3 compounds, as RDKit draws them", shipped.Ids[7], "cluster 1 · 40 compounds", shipped.Ids[2], "cluster 2 · 12 compounds", shipped.Ids[11], "cluster 3 · 3 compounds"],
+            ["3 compounds, as RDKit draws them", shipped.Ids[7], "cluster 0 · 40 compounds", shipped.Ids[2], "cluster 1 · 12 compounds", shipped.Ids[11], "cluster 2 · 3 compounds"],
             svg.Root.Elements(ns + "text").Select(t => t.Value));
         Assert.Equal("440", svg.Root.Attribute("width")!.Value); // two columns of 220
     }
