@@ -785,6 +785,63 @@ public abstract class DataStoreContractTests : IAsyncLifetime
     }
 
     [Fact]
+    public async Task QueryJobsAsync_Filters_SelectEveryCombinationAndCountBeforeThePage()
+    {
+        var service = TestData.UniqueService("query");
+        var kinds = new[] { "census-places", "chem-40k", "census-indiana" };
+        var states = new[] { JobState.Queued, JobState.Running, JobState.Succeeded, JobState.Failed };
+        var jobs = Enumerable.Range(0, 60).Select(i => TestData.Job(service, states[i % 4], TestData.Epoch.AddMinutes(i)) with
+        {
+            Kind = kinds[i % 3],
+            Tenant = i % 5 == 0 ? "other" : Tenants.Local,
+        }).ToArray();
+        foreach (var job in jobs.Reverse())
+        {
+            await Store.InsertJobAsync(job, Ct);
+        }
+
+        await Store.InsertJobAsync(TestData.Job(TestData.UniqueService("query-other")) with { Kind = kinds[0] }, Ct);
+
+        var queries = new List<JobQuery>();
+        foreach (var kind in new[] { null, kinds[0], kinds[1], "nothing" })
+        {
+            foreach (var state in new JobState?[] { null, JobState.Succeeded, JobState.Running })
+            {
+                foreach (var (from, before) in new (int?, int?)[] { (null, null), (10, null), (null, 45), (20, 21) })
+                {
+                    foreach (var tenant in new[] { null, Tenants.Local })
+                    {
+                        queries.Add(new JobQuery
+                        {
+                            Service = service, Tenant = tenant, Kind = kind, State = state,
+                            CreatedFrom = from is { } f ? TestData.Epoch.AddMinutes(f) : null,
+                            CreatedBefore = before is { } b ? TestData.Epoch.AddMinutes(b) : null,
+                        });
+                    }
+                }
+            }
+        }
+
+        foreach (var query in queries)
+        {
+            var expected = jobs
+                .Where(j => (query.Tenant is null || j.Tenant == query.Tenant) && (query.Kind is null || j.Kind == query.Kind) && (query.State is null || j.State == query.State)
+                    && (query.CreatedFrom is null || j.Created >= query.CreatedFrom) && (query.CreatedBefore is null || j.Created < query.CreatedBefore))
+                .OrderByDescending(j => j.Created).ToArray();
+            foreach (var (offset, limit) in new[] { (0, 100), (0, 3), (2, 3), (expected.Length - 1, 5), (expected.Length + 4, 5), (0, 0) })
+            {
+                var page = await Store.QueryJobsAsync(query with { Offset = Math.Max(0, offset), Limit = limit }, Ct);
+                Assert.Equal(expected.Length, page.Total);
+                Assert.Equal(expected.Skip(Math.Max(0, offset)).Take(limit).Select(j => j.Id), page.Jobs.Select(j => j.Id));
+            }
+        }
+    }
+
+    [Fact]
+    public async Task QueryJobsAsync_NegativeOffset_IsRefused() =>
+        await Assert.ThrowsAsync<ArgumentOutOfRangeException>(() => Store.QueryJobsAsync(new JobQuery { Offset = -1 }, Ct));
+
+    [Fact]
     public async Task MarkInterruptedAsync_MixedStates_InterruptsOnlyQueuedAndRunningOfThatService()
     {
         var service = TestData.UniqueService("restart");

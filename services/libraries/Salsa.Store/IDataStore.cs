@@ -121,6 +121,35 @@ public sealed record JobRecord
     public string Tenant { get; init; } = Tenants.Local;
 }
 
+/// <summary>
+/// Which jobs <see cref="IDataStore.QueryJobsAsync"/> selects (a null filter selects any) and which
+/// page of them, newest first: <see cref="Offset"/> skipped, at most <see cref="Limit"/> returned.
+/// </summary>
+public sealed record JobQuery
+{
+    public string? Service { get; init; }
+
+    public string? Tenant { get; init; }
+
+    /// <summary>What the job does; for the gateway's runs, the workflow's name.</summary>
+    public string? Kind { get; init; }
+
+    public JobState? State { get; init; }
+
+    /// <summary>Created at or after.</summary>
+    public DateTimeOffset? CreatedFrom { get; init; }
+
+    /// <summary>Created before.</summary>
+    public DateTimeOffset? CreatedBefore { get; init; }
+
+    public int Offset { get; init; }
+
+    public int Limit { get; init; } = 100;
+}
+
+/// <summary>A page of a <see cref="JobQuery"/>'s jobs and how many the query selects in all.</summary>
+public sealed record JobPage(IReadOnlyList<JobRecord> Jobs, int Total);
+
 /// <summary>A named blob a job produced (assignments, a map, GeoJSON).</summary>
 public sealed record Artifact(string Name, string ContentType, byte[] Data);
 
@@ -182,6 +211,9 @@ public interface IDataStore : IAsyncDisposable
 
     /// <summary>Newest first; all services when <paramref name="service"/> is null, every tenant's when <paramref name="tenant"/> is null.</summary>
     Task<IReadOnlyList<JobRecord>> ListJobsAsync(string? service, string? tenant, int limit = 100, CancellationToken cancellationToken = default);
+
+    /// <summary>A page of the jobs <paramref name="query"/> selects, newest first, with how many it selects in all.</summary>
+    Task<JobPage> QueryJobsAsync(JobQuery query, CancellationToken cancellationToken = default);
 
     /// <summary>
     /// Marks every Queued or Running job of <paramref name="service"/> as Interrupted with

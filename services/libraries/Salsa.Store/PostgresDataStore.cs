@@ -460,28 +460,52 @@ public sealed partial class PostgresDataStore : IDataStore
             return await reader.ReadAsync(cancellationToken) ? ReadJob(reader) : null;
         }, cancellationToken);
 
-    public Task<IReadOnlyList<JobRecord>> ListJobsAsync(string? service, string? tenant, int limit = 100, CancellationToken cancellationToken = default) =>
-        ReadAsync<IReadOnlyList<JobRecord>>(async cancellationToken =>
-        {
-            ArgumentOutOfRangeException.ThrowIfNegative(limit);
-            await using var select = _dataSource.CreateCommand($"""
-                SELECT {JobColumns} FROM salsa.jobs
-                WHERE ($2::text IS NULL OR service = $2) AND ($3::text IS NULL OR tenant = $3)
-                ORDER BY created DESC, seq DESC LIMIT $1
-                """);
-            select.Parameters.Add(new NpgsqlParameter<int> { TypedValue = limit });
-            select.Parameters.Add(Nullable(service, NpgsqlDbType.Text));
-            select.Parameters.Add(Nullable(tenant, NpgsqlDbType.Text));
+    public async Task<IReadOnlyList<JobRecord>> ListJobsAsync(string? service, string? tenant, int limit = 100, CancellationToken cancellationToken = default) =>
+        (await QueryJobsAsync(new JobQuery { Service = service, Tenant = tenant, Limit = limit }, cancellationToken)).Jobs;
 
-            await using var reader = await select.ExecuteReaderAsync(cancellationToken);
+    public Task<JobPage> QueryJobsAsync(JobQuery query, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(query);
+        ArgumentOutOfRangeException.ThrowIfNegative(query.Limit);
+        ArgumentOutOfRangeException.ThrowIfNegative(query.Offset);
+        const string Where = """
+            WHERE ($3::text IS NULL OR service = $3) AND ($4::text IS NULL OR tenant = $4) AND ($5::text IS NULL OR kind = $5)
+              AND ($6::int IS NULL OR state = $6) AND ($7::timestamptz IS NULL OR created >= $7) AND ($8::timestamptz IS NULL OR created < $8)
+            """;
+        return ReadAsync(async cancellationToken =>
+        {
+            // The total rides on every row (a window over the filtered rows, before the page is cut).
+            await using var select = _dataSource.CreateCommand($"SELECT {JobColumns}, count(*) OVER () FROM salsa.jobs {Where} ORDER BY created DESC, seq DESC LIMIT $1 OFFSET $2");
+            var p = select.Parameters;
+            p.Add(new NpgsqlParameter<int> { TypedValue = query.Limit });
+            p.Add(new NpgsqlParameter<int> { TypedValue = query.Offset });
+            p.Add(Nullable(query.Service, NpgsqlDbType.Text));
+            p.Add(Nullable(query.Tenant, NpgsqlDbType.Text));
+            p.Add(Nullable(query.Kind, NpgsqlDbType.Text));
+            p.Add(Nullable((int?)query.State, NpgsqlDbType.Integer));
+            p.Add(Nullable(query.CreatedFrom is { } from ? StoreTime.Normalize(from) : null, NpgsqlDbType.TimestampTz));
+            p.Add(Nullable(query.CreatedBefore is { } before ? StoreTime.Normalize(before) : null, NpgsqlDbType.TimestampTz));
             var list = new List<JobRecord>();
-            while (await reader.ReadAsync(cancellationToken))
+            var total = -1L;
+            await using (var reader = await select.ExecuteReaderAsync(cancellationToken))
             {
-                list.Add(ReadJob(reader));
+                while (await reader.ReadAsync(cancellationToken))
+                {
+                    list.Add(ReadJob(reader));
+                    total = reader.GetInt64(15);
+                }
             }
 
-            return list;
+            if (total < 0)
+            {
+                // No row on this page: count alone (the page may lie past the end, or be empty by its limit).
+                select.CommandText = $"SELECT count(*) FROM salsa.jobs {Where}";
+                total = (long)(await select.ExecuteScalarAsync(cancellationToken))!;
+            }
+
+            return new JobPage(list, checked((int)total));
         }, cancellationToken);
+    }
 
     public async Task<int> MarkInterruptedAsync(string service, string reason, CancellationToken cancellationToken = default)
     {

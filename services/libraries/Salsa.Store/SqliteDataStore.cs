@@ -457,32 +457,56 @@ public sealed class SqliteDataStore : IDataStore
         return reader.Read() ? ReadJob(reader) : null;
     }
 
-    public async Task<IReadOnlyList<JobRecord>> ListJobsAsync(string? service, string? tenant, int limit = 100, CancellationToken cancellationToken = default)
+    public async Task<IReadOnlyList<JobRecord>> ListJobsAsync(string? service, string? tenant, int limit = 100, CancellationToken cancellationToken = default) =>
+        (await QueryJobsAsync(new JobQuery { Service = service, Tenant = tenant, Limit = limit }, cancellationToken)).Jobs;
+
+    public async Task<JobPage> QueryJobsAsync(JobQuery query, CancellationToken cancellationToken = default)
     {
-        ArgumentOutOfRangeException.ThrowIfNegative(limit);
+        ArgumentNullException.ThrowIfNull(query);
+        ArgumentOutOfRangeException.ThrowIfNegative(query.Limit);
+        ArgumentOutOfRangeException.ThrowIfNegative(query.Offset);
         await using var connection = await OpenAsync(cancellationToken);
-        string[] conditions = [.. new[] { service is null ? null : "service = $service", tenant is null ? null : "tenant = $tenant" }.OfType<string>()];
-        var filter = conditions.Length == 0 ? "" : "WHERE " + string.Join(" AND ", conditions);
-        using var select = Command(connection, null, $"SELECT {JobColumns} FROM jobs {filter} ORDER BY created_us DESC, seq DESC LIMIT $limit;");
-        if (service is not null)
+        using var select = Command(connection, null, "");
+        var conditions = new List<string>();
+        void Filter(string condition, string name, object? value)
         {
-            select.Parameters.AddWithValue("$service", service);
+            if (value is not null)
+            {
+                conditions.Add(condition);
+                select.Parameters.AddWithValue(name, value);
+            }
         }
 
-        if (tenant is not null)
-        {
-            select.Parameters.AddWithValue("$tenant", tenant);
-        }
-
-        select.Parameters.AddWithValue("$limit", limit);
-        using var reader = select.ExecuteReader();
+        Filter("service = $service", "$service", query.Service);
+        Filter("tenant = $tenant", "$tenant", query.Tenant);
+        Filter("kind = $kind", "$kind", query.Kind);
+        Filter("state = $state", "$state", (int?)query.State);
+        Filter("created_us >= $from", "$from", query.CreatedFrom is { } from ? StoreTime.ToUnixMicroseconds(from) : null);
+        Filter("created_us < $before", "$before", query.CreatedBefore is { } before ? StoreTime.ToUnixMicroseconds(before) : null);
+        var where = conditions.Count == 0 ? "" : "WHERE " + string.Join(" AND ", conditions);
+        // The total rides on every row (a window over the filtered rows, before the page is cut).
+        select.CommandText = $"SELECT {JobColumns}, count(*) OVER () FROM jobs {where} ORDER BY created_us DESC, seq DESC LIMIT $limit OFFSET $offset;";
+        select.Parameters.AddWithValue("$limit", query.Limit);
+        select.Parameters.AddWithValue("$offset", query.Offset);
         var list = new List<JobRecord>();
-        while (reader.Read())
+        var total = -1L;
+        using (var reader = select.ExecuteReader())
         {
-            list.Add(ReadJob(reader));
+            while (reader.Read())
+            {
+                list.Add(ReadJob(reader));
+                total = reader.GetInt64(15);
+            }
         }
 
-        return list;
+        if (total < 0)
+        {
+            // No row on this page: count alone (the page may lie past the end, or be empty by its limit).
+            select.CommandText = $"SELECT count(*) FROM jobs {where};";
+            total = (long)select.ExecuteScalar()!;
+        }
+
+        return new JobPage(list, checked((int)total));
     }
 
     public Task<int> MarkInterruptedAsync(string service, string reason, CancellationToken cancellationToken = default)
