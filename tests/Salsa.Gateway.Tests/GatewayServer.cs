@@ -77,25 +77,12 @@ public sealed class GatewayServer : IAsyncDisposable
     public async Task<List<(string Event, JsonElement Data)>> EventsAsync(Guid id, Func<string, JsonElement, bool>? stopWhen = null, CancellationToken cancellationToken = default)
     {
         var events = new List<(string, JsonElement)>();
-        using var response = await Http.GetAsync($"/api/runs/{id}/events", HttpCompletionOption.ResponseHeadersRead, cancellationToken);
-        response.EnsureSuccessStatusCode();
-        Assert.Equal("text/event-stream", response.Content.Headers.ContentType?.MediaType);
-        using var reader = new StreamReader(await response.Content.ReadAsStreamAsync(cancellationToken));
-        string? name = null;
-        while (await reader.ReadLineAsync(cancellationToken) is { } line)
+        await foreach (var (name, data) in ServerSentEventsReader.ReadAsync(Http, $"/api/runs/{id}/events", cancellationToken))
         {
-            if (line.StartsWith("event: ", StringComparison.Ordinal))
+            events.Add((name, data));
+            if (stopWhen?.Invoke(name, data) == true)
             {
-                name = line["event: ".Length..];
-            }
-            else if (line.StartsWith("data: ", StringComparison.Ordinal))
-            {
-                var data = JsonDocument.Parse(line["data: ".Length..]).RootElement.Clone();
-                events.Add((name ?? "message", data));
-                if (stopWhen?.Invoke(name ?? "message", data) == true)
-                {
-                    break;
-                }
+                break;
             }
         }
 

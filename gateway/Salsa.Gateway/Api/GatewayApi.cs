@@ -62,19 +62,25 @@ public static class GatewayApi
             artifacts = o.Artifacts,
         }))).WithTags("Workflows").WithName("ListOperations").WithSummary("Every operation a step can name: inputs, parameters, outputs, files.");
 
-        app.MapGet("/api/services", (ServiceDirectory directory, System.Security.Claims.ClaimsPrincipal user) =>
+        app.MapGet("/api/services", async (ServiceDirectory directory, System.Security.Claims.ClaimsPrincipal user, CancellationToken cancellationToken) =>
         {
             // Where the services listen is the deployment's inside: for its administrators only.
             var addresses = Scopes.Grant(CallerClaims.ScopesOf(user), Scopes.Admin);
-            return TypedResults.Ok(ServiceDirectory.Known.Order(StringComparer.Ordinal).Select(name =>
+            var names = ServiceDirectory.Known.Order(StringComparer.Ordinal).ToList();
+            var health = await Task.WhenAll(names.Select(name => directory.HealthAsync(name, HealthTimeout, cancellationToken)));
+            return TypedResults.Ok(names.Select((name, i) =>
             {
                 var endpoint = directory.Endpoints.FirstOrDefault(e => e.Name == name);
                 var remote = directory.RemoteAddress(name);
-                return new ServiceView(name, remote is null ? "embedded" : "remote", endpoint is not null,
+                return new ServiceView(name, remote is null ? "embedded" : "remote", endpoint is not null, health[i],
                     addresses ? endpoint?.GrpcAddress ?? remote : null, addresses ? endpoint?.RestAddress : null);
-            }));
+            }).ToList());
         }).WithTags("Workflows").WithName("ListServices")
-          .WithSummary("The services the gateway calls: remote (configured) or embedded, and whether started; where they listen only for the admin scope.");
+          .WithSummary("The services the gateway calls: remote (configured) or embedded, whether started, and their grpc.health.v1 health (serving, not-serving, unreachable; idle for an embedded service not started); where they listen only for the admin scope.");
+
+        app.MapGet("/api/console", (IConfiguration configuration) => TypedResults.Ok(new ConsoleSettings(configuration[ConsoleSettings.TraceUrlKey] is { Length: > 0 } url ? url : null)))
+            .WithTags("Workflows").WithName("GetConsoleSettings")
+            .WithSummary("What the web console links to: traceUrl, the trace viewer's page of a trace ({traceId} in it), when one is configured (Gateway:Console:TraceUrl).");
 
         var runs = app.MapGroup("/api/runs").WithTags("Runs");
         runs.MapPost("/", async (RunManager manager, RunRequest request, CancellationToken cancellationToken) =>
@@ -82,9 +88,19 @@ public static class GatewayApi
             var run = await manager.SubmitAsync(request, cancellationToken);
             return TypedResults.Accepted($"/api/runs/{run.Id}", run);
         }).WithName("StartRun").WithSummary("Starts a run of a workflow (by name or inline YAML, with parameter overrides): 202 with the run.");
-        runs.MapGet("/", async (RunManager manager, int? limit, CancellationToken cancellationToken) =>
-            TypedResults.Ok((await manager.ListAsync(limit ?? 50, cancellationToken)).Select(RunSummary.Of).ToList()))
-            .WithName("ListRuns").WithSummary("Runs, newest first.");
+        runs.MapGet("/", async (RunManager manager, HttpResponse response, string? workflow, string? state, DateTimeOffset? from, DateTimeOffset? before, int? offset, int? limit, CancellationToken cancellationToken) =>
+        {
+            var page = await manager.QueryAsync(RunQuery.Of(workflow, state, from, before, offset, limit), cancellationToken);
+            response.Headers[TotalCountHeader] = page.Total.ToString(System.Globalization.CultureInfo.InvariantCulture);
+            return TypedResults.Ok(page.Runs.Select(RunSummary.Of).ToList());
+        }).WithName("ListRuns")
+          .WithSummary("The caller's runs, newest first: a page (offset, limit ≤ 1000) of those of a workflow, in a state, created in [from, before); X-Total-Count says how many match.");
+        runs.MapGet("/events", (RunManager manager, CancellationToken cancellationToken) =>
+            TypedResults.ServerSentEvents(manager.WatchListAsync(cancellationToken)
+                .Select(summary => summary is null ? new SseItem<object>(new WatchReady("runs"), "ready") : new SseItem<object>(summary, "run"))))
+            .WithName("WatchRuns")
+            .WithSummary("Server-sent events, until the caller leaves: `ready` once the watch has begun (a list read after it misses nothing), then a `run` event (its summary) for each of the caller's runs accepted or changing state.")
+            .WithMetadata(new Salsa.Hosting.Rpc.ServerSentEventsMetadata(("ready", typeof(WatchReady)), ("run", typeof(RunSummary))));
         runs.MapGet("/{id}", async (RunManager manager, string id, CancellationToken cancellationToken) =>
             TypedResults.Ok(await manager.GetRequiredAsync(ParseId(id), cancellationToken)))
             .WithName("GetRun").WithSummary("A run: state, steps (progress, outputs), hops and artifacts.");
@@ -112,6 +128,12 @@ public static class GatewayApi
         return app;
     }
 
+    /// <summary>The response header of a runs list that says how many runs its query selects in all.</summary>
+    public const string TotalCountHeader = "X-Total-Count";
+
+    /// <summary>How long <c>/api/services</c> waits for a service's health.</summary>
+    private static readonly TimeSpan HealthTimeout = TimeSpan.FromSeconds(2);
+
     public static Guid ParseId(string id) =>
         Guid.TryParse(id, out var guid) ? guid : throw new ArgumentException($"'{id}' is not a run id (a GUID).");
 
@@ -131,8 +153,17 @@ public static class GatewayApi
     }
 }
 
-/// <summary>A service the gateway calls: its addresses are shown to the <c>admin</c> scope only.</summary>
-public sealed record ServiceView(string Name, string Mode, bool Started, Uri? Grpc, Uri? Rest);
+/// <summary>The web console's links: <see cref="TraceUrl"/> holds <c>{traceId}</c>, e.g. the Aspire dashboard's <c>http://127.0.0.1:18888/traces/detail/{traceId}</c>.</summary>
+public sealed record ConsoleSettings(string? TraceUrl)
+{
+    public const string TraceUrlKey = "Gateway:Console:TraceUrl";
+}
+
+/// <summary>A service the gateway calls: where (embedded or remote), whether started, its health, and for admins its addresses.</summary>
+public sealed record ServiceView(string Name, string Mode, bool Started, string Health, Uri? Grpc, Uri? Rest);
+
+/// <summary>The first event of a watch: what is watched.</summary>
+public sealed record WatchReady(string Watching);
 
 /// <summary>A step's progress as the run's event stream sends it: which step, and its progress.</summary>
 public sealed record RunProgressEvent(string Step, StepProgress Progress);

@@ -34,8 +34,11 @@ public sealed class GatewayGrpcService(RunManager runs) : global::Salsa.Contract
     [Authorize(Scopes.Read)]
     public override async Task<ListRunsResponse> ListRuns(ListRunsRequest request, ServerCallContext context)
     {
-        var response = new ListRunsResponse();
-        foreach (var run in await runs.ListAsync(request.Limit == 0 ? 50 : request.Limit, context.CancellationToken))
+        var query = RunQuery.Of(request.Workflow, request.State, request.CreatedFrom?.ToDateTimeOffset(), request.CreatedBefore?.ToDateTimeOffset(),
+            request.Offset, request.Limit == 0 ? null : request.Limit);
+        var page = await runs.QueryAsync(query, context.CancellationToken);
+        var response = new ListRunsResponse { Total = page.Total };
+        foreach (var run in page.Runs)
         {
             var proto = ToProto(run);
             proto.Hops.Clear();

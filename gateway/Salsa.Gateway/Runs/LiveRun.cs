@@ -50,6 +50,9 @@ internal sealed class LiveRun
     /// <summary>Set when the gateway stops: the run is left to be resumed, not recorded as cancelled.</summary>
     public bool Stopping { get; set; }
 
+    /// <summary>Told of every change of the run's own state (not its steps'): the runs list's feed.</summary>
+    public Action<string, RunView>? Changed { get; init; }
+
     public TaskCompletionSource Completion { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
 
     /// <summary>Set when the run's turn came and it holds one of the gateway's run slots.</summary>
@@ -83,7 +86,9 @@ internal sealed class LiveRun
             _run = change(_run);
         }
 
-        Publish(new RunEvent.RunChanged(View()));
+        var view = View();
+        Publish(new RunEvent.RunChanged(view));
+        Changed?.Invoke(Tenant, view);
     }
 
     public StepView UpdateStep(string id, Func<StepView, StepView> change)
@@ -102,7 +107,8 @@ internal sealed class LiveRun
     {
         lock (_gate)
         {
-            _steps[id] = _steps[id] with { Progress = progress };
+            var step = _steps[id];
+            _steps[id] = step with { Progress = progress, ProgressHistory = ProgressHistory.Append(step.ProgressHistory, progress) };
         }
 
         Publish(new RunEvent.ProgressReported(id, progress));

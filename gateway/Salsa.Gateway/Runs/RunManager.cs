@@ -46,6 +46,7 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
         run => run.Admitted.TrySetResult());
     private readonly WorkflowRunner _runner = new(catalog, services, store, loggers.CreateLogger<WorkflowRunner>());
     private readonly ILogger _logger = loggers.CreateLogger<RunManager>();
+    private readonly RunFeed _feed = new();
     private volatile bool _stopping;
 
     public async Task StartAsync(CancellationToken cancellationToken)
@@ -167,7 +168,7 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
         };
         // The request's span (in the caller's trace) names the run; the run's root span links back to it.
         Activity.Current?.SetTag("salsa.run", view.Id.ToString());
-        var run = new LiveRun(view, workflow, record, CallerTenant.Current) { StartedBy = Activity.Current?.Context ?? default };
+        var run = new LiveRun(view, workflow, record, CallerTenant.Current) { StartedBy = Activity.Current?.Context ?? default, Changed = _feed.Publish };
         if (_scheduler.TryEnqueue(run.Tenant, run) is var refusal and not SchedulerRefusal.None)
         {
             var reason = _scheduler.Describe(refusal, "runs", $"{RunLimits.Section}:{nameof(RunLimits.MaxQueuedPerTenant)}", $"{RunLimits.Section}:{nameof(RunLimits.QueueDepth)}");
@@ -185,6 +186,7 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
         }
 
         _live[run.Id] = run;
+        _feed.Publish(run.Tenant, run.View());
         RunLog.Accepted(_logger, run.Id, workflow.Name, workflow.Steps.Count);
         _ = ExecuteAsync(run);
         return run.View();
@@ -206,10 +208,46 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
     public async Task<RunView> GetRequiredAsync(Guid id, CancellationToken cancellationToken = default) =>
         await GetAsync(id, cancellationToken).ConfigureAwait(false) ?? throw new NotFoundException($"No run {id}.");
 
-    public async Task<IReadOnlyList<RunView>> ListAsync(int limit, CancellationToken cancellationToken = default)
+    public async Task<IReadOnlyList<RunView>> ListAsync(int limit, CancellationToken cancellationToken = default) =>
+        (await QueryAsync(new RunQuery { Limit = limit }, cancellationToken).ConfigureAwait(false)).Runs;
+
+    /// <summary>A page of the calling tenant's runs that <paramref name="query"/> selects, newest first, and how many it selects in all.</summary>
+    public async Task<RunPage> QueryAsync(RunQuery query, CancellationToken cancellationToken = default)
     {
-        var stored = await store.ListJobsAsync(Service, CallerTenant.Current, Math.Clamp(limit, 1, 1000), cancellationToken).ConfigureAwait(false);
-        return [.. stored.Select(r => _live.TryGetValue(r.Id, out var live) ? live.View() : FromRecord(r))];
+        ArgumentNullException.ThrowIfNull(query);
+        var page = await store.QueryJobsAsync(new JobQuery
+        {
+            Service = Service,
+            Tenant = CallerTenant.Current,
+            Kind = query.Workflow,
+            State = query.State is { } state ? ToJobState(state) : null,
+            CreatedFrom = query.From,
+            CreatedBefore = query.Before,
+            Offset = query.Offset,
+            Limit = query.Limit,
+        }, cancellationToken).ConfigureAwait(false);
+        return new([.. page.Jobs.Select(r => _live.TryGetValue(r.Id, out var live) ? live.View() : FromRecord(r))], page.Total);
+    }
+
+    /// <summary>
+    /// Every run of the calling tenant accepted or changing state from now on, until cancelled. The
+    /// first item, null, says the watch has begun: a list read after it misses no change.
+    /// </summary>
+    public async IAsyncEnumerable<RunSummary?> WatchListAsync([EnumeratorCancellation] CancellationToken cancellationToken = default)
+    {
+        var reader = _feed.Watch(CallerTenant.Current);
+        try
+        {
+            yield return null;
+            await foreach (var summary in reader.ReadAllAsync(cancellationToken).ConfigureAwait(false))
+            {
+                yield return summary;
+            }
+        }
+        finally
+        {
+            _feed.Unwatch(reader);
+        }
     }
 
     public async Task<RunView> CancelAsync(Guid id, CancellationToken cancellationToken = default)
@@ -370,7 +408,7 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
                         ? done with { Reused = true }
                         : new StepView { Id = s.Id, Service = s.Service, Operation = s.Operation, DependsOn = s.DependsOn, Parameters = s.Parameters, Jobs = view.Steps.FirstOrDefault(v => v.Id == s.Id)?.Jobs ?? [] })],
                 };
-                var run = new LiveRun(resumed, workflow, request, record.Tenant);
+                var run = new LiveRun(resumed, workflow, request, record.Tenant) { Changed = _feed.Publish };
                 _live[run.Id] = run;
                 await store.UpdateJobAsync(ToRecord(run), cancellationToken).ConfigureAwait(false);
                 RunLog.Resumed(_logger, run.Id, workflow.Name, kept);
@@ -410,15 +448,7 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
         Tenant = tenant,
         Service = Service,
         Kind = view.Workflow,
-        State = view.State switch
-        {
-            RunState.Queued => JobState.Queued,
-            RunState.Running => JobState.Running,
-            RunState.Succeeded => JobState.Succeeded,
-            RunState.Failed => JobState.Failed,
-            RunState.Cancelled => JobState.Cancelled,
-            _ => JobState.Interrupted,
-        },
+        State = ToJobState(view.State),
         Created = view.Created,
         Started = view.Started,
         Finished = view.Finished,
@@ -460,4 +490,14 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
             },
         };
     }
+
+    private static JobState ToJobState(RunState state) => state switch
+    {
+        RunState.Queued => JobState.Queued,
+        RunState.Running => JobState.Running,
+        RunState.Succeeded => JobState.Succeeded,
+        RunState.Failed => JobState.Failed,
+        RunState.Cancelled => JobState.Cancelled,
+        _ => JobState.Interrupted,
+    };
 }

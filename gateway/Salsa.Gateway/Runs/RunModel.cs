@@ -72,6 +72,15 @@ public sealed record StepView
 
     public StepProgress? Progress { get; init; }
 
+    /// <summary>
+    /// The progress the latest attempt reported, in order, thinned to at most
+    /// <see cref="ProgressHistoryLimit"/> points (every other one dropped when full, the first kept):
+    /// a finished run keeps the shape of its convergence.
+    /// </summary>
+    public IReadOnlyList<StepProgress> ProgressHistory { get; init; } = [];
+
+    public const int ProgressHistoryLimit = 240;
+
     public JsonObject? Outputs { get; init; }
 
     /// <summary>True when the step's outputs were kept from before a gateway restart (the run was resumed).</summary>
@@ -86,6 +95,27 @@ public sealed record StepView
 
 /// <summary>A job a step started on a service.</summary>
 public sealed record StepJob(string Service, string JobId);
+
+internal static class ProgressHistory
+{
+    /// <summary><paramref name="history"/> with <paramref name="progress"/> after it; when that passes the limit, every other point dropped (the first and the new one kept).</summary>
+    public static IReadOnlyList<StepProgress> Append(IReadOnlyList<StepProgress> history, StepProgress progress)
+    {
+        if (history.Count < StepView.ProgressHistoryLimit)
+        {
+            return [.. history, progress];
+        }
+
+        var thinned = new List<StepProgress>(StepView.ProgressHistoryLimit / 2 + 1);
+        for (var i = 0; i < history.Count; i += 2)
+        {
+            thinned.Add(history[i]);
+        }
+
+        thinned.Add(progress);
+        return thinned;
+    }
+}
 
 /// <summary>A file a run kept (from a step's service job).</summary>
 public sealed record RunArtifactView(string Name, string ContentType, long Size, string Step);
@@ -140,6 +170,74 @@ public sealed record RunSummary(Guid Id, string Workflow, RunState State, DateTi
             run.Steps.Count(s => s.State == StepState.Succeeded), run.Hops.Count, run.TraceId, run.Parameters, run.WorkflowVersion, run.RerunOf);
     }
 }
+
+/// <summary>Which of the caller's runs a list shows (a null filter selects any) and which page of them, newest first.</summary>
+public sealed record RunQuery
+{
+    /// <summary>The workflow's name.</summary>
+    public string? Workflow { get; init; }
+
+    public RunState? State { get; init; }
+
+    /// <summary>Created at or after.</summary>
+    public DateTimeOffset? From { get; init; }
+
+    /// <summary>Created before.</summary>
+    public DateTimeOffset? Before { get; init; }
+
+    public int Offset { get; init; }
+
+    public int Limit { get; init; } = 50;
+
+    public const int MaxLimit = 1000;
+
+    public const int MaxOffset = 1_000_000;
+
+    /// <summary>A query from a caller's words (REST's query string, gRPC's fields): each checked, or an <see cref="ArgumentException"/> naming it.</summary>
+    public static RunQuery Of(string? workflow, string? state, DateTimeOffset? from, DateTimeOffset? before, int? offset, int? limit)
+    {
+        if (limit is < 1 or > MaxLimit)
+        {
+            throw new ArgumentException($"limit must be between 1 and {MaxLimit} (it is {limit}).");
+        }
+
+        if (offset is < 0 or > MaxOffset)
+        {
+            throw new ArgumentException($"offset must be between 0 and {MaxOffset:N0} (it is {offset}).");
+        }
+
+        if (workflow is { Length: > 200 })
+        {
+            throw new ArgumentException("workflow is a workflow's name: at most 200 characters.");
+        }
+
+        RunState? parsed = null;
+        if (!string.IsNullOrEmpty(state))
+        {
+            parsed = Enum.TryParse<RunState>(state, ignoreCase: true, out var value) && Enum.IsDefined(value) && !char.IsDigit(state[0])
+                ? value
+                : throw new ArgumentException($"state '{(state.Length > 40 ? state[..40] + "…" : state)}' is not a run's state (queued, running, succeeded, failed, cancelled, interrupted).");
+        }
+
+        if (from is { } f && before is { } b && b <= f)
+        {
+            throw new ArgumentException("before must be later than from.");
+        }
+
+        return new RunQuery
+        {
+            Workflow = string.IsNullOrEmpty(workflow) ? null : workflow,
+            State = parsed,
+            From = from,
+            Before = before,
+            Offset = offset ?? 0,
+            Limit = limit ?? 50,
+        };
+    }
+}
+
+/// <summary>A page of runs and how many the query selects in all.</summary>
+public sealed record RunPage(IReadOnlyList<RunView> Runs, int Total);
 
 /// <summary>A re-run: changes to the recorded parameters (a null value drops an override, so the workflow's default applies).</summary>
 public sealed record RerunRequest(Dictionary<string, JsonNode?>? Parameters);

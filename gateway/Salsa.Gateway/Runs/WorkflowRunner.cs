@@ -98,7 +98,7 @@ internal sealed class WorkflowRunner(OperationCatalog catalog, ServiceDirectory 
     {
         for (var attempt = 1; ; attempt++)
         {
-            run.UpdateStep(step.Id, s => s with { Attempts = attempt, Progress = null, Jobs = [] }); // progress and jobs are per attempt
+            run.UpdateStep(step.Id, s => s with { Attempts = attempt, Progress = null, ProgressHistory = [], Jobs = [] }); // progress and jobs are per attempt
             using var timeout = CancellationTokenSource.CreateLinkedTokenSource(run.Cancellation.Token);
             if (step.Timeout is { } limit)
             {

@@ -70,6 +70,32 @@ public sealed class ServiceDirectory(IConfiguration configuration, StoreOptions 
         }
     }
 
+    /// <summary>
+    /// A service's health as grpc.health.v1 reports it (<c>serving</c>, <c>not-serving</c>), <c>unreachable</c>
+    /// when it does not answer within <paramref name="timeout"/>, or <c>idle</c> for an embedded service
+    /// not started yet (it starts on first use; asking does not start it).
+    /// </summary>
+    public async Task<string> HealthAsync(string service, TimeSpan timeout, CancellationToken cancellationToken)
+    {
+        var started = _services.TryGetValue(service, out var lazy) && lazy.IsValueCreated && lazy.Value.IsCompletedSuccessfully;
+        if (!started && RemoteAddress(service) is null)
+        {
+            return "idle";
+        }
+
+        try
+        {
+            var channel = await ChannelAsync(service, cancellationToken).ConfigureAwait(false);
+            var reply = await new Grpc.Health.V1.Health.HealthClient(channel)
+                .CheckAsync(new Grpc.Health.V1.HealthCheckRequest(), deadline: DateTime.UtcNow + timeout, cancellationToken: cancellationToken).ConfigureAwait(false);
+            return reply.Status == Grpc.Health.V1.HealthCheckResponse.Types.ServingStatus.Serving ? "serving" : "not-serving";
+        }
+        catch (Exception exception) when (exception is Grpc.Core.RpcException or InvalidOperationException or HttpRequestException && !cancellationToken.IsCancellationRequested)
+        {
+            return "unreachable";
+        }
+    }
+
     /// <summary>Starts (or connects to) every known service now — the server mode's warm start.</summary>
     public Task StartAllAsync(CancellationToken cancellationToken) =>
         Task.WhenAll(Known.Select(s => ChannelAsync(s, cancellationToken)));

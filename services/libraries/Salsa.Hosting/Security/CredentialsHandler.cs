@@ -126,11 +126,12 @@ internal sealed class CredentialsHandler(
         }
 
         Response.StatusCode = status.Http;
-        await problems.WriteAsync(new ProblemDetailsContext
+        var problem = new ProblemDetails { Status = status.Http, Title = status.Title, Detail = detail };
+        // A caller that accepts no JSON (an EventSource asks for text/event-stream only) still gets the problem.
+        if (!await problems.TryWriteAsync(new ProblemDetailsContext { HttpContext = Context, ProblemDetails = problem }).ConfigureAwait(false))
         {
-            HttpContext = Context,
-            ProblemDetails = new ProblemDetails { Status = status.Http, Title = status.Title, Detail = detail },
-        }).ConfigureAwait(false);
+            await Response.WriteAsJsonAsync(problem, (System.Text.Json.JsonSerializerOptions?)null, "application/problem+json").ConfigureAwait(false);
+        }
     }
 
     internal static bool IsGrpc(HttpRequest request) =>
