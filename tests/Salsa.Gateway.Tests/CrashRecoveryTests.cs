@@ -75,6 +75,58 @@ public sealed class CrashRecoveryTests
         Assert.All(before.GetProperty("hops").EnumerateArray(), h => Assert.Contains(run.GetProperty("hops").EnumerateArray(), k => k.ToString() == h.ToString()));
     }
 
+    [Fact]
+    public async Task GatewayKilledMidRun_TheOpenPageResumesItsStreams_AndShowsTheRunEnd()
+    {
+        // A browser follows a run (and the runs list) over server-sent events; the gateway is killed
+        // and started again on the same ports: the page must go back to live streams by itself, not
+        // stay on polling, and show the resumed run to its end.
+        using var timeout = CancellationTokenSource.CreateLinkedTokenSource(TestContext.Current.CancellationToken);
+        timeout.CancelAfter(TimeSpan.FromMinutes(5));
+        var token = timeout.Token;
+        var browserDirectory = await WebUiTests.BrowserDirectoryAsync(token);
+        using var directory = new TemporaryDirectory();
+        var store = directory.Combine("salsa.db");
+        var ports = new ServicePorts(ServicePorts.NextFreeLoopbackPort(), ServicePorts.NextFreeLoopbackPort());
+        var signal = directory.Combine("following");
+        var first = await GatewayProcess.StartAsync(store, ports, token);
+        var browser = ExternalProgram.RunAsync("node", browserDirectory, ["restart-test.mjs", ports.RestAddress.ToString(), "census-indiana", signal, "180"], token);
+        try
+        {
+            // The page started the run and follows it live: kill the gateway once the annealing reports progress.
+            while (!File.Exists(signal) || new FileInfo(signal).Length == 0)
+            {
+                if (browser.IsCompleted)
+                {
+                    var ended = await browser;
+                    Assert.Fail($"the browser script ended before following a run:\n{ended.Output}\n{ended.Error}");
+                }
+
+                await Task.Delay(100, token);
+            }
+
+            var id = Guid.Parse(File.ReadAllText(signal).Trim());
+            await WaitForClusterProgressAsync(first.Http, id, token);
+            first.Kill();
+        }
+        finally
+        {
+            first.Dispose();
+        }
+
+        using var second = await GatewayProcess.StartAsync(store, ports, token);
+        var (exitCode, output, error) = await browser;
+        TestContext.Current.TestOutputHelper?.WriteLine(output);
+
+        Assert.True(exitCode == 0, $"node restart-test.mjs exited with {exitCode}:\n{output}\n{error}");
+        using var summary = JsonDocument.Parse(output);
+        var root = summary.RootElement;
+        Assert.Equal("succeeded", root.GetProperty("state").GetString());
+        Assert.Equal("1", root.GetProperty("resumes").GetString());
+        Assert.True(root.GetProperty("runStreams").GetInt32() >= 2, "the run's stream was not opened again");
+        Assert.True(root.GetProperty("listStreams").GetInt32() >= 2, "the runs list's stream was not opened again");
+    }
+
     private static JsonElement Step(JsonElement run, string id) =>
         run.GetProperty("steps").EnumerateArray().Single(s => s.GetProperty("id").GetString() == id);
 
@@ -106,24 +158,8 @@ public sealed class CrashRecoveryTests
         return last ?? throw new Xunit.Sdk.XunitException("The run's event stream had no run event.");
     }
 
-    private static async IAsyncEnumerable<(string Name, JsonElement Data)> EventsAsync(HttpClient http, Guid id, [System.Runtime.CompilerServices.EnumeratorCancellation] CancellationToken token)
-    {
-        using var response = await http.GetAsync($"/api/runs/{id}/events", HttpCompletionOption.ResponseHeadersRead, token);
-        response.EnsureSuccessStatusCode();
-        using var reader = new StreamReader(await response.Content.ReadAsStreamAsync(token));
-        var name = "message";
-        while (await reader.ReadLineAsync(token) is { } line)
-        {
-            if (line.StartsWith("event: ", StringComparison.Ordinal))
-            {
-                name = line["event: ".Length..];
-            }
-            else if (line.StartsWith("data: ", StringComparison.Ordinal))
-            {
-                yield return (name, JsonDocument.Parse(line["data: ".Length..]).RootElement.Clone());
-            }
-        }
-    }
+    private static IAsyncEnumerable<(string Name, JsonElement Data)> EventsAsync(HttpClient http, Guid id, CancellationToken token) =>
+        ServerSentEventsReader.ReadAsync(http, $"/api/runs/{id}/events", token);
 
     /// <summary><c>dotnet Salsa.Gateway.dll</c> in server mode, configured on its command line.</summary>
     private sealed class GatewayProcess : IDisposable
@@ -138,9 +174,12 @@ public sealed class CrashRecoveryTests
 
         public HttpClient Http { get; }
 
-        public static async Task<GatewayProcess> StartAsync(string store, CancellationToken token, params string[] settings)
+        public static Task<GatewayProcess> StartAsync(string store, CancellationToken token, params string[] settings) =>
+            StartAsync(store, new ServicePorts(ServicePorts.NextFreeLoopbackPort(), ServicePorts.NextFreeLoopbackPort()), token, settings);
+
+        /// <summary>On <paramref name="ports"/>: a restarted gateway where its callers left it.</summary>
+        public static async Task<GatewayProcess> StartAsync(string store, ServicePorts ports, CancellationToken token, params string[] settings)
         {
-            var ports = new ServicePorts(ServicePorts.NextFreeLoopbackPort(), ServicePorts.NextFreeLoopbackPort());
             var workflows = new WorkflowLibrary(new WorkflowParser(new OperationCatalog()), new ConfigurationBuilder().Build()).Directory!;
             var host = await HostProcess.StartAsync("Salsa.Gateway.dll",
             [

@@ -21,10 +21,10 @@ public sealed class WebUiTests
         typeof(WebUiTests).Assembly.GetCustomAttributes<AssemblyMetadataAttribute>().Single(a => a.Key == key).Value!;
 
     /// <summary>The browser scripts' folder, with playwright-core installed.</summary>
-    private static async Task<string> BrowserDirectoryAsync(CancellationToken token)
+    internal static async Task<string> BrowserDirectoryAsync(CancellationToken token)
     {
         var browserDirectory = Metadata("BrowserTestDirectory");
-        await ExternalProgram.EnsureNpmPackagesAsync(browserDirectory, "playwright-core", token);
+        await ExternalProgram.EnsureNpmPackagesAsync(browserDirectory, "axe-core", token); // the package.json's latest addition
         return browserDirectory;
     }
 
@@ -94,6 +94,37 @@ public sealed class WebUiTests
         Assert.True(root.GetProperty("image").GetProperty("naturalWidth").GetInt32() > 0);
         Assert.True(root.GetProperty("hops").GetInt32() >= 4);
         Assert.DoesNotContain(key, output, StringComparison.Ordinal);
+        await gateway.StopAsync();
+    }
+
+    [Fact]
+    public async Task Browser_RunsHistoryOverAFewHundredRuns_PagesFiltersAndFollowsTheRunsStream()
+    {
+        using var timeout = CancellationTokenSource.CreateLinkedTokenSource(TestContext.Current.CancellationToken);
+        timeout.CancelAfter(TimeSpan.FromSeconds(RunTimeoutSeconds + 120));
+        var token = timeout.Token;
+        var browserDirectory = await BrowserDirectoryAsync(token);
+
+        using var directory = new TemporaryDirectory();
+        await using var gateway = await GatewayServer.StartAsync(directory.Combine("salsa.db"), cancellationToken: token);
+        // 300 finished runs of this tenant, an hour apart, of three workflows in four end states, and
+        // 40 of another tenant that the list must never show.
+        var now = DateTimeOffset.UtcNow;
+        await RunsHistoryTests.SeedAsync(gateway, now, 300, 40, token);
+
+        var day = now.AddHours(-100).UtcDateTime.ToString("yyyy-MM-dd", CultureInfo.InvariantCulture);
+        var (exitCode, output, error) = await ExternalProgram.RunAsync("node", browserDirectory,
+            ["history-test.mjs", gateway.Ports.RestAddress.ToString(), Workflow, day], token);
+        TestContext.Current.TestOutputHelper?.WriteLine(output);
+
+        Assert.True(exitCode == 0, $"node history-test.mjs exited with {exitCode}:\n{output}\n{error}");
+        using var summary = JsonDocument.Parse(output);
+        var root = summary.RootElement;
+        Assert.Equal("(300)", root.GetProperty("all").GetProperty("count").GetString());
+        Assert.Equal("(75)", root.GetProperty("failed").GetProperty("count").GetString());
+        Assert.Equal("(25)", root.GetProperty("chemFailed").GetProperty("count").GetString());
+        Assert.InRange(root.GetProperty("day").GetProperty("rows").GetInt32(), 1, 24);
+        Assert.True(root.GetProperty("focusKept").GetBoolean());
         await gateway.StopAsync();
     }
 

@@ -7,9 +7,14 @@ import * as format from './format.js';
 import { renderLineChart } from './chart.js';
 import { renderWaterfall } from './waterfall.js';
 import { parameterForm, parametersText } from './parameters.js';
+import { levels, renderDag } from './dag.js';
+import { openViewer, setupViewer } from './viewer.js';
 
 const ACTIVE = new Set(['queued', 'running']);
-const RUNS_REFRESH_MS = 3000;
+/** The runs list follows the runs' event stream; without it, it is reloaded this often. */
+const RUNS_FALLBACK_MS = 15000;
+const RUNS_PAGE = 50;
+const SERVICES_REFRESH_MS = 30000;
 const POLL_MS = 2000;
 const HISTORY_LIMIT = 2000;
 const TABLE_ROW_LIMIT = 500;
@@ -55,6 +60,8 @@ function setupCredentials() {
     dialog.close();
     showKeyStatus();
     loadWorkflows();
+    loadServices();
+    followRuns();
     refreshRuns();
     if (view) view.id = null; // reopen the run with the new credentials
     route();
@@ -128,21 +135,10 @@ function connection(ok, message) {
 
 /** The DAG as text, one level per arrow: import → query → {butina, search} → scatter. */
 export function dagText(steps) {
-  const byId = new Map(steps.map((step) => [step.id, step]));
-  const level = new Map();
-  const depth = (step, seen = new Set()) => {
-    if (level.has(step.id)) return level.get(step.id);
-    if (seen.has(step.id)) return 0;
-    seen.add(step.id);
-    const deps = (step.dependsOn ?? []).map((d) => byId.get(d)).filter(Boolean);
-    const value = deps.length ? 1 + Math.max(...deps.map((d) => depth(d, seen))) : 0;
-    level.set(step.id, value);
-    return value;
-  };
-  steps.forEach((step) => depth(step));
-  const levels = [];
-  for (const step of steps) (levels[level.get(step.id)] ??= []).push(step.id);
-  return levels.filter(Boolean).map((ids) => (ids.length === 1 ? ids[0] : `{${ids.join(', ')}}`)).join(' → ');
+  const level = levels(steps);
+  const ranks = [];
+  for (const step of steps) (ranks[level.get(step.id)] ??= []).push(step.id);
+  return ranks.filter(Boolean).map((ids) => (ids.length === 1 ? ids[0] : `{${ids.join(', ')}}`)).join(' → ');
 }
 
 function renderWorkflows(workflows) {
@@ -241,6 +237,10 @@ async function loadWorkflows() {
   try {
     workflowList = await api('/api/workflows');
     renderWorkflows(workflowList);
+    const filter = $('#filter-workflow');
+    const chosen = filter.value;
+    replace(filter, h('option', { value: '' }, 'all'), workflowList.map((w) => h('option', { value: w.name }, w.name)));
+    filter.value = chosen;
   } catch (error) {
     replace($('#workflows'), h('p', { class: 'error' }, `Workflows: ${error.message}`), h('button', { type: 'button', class: 'link', onclick: loadWorkflows }, 'retry'));
   }
@@ -348,18 +348,26 @@ function setupUploads() {
 
 const badge = (state, attributes = {}) => h('span', { ...attributes, class: `badge state-${state ?? 'unknown'}` }, state ?? '?');
 
-function renderRuns(runs) {
-  $('#runs-count').textContent = runs.length ? `(${runs.length})` : '';
+function renderRuns(runs, total) {
+  const first = runsQuery.offset + 1;
+  const last = runsQuery.offset + runs.length;
+  $('#runs-count').textContent = `(${format.number(total)})`;
+  $('#runs-count').title = 'the runs stored that the filters select';
+  $('#runs-page').textContent = runs.length ? `${format.number(first)}–${format.number(last)} of ${format.number(total)}` : '';
+  $('#runs-newer').disabled = runsQuery.offset === 0;
+  $('#runs-older').disabled = last >= total;
   const container = $('#runs');
   if (runs.length === 0) {
-    replace(container, h('p', { class: 'muted' }, 'No runs yet. Start a workflow above.'));
+    const filtered = ['workflow', 'state', 'from', 'to'].some((key) => runsQuery[key]);
+    replace(container, h('p', { class: 'muted' }, filtered ? 'No run matches these filters.' : runsQuery.offset ? 'No runs on this page.' : 'No runs yet. Start a workflow above.'));
     return;
   }
   const selected = currentRunId();
   // The list is rebuilt as runs change: the row that had the keyboard focus gets it back.
   const focused = document.activeElement?.closest?.('#runs tr[data-run]')?.dataset.run;
   replace(container, h('table', { class: 'runs-table' },
-    h('thead', {}, h('tr', {}, h('th', {}, 'state'), h('th', {}, 'workflow'), h('th', {}, 'created'), h('th', { class: 'num' }, 'duration'))),
+    h('caption', { class: 'visually-hidden' }, 'Runs, newest first: Enter opens one'),
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'state'), h('th', { scope: 'col' }, 'workflow'), h('th', { scope: 'col' }, 'created'), h('th', { scope: 'col', class: 'num' }, 'duration'))),
     h('tbody', {}, runs.map((run) => h('tr', {
       class: run.id === selected ? 'selected' : '',
       dataset: { run: run.id },
@@ -369,32 +377,168 @@ function renderRuns(runs) {
       onkeydown: (event) => { if (event.key === 'Enter') location.hash = `#/runs/${run.id}`; },
     },
     h('td', {}, badge(run.state)),
-    h('td', {}, h('a', { href: `#/runs/${run.id}` }, run.workflow ?? '(yaml)'),
+    h('td', {}, h('a', { href: `#/runs/${run.id}`, tabindex: -1 }, run.workflow ?? '(yaml)'),
       Object.keys(run.parameters ?? {}).length ? h('div', { class: 'run-parameters' }, parametersText(run.parameters)) : null),
     h('td', { title: run.created ?? '' }, format.time(run.created)),
     h('td', { class: 'num' }, format.ms(format.between(run.started, run.finished, run.state === 'running'))))))));
   if (focused) container.querySelector(`tr[data-run="${CSS.escape(focused)}"]`)?.focus({ preventScroll: true });
 }
 
+/** The runs list's filters and page: GET /api/runs?workflow&state&from&before&offset&limit. */
+const runsQuery = { workflow: '', state: '', from: '', to: '', offset: 0 };
+
+function runsPath() {
+  const query = new URLSearchParams({ limit: RUNS_PAGE, offset: runsQuery.offset });
+  if (runsQuery.workflow) query.set('workflow', runsQuery.workflow);
+  if (runsQuery.state) query.set('state', runsQuery.state);
+  // Dates are the reader's days: from its midnight, to the next day's.
+  if (runsQuery.from) query.set('from', new Date(`${runsQuery.from}T00:00`).toISOString());
+  if (runsQuery.to) {
+    const end = new Date(`${runsQuery.to}T00:00`);
+    end.setDate(end.getDate() + 1);
+    query.set('before', end.toISOString());
+  }
+  return `/api/runs?${query}`;
+}
+
 let runsTimer = 0;
 let runsLoading = null;
+let runsAgain = false;
 
-/** Reloads the runs list now (one request at a time) and again every few seconds. */
+/** Reloads the runs list now (one request at a time; a change during one loads once more after it). */
 function refreshRuns() {
+  if (runsLoading) {
+    runsAgain = true;
+    return runsLoading;
+  }
   clearTimeout(runsTimer);
-  runsLoading ??= (async () => {
+  runsLoading = (async () => {
     try {
-      const runs = await api('/api/runs?limit=50');
-      renderRuns(Array.isArray(runs) ? runs : runs?.runs ?? []);
+      const response = await fetch(runsPath(), { headers: { Accept: 'application/json', ...authHeaders() }, cache: 'no-store' });
+      connection(true);
+      if (response.status === 401) askForKey();
+      if (!response.ok) {
+        const problem = await response.json().catch(() => null);
+        throw new Error(`${response.status} ${problem?.detail ?? problem?.title ?? response.statusText}`);
+      }
+      const runs = await response.json();
+      renderRuns(runs, Number(response.headers.get('X-Total-Count') ?? runs.length));
     } catch (error) {
+      if (error instanceof TypeError) connection(false, error.message);
       replace($('#runs'), h('p', { class: 'error' }, `Runs: ${error.message}`));
     } finally {
       runsLoading = null;
-      clearTimeout(runsTimer);
-      runsTimer = setTimeout(refreshRuns, RUNS_REFRESH_MS);
+      if (runsAgain) {
+        runsAgain = false;
+        refreshRuns();
+      } else if (!runsFeed || runsFeed.readyState === 2) {
+        runsTimer = setTimeout(refreshRuns, RUNS_FALLBACK_MS);
+      }
     }
   })();
   return runsLoading;
+}
+
+/** The runs' event stream (/api/runs/events): a run accepted or changing state reloads the list. */
+let runsFeed = null;
+let runsFeedRetry = 0;
+
+function followRuns() {
+  runsFeed?.close();
+  const url = '/api/runs/events';
+  const source = apiKey() ? new FetchEventSource(url) : new EventSource(url);
+  runsFeed = source;
+  let pending = 0;
+  source.addEventListener('run', () => {
+    runsFeedRetry = 0;
+    clearTimeout(pending);
+    pending = setTimeout(refreshRuns, 150); // a burst of changes loads the list once
+  });
+  source.addEventListener('ready', () => {
+    runsFeedRetry = 0;
+    clearTimeout(runsTimer);
+    refreshRuns(); // the watch has begun: what changed before it (or while a stream was down)
+  });
+  source.addEventListener('error', () => {
+    if (runsFeed !== source) return;
+    if (source.readyState === 2) {
+      // Closed for good (e.g. the gateway restarted): poll until a new stream opens.
+      runsFeedRetry = Math.min(runsFeedRetry + 1, 6);
+      clearTimeout(runsTimer);
+      runsTimer = setTimeout(refreshRuns, 1000);
+      setTimeout(() => { if (runsFeed === source) followRuns(); }, 500 * 2 ** runsFeedRetry);
+    }
+  });
+}
+
+function setupRunsFilter() {
+  const form = $('#runs-filter');
+  const read = () => {
+    runsQuery.workflow = $('#filter-workflow').value;
+    runsQuery.state = $('#filter-state').value;
+    runsQuery.from = $('#filter-from').value;
+    runsQuery.to = $('#filter-to').value;
+    runsQuery.offset = 0;
+    refreshRuns();
+  };
+  form.addEventListener('change', read);
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    read();
+  });
+  $('#runs-newer').addEventListener('click', () => {
+    runsQuery.offset = Math.max(0, runsQuery.offset - RUNS_PAGE);
+    refreshRuns();
+  });
+  $('#runs-older').addEventListener('click', () => {
+    runsQuery.offset += RUNS_PAGE;
+    refreshRuns();
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Services: their health in the header (GET /api/services: grpc.health.v1 of each).
+
+const HEALTH_TEXT = { serving: 'serving', 'not-serving': 'not serving', unreachable: 'unreachable', idle: 'idle (starts on first use)' };
+
+let servicesTimer = 0;
+
+async function loadServices() {
+  clearTimeout(servicesTimer);
+  const summary = $('#services-summary');
+  try {
+    const services = await api('/api/services');
+    const count = (health) => services.filter((sv) => sv.health === health).length;
+    const bad = services.length - count('serving') - count('idle');
+    summary.className = bad ? 'services-down' : 'services-ok';
+    summary.textContent = bad ? `services: ${bad} down` : `services: ${count('serving')} serving`;
+    replace($('#services-panel'), h('table', { class: 'services-table' },
+      h('caption', { class: 'visually-hidden' }, 'The services the gateway calls'),
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'service'), h('th', { scope: 'col' }, 'mode'), h('th', { scope: 'col' }, 'health'))),
+      h('tbody', {}, services.map((sv) => h('tr', {},
+        h('td', { class: 'mono' }, sv.name),
+        h('td', {}, sv.mode),
+        h('td', {}, h('span', { class: `health health-${sv.health}` }, HEALTH_TEXT[sv.health] ?? sv.health)))))));
+  } catch (error) {
+    summary.className = 'services-down';
+    summary.textContent = 'services: ?';
+    replace($('#services-panel'), h('p', { class: 'error' }, error.message));
+  } finally {
+    clearTimeout(servicesTimer);
+    servicesTimer = setTimeout(loadServices, SERVICES_REFRESH_MS);
+  }
+}
+
+/** The console's links (GET /api/console): the trace viewer's page of a trace, when configured. */
+let consoleSettings = {};
+
+async function loadConsoleSettings() {
+  try {
+    consoleSettings = await api('/api/console');
+    if (view?.run) renderHeader(view);
+  } catch {
+    // no links then
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -430,7 +574,7 @@ function openRun(id) {
   const live = section('live', 'Progress');
   const result = section('result', 'Result');
   const clusters = section('clusters', 'Clusters');
-  const waterfallBody = h('div', { id: 'waterfall' });
+  const waterfallBody = h('div', { id: 'waterfall', tabindex: 0, role: 'region', 'aria-label': 'Hop waterfall' });
   const waterfall = h('section', { class: 'card', id: 'waterfall-card' },
     h('h2', {}, 'Hops ', h('span', { class: 'muted' }, 'gateway → service calls: latency split into queue, compute, other server time and network')),
     waterfallBody);
@@ -468,7 +612,7 @@ async function loadRun(current) {
     const run = await api(runUrl(current.id));
     if (current.closed) return;
     current.run = run;
-    for (const step of run.steps ?? []) recordProgress(current, step.id, step.progress);
+    for (const step of run.steps ?? []) seedHistory(current, step);
     render(current);
     if (ACTIVE.has(run.state)) {
       follow(current);
@@ -554,6 +698,7 @@ class FetchEventSource {
 /** Follows the run's server-sent events until its final `run` event; polls when the stream cannot be had. */
 function follow(current) {
   // EventSource cannot send credentials: with a key, the same stream is read with fetch.
+  current.source?.close();
   const source = apiKey() ? new FetchEventSource(`${runUrl(current.id)}/events`) : new EventSource(`${runUrl(current.id)}/events`);
   current.source = source;
   const on = (name, handler) => source.addEventListener(name, (event) => {
@@ -585,7 +730,7 @@ function follow(current) {
   });
 
   source.addEventListener('error', () => {
-    if (current.closed) return;
+    if (current.closed || current.source !== source) return;
     if (current.run && !ACTIVE.has(current.run.state)) {
       source.close();
       return;
@@ -597,7 +742,8 @@ function follow(current) {
       source.close();
       current.stream = 'polling';
       renderHeader(current);
-      poll(current);
+      clearTimeout(current.poll);
+      current.poll = setTimeout(() => poll(current), POLL_MS);
     } else {
       current.stream = 'reconnecting';
       renderHeader(current);
@@ -605,20 +751,34 @@ function follow(current) {
   });
 }
 
+/**
+ * Polls the run while its stream is down; once the gateway answers again (it may have restarted
+ * and resumed the run), the stream is opened anew and polling stops.
+ */
 async function poll(current) {
   if (current.closed) return;
+  let answered = false;
   try {
     applyRun(current, await api(runUrl(current.id)));
+    answered = true;
   } catch {
     // the gateway may be restarting; keep trying
   }
-  if (!current.closed && current.run && ACTIVE.has(current.run.state)) current.poll = setTimeout(() => poll(current), POLL_MS);
+  if (current.closed || !current.run || !ACTIVE.has(current.run.state)) return;
+  if (answered) {
+    current.errors = 0;
+    current.stream = 'reconnecting';
+    renderHeader(current);
+    follow(current);
+    return;
+  }
+  current.poll = setTimeout(() => poll(current), POLL_MS);
 }
 
 function applyRun(current, run) {
   if (run.id && run.id !== current.id) return;
   current.run = run;
-  for (const step of run.steps ?? []) recordProgress(current, step.id, step.progress);
+  for (const step of run.steps ?? []) seedHistory(current, step);
   if (!ACTIVE.has(run.state)) {
     current.source?.close();
     current.stream = 'ended';
@@ -641,7 +801,7 @@ function applyStep(current, step) {
   }
   if (index >= 0) steps[index] = { ...steps[index], ...step };
   else steps.push(step);
-  recordProgress(current, step.id, step.progress);
+  seedHistory(current, step);
   renderSteps(current);
   renderLive(current);
   renderClusters(current);
@@ -665,6 +825,13 @@ function applyHop(current, hop) {
   const hops = run.hops ?? (run.hops = []);
   if (!hops.some((existing) => hopKey(existing) === hopKey(hop))) hops.push(hop);
   schedule(current, 'waterfall', () => renderWaterfall(current.el.waterfall, current.run));
+}
+
+/** A step's progress as the gateway kept it (a run opened late, or finished, still has its curves), then its latest. */
+function seedHistory(current, step) {
+  const kept = step.progressHistory ?? [];
+  if (kept.length > (current.history.get(step.id)?.length ?? 0)) current.history.set(step.id, [...kept]);
+  recordProgress(current, step.id, step.progress);
 }
 
 function recordProgress(current, stepId, progress) {
@@ -750,7 +917,9 @@ function renderHeader(current) {
       field('started', format.time(run.started), { title: run.started ?? '' }),
       field('finished', format.time(run.finished), { title: run.finished ?? '' }),
       field('duration', format.ms(format.between(run.started, run.finished, run.state === 'running'))),
-      field('trace', run.traceId ?? '–', { class: 'mono' }),
+      field('trace', run.traceId && consoleSettings.traceUrl
+        ? h('a', { href: consoleSettings.traceUrl.replace('{traceId}', encodeURIComponent(run.traceId)), target: '_blank', rel: 'noopener', class: 'trace-link', title: 'the run\'s trace in the trace viewer' }, run.traceId)
+        : run.traceId ?? '–', { class: 'mono' }),
       run.resumes ? field('resumes', String(run.resumes)) : null,
       field('parameters', parametersText(run.parameters), { class: 'mono run-parameters-field' }),
       run.workflowVersion ? field('workflow version', run.workflowVersion, { class: 'mono', title: "the first 12 hex digits of the SHA-256 of the workflow's text this run ran" }) : null,
@@ -830,9 +999,11 @@ function renderSteps(current) {
     replace(current.el.steps, h('p', { class: 'muted' }, 'No steps.'));
     return;
   }
-  replace(current.el.steps, h('div', { class: 'table-wrap' }, h('table', { class: 'steps-table' },
+  const dag = h('div', { class: 'dag-box', tabindex: 0, role: 'region', 'aria-label': "The workflow's graph" });
+  renderDag(dag, steps);
+  replace(current.el.steps, dag, h('div', { class: 'table-wrap', tabindex: 0, role: 'region', 'aria-label': 'Steps' }, h('table', { class: 'steps-table' },
     h('thead', {}, h('tr', {},
-      h('th', {}, 'step'), h('th', {}, 'state'), h('th', { class: 'num', title: 'attempts' }, 'tries'), h('th', { class: 'num' }, 'duration'), h('th', {}, 'outputs'))),
+      h('th', { scope: 'col' }, 'step'), h('th', { scope: 'col' }, 'state'), h('th', { scope: 'col', class: 'num', title: 'attempts' }, 'tries'), h('th', { scope: 'col', class: 'num' }, 'duration'), h('th', { scope: 'col' }, 'outputs'))),
     h('tbody', {}, steps.map((step) => h('tr', { class: `step-${step.state}`, dataset: { step: step.id } },
       h('td', {},
         h('div', { class: 'step-id' }, step.id),
@@ -892,7 +1063,7 @@ function renderLive(current) {
       gauge('elapsed', format.ms(progress.elapsedMs)),
       others.map(([key, value]) => gauge(key, typeof value === 'number' ? format.compact(value) : value))),
     charted ? h('div', { class: 'charts' }, objectiveChart, clustersChart) : null,
-    charted ? null : h('p', { class: 'muted small' }, 'The charts draw the progress events of a run watched live; a finished run keeps only its last progress.'));
+    charted ? null : h('p', { class: 'muted small' }, 'This run kept no progress history (it ran before the gateway kept one): only its last progress.'));
   if (charted) {
     renderLineChart(objectiveChart, { title: objectiveLabel, values: history.map((p) => p.objective), kind: 'objective' });
     renderLineChart(clustersChart, { title: 'clusters', values: history.map((p) => p.clusters), stepped: true, kind: 'clusters' });
@@ -909,20 +1080,21 @@ function renderResult(current) {
     ?? artifacts.find((a) => /^image\//.test(a.contentType ?? ''));
   const figure = image
     ? h('figure', { class: 'result-figure' },
-      artifactLink(run.id, image.name, artifactImage(run.id, image.name)),
-      h('figcaption', { class: 'muted' }, `${image.name} · ${format.bytes(image.size)}`))
+      figureButton(run, image),
+      h('figcaption', { class: 'muted' }, `${image.name} · ${format.bytes(image.size)} · `, artifactDownload(run.id, image.name, 'download')))
     : h('div', { class: 'result-empty muted' }, ACTIVE.has(run?.state) ? 'The result appears when the run has it.' : 'This run kept no image.');
   const list = artifacts.length
     ? h('ul', { class: 'artifacts' }, artifacts.map((a) => h('li', {},
       artifactLink(run.id, a.name, a.name),
       h('span', { class: 'muted' }, ` ${a.contentType ?? ''}`),
       h('span', { class: 'size' }, format.bytes(a.size)),
-      a.step ? h('span', { class: 'muted' }, ` · ${a.step}`) : null)))
+      a.step ? h('span', { class: 'muted' }, ` · ${a.step}`) : null,
+      artifactDownload(run.id, a.name, '⤓', `download ${a.name}`))))
     : h('p', { class: 'muted' }, 'No artifacts yet.');
   const extras = EXTRA_IMAGES.map((name) => artifacts.find((a) => a.name === name)).filter(Boolean)
     .map((extra) => h('figure', { class: 'result-figure extra-figure' },
-      artifactLink(run.id, extra.name, artifactImage(run.id, extra.name)),
-      h('figcaption', { class: 'muted' }, `${extra.name} · ${format.bytes(extra.size)}`)));
+      figureButton(run, extra),
+      h('figcaption', { class: 'muted' }, `${extra.name} · ${format.bytes(extra.size)} · `, artifactDownload(run.id, extra.name, 'download'))));
   replace(current.el.result, h('div', { class: 'result' }, figure, h('div', { class: 'artifacts-box' }, h('h3', {}, 'Artifacts'), list)), extras);
 }
 
@@ -939,6 +1111,52 @@ function artifactLink(runId, name, content) {
       fetchBlobUrl(url).then((blob) => window.open(blob, '_blank', 'noopener')).catch(() => {});
     },
   }, content);
+}
+
+/** A download link of a file of the run (with an API key, saved from a fetched copy). */
+function artifactDownload(runId, name, text, label) {
+  const url = artifactUrl(runId, name);
+  return h('a', {
+    href: url,
+    download: name,
+    class: 'download',
+    'aria-label': label ?? `download ${name}`,
+    onclick: (event) => {
+      if (!apiKey()) return;
+      event.preventDefault();
+      fetchBlobUrl(url).then((blob) => saveUrl(blob, name)).catch(() => {});
+    },
+  }, text);
+}
+
+function saveUrl(url, name) {
+  const link = h('a', { href: url, download: name, hidden: true });
+  document.body.append(link);
+  link.click();
+  link.remove();
+}
+
+/**
+ * A figure of the run as a button: opens the viewer (zoom and pan) with the figure's downloads —
+ * the figure, and for a map its PNG and GeoJSON when the run kept them.
+ */
+function figureButton(run, artifact) {
+  const names = [artifact.name];
+  const stem = artifact.name.replace(/\.[^.]+$/, '');
+  for (const other of run.artifacts ?? []) {
+    if (other.name !== artifact.name && (other.name.startsWith(`${stem}.`) || (stem === 'map' && other.name.endsWith('.geojson')))) names.push(other.name);
+  }
+  const image = artifactImage(run.id, artifact.name);
+  return h('button', {
+    type: 'button',
+    class: 'figure-button',
+    'aria-label': `${artifact.name}: open at full size`,
+    onclick: () => openViewer({
+      src: image.src,
+      title: artifact.name,
+      links: names.map((name) => artifactDownload(run.id, name, name.split('.').pop().toUpperCase(), `download ${name}`)),
+    }),
+  }, image);
 }
 
 function artifactImage(runId, name) {
@@ -982,13 +1200,29 @@ function tableOf(step) {
   const depicted = columns.includes('smiles');
   const depiction = (smiles) => (smiles ? depictionImage(smiles) : '–');
   return h('div', { class: 'table-box', dataset: { step: step.id } },
-    h('h3', {}, step.id, h('span', { class: 'muted' }, ` · ${rows.length} row${rows.length === 1 ? '' : 's'}`)),
-    h('div', { class: 'scroll' }, h('table', { class: 'data-table' },
-      h('thead', {}, h('tr', {}, depicted ? h('th', {}, 'structure') : null, columns.map((c) => h('th', { class: numeric.has(c) ? 'num' : '' }, c)))),
+    h('h3', {}, step.id, h('span', { class: 'muted' }, ` · ${rows.length} row${rows.length === 1 ? '' : 's'} · `),
+      h('button', { type: 'button', class: 'link csv', 'aria-label': `download ${step.id} as CSV`, onclick: () => saveCsv(`${step.id}.csv`, columns, rows) }, 'CSV')),
+    h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': `${step.id} table` }, h('table', { class: 'data-table' },
+      h('thead', {}, h('tr', {}, depicted ? h('th', { scope: 'col' }, 'structure') : null, columns.map((c) => h('th', { scope: 'col', class: numeric.has(c) ? 'num' : '' }, c)))),
       h('tbody', {}, shown.map((row) => h('tr', {},
         depicted ? h('td', { class: 'depiction' }, depiction(row.smiles)) : null,
         columns.map((c) => h('td', { class: numeric.has(c) ? 'num' : '', title: typeof row[c] === 'number' ? String(row[c]) : '' }, cell(row[c])))))))),
     rows.length > shown.length ? h('p', { class: 'muted small' }, `first ${shown.length} of ${rows.length} rows`) : null);
+}
+
+/** Every row of a table (not only those shown) as a CSV file (RFC 4180 quoting). */
+export function csvOf(columns, rows) {
+  const cell = (value) => {
+    const text = value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+    return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  };
+  return [columns.map(cell).join(','), ...rows.map((row) => columns.map((c) => cell(row[c])).join(','))].join('\r\n') + '\r\n';
+}
+
+function saveCsv(name, columns, rows) {
+  const url = URL.createObjectURL(new Blob([csvOf(columns, rows)], { type: 'text/csv' }));
+  saveUrl(url, name);
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1032,6 +1266,11 @@ window.addEventListener('hashchange', route);
 
 setupCredentials();
 setupUploads();
+setupRunsFilter();
+setupViewer();
 loadWorkflows();
+loadConsoleSettings();
+loadServices();
+followRuns();
 refreshRuns();
 route();

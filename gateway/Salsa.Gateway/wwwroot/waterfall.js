@@ -148,6 +148,20 @@ export function renderWaterfall(container, run) {
 
   const legend = h('div', { class: 'legend' },
     SEGMENTS.map((segment) => h('span', { class: 'legend-item' }, h('i', { class: `swatch seg-${segment.key}` }), segment.label)),
-    h('span', { class: 'legend-note muted' }, `${rows.length} hops · ${format.ms(span)} from the run's start · hover a row for every field`));
-  replace(container, legend, svg);
+    h('span', { class: 'legend-note muted' }, `${rows.length} hops · ${format.ms(span)} from the run's start · hover a row, or open the table, for every field`));
+  // The same hops as a table, for the keyboard and screen readers (the bars' details are tooltips).
+  const wasOpen = container.querySelector('details.hop-details')?.open ?? false;
+  const cell = (value, numeric) => h('td', { class: numeric ? 'num' : '' }, value);
+  const table = h('details', { class: 'hop-details', open: wasOpen },
+    h('summary', {}, 'Every hop as a table'),
+    h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'Hops table' }, h('table', { class: 'data-table hops-table' },
+      h('thead', {}, h('tr', {}, ['step', 'call', 'start', 'latency', 'queue', 'compute', 'server', 'network', 'request', 'response', 'retries', 'outcome']
+        .map((name, i) => h('th', { scope: 'col', class: i >= 2 && i <= 10 ? 'num' : '' }, name)))),
+      h('tbody', {}, rows.map(({ hop, offset }) => h('tr', {},
+        cell(hop.step ?? '?'), cell(`${hop.service ?? '?'}.${hop.operation ?? '?'}`, false),
+        cell(`+${format.ms(offset)}`, true), cell(format.ms(hop.latencyMs), true), cell(format.ms(hop.queueMs), true),
+        cell(format.ms(hop.computeMs), true), cell(format.ms(hop.serverMs), true), cell(format.ms(hop.networkMs), true),
+        cell(format.bytes(hop.requestBytes), true), cell(format.bytes(hop.responseBytes), true), cell(String(hop.retries ?? 0), true),
+        cell(hop.outcome ?? '–')))))));
+  replace(container, legend, svg, table);
 }

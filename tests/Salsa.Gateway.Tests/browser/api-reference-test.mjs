@@ -5,7 +5,7 @@
 // one JSON summary.
 // Usage: node api-reference-test.mjs <service url> <operation summary> <screenshot.png>
 // Exits 0 when every check passed, 1 when one failed, 2 on bad arguments.
-import { chromium } from 'playwright-core';
+import { launchChromium } from './common.mjs';
 
 const [url, operation, screenshot] = process.argv.slice(2);
 if (!url || !operation || !screenshot) {
@@ -17,12 +17,7 @@ const summary = { ok: false, url, operation, title: null, heading: null, operati
 const fail = (message) => summary.failures.push(message);
 const origin = new URL(url).origin;
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  headless: true,
-  chromiumSandbox: false,
-  args: ['--headless', '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-});
+const browser = await launchChromium(['--disable-background-networking', '--disable-component-update', '--no-first-run']);
 try {
   const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
   page.on('pageerror', (error) => summary.pageErrors.push(String(error)));

@@ -7,7 +7,7 @@
 // and everything after (the stream, the images) must work with it.
 // Usage: node ui-test.mjs <gateway url> <workflow> <timeout seconds> <screenshot.png> [kmax] [api key]
 // Exits 0 when every check passed, 1 when one failed, 2 on bad arguments.
-import { chromium } from 'playwright-core';
+import { launchChromium, axeViolations, finish } from './common.mjs';
 
 const [url, workflow, timeoutArg, screenshot, kmax, apiKey] = process.argv.slice(2);
 const timeoutSeconds = Number(timeoutArg);
@@ -22,6 +22,18 @@ const summary = { ok: false, url, workflow, kmax: kmax ? Number(kmax) : null, ru
 const fail = (message) => summary.failures.push(message);
 
 const WIDTHS = [360, 390, 1024, 1440, 1920, 2560];
+
+/** axe-core on the page as it is: no WCAG 2.1 AA violation, in light and in dark mode. */
+async function checkAccessibility(page, name) {
+  summary.axe ??= {};
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    const violations = await axeViolations(page);
+    summary.axe[`${name}/${scheme}`] = violations.length;
+    for (const v of violations) fail(`axe on the ${name} page (${scheme}): ${v.id} (${v.impact}) × ${v.nodes}, e.g. ${v.first}: ${v.summary}`);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
 
 /** How far the page is wider than the window, and the elements reaching past its right edge. */
 async function overflowAt(page, width) {
@@ -67,12 +79,7 @@ async function checkLayout(page) {
   await page.setViewportSize({ width: 1440, height: 900 });
 }
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  headless: true,
-  chromiumSandbox: false,
-  args: ['--headless', '--no-sandbox'],
-});
+const browser = await launchChromium();
 try {
   const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, deviceScaleFactor: 1 });
   page.on('pageerror', (error) => summary.pageErrors.push(String(error)));
@@ -166,7 +173,43 @@ try {
       summary.clusterRows = await page.locator('#clusters table tbody tr').count();
       if (summary.clusterRows < 1) fail('the cluster table has no rows');
       summary.tables = await page.locator('#clusters .table-box').evaluateAll((nodes) => nodes.map((n) => n.dataset.step));
-      summary.artifactLinks = await page.locator('#result .artifacts a').count();
+      summary.artifactLinks = await page.locator('#result .artifacts a:not(.download)').count();
+      summary.downloads = await page.locator('#result .artifacts a.download[download]').count();
+      if (summary.downloads !== summary.api.artifacts.length) fail(`${summary.downloads} download links for ${summary.api.artifacts.length} artifacts`);
+      // The DAG view: a node per step, each in the step's state.
+      summary.dagNodes = await page.locator('#steps svg.dag-graph g.dag-node.dag-succeeded').count();
+      if (summary.dagNodes !== (run.steps ?? []).length) fail(`the graph shows ${summary.dagNodes} succeeded steps of ${(run.steps ?? []).length}`);
+      // The map at full size: the viewer opens, zooms in at the + button and pans with the keyboard.
+      await page.locator('#result .figure-button').first().click();
+      await page.locator('#viewer[open] #viewer-image').waitFor({ timeout: 10_000 });
+      await page.waitForFunction(() => document.querySelector('#viewer-image').naturalWidth > 0, null, { timeout: 15_000 });
+      const transform = () => page.locator('#viewer-image').evaluate((img) => img.style.transform);
+      const fitted = await transform();
+      await page.locator('#viewer button[data-zoom="in"]').click();
+      const zoomed = await transform();
+      await page.locator('#viewer-stage').press('ArrowLeft');
+      const panned = await transform();
+      summary.viewer = { fitted, zoomed, panned, scale: await page.locator('#viewer-scale').textContent(), downloads: await page.locator('#viewer-downloads a[download]').evaluateAll((links) => links.map((a) => a.textContent)) };
+      if (fitted === zoomed || zoomed === panned) fail(`the viewer did not zoom and pan: ${fitted} → ${zoomed} → ${panned}`);
+      if (!summary.viewer.downloads.includes('SVG') || !summary.viewer.downloads.includes('GEOJSON')) fail(`the viewer's downloads: ${summary.viewer.downloads.join(', ')}`);
+      await checkAccessibility(page, 'figure viewer');
+      await page.screenshot({ path: screenshot.replace(/\.png$/, '-viewer.png') });
+      await page.locator('#viewer button[data-zoom="close"]').click();
+      // A table as CSV: every row, the header first.
+      const [download] = await Promise.all([page.waitForEvent('download', { timeout: 10_000 }), page.locator('#clusters .table-box button.csv').first().click()]);
+      const csv = await (await import('node:fs/promises')).readFile(await download.path(), 'utf8');
+      summary.csvLines = csv.trim().split('\r\n').length;
+      if (summary.csvLines !== summary.clusterRows + 1) fail(`the CSV has ${summary.csvLines} lines for ${summary.clusterRows} rows`);
+      await checkAccessibility(page, 'run');
+      // Opened afresh after it ended, the run still draws its convergence (the gateway kept the progress).
+      await page.reload({ waitUntil: 'domcontentloaded' });
+      await page.locator('#run-state').waitFor({ timeout: 15_000 });
+      summary.chartsAfterReload = await page.locator('#live svg.chart').count();
+      if (summary.chartsAfterReload < 2) fail(`the finished run, reopened, draws ${summary.chartsAfterReload} convergence charts`);
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await page.screenshot({ path: screenshot.replace(/\.png$/, '-dark.png') });
+      await page.emulateMedia({ colorScheme: 'light' });
       if (summary.artifactLinks !== summary.api.artifacts.length) fail(`${summary.artifactLinks} artifact links for ${summary.api.artifacts.length} artifacts`);
       summary.runsListed = await page.locator(`#runs tr[data-run="${summary.runId}"]`).count();
       if (summary.runsListed !== 1) fail('the run is not in the runs list');
@@ -200,6 +243,14 @@ try {
       if (rerun.state !== 'succeeded') fail(`the re-run ended ${rerun.state}`);
       if (summary.rerun.shown !== `cluster.maxClusters=${changed}`) fail(`the re-run's header shows "${summary.rerun.shown}"`);
     }
+    const runHash = await page.evaluate(() => location.hash);
+    await page.evaluate(() => { location.hash = '#/'; });
+    await page.locator('.welcome').waitFor({ timeout: 10_000 });
+    await checkAccessibility(page, 'home');
+    // The header's services: every one serving or idle (embedded, started on first use).
+    summary.services = await page.locator('#services-summary').textContent();
+    if (!/serving/.test(summary.services)) fail(`the header's services read "${summary.services}"`);
+    await page.evaluate((hash) => { location.hash = hash; }, runHash);
     if (summary.state === 'succeeded') await checkLayout(page);
   } catch (error) {
     fail(error.message.split('\n')[0]);
@@ -217,7 +268,5 @@ try {
   await browser.close();
 }
 
-summary.ok = summary.failures.length === 0;
 summary.elapsedSeconds = Math.round((Date.now() - started) / 100) / 10;
-console.log(JSON.stringify(summary, null, 2));
-process.exit(summary.ok ? 0 : 1);
+finish(summary);

@@ -5,7 +5,7 @@
 // error the page shows. Prints one JSON summary.
 // Usage: node upload-test.mjs <gateway url> <places|compounds> <file> <timeout seconds> <screenshot.png>
 // Exits 0 when the page behaved (the caller checks the summary), 1 on a failure, 2 on bad arguments.
-import { chromium } from 'playwright-core';
+import { launchChromium, axeViolations } from './common.mjs';
 
 const [url, kind, file, timeoutArg, screenshot] = process.argv.slice(2);
 const timeoutSeconds = Number(timeoutArg);
@@ -17,12 +17,7 @@ if (!url || !['places', 'compounds'].includes(kind) || !file || !(timeoutSeconds
 const FINAL = ['succeeded', 'failed', 'cancelled', 'interrupted'];
 const summary = { ok: false, kind, failures: [], pageErrors: [], uploadRequests: [] };
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  headless: true,
-  chromiumSandbox: false,
-  args: ['--headless', '--no-sandbox'],
-});
+const browser = await launchChromium();
 try {
   const page = await browser.newPage({ viewport: { width: 1440, height: 1000 }, deviceScaleFactor: 1 });
   page.on('pageerror', (error) => summary.pageErrors.push(String(error)));
@@ -51,6 +46,15 @@ try {
     summary.done = await page.locator('#upload-result .upload-done').textContent({ timeout: 1000 }).catch(() => null);
     summary.refused = await page.locator('#upload-result .refused li').allTextContents();
     summary.datasetId = await page.locator('#upload-result code').textContent({ timeout: 1000 }).catch(() => null);
+    // The upload card with its result (or its errors): no WCAG 2.1 AA violation, light or dark.
+    summary.axe = {};
+    for (const scheme of ['light', 'dark']) {
+      await page.emulateMedia({ colorScheme: scheme });
+      const violations = await axeViolations(page);
+      summary.axe[scheme] = violations.length;
+      for (const v of violations) summary.failures.push(`axe on the upload card (${scheme}): ${v.id} × ${v.nodes}, e.g. ${v.first}: ${v.summary}`);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
 
     if (summary.done) {
       await page.locator('#upload-result button.start-upload').click();
@@ -76,4 +80,4 @@ try {
   await browser.close();
 }
 console.log(JSON.stringify(summary));
-process.exit(summary.ok && summary.pageErrors.length === 0 ? 0 : 1);
+process.exit(summary.ok && summary.failures.length === 0 && summary.pageErrors.length === 0 ? 0 : 1);

@@ -1,0 +1,30 @@
+// What every browser script shares: Debian's Chromium through playwright-core, axe-core's WCAG 2.1
+// AA verdict on a page, and the one JSON summary each script ends with.
+import { createRequire } from 'node:module';
+import { chromium } from 'playwright-core';
+
+const axeSource = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+/** Headless Chromium (CHROMIUM, else Debian's), without the sandbox this machine cannot give it. */
+export function launchChromium(extraArgs = []) {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    headless: true,
+    chromiumSandbox: false,
+    args: ['--headless', '--no-sandbox', ...extraArgs],
+  });
+}
+
+/** The page's WCAG 2.1 A and AA violations as axe-core finds them: rule, impact, nodes, the first node. */
+export async function axeViolations(page) {
+  if (!(await page.evaluate(() => typeof window.axe !== 'undefined'))) await page.addScriptTag({ path: axeSource });
+  const results = await page.evaluate(() => window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }));
+  return results.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length, first: v.nodes[0]?.target?.join(' '), summary: v.nodes[0]?.failureSummary?.split('\n').slice(0, 2).join(' ') }));
+}
+
+/** Prints the summary (ok when nothing failed) and exits 0, or 1 when a check failed. */
+export function finish(summary) {
+  summary.ok = summary.failures.length === 0;
+  console.log(JSON.stringify(summary, null, 2));
+  process.exit(summary.ok ? 0 : 1);
+}
