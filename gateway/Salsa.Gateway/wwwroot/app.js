@@ -1271,6 +1271,10 @@ setupViewer();
 loadWorkflows();
 loadConsoleSettings();
 loadServices();
-followRuns();
 refreshRuns();
 route();
+// The runs' stream holds a connection for as long as the page is open: opened once the page has
+// loaded, so it does not take one of the browser's six connections to the gateway from the page's
+// own files.
+if (document.readyState === 'complete') followRuns();
+else window.addEventListener('load', followRuns, { once: true });
