@@ -92,6 +92,10 @@ public sealed class GatewayExperiment : IExperiment
         await ThroughputAsync(context, gateway, client, cancellationToken);
         Figure(context);
 
+        context.Section("The web console",
+            "The console's page weight and first paint are measured in a browser, beside the console as it was before " +
+            "(`node bench/console/console-weight.mjs`): [gateway-console.md](gateway-console.md).");
+
         var loadAfter = LoadAverage();
         context.Add("machine,when=start", "load_average_1m", loadBefore, "threads");
         context.Add("machine,when=end", "load_average_1m", loadAfter, "threads");
