@@ -16,6 +16,52 @@ namespace Salsa.Gateway.Tests;
 public sealed class RunLifecycleTests
 {
     [Fact]
+    public async Task StepWaitingInAServicesQueue_IsShownQueued_ThenRunning()
+    {
+        // Three runs at once: the annealing service runs one job at a time (its default), so at least
+        // two runs' cluster steps wait in its queue — their step says so (jobState queued) before it
+        // says running, and every one ends succeeded.
+        var token = TestContext.Current.CancellationToken;
+        using var directory = new TemporaryDirectory();
+        await using var gateway = await GatewayServer.StartAsync(directory.Combine("salsa.db"), cancellationToken: token);
+        var ids = new List<Guid>();
+        for (var i = 0; i < 3; i++)
+        {
+            ids.Add(await gateway.StartRunAsync(new { workflow = "census-indiana" }, token));
+        }
+
+        // The cluster step's job state as each run's events show it (a step event, or a run event's steps).
+        static string? ClusterJobState(string name, JsonElement data)
+        {
+            var step = name == "step" ? data : name == "run" ? data.GetProperty("steps").EnumerateArray().FirstOrDefault(s => s.GetProperty("id").GetString() == "cluster") : default;
+            return step.ValueKind == JsonValueKind.Object && step.GetProperty("id").GetString() == "cluster"
+                && step.TryGetProperty("jobState", out var state) && state.ValueKind == JsonValueKind.String ? state.GetString() : null;
+        }
+
+        var states = await Task.WhenAll(ids.Select(async id =>
+        {
+            var seen = new List<string>();
+            foreach (var state in (await gateway.EventsAsync(id, cancellationToken: token)).Select(e => ClusterJobState(e.Event, e.Data)).OfType<string>())
+            {
+                if (seen.Count == 0 || seen[^1] != state)
+                {
+                    seen.Add(state);
+                }
+            }
+
+            return seen;
+        }));
+
+        Assert.All(states, s => Assert.Equal("succeeded", s[^1]));
+        Assert.True(states.Count(s => s.Contains("queued") && s.IndexOf("queued") < s.IndexOf("running")) >= 2,
+            $"cluster job states per run: {string.Join(" | ", states.Select(s => string.Join(" → ", s)))}");
+        foreach (var id in ids)
+        {
+            Assert.Equal(RunState.Succeeded, (await gateway.Runs.WaitAsync(id, token)).State);
+        }
+    }
+
+    [Fact]
     public async Task GatewayRestartMidRun_ResumesTheRun_KeepingTheStepsThatHadFinished()
     {
         var token = TestContext.Current.CancellationToken;

@@ -35,6 +35,9 @@ public sealed class StepContext(StepDefinition step, IReadOnlyDictionary<string,
     /// <summary>Told of every job the step starts or takes up again, before it is watched (so it is stored, and found after a crash).</summary>
     public Func<Runs.StepJob, Task> JobStarted { get; init; } = _ => Task.CompletedTask;
 
+    /// <summary>Told the state of the service job the step waits on as the service reports it (queued, running, then its end).</summary>
+    public Action<string> JobStateChanged { get; init; } = _ => { };
+
     public StepDefinition Step { get; } = step;
 
     public ServiceDirectory Services { get; } = services;
@@ -134,6 +137,11 @@ public sealed class StepContext(StepDefinition step, IReadOnlyDictionary<string,
             final = await jobs.WatchToEndAsync(job.JobId, e =>
             {
                 bytes += e.CalculateSize();
+                if (e.Status is { } status)
+                {
+                    JobStateChanged(status.State.ToString().ToLowerInvariant());
+                }
+
                 // A progress event, or the job as it is when the watch attaches (or ends) with its
                 // latest progress: a job quicker than the watch's start still shows how far it went.
                 if ((e.Progress ?? e.Status?.Progress) is { } p)

@@ -91,6 +91,13 @@ public sealed record StepView
     /// finds them here when the run resumes, and watches them again instead of starting new ones.
     /// </summary>
     public IReadOnlyList<StepJob> Jobs { get; init; } = [];
+
+    /// <summary>
+    /// The state of the service job the step waits on, as the service reports it: <c>queued</c> while
+    /// the service has accepted it and not started it (behind other jobs of that service), then
+    /// <c>running</c>, then its end; null for a step that starts no job.
+    /// </summary>
+    public string? JobState { get; init; }
 }
 
 /// <summary>A job a step started on a service.</summary>

@@ -98,7 +98,7 @@ internal sealed class WorkflowRunner(OperationCatalog catalog, ServiceDirectory 
     {
         for (var attempt = 1; ; attempt++)
         {
-            run.UpdateStep(step.Id, s => s with { Attempts = attempt, Progress = null, ProgressHistory = [], Jobs = [] }); // progress and jobs are per attempt
+            run.UpdateStep(step.Id, s => s with { Attempts = attempt, Progress = null, ProgressHistory = [], Jobs = [], JobState = null }); // progress and jobs are per attempt
             using var timeout = CancellationTokenSource.CreateLinkedTokenSource(run.Cancellation.Token);
             if (step.Timeout is { } limit)
             {
@@ -114,8 +114,15 @@ internal sealed class WorkflowRunner(OperationCatalog catalog, ServiceDirectory 
                     Earlier = attempt == 1 ? earlier : [],
                     JobStarted = async job =>
                     {
-                        run.UpdateStep(step.Id, s => s with { Jobs = [.. s.Jobs, job] });
+                        run.UpdateStep(step.Id, s => s with { Jobs = [.. s.Jobs, job], JobState = "queued" });
                         await persist.FlushAsync().ConfigureAwait(false);
+                    },
+                    JobStateChanged = state =>
+                    {
+                        if (run.Step(step.Id).JobState != state)
+                        {
+                            run.UpdateStep(step.Id, s => s with { JobState = state });
+                        }
                     },
                 };
                 var outcome = await spec.Execute(context).ConfigureAwait(false);

@@ -993,6 +993,15 @@ function outputChips(outputs) {
     });
 }
 
+/** A running step whose service job still waits in the service's queue says so: queued, not running. */
+const waiting = (step) => step.state === 'running' && step.jobState === 'queued';
+
+function stepBadge(step) {
+  return waiting(step)
+    ? badge('queued', { title: `in the ${step.service} service's queue: accepted, not started yet: the service runs other jobs first` })
+    : badge(step.state);
+}
+
 function renderSteps(current) {
   const steps = current.run?.steps ?? [];
   if (steps.length === 0) {
@@ -1000,7 +1009,7 @@ function renderSteps(current) {
     return;
   }
   const dag = h('div', { class: 'dag-box', tabindex: 0, role: 'region', 'aria-label': "The workflow's graph" });
-  renderDag(dag, steps);
+  renderDag(dag, steps.map((step) => (waiting(step) ? { ...step, state: 'queued' } : step)));
   replace(current.el.steps, dag, h('div', { class: 'table-wrap', tabindex: 0, role: 'region', 'aria-label': 'Steps' }, h('table', { class: 'steps-table' },
     h('thead', {}, h('tr', {},
       h('th', { scope: 'col' }, 'step'), h('th', { scope: 'col' }, 'state'), h('th', { scope: 'col', class: 'num', title: 'attempts' }, 'tries'), h('th', { scope: 'col', class: 'num' }, 'duration'), h('th', { scope: 'col' }, 'outputs'))),
@@ -1008,7 +1017,7 @@ function renderSteps(current) {
       h('td', {},
         h('div', { class: 'step-id' }, step.id),
         h('div', { class: 'step-op muted' }, `${step.service}.${step.operation}`, step.dependsOn?.length ? ` ← ${step.dependsOn.join(', ')}` : '')),
-      h('td', {}, badge(step.state)),
+      h('td', {}, stepBadge(step)),
       h('td', { class: 'num' }, step.attempts ?? '–'),
       h('td', { class: 'num' }, format.ms(step.durationMs ?? format.between(step.started, step.finished, step.state === 'running'))),
       h('td', { class: 'outputs' },
