@@ -16,6 +16,27 @@ namespace Salsa.Gateway.Tests;
 public sealed class RunLifecycleTests
 {
     [Fact]
+    public async Task EveryCallBegunInFlight_LandsAsItsHop_AndNoneIsLeftFlying()
+    {
+        var token = TestContext.Current.CancellationToken;
+        using var directory = new TemporaryDirectory();
+        await using var gateway = await GatewayServer.StartAsync(directory.Combine("salsa.db"), cancellationToken: token);
+        var id = await gateway.StartRunAsync(new { workflow = "census-indiana" }, token);
+        var events = await gateway.EventsAsync(id, cancellationToken: token);
+
+        static string Key(JsonElement e) => $"{e.GetProperty("step").GetString()}|{e.GetProperty("service").GetString()}|{e.GetProperty("operation").GetString()}|{e.GetProperty("start").GetString()}";
+        var begun = events.Select((e, i) => (e, i)).Where(x => x.e.Event == "hop-start").ToDictionary(x => Key(x.e.Data), x => x.i);
+        var landed = events.Select((e, i) => (e, i)).Where(x => x.e.Event == "hop").ToDictionary(x => Key(x.e.Data), x => x.i);
+
+        Assert.Contains(begun.Keys, k => k.StartsWith("cluster|annealing|Jobs.Watch|", StringComparison.Ordinal));
+        Assert.All(begun, b => Assert.True(landed.TryGetValue(b.Key, out var at) && at > b.Value, $"{b.Key} began and never landed after it"));
+        var final = events.Last(e => e.Event == "run").Data;
+        Assert.Equal("succeeded", final.GetProperty("state").GetString());
+        Assert.Equal(0, final.GetProperty("hopsInFlight").GetArrayLength());
+        Assert.Equal(0, (await gateway.GetRunAsync(id, token)).GetProperty("hopsInFlight").GetArrayLength());
+    }
+
+    [Fact]
     public async Task StepWaitingInAServicesQueue_IsShownQueued_ThenRunning()
     {
         // Three runs at once: the annealing service runs one job at a time (its default), so at least
@@ -122,11 +143,11 @@ public sealed class RunLifecycleTests
         await using var gateway = await GatewayServer.StartAsync(directory.Combine("salsa.db"), cancellationToken: token);
         using var document = JsonDocument.Parse(await gateway.Http.GetStringAsync("/openapi/v1.json", token));
         var declared = OpenApiEvents.Declared(document.RootElement, "/api/runs/{id}/events");
-        Assert.Equal(["hop", "progress", "run", "step"], declared.Keys.Order(StringComparer.Ordinal));
+        Assert.Equal(["hop", "hop-start", "progress", "run", "step"], declared.Keys.Order(StringComparer.Ordinal));
 
         var events = await gateway.EventsAsync(await gateway.StartRunAsync(new { yaml = TestWorkflows.Small }, token), cancellationToken: token);
 
-        Assert.Equal(["hop", "progress", "run", "step"], events.Select(e => e.Event).Distinct().Order(StringComparer.Ordinal));
+        Assert.Equal(["hop", "hop-start", "progress", "run", "step"], events.Select(e => e.Event).Distinct().Order(StringComparer.Ordinal));
         Assert.Empty(events.SelectMany(e => OpenApiEvents.Misfits(document.RootElement, declared, e.Event, e.Data)).Distinct());
     }
 

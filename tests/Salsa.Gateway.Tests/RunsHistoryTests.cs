@@ -6,6 +6,7 @@ using Microsoft.Extensions.DependencyInjection;
 using Salsa.Contracts.Gateway;
 using Salsa.Gateway.Operations;
 using Salsa.Gateway.Runs;
+using Salsa.Hosting.Host;
 using Salsa.Store;
 using Salsa.Testing;
 
@@ -187,6 +188,27 @@ public sealed class RunsHistoryTests
 
         Assert.True(history.Count >= StepView.ProgressHistoryLimit / 2, $"{history.Count} points kept");
         Assert.Equal(history.Select(p => p.Iteration).Order(), history.Select(p => p.Iteration));
+    }
+
+    [Fact]
+    public async Task Services_Health_ServingIdleOrUnreachable_AsEachServiceIs()
+    {
+        var token = TestContext.Current.CancellationToken;
+        using var directory = new TemporaryDirectory();
+        var nowhere = $"http://127.0.0.1:{ServicePorts.NextFreeLoopbackPort()}"; // nothing listens there
+        await using var gateway = await GatewayServer.StartAsync(directory.Combine("salsa.db"),
+            new Dictionary<string, string?> { ["Gateway:Services:mds"] = nowhere, ["Gateway:WarmStart"] = "false" }, token);
+        Assert.Equal(RunState.Succeeded, (await gateway.Runs.WaitAsync(await gateway.StartRunAsync(new { workflow = "census-indiana" }, token), token)).State);
+
+        var health = JsonDocument.Parse(await gateway.Http.GetStringAsync("/api/services", token)).RootElement.EnumerateArray()
+            .ToDictionary(s => s.GetProperty("name").GetString()!, s => s.GetProperty("health").GetString());
+
+        Assert.Equal("unreachable", health["mds"]);
+        Assert.Equal("serving", health["census"]); // started by the run
+        Assert.Equal("serving", health["annealing"]);
+        Assert.Equal("idle", health["chem"]); // embedded, never needed: not started by asking
+        Assert.Equal("idle", JsonDocument.Parse(await gateway.Http.GetStringAsync("/api/services", token)).RootElement.EnumerateArray()
+            .Single(s => s.GetProperty("name").GetString() == "chem").GetProperty("health").GetString());
     }
 
     [Fact]

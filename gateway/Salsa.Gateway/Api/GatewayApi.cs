@@ -109,8 +109,8 @@ public static class GatewayApi
             var runId = ParseId(id);
             await manager.GetRequiredAsync(runId, cancellationToken); // an unknown id is a 404, not an empty stream
             return TypedResults.ServerSentEvents(Events(manager, runId, cancellationToken));
-        }).WithName("WatchRun").WithSummary("Server-sent events until the run ends: run, step, progress and hop.")
-          .WithMetadata(new Salsa.Hosting.Rpc.ServerSentEventsMetadata(("run", typeof(RunView)), ("step", typeof(StepView)), ("progress", typeof(RunProgressEvent)), ("hop", typeof(Hops.Hop))));
+        }).WithName("WatchRun").WithSummary("Server-sent events until the run ends: run, step, progress, hop-start (a call begun) and hop (a call ended).")
+          .WithMetadata(new Salsa.Hosting.Rpc.ServerSentEventsMetadata(("run", typeof(RunView)), ("step", typeof(StepView)), ("progress", typeof(RunProgressEvent)), ("hop-start", typeof(Hops.HopInFlight)), ("hop", typeof(Hops.Hop))));
         runs.MapPost("/{id}/cancel", async (RunManager manager, string id, CancellationToken cancellationToken) =>
             TypedResults.Ok(await manager.CancelAsync(ParseId(id), cancellationToken)))
             .WithName("CancelRun").WithSummary("Cancels a queued or running run (its service jobs are cancelled too); no effect on a finished one.");
@@ -147,6 +147,7 @@ public static class GatewayApi
                 RunEvent.StepChanged s => new SseItem<object>(s.View, "step"),
                 RunEvent.ProgressReported p => new SseItem<object>(new RunProgressEvent(p.StepId, p.Update), "progress"),
                 RunEvent.HopRecorded h => new SseItem<object>(h.Hop, "hop"),
+                RunEvent.HopBegan b => new SseItem<object>(b.Call, "hop-start"),
                 _ => throw new InvalidOperationException("Unknown run event."),
             };
         }

@@ -61,6 +61,10 @@ public sealed class GatewayGrpcService(RunManager runs) : global::Salsa.Contract
                 Runs.RunEvent.StepChanged s => new Proto.RunEvent { Step = ToProto(s.View) },
                 Runs.RunEvent.ProgressReported p => new Proto.RunEvent { Progress = new StepProgressEvent { Step = p.StepId, Progress = ToProto(p.Update) } },
                 Runs.RunEvent.HopRecorded h => new Proto.RunEvent { Hop = ToProto(h.Hop) },
+                Runs.RunEvent.HopBegan b => new Proto.RunEvent
+                {
+                    HopStart = new HopStart { Step = b.Call.Step, Service = b.Call.Service, Operation = b.Call.Operation, Start = Timestamp.FromDateTimeOffset(b.Call.Start) },
+                },
                 _ => throw new InvalidOperationException("Unknown run event."),
             });
         }

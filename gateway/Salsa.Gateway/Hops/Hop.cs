@@ -49,9 +49,12 @@ public sealed record Hop
     public double? NetworkMs => ServerMs is { } server ? Math.Max(0, LatencyMs - server) : null;
 }
 
+/// <summary>A call the gateway has made and not yet seen end: the waterfall draws it growing.</summary>
+public sealed record HopInFlight(string Step, string Service, string Operation, DateTimeOffset Start);
+
 /// <summary>
-/// Records the hops of one run; thread-safe (steps run concurrently). <see cref="Recorded"/> is
-/// raised for each hop as it is recorded (live views, persistence).
+/// Records the hops of one run; thread-safe (steps run concurrently). <see cref="Began"/> is raised
+/// as a call starts and <see cref="Recorded"/> as its hop is recorded (live views, persistence).
 /// </summary>
 public sealed class HopRecorder(IEnumerable<Hop>? earlier = null)
 {
@@ -59,8 +62,49 @@ public sealed class HopRecorder(IEnumerable<Hop>? earlier = null)
     public const int MaxCallRetries = 5;
 
     private readonly List<Hop> _hops = [.. earlier ?? []];
+    private readonly List<HopInFlight> _inFlight = [];
 
     public event Action<Hop>? Recorded;
+
+    public event Action<HopInFlight>? Began;
+
+    /// <summary>The calls begun and not yet recorded.</summary>
+    public IReadOnlyList<HopInFlight> InFlight
+    {
+        get
+        {
+            lock (_hops)
+            {
+                return [.. _inFlight];
+            }
+        }
+    }
+
+    /// <summary>A call begins: in flight until its hop is recorded or the returned scope ends (a call given up).</summary>
+    public IDisposable Begin(string step, string service, string operation, DateTimeOffset start)
+    {
+        var call = new HopInFlight(step, service, operation, start);
+        lock (_hops)
+        {
+            _inFlight.Add(call);
+        }
+
+        Began?.Invoke(call);
+        return new Landing(this, call);
+    }
+
+    private void Land(HopInFlight call)
+    {
+        lock (_hops)
+        {
+            _inFlight.Remove(call);
+        }
+    }
+
+    private sealed class Landing(HopRecorder recorder, HopInFlight call) : IDisposable
+    {
+        public void Dispose() => recorder.Land(call);
+    }
 
     public IReadOnlyList<Hop> Hops
     {
@@ -89,6 +133,7 @@ public sealed class HopRecorder(IEnumerable<Hop>? earlier = null)
 
         // The hop's span: the gRPC client span of each attempt is its child, the hop's numbers its attributes.
         using var span = HopTelemetry.Start(step, service, operation, start);
+        using var flight = Begin(step, service, operation, start);
         for (var retries = 0; ; retries++)
         {
             using var pending = call(request, new CallOptions(cancellationToken: cancellationToken));
@@ -144,6 +189,7 @@ public sealed class HopRecorder(IEnumerable<Hop>? earlier = null)
         lock (_hops)
         {
             _hops.Add(hop);
+            _inFlight.Remove(new HopInFlight(hop.Step, hop.Service, hop.Operation, hop.Start)); // landed: one list or the other, never both
         }
 
         Recorded?.Invoke(hop);

@@ -130,6 +130,7 @@ public sealed class StepContext(StepDefinition step, IReadOnlyDictionary<string,
 
         var clock = Stopwatch.GetTimestamp();
         var began = DateTimeOffset.UtcNow;
+        using var flight = Hops.Begin(Step.Id, service, "Jobs.Watch", began);
         JobInfo final;
         long bytes = 0;
         try

@@ -28,6 +28,7 @@ internal sealed class LiveRun
         _artifacts = [.. run.Artifacts];
         Hops = new HopRecorder(run.Hops);
         Hops.Recorded += hop => Publish(new RunEvent.HopRecorded(hop));
+        Hops.Began += call => Publish(new RunEvent.HopBegan(call));
     }
 
     public Guid Id => _run.Id;
@@ -66,6 +67,7 @@ internal sealed class LiveRun
             {
                 Steps = [.. Workflow.Steps.Select(s => _steps[s.Id])],
                 Hops = Hops.Hops,
+                HopsInFlight = Hops.InFlight,
                 Artifacts = [.. _artifacts],
             };
         }

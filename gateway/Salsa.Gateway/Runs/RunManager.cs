@@ -474,6 +474,7 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
 
         return view with
         {
+            HopsInFlight = [], // a stored view's calls in flight are those of a process that has gone
             Id = record.Id,
             Created = record.Created,
             Started = record.Started,

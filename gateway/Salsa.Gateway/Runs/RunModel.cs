@@ -163,6 +163,9 @@ public sealed record RunView
 
     public IReadOnlyList<Hop> Hops { get; init; } = [];
 
+    /// <summary>The calls made and not yet ended, while the run is live (a stored run has none).</summary>
+    public IReadOnlyList<HopInFlight> HopsInFlight { get; init; } = [];
+
     public IReadOnlyList<RunArtifactView> Artifacts { get; init; } = [];
 }
 
@@ -259,6 +262,8 @@ public abstract record RunEvent
     public sealed record ProgressReported(string StepId, StepProgress Update) : RunEvent;
 
     public sealed record HopRecorded(Hop Hop) : RunEvent;
+
+    public sealed record HopBegan(HopInFlight Call) : RunEvent;
 }
 
 /// <summary>What a run was asked to run: kept with it so a restarted gateway can resume it, and a re-run repeat it.</summary>

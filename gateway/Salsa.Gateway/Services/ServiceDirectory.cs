@@ -70,27 +70,56 @@ public sealed class ServiceDirectory(IConfiguration configuration, StoreOptions 
         }
     }
 
+    /// <summary>How long a service's health, once asked, is answered from memory.</summary>
+    private static readonly TimeSpan HealthMemory = TimeSpan.FromSeconds(5);
+
+    private readonly Lock _healthGate = new();
+    private readonly Dictionary<string, (long Asked, Task<string> Probe)> _health = new(StringComparer.Ordinal);
+
     /// <summary>
     /// A service's health as grpc.health.v1 reports it (<c>serving</c>, <c>not-serving</c>), <c>unreachable</c>
     /// when it does not answer within <paramref name="timeout"/>, or <c>idle</c> for an embedded service
-    /// not started yet (it starts on first use; asking does not start it).
+    /// not started yet (it starts on first use; asking does not start it). The probe goes over a channel
+    /// of its own, so a failed probe never leaves the channel the runs use backing off; an answer is
+    /// kept <see cref="HealthMemory"/>, so callers asking often cost one probe per service.
     /// </summary>
-    public async Task<string> HealthAsync(string service, TimeSpan timeout, CancellationToken cancellationToken)
+    public Task<string> HealthAsync(string service, TimeSpan timeout, CancellationToken cancellationToken)
     {
-        var started = _services.TryGetValue(service, out var lazy) && lazy.IsValueCreated && lazy.Value.IsCompletedSuccessfully;
-        if (!started && RemoteAddress(service) is null)
+        var address = Endpoints.FirstOrDefault(e => e.Name == service)?.GrpcAddress ?? RemoteAddress(service);
+        if (address is null)
         {
-            return "idle";
+            return Task.FromResult("idle");
         }
 
+        Task<string> probe;
+        lock (_healthGate)
+        {
+            var now = Environment.TickCount64;
+            if (!_health.TryGetValue(service, out var known) || (known.Probe.IsCompleted && now - known.Asked > HealthMemory.TotalMilliseconds))
+            {
+                known = (now, ProbeAsync(address, timeout));
+                _health[service] = known;
+            }
+
+            probe = known.Probe;
+        }
+
+        return probe.WaitAsync(cancellationToken);
+    }
+
+    private async Task<string> ProbeAsync(Uri address, TimeSpan timeout)
+    {
         try
         {
-            var channel = await ChannelAsync(service, cancellationToken).ConfigureAwait(false);
+            using var channel = GrpcChannel.ForAddress(address, new GrpcChannelOptions
+            {
+                HttpHandler = new ServiceCredentials(_serviceKey) { InnerHandler = new SocketsHttpHandler { ConnectTimeout = timeout } },
+            });
             var reply = await new Grpc.Health.V1.Health.HealthClient(channel)
-                .CheckAsync(new Grpc.Health.V1.HealthCheckRequest(), deadline: DateTime.UtcNow + timeout, cancellationToken: cancellationToken).ConfigureAwait(false);
+                .CheckAsync(new Grpc.Health.V1.HealthCheckRequest(), deadline: DateTime.UtcNow + timeout).ConfigureAwait(false);
             return reply.Status == Grpc.Health.V1.HealthCheckResponse.Types.ServingStatus.Serving ? "serving" : "not-serving";
         }
-        catch (Exception exception) when (exception is Grpc.Core.RpcException or InvalidOperationException or HttpRequestException && !cancellationToken.IsCancellationRequested)
+        catch (Exception exception) when (exception is Grpc.Core.RpcException or HttpRequestException or InvalidOperationException)
         {
             return "unreachable";
         }

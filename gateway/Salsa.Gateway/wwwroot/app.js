@@ -620,6 +620,7 @@ async function loadRun(current) {
         if (current.run && ACTIVE.has(current.run.state)) {
           renderHeader(current);
           renderSteps(current);
+          if (current.run.hopsInFlight?.length) renderWaterfall(current.el.waterfall, current.run); // the calls in flight grow
         }
       }, 1000);
     } else {
@@ -720,6 +721,7 @@ function follow(current) {
   on('run', (run) => applyRun(current, run));
   on('step', (step) => applyStep(current, step));
   on('progress', ({ step, progress }) => applyProgress(current, step, progress));
+  on('hop-start', (call) => applyHopStart(current, call));
   on('hop', (hop) => applyHop(current, hop));
   // A gateway that sends unnamed events: tell them apart by shape.
   on('message', (data) => {
@@ -819,11 +821,21 @@ function hopKey(hop) {
   return `${hop.step}|${hop.service}|${hop.operation}|${hop.start}`;
 }
 
+/** A call begun: drawn in flight until its hop arrives. */
+function applyHopStart(current, call) {
+  const run = current.run;
+  if (!run) return;
+  const flying = run.hopsInFlight ?? (run.hopsInFlight = []);
+  if (!flying.some((existing) => hopKey(existing) === hopKey(call)) && !(run.hops ?? []).some((hop) => hopKey(hop) === hopKey(call))) flying.push(call);
+  schedule(current, 'waterfall', () => renderWaterfall(current.el.waterfall, current.run));
+}
+
 function applyHop(current, hop) {
   const run = current.run;
   if (!run) return;
   const hops = run.hops ?? (run.hops = []);
   if (!hops.some((existing) => hopKey(existing) === hopKey(hop))) hops.push(hop);
+  run.hopsInFlight = (run.hopsInFlight ?? []).filter((call) => hopKey(call) !== hopKey(hop));
   schedule(current, 'waterfall', () => renderWaterfall(current.el.waterfall, current.run));
 }
 

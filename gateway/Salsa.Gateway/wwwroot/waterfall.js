@@ -70,7 +70,10 @@ const okOutcome = (outcome) => !outcome || /^(ok|succeeded|success)$/i.test(outc
 
 /** Draws the run's hops into `container` (an SVG sized to the container's width). */
 export function renderWaterfall(container, run) {
-  const hops = [...(run.hops ?? [])]
+  // Calls still in flight are drawn too, as long as they have lasted so far.
+  const now = Date.now();
+  const flying = (run.hopsInFlight ?? []).map((call) => ({ ...call, latencyMs: Math.max(0, now - Date.parse(call.start)), outcome: 'in flight', inFlight: true }));
+  const hops = [...(run.hops ?? []), ...flying]
     .map((hop, index) => ({ hop, index, at: Date.parse(hop.start) }))
     .sort((a, b) => (a.at - b.at) || (a.index - b.index));
   if (hops.length === 0) {
@@ -116,15 +119,15 @@ export function renderWaterfall(container, run) {
     const barY = y + (rowHeight - barHeight) / 2;
     const x0 = x(offset);
     const w = Math.max(1.5, (positive(hop.latencyMs) / span) * plot);
-    const failed = !okOutcome(hop.outcome);
-    const row = s('g', { class: `hop-row${failed ? ' failed' : ''}${i % 2 ? ' odd' : ''}` },
-      s('title', {}, tooltip(hop, offset)),
+    const failed = !hop.inFlight && !okOutcome(hop.outcome);
+    const row = s('g', { class: `hop-row${failed ? ' failed' : ''}${hop.inFlight ? ' in-flight' : ''}${i % 2 ? ' odd' : ''}` },
+      s('title', {}, hop.inFlight ? `${hop.step} · ${hop.service}.${hop.operation}\nin flight for ${format.ms(hop.latencyMs)}` : tooltip(hop, offset)),
       s('rect', { class: 'band', x: 0, y, width, height: rowHeight }),
       s('text', { class: 'label', x: labelWidth, y: y + rowHeight / 2, 'dominant-baseline': 'central', 'text-anchor': 'end' },
         clip(`${hop.step ?? '?'} · ${hop.service ?? '?'}.${hop.operation ?? '?'}`)),
       s('rect', { class: 'hop', x: x0, y: barY, width: w, height: barHeight, rx: 1.5 }));
     let sx = x0;
-    for (const segment of segmentsOf(hop)) {
+    for (const segment of hop.inFlight ? [] : segmentsOf(hop)) {
       const sw = (segment.ms / span) * plot;
       if (sw >= 0.25) row.append(s('rect', { class: `seg seg-${segment.key}`, x: sx, y: barY, width: sw, height: barHeight }));
       sx += sw;
@@ -137,7 +140,7 @@ export function renderWaterfall(container, run) {
       class: `value${inside ? ' inside' : ''}`,
       x: outside ? valueX : inside ? x0 + w - 4 : x0 - 4,
       y: y + rowHeight / 2, 'dominant-baseline': 'central', 'text-anchor': outside ? 'start' : 'end',
-    }, format.ms(hop.latencyMs), hop.retries > 0 ? s('tspan', { class: 'retries' }, ` ↻${hop.retries}`) : null));
+    }, hop.inFlight ? `${format.ms(hop.latencyMs)} …` : format.ms(hop.latencyMs), hop.retries > 0 ? s('tspan', { class: 'retries' }, ` ↻${hop.retries}`) : null));
     body.append(row);
   });
 
@@ -148,7 +151,8 @@ export function renderWaterfall(container, run) {
 
   const legend = h('div', { class: 'legend' },
     SEGMENTS.map((segment) => h('span', { class: 'legend-item' }, h('i', { class: `swatch seg-${segment.key}` }), segment.label)),
-    h('span', { class: 'legend-note muted' }, `${rows.length} hops · ${format.ms(span)} from the run's start · hover a row, or open the table, for every field`));
+    flying.length ? h('span', { class: 'legend-item' }, h('i', { class: 'swatch in-flight-swatch' }), 'in flight') : null,
+    h('span', { class: 'legend-note muted' }, `${rows.length - flying.length} hops${flying.length ? ` and ${flying.length} in flight` : ''} · ${format.ms(span)} from the run's start · hover a row, or open the table, for every field`));
   // The same hops as a table, for the keyboard and screen readers (the bars' details are tooltips).
   const wasOpen = container.querySelector('details.hop-details')?.open ?? false;
   const cell = (value, numeric) => h('td', { class: numeric ? 'num' : '' }, value);
@@ -157,7 +161,7 @@ export function renderWaterfall(container, run) {
     h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': 'Hops table' }, h('table', { class: 'data-table hops-table' },
       h('thead', {}, h('tr', {}, ['step', 'call', 'start', 'latency', 'queue', 'compute', 'server', 'network', 'request', 'response', 'retries', 'outcome']
         .map((name, i) => h('th', { scope: 'col', class: i >= 2 && i <= 10 ? 'num' : '' }, name)))),
-      h('tbody', {}, rows.map(({ hop, offset }) => h('tr', {},
+      h('tbody', {}, rows.filter(({ hop }) => !hop.inFlight).map(({ hop, offset }) => h('tr', {},
         cell(hop.step ?? '?'), cell(`${hop.service ?? '?'}.${hop.operation ?? '?'}`, false),
         cell(`+${format.ms(offset)}`, true), cell(format.ms(hop.latencyMs), true), cell(format.ms(hop.queueMs), true),
         cell(format.ms(hop.computeMs), true), cell(format.ms(hop.serverMs), true), cell(format.ms(hop.networkMs), true),

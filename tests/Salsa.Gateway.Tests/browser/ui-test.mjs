@@ -124,9 +124,11 @@ try {
     await page.evaluate(() => {
       const state = document.querySelector('#run-state');
       window.__sawRunning = state.textContent.trim() === 'running';
+      window.__sawInFlight = false;
       new MutationObserver(() => {
         const now = document.querySelector('#run-state');
         if (now && now.textContent.trim() === 'running') window.__sawRunning = true;
+        if (document.querySelector('#waterfall .hop-row.in-flight')) window.__sawInFlight = true;
       }).observe(document.body, { subtree: true, childList: true, characterData: true });
     });
     try {
@@ -137,6 +139,9 @@ try {
     }
     summary.state = (await page.locator('#run-state').textContent())?.trim();
     summary.sawRunning = await page.evaluate(() => window.__sawRunning === true);
+    // The annealing job's watch lasts the clustering: the waterfall drew it in flight before it landed.
+    summary.sawInFlight = await page.evaluate(() => window.__sawInFlight === true);
+    if (!summary.sawInFlight) fail('the waterfall never drew a call in flight');
     // The live charts count the progress events the stream brought.
     summary.progressEvents = await page.locator('#live svg.chart text.tick').evaluateAll((nodes) =>
       Math.max(0, ...nodes.map((n) => Number(/^(\d+) progress events$/.exec(n.textContent)?.[1] ?? 0))));
