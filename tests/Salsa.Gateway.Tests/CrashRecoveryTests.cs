@@ -94,15 +94,25 @@ public sealed class CrashRecoveryTests
         try
         {
             // The page started the run and follows it live: kill the gateway once the annealing reports progress.
-            while (!File.Exists(signal) || new FileInfo(signal).Length == 0)
+            // The script writes the run's id into the signal file: woken by the file's events, not a clock.
+            var written = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+            using var watcher = new FileSystemWatcher(directory.Path, Path.GetFileName(signal)) { NotifyFilter = NotifyFilters.FileName | NotifyFilters.Size | NotifyFilters.LastWrite };
+            void Look()
             {
-                if (browser.IsCompleted)
+                if (File.Exists(signal) && new FileInfo(signal).Length > 0)
                 {
-                    var ended = await browser;
-                    Assert.Fail($"the browser script ended before following a run:\n{ended.Output}\n{ended.Error}");
+                    written.TrySetResult();
                 }
+            }
 
-                await Task.Delay(100, token);
+            watcher.Created += (_, _) => Look();
+            watcher.Changed += (_, _) => Look();
+            watcher.EnableRaisingEvents = true;
+            Look(); // written before the watcher started
+            if (await Task.WhenAny(written.Task, browser).WaitAsync(token) == browser)
+            {
+                var ended = await browser;
+                Assert.Fail($"the browser script ended before following a run:\n{ended.Output}\n{ended.Error}");
             }
 
             var id = Guid.Parse(File.ReadAllText(signal).Trim());
