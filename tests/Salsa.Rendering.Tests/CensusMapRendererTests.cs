@@ -155,16 +155,63 @@ public sealed partial class CensusMapRendererTests
     }
 
     [Fact]
-    public void PlacesOutsideTheUs_OneViewOfTheirOwnExtent_NoInsets_AndTheCaptionSaysTheAtlasHasNoOutlinesThere()
+    public void PlacesOutsideTheUs_OneViewOfTheirOwnExtent_NoInsets_OverTheWorldsCoastlinesAndBorders()
     {
         GeoPoint[] europe = [new(48.86, 2.35), new(52.52, 13.40), new(41.90, 12.50), new(40.42, -3.70), new(59.33, 18.07)];
         var data = Geographic(europe, [0, 0, 1, 1, 0]);
 
-        var panel = Assert.Single(CensusMapRenderer.Plan(data).Panels);
+        var layout = CensusMapRenderer.Plan(data);
+        var panel = Assert.Single(layout.Panels);
+        var svg = CensusMapRenderer.RenderSvg(data);
+        var png = PngImage.Decode(CensusMapRenderer.RenderPng(data));
+
+        Assert.Contains("Coastlines and borders: Natural Earth admin-0 countries, 1:50m (world-atlas).", svg, StringComparison.Ordinal);
+        Assert.True(panel.WidthKm < 4000, $"{panel.WidthKm} km across");
+
+        // Land is drawn as land and sea as sea, away from the points, hulls and labels: the Alps
+        // and the Massif Central, the Bay of Biscay and the Gulf of Lion.
+        var land = Color.FromHex("#ffffff");
+        var sea = Color.FromHex("#e6ebf0");
+        foreach (var (place, expected) in new[] { (new GeoPoint(46.8, 8.2), land), (new GeoPoint(45.3, 2.9), land), (new GeoPoint(45.0, -4.5), sea), (new GeoPoint(42.6, 5.0), sea) })
+        {
+            Assert.True(layout.TryLocate(place, out var at), $"{place} is outside the map.");
+            var pixel = png[(int)at.X, (int)at.Y];
+            Assert.True(PngImage.Distance(pixel, expected) <= 3, $"{place} at ({at.X:0}, {at.Y:0}) is {pixel}, not {expected}.");
+        }
+    }
+
+    [Fact]
+    public void PlacesInTheUs_CanadaAndMexicoDrawnAsContext_AndTheCaptionCreditsBothAtlases()
+    {
+        GeoPoint[] border = [new(47.6, -122.3), new(45.5, -122.7), new(32.7, -117.2), new(33.4, -112.1)];
+        var data = Geographic(border, [0, 0, 1, 1]);
+
+        var options = new CensusMapOptions { Margin = 0.25 };
+        var layout = CensusMapRenderer.Plan(data, options);
+        var svg = CensusMapRenderer.RenderSvg(data, options);
+        var png = PngImage.Decode(CensusMapRenderer.RenderPng(data, options));
+
+        Assert.Contains("Outlines: US Census Bureau cartographic boundaries, 1:10m (us-atlas); other countries Natural Earth, 1:50m (world-atlas).", svg, StringComparison.Ordinal);
+
+        // British Columbia and Sonora: context land, not sea.
+        var context = Color.FromHex("#f3f3f0");
+        foreach (var place in new[] { new GeoPoint(50.0, -120.0), new GeoPoint(30.0, -112.0) })
+        {
+            Assert.True(layout.TryLocate(place, out var at), $"{place} is outside the map.");
+            var pixel = png[(int)at.X, (int)at.Y];
+            Assert.True(PngImage.Distance(pixel, context) <= 3, $"{place} at ({at.X:0}, {at.Y:0}) is {pixel}, not {context}.");
+        }
+    }
+
+    [Fact]
+    public void OpenSea_NoLandInView_TheCaptionSaysSo()
+    {
+        GeoPoint[] pacific = [new(-30.0, -140.0), new(-30.5, -140.5), new(-29.5, -139.6)];
+        var data = Geographic(pacific, [0, 0, 1]);
+
         var svg = CensusMapRenderer.RenderSvg(data);
 
-        Assert.Contains("No outlines: the atlas (US states and counties) does not cover this area.", svg, StringComparison.Ordinal);
-        Assert.True(panel.WidthKm < 4000, $"{panel.WidthKm} km across");
+        Assert.Contains("No outlines: the atlases (US states and counties, countries of the world) have no land in this view.", svg, StringComparison.Ordinal);
     }
 
     [Fact]

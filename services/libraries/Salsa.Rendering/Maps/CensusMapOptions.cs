@@ -57,6 +57,9 @@ public sealed record CensusMapOptions
     /// <summary>The outlines; null uses <see cref="UsAtlas.Default"/>.</summary>
     public UsAtlas? Atlas { get; init; }
 
+    /// <summary>The countries drawn around and beyond the US; null uses <see cref="WorldAtlas.Default"/>.</summary>
+    public WorldAtlas? World { get; init; }
+
     internal void Validate()
     {
         if (Width is < 200 or > 16_000)

@@ -51,6 +51,6 @@ public static class CensusMapRenderer
         options ??= new CensusMapOptions();
         options.Validate();
         var atlas = options.Atlas ?? UsAtlas.Default;
-        return (MapPlan.Create(data, options, atlas), atlas);
+        return (MapPlan.Create(data, options, atlas, options.World ?? WorldAtlas.Default), atlas);
     }
 }

@@ -10,7 +10,7 @@ namespace Salsa.Rendering.Maps;
 
 /// <summary>
 /// Draws a planned census map on a canvas, the same calls for PNG and SVG. Layers, bottom up:
-/// land, county and state outlines, cluster hulls, points, centre circles, labels; then scale
+/// land (the world's countries, then the US), country, county and state outlines, cluster hulls, points, centre circles, labels; then scale
 /// bars, frames, title, legend and caption.
 /// </summary>
 internal sealed class MapPainter(Canvas canvas, MapPlan plan, UsAtlas atlas)
@@ -31,14 +31,18 @@ internal sealed class MapPainter(Canvas canvas, MapPlan plan, UsAtlas atlas)
     private static readonly Stroke CountyStroke = new(Color.FromHex("#d0d3d6"), 0.5);
     private static readonly Stroke StateStroke = new(Color.FromHex("#737a81"), 1.0);
     private static readonly Stroke CoastStroke = new(Color.FromHex("#7a8086"), 0.9);
+    private static readonly Stroke CountryStroke = new(Color.FromHex("#8d939a"), 0.8);
     private static readonly Color CentreDot = Color.FromHex("#1a1a1a");
 
     private readonly ClusteredPoints _data = plan.Data;
     private readonly List<GraphicsPoint> _path = [];
     private readonly List<GraphicsPoint> _ring = [];
 
-    /// <summary>Whether any of the atlas's land fell inside a panel (the caption credits the outlines only then).</summary>
-    private bool _drewLand;
+    /// <summary>Whether any of the US atlas's land fell inside a panel (the caption credits the outlines only then).</summary>
+    private bool _drewUsLand;
+
+    /// <summary>Whether any country beyond the US fell inside a panel.</summary>
+    private bool _drewWorldLand;
 
     /// <summary>Points drawn (the SVG may draw an evenly strided subset).</summary>
     public int DrawnPoints { get; private set; }
@@ -54,6 +58,7 @@ internal sealed class MapPainter(Canvas canvas, MapPlan plan, UsAtlas atlas)
             using (canvas.ClipTo(panel.Left, panel.Top, panel.Width, panel.Height))
             {
                 canvas.DrawRectangle(panel.Left, panel.Top, panel.Width, panel.Height, Background);
+                DrawWorld(panel);
                 DrawLand(panel);
                 if (layout.ShowsCounties && p == 0)
                 {
@@ -98,25 +103,41 @@ internal sealed class MapPainter(Canvas canvas, MapPlan plan, UsAtlas atlas)
     private static bool Sampled(int index, double stride) =>
         stride == 1 || (stride > 0 && Math.Floor((index + 1) / stride) > Math.Floor(index / stride));
 
+    /// <summary>
+    /// The countries beyond the US with their borders: the land itself under places elsewhere, muted
+    /// context (Canada, Mexico, the Caribbean) around data in the US.
+    /// </summary>
+    private void DrawWorld(MapPanel panel)
+    {
+        var abroad = plan.World.Abroad;
+        _drewWorldLand |= FillPolygons(panel, abroad.SelectMany(c => c.Polygons), plan.InUs ? ContextLand : Land, belongsOnly: false);
+        DrawOutlines(panel, abroad.SelectMany(c => c.Rings), CountryStroke, belongsOnly: false);
+    }
+
     /// <summary>The nation as context land, then the states the data is in as full land.</summary>
     private void DrawLand(MapPanel panel)
     {
         var focus = plan.FocusStates.ToHashSet();
         var everything = atlas.States.All(s => focus.Contains(s) || !Visible(panel, s));
-        FillPolygons(panel, atlas.Nation.SelectMany(n => n.Polygons), everything ? Land : ContextLand);
+        _drewUsLand |= FillPolygons(panel, atlas.Nation.SelectMany(n => n.Polygons), everything ? Land : ContextLand);
         if (!everything)
         {
             FillPolygons(panel, plan.FocusStates.SelectMany(s => s.Polygons), Land);
         }
     }
 
-    private void FillPolygons(MapPanel panel, IEnumerable<GeoPolygon> polygons, Color colour)
+    /// <summary>
+    /// Fills the polygons that fall in the panel (only those of the panel's part of the US when
+    /// <paramref name="belongsOnly"/>); true when any did.
+    /// </summary>
+    private bool FillPolygons(MapPanel panel, IEnumerable<GeoPolygon> polygons, Color colour, bool belongsOnly = true)
     {
+        var drew = false;
         foreach (var polygon in polygons)
         {
-            if (Belongs(panel, polygon.Exterior) && Project(panel, polygon.Exterior))
+            if ((!belongsOnly || Belongs(panel, polygon.Exterior)) && Project(panel, polygon.Exterior))
             {
-                _drewLand = true;
+                drew = true;
                 canvas.DrawPolygon(CollectionsMarshal.AsSpan(_ring), colour);
                 foreach (var hole in polygon.Holes)
                 {
@@ -127,15 +148,17 @@ internal sealed class MapPainter(Canvas canvas, MapPlan plan, UsAtlas atlas)
                 }
             }
         }
+
+        return drew;
     }
 
     /// <summary>All rings in one stroked path (gaps between rings), so shared borders are not inked twice.</summary>
-    private void DrawOutlines(MapPanel panel, IEnumerable<IReadOnlyList<GeoPoint>> rings, Stroke stroke)
+    private void DrawOutlines(MapPanel panel, IEnumerable<IReadOnlyList<GeoPoint>> rings, Stroke stroke, bool belongsOnly = true)
     {
         _path.Clear();
         foreach (var ring in rings)
         {
-            if (Belongs(panel, ring) && Project(panel, ring))
+            if ((!belongsOnly || Belongs(panel, ring)) && Project(panel, ring))
             {
                 _path.AddRange(_ring);
                 _path.Add(new GraphicsPoint(double.NaN, double.NaN));
@@ -408,9 +431,13 @@ internal sealed class MapPainter(Canvas canvas, MapPlan plan, UsAtlas atlas)
         var origin = main.Projection;
         var lat = string.Create(inv, $"{Math.Abs(origin.OriginLatitude):0.0}°{(origin.OriginLatitude >= 0 ? 'N' : 'S')}");
         var lon = string.Create(inv, $"{Math.Abs(origin.OriginLongitude):0.0}°{(origin.OriginLongitude >= 0 ? 'E' : 'W')}");
-        var atlasText = _drewLand
-            ? "Outlines: US Census Bureau cartographic boundaries, 1:10m (us-atlas)."
-            : "No outlines: the atlas (US states and counties) does not cover this area.";
+        var atlasText = (_drewUsLand, _drewWorldLand) switch
+        {
+            (true, true) => "Outlines: US Census Bureau cartographic boundaries, 1:10m (us-atlas); other countries Natural Earth, 1:50m (world-atlas).",
+            (true, false) => "Outlines: US Census Bureau cartographic boundaries, 1:10m (us-atlas).",
+            (false, true) => "Coastlines and borders: Natural Earth admin-0 countries, 1:50m (world-atlas).",
+            _ => "No outlines: the atlases (US states and counties, countries of the world) have no land in this view.",
+        };
         var outlines = $"{atlasText} Equirectangular projection centred on {lat} {lon}, scale true at that latitude"
             + (plan.Layout.Panels.Count > 1 ? "; insets are centred on their own data." : ".");
         string[] lines = plan.Options.Note is { } note ? [stats, outlines, note] : [stats, outlines];

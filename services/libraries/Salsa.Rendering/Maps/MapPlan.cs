@@ -36,6 +36,12 @@ internal sealed class MapPlan
 
     public UsAtlas Atlas { get; }
 
+    /// <summary>The countries beyond the US: context around US data, the land itself under places elsewhere.</summary>
+    public required WorldAtlas World { get; init; }
+
+    /// <summary>Whether (nearly) all the points are inside the US atlas's states.</summary>
+    public bool InUs { get; init; }
+
     /// <summary>The states the points are in: drawn as land in full, the others as context.</summary>
     public IReadOnlyList<TopoFeature> FocusStates { get; }
 
@@ -71,7 +77,7 @@ internal sealed class MapPlan
     public double CentreRadius(double population) =>
         MaxPopulation > 0 ? Math.Max(2.5, CentreRadiusMax * Math.Sqrt(population / MaxPopulation)) : 2.5;
 
-    public static MapPlan Create(ClusteredPoints data, CensusMapOptions options, UsAtlas atlas)
+    public static MapPlan Create(ClusteredPoints data, CensusMapOptions options, UsAtlas atlas, WorldAtlas world)
     {
         var (width, height) = (options.Width, options.Height);
         var fontSize = Math.Clamp(Math.Min(width / 1400.0, height / 900.0) * 13, 8, 26);
@@ -149,7 +155,7 @@ internal sealed class MapPlan
 
         var showCounties = options.ShowCounties ?? Math.Max(panels[0].WidthKm, panels[0].HeightKm) < options.CountyViewKm;
         var layout = new MapLayout(width, height, panels, showCounties);
-        return new MapPlan(data, options, atlas, focusStates, layout, pointPanel, ClusterPalette.For(data), fontSize, pad, sideLeft, sideWidth, legendTop, bodyBottom, dataAreaPx);
+        return new MapPlan(data, options, atlas, focusStates, layout, pointPanel, ClusterPalette.For(data), fontSize, pad, sideLeft, sideWidth, legendTop, bodyBottom, dataAreaPx) { World = world, InUs = inUs };
     }
 
     /// <summary>
