@@ -1,6 +1,7 @@
 using Microsoft.AspNetCore.Builder;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Diagnostics.HealthChecks;
+using Microsoft.Extensions.Logging;
 using Salsa.Hosting.Compute;
 using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Jobs;
@@ -45,6 +46,7 @@ public static class ServiceFeatures
         builder.Services.AddSingleton<JobManager>();
         builder.Services.AddHostedService(sp => sp.GetRequiredService<JobManager>());
         builder.Services.AddSingleton<JobsGrpcService>();
+        builder.Logging.AddProvider(new JobLogProvider());
         return builder;
     }
 

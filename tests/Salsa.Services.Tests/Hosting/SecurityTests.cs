@@ -207,7 +207,7 @@ public sealed class SecurityTests
             Assert.Contains("No dataset", await RestCalls.ProblemAsync(refused, 404), StringComparison.Ordinal);
         }
 
-        foreach (var path in new[] { $"/api/jobs/{job.JobId}", $"/api/jobs/{job.JobId}/result", $"/api/annealing/jobs/{job.JobId}/result", $"/api/jobs/{job.JobId}/artifacts/assignments", $"/api/jobs/{job.JobId}/events" })
+        foreach (var path in new[] { $"/api/jobs/{job.JobId}", $"/api/jobs/{job.JobId}/result", $"/api/annealing/jobs/{job.JobId}/result", $"/api/jobs/{job.JobId}/artifacts/assignments", $"/api/jobs/{job.JobId}/events", $"/api/jobs/{job.JobId}/log" })
         {
             Assert.Equal(HttpStatusCode.NotFound, (await betaAnnealing.GetAsync(path, Token)).StatusCode);
             Assert.Equal(HttpStatusCode.OK, (await alphaAnnealing.GetAsync(path, Token)).StatusCode);

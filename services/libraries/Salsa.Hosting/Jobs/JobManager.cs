@@ -39,6 +39,9 @@ public sealed class JobManager(IDataStore store, ComputeRuntime runtime, Service
 
     internal HostingMetrics Metrics { get; } = new(meterFactory);
 
+    /// <summary>What this service's recent jobs logged.</summary>
+    public JobLogs Logs { get; } = new();
+
     internal bool Stopping { get; private set; }
 
     public string Service => identity.Name;
@@ -48,7 +51,7 @@ public sealed class JobManager(IDataStore store, ComputeRuntime runtime, Service
         var count = await Store.MarkInterruptedAsync(Service, StoppedReason, cancellationToken).ConfigureAwait(false);
         if (count > 0)
         {
-            JobLog.MarkedInterrupted(Logger, count, Service);
+            JobLogMessages.MarkedInterrupted(Logger, count, Service);
         }
     }
 
@@ -105,9 +108,12 @@ public sealed class JobManager(IDataStore store, ComputeRuntime runtime, Service
             throw;
         }
 
+        // Opened once the job is accepted: a caller refused again and again lets go of no one's log.
+        live.Log = Logs.Open(record.Id);
+        live.Log.Append(LogLevel.Information, "job", $"accepted: {kind}");
         live.Stored.TrySetResult();
         Metrics.JobsStarted.Add(1);
-        JobLog.Accepted(Logger, record.Id, kind);
+        JobLogMessages.Accepted(Logger, record.Id, kind);
         return record;
     }
 
@@ -126,6 +132,14 @@ public sealed class JobManager(IDataStore store, ComputeRuntime runtime, Service
 
     public async Task<JobRecord> GetRequiredAsync(Guid id, CancellationToken cancellationToken = default) =>
         await GetAsync(id, cancellationToken).ConfigureAwait(false) ?? throw new NotFoundException($"No job {id} on the {Service} service.");
+
+    /// <summary>What the caller's job <paramref name="id"/> logged (see <see cref="JobLogs"/>).</summary>
+    public async Task<JobLog> GetLogAsync(Guid id, CancellationToken cancellationToken = default)
+    {
+        var job = await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false); // the caller's, or a 404
+        return Logs.Get(job.Id) ?? throw new NotFoundException(
+            $"The {Service} service holds no log of job {id}: it keeps the logs of its last {JobLogs.MaxJobs:N0} jobs in memory, and the job ran before the service last started or fell out of them.");
+    }
 
     /// <summary>The result summary of a succeeded job, or a clear error for any other state.</summary>
     public async Task<(JobRecord Job, string ResultJson)> GetResultAsync(Guid id, CancellationToken cancellationToken = default)

@@ -35,6 +35,10 @@ public static class JobsApi
             .WithName("WatchJob").WithSummary("Server-sent events: 'status' (the job) and 'progress' items until the job ends.")
             .WithMetadata(new Rpc.ServerSentEventsMetadata(("progress", typeof(JobProgressUpdate)), ("status", typeof(JobView))));
 
+        group.MapGet("/{id}/log", async (JobManager jobs, string id, CancellationToken cancellationToken) =>
+            TypedResults.Text((await jobs.GetLogAsync(JobViews.ParseId(id), cancellationToken)).ToText(), "text/plain; charset=utf-8"))
+            .WithName("GetJobLog").WithSummary("What the job logged, as text: accepted, started, each phase, its end, and the service's lines while it ran (the last 1,000 jobs since the service started).");
+
         group.MapPost("/{id}/cancel", async (JobManager jobs, string id, CancellationToken cancellationToken) =>
             TypedResults.Ok(JobViews.ToView(await jobs.CancelAsync(JobViews.ParseId(id), cancellationToken), [])))
             .WithName("CancelJob").WithSummary("Cancels a queued or running job (no effect on a finished one).");

@@ -52,6 +52,15 @@ public sealed class JobsGrpcService(JobManager jobs, IDataStore store) : global:
     }
 
     [Authorize(Scopes.Read)]
+    public override async Task<JobLogLines> GetLog(JobRef request, ServerCallContext context)
+    {
+        var log = await jobs.GetLogAsync(JobViews.ParseId(request.JobId), context.CancellationToken);
+        var response = new JobLogLines { DroppedLines = log.DroppedLines };
+        response.Lines.Add(log.Lines);
+        return response;
+    }
+
+    [Authorize(Scopes.Read)]
     public override async Task DownloadArtifact(DownloadArtifactRequest request, IServerStreamWriter<Chunk> responseStream, ServerCallContext context)
     {
         var job = await jobs.GetRequiredAsync(JobViews.ParseId(request.JobId), context.CancellationToken);

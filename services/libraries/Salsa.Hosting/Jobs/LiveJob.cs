@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using System.Globalization;
 using System.Text.Json;
 using System.Threading.Channels;
 using Microsoft.Extensions.Logging;
@@ -35,6 +36,7 @@ internal sealed class LiveJob : ITask, ICancellableJob
     private JobRecord _record;
     private long _lastPersisted;
     private bool _finished;
+    private string? _lastPhase;
 
     public LiveJob(JobRecord record, JobWork work, JobManager manager)
     {
@@ -59,6 +61,9 @@ internal sealed class LiveJob : ITask, ICancellableJob
 
     /// <summary>Set once the record is in the store; the job does not start before.</summary>
     public TaskCompletionSource Stored { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+    /// <summary>The job's log; set once the job is accepted, before <see cref="Stored"/>.</summary>
+    public JobLog Log { get; set; } = new();
 
     /// <summary>Set when the scheduler gave the job a slot: its end frees it.</summary>
     public bool HoldsSlot { get; set; }
@@ -96,6 +101,9 @@ internal sealed class LiveJob : ITask, ICancellableJob
 
         // The work acts for the tenant that submitted the job: what it reads and makes is theirs.
         using var tenant = Security.CallerTenant.Enter(Record.Tenant);
+
+        // What the service logs while the work runs on this flow is the job's too.
+        using var logging = JobLogs.Enter(Log);
         var started = DateTimeOffset.UtcNow;
         var queueMs = Stopwatch.GetElapsedTime(_accepted).TotalMilliseconds;
         if (_cancellation.IsCancellationRequested)
@@ -105,6 +113,7 @@ internal sealed class LiveJob : ITask, ICancellableJob
         }
 
         Update(r => r with { State = JobState.Running, Started = started, QueueMilliseconds = queueMs }, persist: true);
+        Log.Append(LogLevel.Information, "job", string.Create(CultureInfo.InvariantCulture, $"started after {queueMs:0.#} ms in the queue"));
         _manager.Metrics.JobQueueTime.Record(queueMs);
         using var span = StartSpan(queueMs);
         JobPhases.Queue(span, _acceptedAt, started);
@@ -147,7 +156,7 @@ internal sealed class LiveJob : ITask, ICancellableJob
             var validation = Errors.ServiceErrors.Classify(exception) is { Http: System.Net.HttpStatusCode.BadRequest };
             if (!validation)
             {
-                JobLog.JobFailed(_manager.Logger, Id, exception);
+                JobLogMessages.JobFailed(_manager.Logger, Id, exception);
             }
 
             span?.SetStatus(ActivityStatusCode.Error, exception.Message);
@@ -188,6 +197,10 @@ internal sealed class LiveJob : ITask, ICancellableJob
     public void Report(JobProgressUpdate update)
     {
         _phases.Report(update);
+        if (!string.Equals(Interlocked.Exchange(ref _lastPhase, update.Phase), update.Phase, StringComparison.Ordinal))
+        {
+            Log.Append(LogLevel.Information, "job", string.Create(CultureInfo.InvariantCulture, $"phase {update.Phase} (iteration {update.Iteration}, {update.Clusters} clusters, {update.ElapsedMilliseconds:0} ms in)"));
+        }
         var persist = Stopwatch.GetElapsedTime(Interlocked.Read(ref _lastPersisted)) >= PersistInterval;
         Broadcast(new JobEvent.Progress(update));
         if (persist)
@@ -232,6 +245,8 @@ internal sealed class LiveJob : ITask, ICancellableJob
     private void Finish(JobState state, DateTimeOffset started, double queueMs, double computeMs, string? resultJson, string? error)
     {
         _manager.Metrics.JobComputeTime.Record(computeMs);
+        Log.Append(state == JobState.Failed ? LogLevel.Error : state == JobState.Succeeded ? LogLevel.Information : LogLevel.Warning, "job",
+            string.Create(CultureInfo.InvariantCulture, $"{state.ToString().ToLowerInvariant()} after {computeMs:0.#} ms of compute{(error is null ? "" : $": {error}")}"));
         Update(r => r with
         {
             State = state,
@@ -276,7 +291,7 @@ internal sealed class LiveJob : ITask, ICancellableJob
             catch (Exception exception)
 #pragma warning restore CA1031
             {
-                JobLog.PersistFailed(_manager.Logger, Id, exception);
+                JobLogMessages.PersistFailed(_manager.Logger, Id, exception);
                 if (next.State is not (JobState.Queued or JobState.Running))
                 {
                     _manager.Store.UpdateJobAsync(next).GetAwaiter().GetResult();
@@ -307,7 +322,7 @@ internal interface ICancellableJob
     void Cancel();
 }
 
-internal static partial class JobLog
+internal static partial class JobLogMessages
 {
     [LoggerMessage(Level = LogLevel.Error, Message = "Job {JobId} failed")]
     public static partial void JobFailed(ILogger logger, Guid jobId, Exception exception);
