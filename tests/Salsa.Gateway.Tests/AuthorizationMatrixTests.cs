@@ -235,6 +235,7 @@ public sealed class AuthorizationMatrixTests(SecuredPlatform platform) : IClassF
         ["salsa.common.v1.Jobs/Cancel"] = """{"jobId":"$job"}""",
         ["salsa.common.v1.Jobs/List"] = "{}",
         ["salsa.common.v1.Jobs/DownloadArtifact"] = """{"jobId":"$job","name":"$artifact:job"}""",
+        ["salsa.common.v1.Jobs/GetLog"] = """{"jobId":"$job"}""",
         ["salsa.datasets.v1.Datasets/Upload"] = null,
         ["salsa.datasets.v1.Datasets/Get"] = """{"datasetId":"$points"}""",
         ["salsa.datasets.v1.Datasets/List"] = "{}",
@@ -269,6 +270,7 @@ public sealed class AuthorizationMatrixTests(SecuredPlatform platform) : IClassF
         ["salsa.gateway.v1.Gateway/CancelRun"] = """{"runId":"$run"}""",
         ["salsa.gateway.v1.Gateway/RerunRun"] = """{"runId":"$run"}""",
         ["salsa.gateway.v1.Gateway/DownloadArtifact"] = """{"runId":"$run","name":"$artifact"}""",
+        ["salsa.gateway.v1.Gateway/GetStepLog"] = """{"runId":"$run","step":"cluster"}""",
     };
 
     private static CancellationToken Token => TestContext.Current.CancellationToken;
@@ -418,6 +420,7 @@ public sealed class AuthorizationMatrixTests(SecuredPlatform platform) : IClassF
         path = path
             .Replace("/api/datasets/{id}", $"/api/datasets/{platform.Alpha["points"]}", StringComparison.Ordinal)
             .Replace("/api/runs/{id}", $"/api/runs/{platform.Alpha["run"]}", StringComparison.Ordinal)
+            .Replace("/steps/{step}/", "/steps/cluster/", StringComparison.Ordinal)
             .Replace("/api/keys/{id}", $"/api/keys/{platform.Alpha["key"]}", StringComparison.Ordinal)
             .Replace("/api/chem/compounds/{id}/properties", $"/api/chem/compounds/{platform.Alpha["compounds"]}/properties", StringComparison.Ordinal)
             .Replace("/api/chem/compounds/{id}/fingerprints/{type}", $"/api/chem/compounds/{platform.Alpha["compounds"]}/fingerprints/rdkit-ecfp4-1024", StringComparison.Ordinal)

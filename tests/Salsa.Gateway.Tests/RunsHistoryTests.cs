@@ -34,7 +34,22 @@ public sealed class RunsHistoryTests
         {
             var id = Guid.NewGuid();
             var created = now.AddHours(-(i + 1));
-            var view = new RunView { Id = id, Workflow = Workflows[i % 3], Created = created, WorkflowVersion = "0123456789ab" };
+            // Three steps ending as the run did: the first succeeded, the second in the run's end
+            // state, the third skipped after a failure or cancel (succeeded with a succeeded run).
+            var end = States[i % 4] switch
+            {
+                JobState.Succeeded => StepState.Succeeded,
+                JobState.Failed => StepState.Failed,
+                JobState.Cancelled => StepState.Cancelled,
+                _ => StepState.Running,
+            };
+            StepView[] steps =
+            [
+                new() { Id = "import", Service = "census", Operation = "import", State = StepState.Succeeded, DurationMs = 120 + i },
+                new() { Id = "cluster", Service = "annealing", Operation = "cluster", State = end, DurationMs = end == StepState.Running ? null : 3000 + i },
+                new() { Id = "map", Service = "render", Operation = "census-map", State = end == StepState.Succeeded ? StepState.Succeeded : StepState.Skipped },
+            ];
+            var view = new RunView { Id = id, Workflow = Workflows[i % 3], Created = created, WorkflowVersion = "0123456789ab", Steps = steps };
             var record = new JobRecord
             {
                 Id = id, Service = RunManager.Service, Kind = view.Workflow, State = States[i % 4], Created = created,
@@ -78,6 +93,15 @@ public sealed class RunsHistoryTests
                 Assert.True(response.StatusCode == HttpStatusCode.OK, $"{query}: {response.StatusCode} {body}");
                 Assert.Equal(expected.Count.ToString(System.Globalization.CultureInfo.InvariantCulture), Assert.Single(response.Headers.GetValues("X-Total-Count")));
                 Assert.Equal(expected.Skip(offset).Take(limit), JsonDocument.Parse(body).RootElement.EnumerateArray().Select(r => r.GetProperty("id").GetGuid()));
+
+                // Each run's steps as the grid draws them: the stored steps' ids and states in order.
+                foreach (var run in JsonDocument.Parse(body).RootElement.EnumerateArray())
+                {
+                    var stored = JsonSerializer.Deserialize<RunView>(mine.Single(r => r.Id == run.GetProperty("id").GetGuid()).ResultJson!, JsonSerializerOptions.Web)!;
+                    Assert.Equal(
+                        stored.Steps.Select(s => $"{s.Id}:{JsonSerializer.Serialize(s.State, JsonSerializerOptions.Web).Trim('"')}"),
+                        run.GetProperty("stepStates").EnumerateArray().Select(c => $"{c.GetProperty("id").GetString()}:{c.GetProperty("state").GetString()}"));
+                }
 
                 grpc.Offset = offset;
                 grpc.Limit = limit;

@@ -83,6 +83,29 @@ public sealed class WorkflowRunTests
         var watch = hops.First(h => h.GetProperty("operation").GetString() == "Jobs.Watch");
         Assert.True(watch.GetProperty("computeMs").GetDouble() > 0);
 
+        // Each step's job log, from its service: the annealing job's life in order; a step that
+        // started no job says so; an unknown step is a 404 naming the run's steps.
+        var clusterJob = Step(run, "cluster").GetProperty("jobs")[0];
+        Assert.Equal("annealing", clusterJob.GetProperty("service").GetString());
+        var log = await gateway.Http.GetStringAsync($"/api/runs/{id}/steps/cluster/log", token);
+        var lines = log.TrimEnd('\n').Split('\n');
+        Assert.Equal($"# annealing job {clusterJob.GetProperty("jobId").GetString()} (step cluster)", lines[0]);
+        Assert.EndsWith(" info  job: accepted: annealing", lines[1], StringComparison.Ordinal);
+        Assert.Contains(" info  job: started after ", lines[2], StringComparison.Ordinal);
+        Assert.Contains(lines, l => l.Contains(" job: phase ", StringComparison.Ordinal));
+        Assert.Contains(" info  job: succeeded after ", lines[^1], StringComparison.Ordinal);
+        Assert.Contains("# render job ", await gateway.Http.GetStringAsync($"/api/runs/{id}/steps/map/log", token), StringComparison.Ordinal);
+        if (Step(run, "import").GetProperty("jobs").GetArrayLength() == 0)
+        {
+            Assert.Equal("# step import (census.import) started no service job: no log.\n", await gateway.Http.GetStringAsync($"/api/runs/{id}/steps/import/log", token));
+        }
+
+        using (var unknownStep = await gateway.Http.GetAsync($"/api/runs/{id}/steps/nope/log", token))
+        {
+            Assert.Equal(System.Net.HttpStatusCode.NotFound, unknownStep.StatusCode);
+            Assert.Contains("'cluster'", await unknownStep.Content.ReadAsStringAsync(token), StringComparison.Ordinal);
+        }
+
         // One trace: the run's root span, and the services' server spans under the same trace id.
         var traceId = run.GetProperty("traceId").GetString();
         Assert.Matches("^[0-9a-f]{32}$", traceId);
@@ -154,6 +177,9 @@ public sealed class WorkflowRunTests
         Assert.Equal(4, cluster.GetProperty("clusters").GetInt32());
         Assert.Equal(query.GetProperty("count").GetInt32(), cluster.GetProperty("table").EnumerateArray().Sum(r => r.GetProperty("size").GetInt32()));
         Assert.Equal(fetched.Hops.Count, fetched.Hops.Count(h => h.Outcome is "ok" or "succeeded"));
+        var log = await client.GetStepLogAsync(new StepLogRequest { RunId = started.RunId, Step = "cluster" }, new CallOptions(cancellationToken: token));
+        Assert.StartsWith("# annealing job ", log.Text, StringComparison.Ordinal);
+        Assert.Contains(" info  job: succeeded after ", log.Text, StringComparison.Ordinal);
 
         // The map's PNG over gRPC, in chunks.
         var bytes = new List<byte>();

@@ -120,6 +120,10 @@ public static class GatewayApi
             return TypedResults.Accepted($"/api/runs/{run.Id}", run);
         }).WithName("RerunRun")
           .WithSummary("Runs again the workflow text a run ran, with its parameters and the changes given (a null value drops an override): 202 with the new run, whose rerunOf names the old one.");
+        runs.MapGet("/{id}/steps/{step}/log", async (RunManager manager, string id, string step, CancellationToken cancellationToken) =>
+            TypedResults.Text(await manager.GetStepLogAsync(ParseId(id), step, cancellationToken), "text/plain; charset=utf-8"))
+            .WithName("GetStepLog")
+            .WithSummary("What the service jobs of a step logged, as text: each job's lines from its service (accepted, started, each phase, its end, the service's lines while it ran) under a heading naming the job.");
         runs.MapGet("/{id}/artifacts/{name}", async (RunManager manager, string id, string name, CancellationToken cancellationToken) =>
         {
             var artifact = await manager.GetArtifactAsync(ParseId(id), name, cancellationToken);

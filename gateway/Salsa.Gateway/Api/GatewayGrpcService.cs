@@ -84,6 +84,10 @@ public sealed class GatewayGrpcService(RunManager runs) : global::Salsa.Contract
     public override async Task DownloadArtifact(DownloadRunArtifactRequest request, IServerStreamWriter<Chunk> responseStream, ServerCallContext context) =>
         await ArtifactChunks.WriteAsync(await runs.GetArtifactAsync(GatewayApi.ParseId(request.RunId), request.Name, context.CancellationToken), responseStream);
 
+    [Authorize(Scopes.Read)]
+    public override async Task<StepLog> GetStepLog(StepLogRequest request, ServerCallContext context) =>
+        new() { Text = await runs.GetStepLogAsync(GatewayApi.ParseId(request.RunId), request.Step, context.CancellationToken) };
+
     private static JsonNode? ParseJson(string key, string value)
     {
         try

@@ -305,6 +305,54 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
             ?? throw new NotFoundException($"Run {id} has no artifact '{name}'.");
     }
 
+    /// <summary>
+    /// What the service jobs of a step of the caller's run logged, as text: each job's lines (its
+    /// service's <c>Jobs.GetLog</c>) under a heading naming the job, or a line saying why its service
+    /// could not give them (it let them go or restarted, or it is unreachable).
+    /// </summary>
+    public async Task<string> GetStepLogAsync(Guid id, string stepId, CancellationToken cancellationToken = default)
+    {
+        var run = await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false);
+        var step = run.Steps.FirstOrDefault(s => s.Id == stepId)
+            ?? throw new NotFoundException($"Run {id} has no step '{stepId}'; its steps are {string.Join(", ", run.Steps.Select(s => $"'{s.Id}'"))}.");
+        var text = new System.Text.StringBuilder();
+        if (step.Jobs.Count == 0)
+        {
+            text.Append(System.Globalization.CultureInfo.InvariantCulture, $"# step {step.Id} ({step.Service}.{step.Operation}) {(step.State is StepState.Pending ? "has not started" : "started no service job")}: no log.\n");
+        }
+
+        foreach (var job in step.Jobs)
+        {
+            text.Append(System.Globalization.CultureInfo.InvariantCulture, $"# {job.Service} job {job.JobId} (step {step.Id})\n");
+            try
+            {
+                var channel = await services.ChannelAsync(job.Service, cancellationToken).ConfigureAwait(false);
+                var log = await new Salsa.Contracts.Clients.JobsClient(channel)
+                    .GetLogAsync(new Salsa.Contracts.Common.JobRef { JobId = job.JobId }, new Grpc.Core.CallOptions(deadline: DateTime.UtcNow.AddSeconds(10), cancellationToken: cancellationToken))
+                    .ConfigureAwait(false);
+                foreach (var line in log.Lines)
+                {
+                    text.Append(line).Append('\n');
+                }
+
+                if (log.DroppedLines > 0)
+                {
+                    text.Append(System.Globalization.CultureInfo.InvariantCulture, $"# … {log.DroppedLines} more lines not kept by the {job.Service} service\n");
+                }
+            }
+            catch (Grpc.Core.RpcException exception) when (exception.StatusCode is Grpc.Core.StatusCode.NotFound)
+            {
+                text.Append("# ").Append(exception.Status.Detail).Append('\n');
+            }
+            catch (Grpc.Core.RpcException exception) when (exception.StatusCode is Grpc.Core.StatusCode.Unavailable or Grpc.Core.StatusCode.DeadlineExceeded)
+            {
+                text.Append(System.Globalization.CultureInfo.InvariantCulture, $"# the {job.Service} service did not answer ({exception.StatusCode}); try again later.\n");
+            }
+        }
+
+        return text.ToString();
+    }
+
     private async Task ExecuteAsync(LiveRun run)
     {
         await Task.Yield();

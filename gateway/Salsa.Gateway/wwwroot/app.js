@@ -25,6 +25,7 @@ const EXTRA_IMAGES = ['molecules.svg'];
 const $ = (selector) => document.querySelector(selector);
 const runUrl = (id) => `/api/runs/${encodeURIComponent(id)}`;
 const artifactUrl = (id, name) => `${runUrl(id)}/artifacts/${encodeURIComponent(name)}`;
+const stepLogUrl = (id, step) => `${runUrl(id)}/steps/${encodeURIComponent(step)}/log`;
 
 // ---------------------------------------------------------------------------------------------
 // Credentials: a gateway that listens beyond loopback asks for an API key (docs/security.md). The
@@ -45,7 +46,8 @@ function askForKey(reason) {
   const dialog = $('#key-dialog');
   $('#credentials').dataset.asked = 'yes';
   showKeyStatus();
-  $('#key-reason').textContent = reason ?? 'This gateway asks for an API key.';
+  // Several requests meet the 401 at once: the gateway's own words, once one has them, stay.
+  if (reason || !dialog.open) $('#key-reason').textContent = reason ?? 'This gateway asks for an API key.';
   if (!dialog.open) dialog.showModal();
 }
 
@@ -363,8 +365,13 @@ function renderRuns(runs, total) {
     return;
   }
   const selected = currentRunId();
-  // The list is rebuilt as runs change: the row that had the keyboard focus gets it back.
-  const focused = document.activeElement?.closest?.('#runs tr[data-run]')?.dataset.run;
+  // The list is rebuilt as runs change: the row (or grid column) that had the keyboard focus gets it back.
+  const focused = document.activeElement?.closest?.('#runs [data-run]')?.dataset.run;
+  if (runsView === 'grid') {
+    replace(container, ...runsGrid(runs, selected));
+    if (focused) container.querySelector(`a[data-run="${CSS.escape(focused)}"]`)?.focus({ preventScroll: true });
+    return;
+  }
   replace(container, h('table', { class: 'runs-table' },
     h('caption', { class: 'visually-hidden' }, 'Runs, newest first: Enter opens one'),
     h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'state'), h('th', { scope: 'col' }, 'workflow'), h('th', { scope: 'col' }, 'created'), h('th', { scope: 'col', class: 'num' }, 'duration'))),
@@ -382,6 +389,70 @@ function renderRuns(runs, total) {
     h('td', { title: run.created ?? '' }, format.time(run.created)),
     h('td', { class: 'num' }, format.ms(format.between(run.started, run.finished, run.state === 'running'))))))));
   if (focused) container.querySelector(`tr[data-run="${CSS.escape(focused)}"]`)?.focus({ preventScroll: true });
+}
+
+/**
+ * The runs as Airflow's grid: for each workflow on the page, its runs as columns (oldest left) and
+ * its steps as rows, each cell in the step's state (queued while its service job waits); a column's
+ * head opens its run.
+ */
+function runsGrid(runs, selected) {
+  const byWorkflow = new Map();
+  for (const run of runs) {
+    const name = run.workflow ?? '(yaml)';
+    if (!byWorkflow.has(name)) byWorkflow.set(name, []);
+    byWorkflow.get(name).push(run);
+  }
+  return [...byWorkflow].map(([name, newestFirst]) => {
+    const columns = [...newestFirst].reverse();
+    const steps = [];
+    for (const run of columns) {
+      for (const cell of run.stepStates ?? []) if (!steps.includes(cell.id)) steps.push(cell.id);
+    }
+    const cellState = (cell) => (cell?.state === 'running' && cell.jobState === 'queued' ? 'queued' : cell?.state);
+    const title = `${name} · ${columns.length} run${columns.length === 1 ? '' : 's'}, oldest left`;
+    return h('div', { class: 'grid-block' },
+      h('p', { class: 'grid-title' }, name, h('span', { class: 'muted' }, ` · ${columns.length} run${columns.length === 1 ? '' : 's'}, oldest left`)),
+      h('table', { class: 'runs-grid', dataset: { workflow: name }, 'aria-label': title },
+      h('thead', {}, h('tr', {},
+        h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'step')),
+        columns.map((run) => h('th', { scope: 'col', class: run.id === selected ? 'selected' : '' },
+          h('a', {
+            href: `#/runs/${run.id}`,
+            class: `grid-run state-${run.state}`,
+            dataset: { run: run.id },
+            title: `${run.state} · ${format.time(run.created)} · ${format.ms(format.between(run.started, run.finished, run.state === 'running'))}`,
+            'aria-label': `run of ${format.time(run.created)}: ${run.state}`,
+          }))))),
+      h('tbody', {}, steps.map((step) => h('tr', {},
+        h('th', { scope: 'row', class: 'grid-step' }, step),
+        columns.map((run) => {
+          const cell = (run.stepStates ?? []).find((c) => c.id === step);
+          const state = cellState(cell);
+          return h('td', {
+            class: `grid-cell ${state ? `state-${state}` : 'grid-none'}`,
+            title: cell ? `${step}: ${state}${cell.durationMs != null ? ` · ${format.ms(cell.durationMs)}` : ''}` : `${step}: not in this run`,
+          }, h('span', { class: 'visually-hidden' }, state ?? 'none'));
+        }))))));
+  });
+}
+
+/** How the runs are shown: 'list' or 'grid' (kept across visits). */
+let runsView = localStorage.getItem('salsa.runsView') === 'grid' ? 'grid' : 'list';
+
+function setupRunsViews() {
+  const show = (view) => {
+    runsView = view;
+    localStorage.setItem('salsa.runsView', view);
+    $('#runs-as-list').setAttribute('aria-pressed', String(view === 'list'));
+    $('#runs-as-grid').setAttribute('aria-pressed', String(view === 'grid'));
+    $('#runs').setAttribute('aria-label', view === 'grid' ? 'Runs grid' : 'Runs list');
+    refreshRuns();
+  };
+  $('#runs-as-list').addEventListener('click', () => show('list'));
+  $('#runs-as-grid').addEventListener('click', () => show('grid'));
+  $('#runs-as-list').setAttribute('aria-pressed', String(runsView === 'list'));
+  $('#runs-as-grid').setAttribute('aria-pressed', String(runsView === 'grid'));
 }
 
 /** The runs list's filters and page: GET /api/runs?workflow&state&from&before&offset&limit. */
@@ -416,9 +487,9 @@ function refreshRuns() {
     try {
       const response = await fetch(runsPath(), { headers: { Accept: 'application/json', ...authHeaders() }, cache: 'no-store' });
       connection(true);
-      if (response.status === 401) askForKey();
       if (!response.ok) {
         const problem = await response.json().catch(() => null);
+        if (response.status === 401) askForKey(problem?.detail);
         throw new Error(`${response.status} ${problem?.detail ?? problem?.title ?? response.statusText}`);
       }
       const runs = await response.json();
@@ -1028,7 +1099,10 @@ function renderSteps(current) {
     h('tbody', {}, steps.map((step) => h('tr', { class: `step-${step.state}`, dataset: { step: step.id } },
       h('td', {},
         h('div', { class: 'step-id' }, step.id),
-        h('div', { class: 'step-op muted' }, `${step.service}.${step.operation}`, step.dependsOn?.length ? ` ← ${step.dependsOn.join(', ')}` : '')),
+        h('div', { class: 'step-op muted' }, `${step.service}.${step.operation}`, step.dependsOn?.length ? ` ← ${step.dependsOn.join(', ')}` : ''),
+        step.jobs?.length
+          ? gatewayLink(stepLogUrl(current.run.id, step.id), { class: 'step-log small', title: `What the ${step.service} job${step.jobs.length > 1 ? 's' : ''} of ${step.id} logged` }, step.jobs.length > 1 ? `logs (${step.jobs.length} jobs)` : 'job log')
+          : null),
       h('td', {}, stepBadge(step)),
       h('td', { class: 'num' }, step.attempts ?? '–'),
       h('td', { class: 'num' }, format.ms(step.durationMs ?? format.between(step.started, step.finished, step.state === 'running'))),
@@ -1121,8 +1195,13 @@ function renderResult(current) {
 
 /** A link to a file of the run: with an API key, opened from a fetched copy (a plain link cannot send the key). */
 function artifactLink(runId, name, content) {
-  const url = artifactUrl(runId, name);
+  return gatewayLink(artifactUrl(runId, name), {}, content);
+}
+
+/** A link to a file of the gateway opened in a new tab (with an API key, from a fetched copy: a link cannot send it). */
+function gatewayLink(url, attributes, content) {
   return h('a', {
+    ...attributes,
     href: url,
     target: '_blank',
     rel: 'noopener',
@@ -1288,6 +1367,7 @@ window.addEventListener('hashchange', route);
 setupCredentials();
 setupUploads();
 setupRunsFilter();
+setupRunsViews();
 setupViewer();
 loadWorkflows();
 loadConsoleSettings();

@@ -103,6 +103,47 @@ try {
     if (!summary.focusKept) fail('the focused runs row lost the focus when the list was rebuilt');
     summary.total = await page.locator('#runs-count').textContent();
     if (summary.total !== `(${(all.total + 1).toLocaleString('en-US')})`) fail(`after one more run the count reads ${summary.total}`);
+
+    // The grid (Airflow's): per workflow on the page, its runs as columns oldest left, its steps
+    // as rows, each cell in the state the API gives that step of that run. The run started above
+    // ends first, so the grid and the API are read in the same state.
+    await page.waitForFunction(async (id) => !['queued', 'running'].includes((await (await fetch(`/api/runs/${id}`)).json()).state), started.id, { timeout: 120_000, polling: 500 });
+    await page.locator('#runs-as-grid').click();
+    await page.locator('#runs table.runs-grid').first().waitFor({ timeout: 10_000 });
+    const expected = await page.evaluate(async () => {
+      const runs = await (await fetch('/api/runs?limit=50&offset=0')).json();
+      const byWorkflow = {};
+      for (const run of runs) (byWorkflow[run.workflow] ??= []).unshift(run);
+      return byWorkflow;
+    });
+    const drawn = await page.locator('#runs table.runs-grid').evaluateAll((tables) => tables.map((t) => ({
+      workflow: t.dataset.workflow,
+      runs: [...t.querySelectorAll('thead a[data-run]')].map((a) => a.dataset.run),
+      rows: [...t.querySelectorAll('tbody tr')].map((tr) => ({
+        step: tr.querySelector('th').textContent,
+        states: [...tr.querySelectorAll('td')].map((td) => [...td.classList].find((c) => c.startsWith('state-'))?.slice(6) ?? 'none'),
+      })),
+    })));
+    summary.grid = { tables: drawn.length, columns: drawn.reduce((n, t) => n + t.runs.length, 0), cells: drawn.reduce((n, t) => n + t.rows.length * t.runs.length, 0) };
+    if (drawn.map((t) => t.workflow).sort().join() !== Object.keys(expected).sort().join()) fail(`the grid's workflows ${drawn.map((t) => t.workflow).join(', ')}; the page's ${Object.keys(expected).join(', ')}`);
+    for (const table of drawn) {
+      const runs = expected[table.workflow] ?? [];
+      if (table.runs.join() !== runs.map((r) => r.id).join()) fail(`${table.workflow}: the grid's columns are not its runs oldest first`);
+      for (const row of table.rows) {
+        const want = runs.map((r) => {
+          const cell = (r.stepStates ?? []).find((c) => c.id === row.step);
+          return cell ? (cell.state === 'running' && cell.jobState === 'queued' ? 'queued' : cell.state) : 'none';
+        });
+        if (row.states.join() !== want.join()) fail(`${table.workflow} step ${row.step}: cells ${row.states.join(',')}, the API ${want.join(',')}`);
+      }
+    }
+    if (summary.grid.cells < 150) fail(`the grid draws ${summary.grid.cells} cells`);
+    summary.gridAxe = await axeViolations(page);
+    for (const v of summary.gridAxe) fail(`axe on the runs grid: ${v.id} × ${v.nodes}, e.g. ${v.first}`);
+    await page.locator('#runs table.runs-grid thead a[data-run]').first().click();
+    await page.waitForFunction(() => location.hash.startsWith('#/runs/'), null, { timeout: 5_000 });
+    await page.locator('#runs-as-list').click();
+    await page.locator('#runs tr[data-run]').first().waitFor({ timeout: 10_000 });
   } catch (error) {
     fail(error.message.split('\n')[0]);
   }

@@ -172,6 +172,17 @@ try {
       const run = await page.evaluate(async ([id, key]) => (await fetch(`/api/runs/${encodeURIComponent(id)}`, { headers: key ? { 'X-Api-Key': key } : {} })).json(), [summary.runId, apiKey ?? null]);
       summary.api = { hops: run.hops?.length ?? 0, artifacts: (run.artifacts ?? []).map((a) => a.name), tables: (run.steps ?? []).filter((st) => Array.isArray(st.outputs?.table)).map((st) => st.id) };
 
+      // A log link on every step that started a service job, and what it opens is that job's log.
+      const withJobs = (run.steps ?? []).filter((st) => st.jobs?.length).map((st) => st.id);
+      summary.logLinks = await page.locator('#steps .steps-table a.step-log').evaluateAll((links) => links.map((a) => a.getAttribute('href')));
+      if (summary.logLinks.length !== withJobs.length || withJobs.length === 0) fail(`${summary.logLinks.length} log links for ${withJobs.length} steps with jobs`);
+      // Opened as a reader opens it: a new tab (with a key, a fetched copy, since a link cannot send it).
+      const [logTab] = await Promise.all([page.context().waitForEvent('page', { timeout: 10_000 }), page.locator('#steps .steps-table a.step-log').first().click()]);
+      await logTab.waitForLoadState();
+      const firstLog = (await logTab.locator('body').textContent()) ?? '';
+      await logTab.close();
+      if (!/^# \S+ job [0-9a-f-]{36} \(step /.test(firstLog) || !firstLog.includes(' job: accepted: ')) fail(`the first step's log reads: ${firstLog.slice(0, 200)}`);
+
       summary.hops = await page.locator('#waterfall svg rect.hop').count();
       if (summary.hops < 4) fail(`the waterfall shows ${summary.hops} hops (fewer than 4)`);
       if (summary.hops !== summary.api.hops) fail(`the waterfall shows ${summary.hops} hops, the run has ${summary.api.hops}`);
