@@ -112,6 +112,48 @@ public sealed class RunLifecycleTests
     }
 
     [Fact]
+    public async Task RunsEndBeforeTheirFinalWrite_YetEveryReadAfterTheEndShowsIt_AndAStopStoresThemAll()
+    {
+        // A waiter hears a run's end before its final view is stored (bench/results/gateway.md). 16
+        // callers × 25 one-step runs: right after each wait, the run read alone and in the list is
+        // already succeeded, while the store may still be writing it; the gateway is then disposed
+        // at once, and a new one on the same store finds every run succeeded, none to resume.
+        const string Yaml = """
+            name: store-race
+            steps:
+              import: { service: census, operation: import, parameters: { source: indiana-1000 } }
+            """;
+        var token = TestContext.Current.CancellationToken;
+        using var directory = new TemporaryDirectory();
+        var store = directory.Combine("salsa.db");
+        var ids = new System.Collections.Concurrent.ConcurrentBag<Guid>();
+        await using (var first = await GatewayServer.StartAsync(store, new Dictionary<string, string?> { ["Gateway:Runs:Concurrent"] = "16", ["Gateway:Runs:QueueDepth"] = "64" }, token))
+        {
+            var imported = await first.Runs.SubmitAsync(new RunRequest { Yaml = Yaml }, token); // imports the file once
+            ids.Add((await first.Runs.WaitAsync(imported.Id, token)).Id);
+            await Task.WhenAll(Enumerable.Range(0, 16).Select(_ => Task.Run(async () =>
+            {
+                for (var i = 0; i < 25; i++)
+                {
+                    var run = await first.Runs.SubmitAsync(new RunRequest { Yaml = Yaml }, token);
+                    var final = await first.Runs.WaitAsync(run.Id, token);
+                    Assert.True(final.State == RunState.Succeeded, final.Error);
+                    Assert.Equal(RunState.Succeeded, (await first.Runs.GetRequiredAsync(run.Id, token)).State);
+                    var listed = (await first.Runs.QueryAsync(new RunQuery { Workflow = "store-race", Limit = 100 }, token)).Runs;
+                    Assert.Equal(RunState.Succeeded, Assert.Single(listed, r => r.Id == run.Id).State);
+                    ids.Add(run.Id);
+                }
+            }, token)));
+        }
+
+        await using var second = await GatewayServer.StartAsync(store, cancellationToken: token);
+        var page = await second.Runs.QueryAsync(new RunQuery { Workflow = "store-race", Limit = 500 }, token);
+        Assert.Equal(401, page.Total);
+        Assert.All(page.Runs, r => Assert.True(r.State == RunState.Succeeded && r.Resumes == 0, $"{r.Id}: {r.State}, resumed {r.Resumes}×"));
+        Assert.Equal(ids.Order(), page.Runs.Select(r => r.Id).Order());
+    }
+
+    [Fact]
     public async Task GatewayRestartWithResumingOff_MarksTheRunInterruptedWithTheReason()
     {
         var token = TestContext.Current.CancellationToken;

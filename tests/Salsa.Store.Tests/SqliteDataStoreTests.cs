@@ -40,6 +40,61 @@ public sealed class SqliteDataStoreTests : DataStoreContractTests
     }
 
     [Fact]
+    public async Task Writes_NeverCheckpointInline_TheLogStaysBounded_AndEveryWriteIsKept()
+    {
+        // 16 writers upsert 4,000 job records of ~8 KB (over 30 MB of log): without checkpoints the log
+        // would hold all of it; the background checkpoints keep it near their 4 MB threshold. A
+        // store disposed while a checkpoint may be running releases the file, over 12 trials.
+        const int Writers = 16;
+        const int PerWriter = 250;
+        var result = "{\"padding\":\"" + new string('x', 8_000) + "\"}";
+        for (var trial = 0; trial < 12; trial++)
+        {
+            var path = _directory.Combine($"checkpoint-{trial}.db");
+            var store = new SqliteDataStore(path);
+            await store.InitializeAsync(Ct);
+            var jobs = Enumerable.Range(0, Writers).Select(_ => TestData.Job("checkpoints") with { ResultJson = result }).ToArray();
+            long largestLog = 0;
+            await Task.WhenAll(jobs.Select(job => Task.Run(async () =>
+            {
+                for (var i = 0; i < (trial == 0 ? PerWriter : 40); i++)
+                {
+                    await store.UpdateJobAsync(job with { ProgressJson = string.Create(CultureInfo.InvariantCulture, $"{{\"i\":{i}}}") }, Ct);
+                    var log = new FileInfo(path + "-wal");
+                    if (log.Exists)
+                    {
+                        InterlockedMax(ref largestLog, log.Length);
+                    }
+                }
+            }, Ct)));
+
+            if (trial == 0)
+            {
+                Assert.True(largestLog < 16_000_000, $"the log grew to {largestLog:N0} bytes");
+            }
+
+            await store.DisposeAsync(); // at once: a checkpoint may be running
+            File.Move(path, path + ".moved");
+            await using var reopened = new SqliteDataStore(path + ".moved");
+            foreach (var job in jobs)
+            {
+                Assert.Equal(string.Create(CultureInfo.InvariantCulture, $"{{\"i\":{(trial == 0 ? PerWriter : 40) - 1}}}"), (await reopened.GetJobAsync(job.Id, Ct))!.ProgressJson);
+            }
+        }
+    }
+
+    private static void InterlockedMax(ref long target, long value)
+    {
+        for (var seen = Volatile.Read(ref target); value > seen; seen = Volatile.Read(ref target))
+        {
+            if (Interlocked.CompareExchange(ref target, value, seen) == seen)
+            {
+                return;
+            }
+        }
+    }
+
+    [Fact]
     public async Task InitializeAsync_FileFromANewerSchema_ThrowsNotSupported()
     {
         var path = _directory.Combine("newer.db");

@@ -54,7 +54,11 @@ internal sealed class LiveRun
     /// <summary>Told of every change of the run's own state (not its steps'): the runs list's feed.</summary>
     public Action<string, RunView>? Changed { get; init; }
 
+    /// <summary>Set when the run has ended and its waiters and watchers have its final view.</summary>
     public TaskCompletionSource Completion { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+    /// <summary>Set once the run's final view is stored (or its write failed and was logged), after <see cref="Completion"/>.</summary>
+    public TaskCompletionSource Stored { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
 
     /// <summary>Set when the run's turn came and it holds one of the gateway's run slots.</summary>
     public TaskCompletionSource Admitted { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);

@@ -24,8 +24,9 @@ public sealed record RunRequest
 }
 
 // Design: a run is accepted (validated, a place in the bounded queue, stored Queued) before the
-// caller hears its id, so every run that exists can be found. Runs live in `_live` while they
-// execute and are stored at each step's change; finished runs are read from the store. Runs are
+// caller hears its id, so every run that exists can be found: that insert is the only store write a
+// caller waits for. Runs live in `_live` while they execute and until their final view is stored
+// (in the background, coalesced: RunPersister); finished runs are read from the store. Runs are
 // JobRecords of service "gateway" in the shared store (SQLite or PostgreSQL): kind = workflow name,
 // parameters = the request (YAML and overrides), result = the run view (steps, outputs, hops,
 // artifacts), artifacts = the files the steps kept. At start, runs a previous process left Queued or
@@ -84,7 +85,7 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
     public async Task StopAsync(CancellationToken cancellationToken)
     {
         await StoppingAsync(cancellationToken).ConfigureAwait(false); // idempotent: covers a host that skipped the lifecycle call
-        await Task.WhenAll(_live.Values.Select(r => r.Completion.Task)).WaitAsync(cancellationToken).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
+        await Task.WhenAll(_live.Values.Select(r => r.Stored.Task)).WaitAsync(cancellationToken).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
     }
 
     public Task StoppedAsync(CancellationToken cancellationToken) => Task.CompletedTask;
@@ -215,6 +216,9 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
     public async Task<RunPage> QueryAsync(RunQuery query, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(query);
+        // The runs live before the query: a run that ends meanwhile is its newest view here even if
+        // the store answered before its final write (a run leaves the live set only once stored).
+        var live = _live.ToDictionary();
         var page = await store.QueryJobsAsync(new JobQuery
         {
             Service = Service,
@@ -226,7 +230,7 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
             Offset = query.Offset,
             Limit = query.Limit,
         }, cancellationToken).ConfigureAwait(false);
-        return new([.. page.Jobs.Select(r => _live.TryGetValue(r.Id, out var live) ? live.View() : FromRecord(r))], page.Total);
+        return new([.. page.Jobs.Select(r => live.TryGetValue(r.Id, out var run) ? run.View() : FromRecord(r))], page.Total);
     }
 
     /// <summary>
@@ -289,13 +293,15 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
     /// <summary>Waits until the run has ended and returns it.</summary>
     public async Task<RunView> WaitAsync(Guid id, CancellationToken cancellationToken = default)
     {
-        await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false); // the caller's, or a 404
+        var view = await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false); // the caller's, or a 404
         if (_live.TryGetValue(id, out var live))
         {
+            // Its final view, as every watcher hears it; not read back from the store.
             await live.Completion.Task.WaitAsync(cancellationToken).ConfigureAwait(false);
+            return live.View();
         }
 
-        return await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false);
+        return view;
     }
 
     public async Task<Artifact> GetArtifactAsync(Guid id, string name, CancellationToken cancellationToken = default)
@@ -412,24 +418,37 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
         }
     }
 
+    /// <summary>
+    /// Ends the run: whoever waits or watches hears its final view first, then the view is stored
+    /// (bench/results/gateway.md). The run stays live until it is stored, so a read in between
+    /// gets the final view, and the gateway's stop waits for the write (<see cref="LiveRun.Stored"/>).
+    /// A crash in between loses no run: the store still has it running, and it is resumed.
+    /// </summary>
     private async Task EndAsync(LiveRun run, RunPersister persist, RunState state, string? error, Activity? span = null)
     {
         var ended = state is not (RunState.Queued or RunState.Running);
         run.Update(v => v with { State = state, Error = error, Finished = ended ? DateTimeOffset.UtcNow : null });
+        span?.Dispose(); // the run's span has ended (and is exported) once anyone hears the run ended
+        run.Complete();
+        RunLog.Ended(_logger, run.Id, run.Workflow.Name, state);
+        if (ended)
+        {
+            GatewayMetrics.Ended(run.View());
+        }
+
         try
         {
             await persist.FlushAsync().ConfigureAwait(false);
         }
+#pragma warning disable CA1031 // Logged by the persister; the run has ended either way, and a resumed gateway finds it unfinished.
+        catch (Exception)
+#pragma warning restore CA1031
+        {
+        }
         finally
         {
             _live.TryRemove(run.Id, out _);
-            span?.Dispose(); // the run's span has ended (and is exported) once anyone hears the run ended
-            run.Complete();
-            RunLog.Ended(_logger, run.Id, run.Workflow.Name, state);
-            if (ended)
-            {
-                GatewayMetrics.Ended(run.View());
-            }
+            run.Stored.TrySetResult();
         }
     }
 

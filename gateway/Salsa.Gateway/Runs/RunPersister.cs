@@ -5,9 +5,11 @@ namespace Salsa.Gateway.Runs;
 // is in flight, starts one; a write stores the newest view when it begins, and if the run changed while
 // it was writing, writes once more. So writes never overlap (the last one stored is the newest), many
 // changes during one write cost one more write, and a step's start does not wait on the store.
-// `FlushAsync` waits until the newest view is stored and reports a failure to store it: a step's
-// success (before the steps that use its outputs start, so a resumed run keeps them) and the run's
-// end. A gateway that dies between a change and its write loses only a start or a failure, which a
+// `FlushAsync` waits until the newest view is stored and reports a failure to store it: a service
+// job's id before the step waits on the job (so a resumed run takes the job up again instead of
+// starting another) and the run's end (after its waiters have heard it, before the gateway stops).
+// Every write stores the whole view, so the store never holds a step without the steps it built on.
+// A gateway that dies between a change and its write loses only steps since the last write, which a
 // resumed run does again.
 /// <summary>Writes a live run's view to the store in the background, coalescing changes.</summary>
 internal sealed class RunPersister(LiveRun run, Func<LiveRun, CancellationToken, Task> write, ILogger logger)

@@ -135,9 +135,11 @@ internal sealed class WorkflowRunner(OperationCatalog catalog, ServiceDirectory 
                     DurationMs = Stopwatch.GetElapsedTime(clock).TotalMilliseconds,
                     Outputs = outputs,
                 });
-                // Stored before any step that depends on it starts: a resumed run keeps every step it
-                // built on. (Starts and failures are stored in the background; the run's end waits.)
-                await persist.FlushAsync().ConfigureAwait(false);
+                // Stored in the background, like starts and failures: every write stores the whole
+                // view, so the store never holds a step without the steps it built on, and a step that
+                // starts a service job waits for that job's write (JobStarted), which carries this one.
+                // A crash before it lands costs the step being run again when the run resumes.
+                persist.Changed();
                 return null;
             }
             catch (Exception exception) when (run.Cancellation.IsCancellationRequested && exception is OperationCanceledException or RpcException)

@@ -20,8 +20,16 @@ public sealed class SqliteDataStore : IDataStore
     // (take the write lock first), so a writer never has to upgrade a read snapshot that another
     // process has outdated, which SQLite would fail at once instead of waiting. The gate is taken
     // before any SQLite lock and released after, and nothing else is locked, so there is no cycle.
+    // Checkpoints are not made by commits (wal_autocheckpoint = 0): SQLite's default has the commit
+    // that takes the log past 1,000 pages copy it into the database and sync the file, so one write
+    // in a few hundred took milliseconds (bench/results/gateway.md). Instead, a write that finds the
+    // log past CheckpointBytes starts one PASSIVE checkpoint in the background and returns; readers
+    // and writers go on while it copies. Closing the last connection checkpoints what is left.
     private const int BusyTimeoutMilliseconds = 30_000;
     private const int CancellationCheckInterval = 4096;
+
+    /// <summary>The write-ahead log's size past which a write starts a background checkpoint (SQLite's default threshold, 1,000 pages of 4 KiB).</summary>
+    private const long CheckpointBytes = 4_096_000;
 
     /// <summary>An import begun this long ago and not finished was interrupted (a 50M-point import takes minutes).</summary>
     private static readonly TimeSpan AbandonedImportAge = TimeSpan.FromHours(1);
@@ -38,6 +46,9 @@ public sealed class SqliteDataStore : IDataStore
     private readonly string _connectionString;
     private readonly TimeProvider _timeProvider;
     private readonly SemaphoreSlim _writeGate = new(1, 1);
+    private readonly string _walPath;
+    private Task _checkpoint = Task.CompletedTask;
+    private int _checkpointing;
     private int _disposed;
 
     /// <param name="path">The database file; missing directories are created by <see cref="InitializeAsync"/>.</param>
@@ -47,6 +58,7 @@ public sealed class SqliteDataStore : IDataStore
         ArgumentException.ThrowIfNullOrWhiteSpace(path);
         PointVectors.EnsureLittleEndian();
         Path = System.IO.Path.GetFullPath(path);
+        _walPath = Path + "-wal";
         _timeProvider = timeProvider ?? TimeProvider.System;
         _connectionString = new SqliteConnectionStringBuilder
         {
@@ -660,10 +672,13 @@ public sealed class SqliteDataStore : IDataStore
         Revoked = reader.IsDBNull(6) ? null : StoreTime.FromUnixMicroseconds(reader.GetInt64(6)),
     };
 
-    public ValueTask DisposeAsync()
+    public async ValueTask DisposeAsync()
     {
         if (Interlocked.Exchange(ref _disposed, 1) == 0)
         {
+            // A background checkpoint ends first, so its connection is among those closed below.
+            await _checkpoint.ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
+
             // Close the pooled handles so the file (and its -wal/-shm) is released: another
             // store, process or test can reopen, move or delete it.
             // The write gate is left undisposed on purpose: it holds no handle (its wait handle
@@ -671,8 +686,6 @@ public sealed class SqliteDataStore : IDataStore
             using var connection = new SqliteConnection(_connectionString);
             SqliteConnection.ClearPool(connection);
         }
-
-        return ValueTask.CompletedTask;
     }
 
     private async Task<SqliteConnection> OpenAsync(CancellationToken cancellationToken)
@@ -687,7 +700,7 @@ public sealed class SqliteDataStore : IDataStore
             // synchronous=NORMAL is durable against crashes of the process in WAL mode and skips
             // an fsync per commit; a power cut can lose the last commits, never corrupt the file.
             using var pragma = connection.CreateCommand();
-            pragma.CommandText = $"PRAGMA busy_timeout = {BusyTimeoutMilliseconds}; PRAGMA synchronous = NORMAL;";
+            pragma.CommandText = $"PRAGMA busy_timeout = {BusyTimeoutMilliseconds}; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 0;";
             pragma.ExecuteNonQuery();
             return connection;
         }
@@ -711,7 +724,49 @@ public sealed class SqliteDataStore : IDataStore
         finally
         {
             _writeGate.Release();
+            CheckpointIfLarge();
         }
+    }
+
+    /// <summary>Starts a background checkpoint when the log has grown past <see cref="CheckpointBytes"/> and none is running.</summary>
+    private void CheckpointIfLarge()
+    {
+        if (Volatile.Read(ref _checkpointing) != 0 || !File.Exists(_walPath) || new FileInfo(_walPath).Length < CheckpointBytes
+            || Interlocked.CompareExchange(ref _checkpointing, 1, 0) != 0)
+        {
+            return;
+        }
+
+        _checkpoint = Task.Run(async () =>
+        {
+            try
+            {
+                if (Volatile.Read(ref _disposed) == 0)
+                {
+                    await using var connection = await OpenAsync(CancellationToken.None);
+                    using var checkpoint = connection.CreateCommand();
+                    // PASSIVE: copies what no reader still needs and waits for nobody. RESTART would
+                    // have the next writer start the log from its beginning, but waits for readers.
+                    checkpoint.CommandText = "PRAGMA wal_checkpoint(PASSIVE);";
+                    checkpoint.ExecuteNonQuery();
+                }
+            }
+#pragma warning disable CA1031 // A checkpoint that fails (busy, disposed) is retried by a later write; the data is in the log.
+            catch (Exception)
+#pragma warning restore CA1031
+            {
+            }
+            finally
+            {
+                Volatile.Write(ref _checkpointing, 0);
+                if (Volatile.Read(ref _disposed) != 0)
+                {
+                    // Disposed while this ran: its connection went back to the pool after the pool was cleared.
+                    using var pooled = new SqliteConnection(_connectionString);
+                    SqliteConnection.ClearPool(pooled);
+                }
+            }
+        });
     }
 
     private static SqliteCommand Command(SqliteConnection connection, SqliteTransaction? transaction, string sql)
