@@ -406,6 +406,19 @@ public sealed class SecurityTests
         Assert.False(local.Services.GetRequiredService<ServiceSecurity>().Enabled);
     }
 
+    [Theory]
+    [InlineData("http://127.0.0.1:5000", true)]
+    [InlineData("http://localhost:5000", true)]
+    [InlineData("http://[::1]:5000", true)]
+    [InlineData("http://unix:/run/salsa/census.sock", true)]
+    [InlineData("http://unix:/tmp/s/grpc.sock", true)]
+    [InlineData("http://0.0.0.0:5000", false)]
+    [InlineData("http://*:5000", false)]
+    [InlineData("http://10.0.0.2:5000", false)]
+    [InlineData("http://unixhost:5000", false)]
+    public void Exposure_LoopbackAndUnixSocketsStayOnThisMachine_OtherAddressesDoNot(string url, bool local) =>
+        Assert.Equal(local, Exposure.IsLoopback(url));
+
     [Fact]
     public async Task Mode_OffBeyondLoopback_TheProcessSaysWhyInOneLineAndExits1()
     {

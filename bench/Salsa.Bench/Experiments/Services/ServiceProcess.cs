@@ -1,6 +1,10 @@
 using System.Diagnostics;
 using System.Net.Sockets;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.Extensions.Configuration;
+using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
 using Salsa.Hosting.Host;
 
 namespace Salsa.Bench.Experiments.Services;
@@ -39,9 +43,10 @@ public sealed class ServiceProcess : IAsyncDisposable
 
     /// <summary>
     /// Starts any service, or the gateway, on <paramref name="ports"/> with <paramref name="settings"/>
-    /// (key=value, the store among them) and waits until it answers.
+    /// (key=value, the store among them) and waits until it answers; with <paramref name="unixEcho"/>,
+    /// the echo floor listens on that Unix-domain socket too.
     /// </summary>
-    public static async Task<ServiceProcess> StartAsync(string service, ServicePorts ports, IEnumerable<string> settings, CancellationToken cancellationToken)
+    public static async Task<ServiceProcess> StartAsync(string service, ServicePorts ports, IEnumerable<string> settings, CancellationToken cancellationToken, string? unixEcho = null)
     {
         var echoPort = ServicePorts.NextFreeLoopbackPort();
         var start = new ProcessStartInfo(Environment.ProcessPath!) { UseShellExecute = false, RedirectStandardOutput = true, RedirectStandardError = true };
@@ -51,6 +56,7 @@ public sealed class ServiceProcess : IAsyncDisposable
         }
 
         foreach (var argument in new[] { "--serve", service, "--rest", ports.Rest.ToString(), "--grpc", ports.Grpc.ToString(), "--echo", echoPort.ToString() }
+            .Concat(unixEcho is null ? [] : ["--echo-unix", unixEcho])
             .Concat(settings.SelectMany(setting => new[] { "--set", setting })))
         {
             start.ArgumentList.Add(argument);
@@ -93,10 +99,14 @@ public sealed class ServiceProcess : IAsyncDisposable
 
         var host = new ServiceHostSettings { Settings = settings, LoadAppSettings = false };
         var name = Arg("--serve");
-        var app = name == "gateway"
-            ? SalsaServiceHost.Create<Salsa.Gateway.GatewayService>(host)
-            : Salsa.Gateway.Services.HostedServices.All.FirstOrDefault(m => m.Name == name)?.Create(host) ?? throw new ArgumentException($"unknown service {name}");
-        using var echo = new TcpEcho(int.Parse(Arg("--echo")));
+        var app = name switch
+        {
+            "gateway" => SalsaServiceHost.Create<Salsa.Gateway.GatewayService>(host),
+            BareGrpc.Name => BareGrpc.Create(settings),
+            _ => Salsa.Gateway.Services.HostedServices.All.FirstOrDefault(m => m.Name == name)?.Create(host) ?? throw new ArgumentException($"unknown service {name}"),
+        };
+        using var echo = new TcpEcho(new System.Net.IPEndPoint(System.Net.IPAddress.Loopback, int.Parse(Arg("--echo"))));
+        using var unixEcho = args.Contains("--echo-unix") ? new TcpEcho(new System.Net.Sockets.UnixDomainSocketEndPoint(Arg("--echo-unix"))) : null;
         await app.StartAsync();
         Console.WriteLine(ReadyLine);
         await app.WaitForShutdownAsync();
@@ -115,17 +125,22 @@ public sealed class ServiceProcess : IAsyncDisposable
     }
 }
 
-/// <summary>Echoes fixed-size messages on every accepted connection: the request-response floor of the OS and runtime.</summary>
+/// <summary>Echoes fixed-size messages on every accepted connection (TCP or a Unix-domain socket): the request-response floor of the OS and runtime.</summary>
 internal sealed class TcpEcho : IDisposable
 {
     public const int MessageBytes = 32;
 
-    private readonly TcpListener _listener;
+    private readonly Socket _listener;
 
-    public TcpEcho(int port)
+    /// <summary>Listens on a TCP endpoint or a Unix-domain socket (<see cref="UnixDomainSocketEndPoint"/>).</summary>
+    public TcpEcho(System.Net.EndPoint endpoint)
     {
-        _listener = new TcpListener(System.Net.IPAddress.Loopback, port);
-        _listener.Start();
+        ArgumentNullException.ThrowIfNull(endpoint);
+        _listener = endpoint is UnixDomainSocketEndPoint
+            ? new Socket(AddressFamily.Unix, SocketType.Stream, ProtocolType.Unspecified)
+            : new Socket(SocketType.Stream, ProtocolType.Tcp);
+        _listener.Bind(endpoint);
+        _listener.Listen(512);
         _ = AcceptAsync();
     }
 
@@ -138,14 +153,18 @@ internal sealed class TcpEcho : IDisposable
             Socket socket;
             try
             {
-                socket = await _listener.AcceptSocketAsync();
+                socket = await _listener.AcceptAsync();
             }
-            catch (ObjectDisposedException)
+            catch (Exception exception) when (exception is ObjectDisposedException or SocketException)
             {
                 return;
             }
 
-            socket.NoDelay = true;
+            if (socket.AddressFamily != AddressFamily.Unix)
+            {
+                socket.NoDelay = true;
+            }
+
             _ = EchoAsync(socket);
         }
     }
@@ -182,5 +201,34 @@ internal sealed class TcpEcho : IDisposable
         }
 
         return true;
+    }
+}
+
+/// <summary>
+/// grpc-dotnet with nothing of ours: Kestrel, <c>AddGrpc</c> and a grpc.health.v1 service that answers
+/// SERVING from a field — no middleware, telemetry, security, interceptor or health checks. The floor
+/// of the library itself, against which the real service host's own cost is seen.
+/// </summary>
+internal static class BareGrpc
+{
+    public const string Name = "bare-grpc";
+
+    public static WebApplication Create(IReadOnlyDictionary<string, string?> settings)
+    {
+        var builder = WebApplication.CreateSlimBuilder();
+        builder.Configuration.AddInMemoryCollection(settings.Where(s => s.Key.StartsWith("Kestrel:", StringComparison.Ordinal)));
+        builder.Logging.ClearProviders();
+        builder.Services.AddGrpc();
+        var app = builder.Build();
+        app.MapGrpcService<ServingHealth>();
+        return app;
+    }
+
+    private sealed class ServingHealth : Grpc.Health.V1.Health.HealthBase
+    {
+        private static readonly Task<Grpc.Health.V1.HealthCheckResponse> s_serving =
+            Task.FromResult(new Grpc.Health.V1.HealthCheckResponse { Status = Grpc.Health.V1.HealthCheckResponse.Types.ServingStatus.Serving });
+
+        public override Task<Grpc.Health.V1.HealthCheckResponse> Check(Grpc.Health.V1.HealthCheckRequest request, Grpc.Core.ServerCallContext context) => s_serving;
     }
 }

@@ -8,6 +8,7 @@ using Salsa.Bench.Harness;
 using Salsa.Contracts.Clients;
 using Salsa.Contracts.Common;
 using Salsa.Datasets;
+using Salsa.Hosting.Host;
 using Salsa.Testing;
 
 namespace Salsa.Bench.Experiments.Services;
@@ -36,28 +37,53 @@ public sealed class ServicesExperiment : IExperiment
     private static async Task RequestResponseAsync(ExperimentContext context, CancellationToken cancellationToken)
     {
         using var directory = new TemporaryDirectory("salsa-bench-");
-        await using var service = await ServiceProcess.StartAsync("annealing", "Store:SqlitePath=" + directory.Combine("salsa.db"), cancellationToken);
+        var grpcSocket = directory.Combine("grpc.sock");
+        var bareSocket = directory.Combine("bare.sock");
+        await using var service = await ServiceProcess.StartAsync("annealing", new ServicePorts(ServicePorts.NextFreeLoopbackPort(), ServicePorts.NextFreeLoopbackPort()),
+            ["Store:SqlitePath=" + directory.Combine("salsa.db"), .. UnixEndpoint(grpcSocket)], cancellationToken, unixEcho: directory.Combine("echo.sock"));
+        await using var bare = await ServiceProcess.StartAsync(BareGrpc.Name, new ServicePorts(ServicePorts.NextFreeLoopbackPort(), ServicePorts.NextFreeLoopbackPort()),
+            UnixEndpoint(bareSocket), cancellationToken);
         var jobId = await FinishedJobAsync(service, cancellationToken);
 
-        int[] callerCounts = context.Quick ? [1, 64] : [1, 16, 64, 256];
+        int[] callerCounts = context.Quick ? [64] : [1, 16, 64, 256]; // quick: every case must run, in no more time than before it had ten
         var window = context.Quick ? TimeSpan.FromSeconds(1) : TimeSpan.FromSeconds(3);
         var warmup = context.Quick ? TimeSpan.FromSeconds(0.5) : TimeSpan.FromSeconds(1);
         var repeats = context.Quick ? 1 : 3;
 
-        using var grpc = GrpcChannel.ForAddress(service.Ports.GrpcAddress);
-        var health = new Health.HealthClient(grpc);
-        var jobs = new JobsClient(grpc);
+        // Channels as the gateway makes them (ServiceDirectory): one per service, HTTP/2 connections
+        // added as the streams in flight pass the server's limit per connection.
+        using var grpc = ServiceChannel(service.Ports.GrpcAddress, unixSocket: null);
+        using var grpcUnix = ServiceChannel(service.Ports.GrpcAddress, grpcSocket);
+        using var bareTcp = ServiceChannel(bare.Ports.GrpcAddress, unixSocket: null);
+        using var bareUnix = ServiceChannel(bare.Ports.GrpcAddress, bareSocket);
         using var rest = new HttpClient(new SocketsHttpHandler { UseProxy = false, PooledConnectionIdleTimeout = Timeout.InfiniteTimeSpan }) { BaseAddress = service.Ports.RestAddress };
         var healthRequest = new HealthCheckRequest();
         var jobRequest = new JobRef { JobId = jobId };
-
-        var cases = new (string Protocol, string Op, Func<Caller> Create)[]
+        Func<Caller> Health(GrpcChannel channel)
         {
-            ("tcp", "echo", () => TcpCaller(service.EchoPort)),
-            ("grpc", "health", () => async () => await health.CheckAsync(healthRequest)),
-            ("rest", "health", () => async () => (await rest.GetAsync("/alive", cancellationToken)).Dispose()),
-            ("grpc", "job", () => async () => await jobs.GetAsync(jobRequest)),
-            ("rest", "job", () => async () =>
+            var client = new Health.HealthClient(channel);
+            return () => async () => await client.CheckAsync(healthRequest);
+        }
+
+        Func<Caller> Job(GrpcChannel channel)
+        {
+            var client = new JobsClient(channel);
+            return () => async () => await client.GetAsync(jobRequest);
+        }
+
+        // Key, table label, and the caller: the TCP floor first (the ratios' denominator), then the Unix-socket floor.
+        var cases = new (string Key, string Protocol, string Op, Func<Caller> Create)[]
+        {
+            ("protocol=tcp,op=echo", "tcp", "echo", () => EchoCaller(new System.Net.IPEndPoint(System.Net.IPAddress.Loopback, service.EchoPort))),
+            ("protocol=uds,op=echo", "unix socket", "echo", () => EchoCaller(new UnixDomainSocketEndPoint(directory.Combine("echo.sock")))),
+            ("protocol=grpc,stack=grpc-dotnet,op=health", "grpc", "health", Health(grpc)),
+            ("protocol=grpc,stack=grpc-dotnet,transport=uds,op=health", "grpc, unix socket", "health", Health(grpcUnix)),
+            ("protocol=grpc,stack=bare,op=health", "grpc, bare library", "health", Health(bareTcp)),
+            ("protocol=grpc,stack=bare,transport=uds,op=health", "grpc, bare library, unix socket", "health", Health(bareUnix)),
+            ("protocol=rest,op=health", "rest", "health", () => async () => (await rest.GetAsync("/alive", cancellationToken)).Dispose()),
+            ("protocol=grpc,stack=grpc-dotnet,op=job", "grpc", "job", Job(grpc)),
+            ("protocol=grpc,stack=grpc-dotnet,transport=uds,op=job", "grpc, unix socket", "job", Job(grpcUnix)),
+            ("protocol=rest,op=job", "rest", "job", () => async () =>
             {
                 using var response = await rest.GetAsync($"/api/jobs/{jobId}", cancellationToken);
                 response.EnsureSuccessStatusCode();
@@ -67,57 +93,106 @@ public sealed class ServicesExperiment : IExperiment
 
         // Tiered JIT: every path on both sides must reach its optimised tier before anything is
         // measured (a one-second warm-up measured half the steady rate).
-        var prime = context.Quick ? TimeSpan.FromSeconds(2) : TimeSpan.FromSeconds(6);
-        foreach (var (_, _, create) in cases)
+        var prime = context.Quick ? TimeSpan.FromSeconds(1) : TimeSpan.FromSeconds(6);
+        foreach (var c in cases)
         {
-            await LoadDriver.RunAsync(64, prime, TimeSpan.FromMilliseconds(100), create, cancellationToken);
+            await LoadDriver.RunAsync(64, prime, TimeSpan.FromMilliseconds(100), c.Create, cancellationToken);
         }
 
         var table = new List<IReadOnlyList<string>>();
         foreach (var callers in callerCounts)
         {
-            double floor = double.NaN;
-            foreach (var (protocol, op, create) in cases)
+            // Repeats go round every case in turn, so the VM's slow phases fall on all of them alike.
+            var runs = cases.Select(_ => new List<LoadResult>()).ToArray();
+            for (var r = 0; r < repeats; r++)
             {
-                var runs = new List<LoadResult>();
-                for (var r = 0; r < repeats; r++)
+                for (var c = 0; c < cases.Length; c++)
                 {
-                    runs.Add(await LoadDriver.RunAsync(callers, warmup, window, create, cancellationToken));
+                    runs[c].Add(await LoadDriver.RunAsync(callers, warmup, window, cases[c].Create, cancellationToken));
                 }
+            }
 
-                var rps = Statistics.Median([.. runs.Select(x => x.RequestsPerSecond)]);
-                var p50 = Statistics.Median([.. runs.Select(x => x.P50Microseconds)]);
-                var p99 = Statistics.Median([.. runs.Select(x => x.P99Microseconds)]);
-                var key = protocol == "grpc" ? $"protocol=grpc,stack=grpc-dotnet,op={op},callers={callers}" : $"protocol={protocol},op={op},callers={callers}";
+            var floor = Statistics.Median([.. runs[0].Select(x => x.RequestsPerSecond)]);
+            for (var c = 0; c < cases.Length; c++)
+            {
+                var (caseKey, protocol, op, _) = cases[c];
+                var rps = Statistics.Median([.. runs[c].Select(x => x.RequestsPerSecond)]);
+                var p50 = Statistics.Median([.. runs[c].Select(x => x.P50Microseconds)]);
+                var p99 = Statistics.Median([.. runs[c].Select(x => x.P99Microseconds)]);
+                var key = $"{caseKey},callers={callers}";
                 context.Add(key, "rps", rps, "1/s");
                 context.Add(key, "p50_us", p50, "us");
                 context.Add(key, "p99_us", p99, "us");
-                if (protocol == "tcp")
-                {
-                    floor = rps;
-                }
-                else
+                var isFloor = c == 0;
+                if (!isFloor)
                 {
                     context.Add(key, "ratio_to_tcp_floor", rps / floor, "ratio");
+                }
+
+                if (op != "echo")
+                {
                     context.Add(key, "ratio_to_paper_dss", rps / PaperDss, "ratio");
                 }
 
-                table.Add([protocol, op, callers.ToString(), ExperimentContext.Format(rps, 4), ExperimentContext.Format(p50), ExperimentContext.Format(p99),
-                    protocol == "tcp" ? "1" : ExperimentContext.Format(rps / floor, 2), protocol == "tcp" ? "–" : ExperimentContext.Format(rps / PaperDss, 2)]);
+                var at64 = callers == 256 ? context.Value($"{caseKey},callers=64", "rps") : double.NaN;
+                if (!double.IsNaN(at64))
+                {
+                    context.Add(key, "ratio_to_64_callers", rps / at64, "ratio");
+                }
+
+                table.Add([protocol, op, callers.ToString(System.Globalization.CultureInfo.InvariantCulture), ExperimentContext.Format(rps, 4), ExperimentContext.Format(p50), ExperimentContext.Format(p99),
+                    isFloor ? "1" : ExperimentContext.Format(rps / floor, 2), op == "echo" ? "–" : ExperimentContext.Format(rps / PaperDss, 2),
+                    double.IsNaN(at64) ? "–" : ExperimentContext.Format(rps / at64, 2)]);
             }
         }
 
         context.Section("Request-response between two processes",
             "The client is this process; the service (the real annealing service host: Kestrel, middleware, telemetry, " +
-            "Server-Timing) is a second process on loopback. `health` is grpc.health.v1 Check / REST `GET /alive`; `job` is " +
+            "Server-Timing, authentication and rate limits) is a second process on loopback. `health` is grpc.health.v1 Check / REST `GET /alive`; `job` is " +
             "Jobs.Get / `GET /api/jobs/{id}` of a finished job, read from the SQLite store on every call. `tcp` is a raw " +
             "32-byte echo between the same two processes, one connection per caller: the floor set by the kernel and the " +
-            "runtime, measured in the same run. `callers` = requests in flight. Every case is first run until the JIT has " +
-            "optimised both sides, then each repeat warms up again before its measured window. Rates are medians of the repeats; " +
-            $"p50/p99 are per-request latencies. Paper 001 fig. 13: DSS {PaperDss - 2_500:N0}–{PaperDss + 2_500:N0}/s on a 4-core PC, Axis2 ≈ {PaperAxis2:N0}/s. " +
+            "runtime, measured in the same run; `unix socket` is the same echo over a Unix-domain socket. `grpc, unix socket` calls the same service " +
+            "on its Kestrel Unix-domain-socket endpoint. `grpc, bare library` is a third process with grpc-dotnet and nothing of ours " +
+            "(Kestrel, `AddGrpc` and a health service answering SERVING from a field: no middleware, telemetry, security, interceptor " +
+            "or health checks), the floor of the library itself. The gRPC client is a channel per service made as the gateway makes it " +
+            "(`SocketsHttpHandler.EnableMultipleHttp2Connections`: a second HTTP/2 connection once a first has Kestrel's 100 streams in flight). " +
+            "`callers` = requests in flight. Every case is first run until the JIT has " +
+            "optimised both sides; then, per caller count, the repeats go round every case in turn, each warming up before its measured window. Rates are medians of the repeats; " +
+            $"p50/p99 are per-request latencies. `256 ÷ 64` is a case's rate at 256 in flight over its rate at 64. Paper 001 fig. 13: DSS {PaperDss - 2_500:N0}–{PaperDss + 2_500:N0}/s on a 4-core PC, Axis2 ≈ {PaperAxis2:N0}/s. " +
             "Target: ≥ 50,000 gRPC request-responses per second on 2 cores (client and server share them).");
-        context.Table(["protocol", "op", "callers", "requests/s", "p50 µs", "p99 µs", "÷ tcp floor", "÷ paper DSS"], table);
+        context.Table(["protocol", "op", "callers", "requests/s", "p50 µs", "p99 µs", "÷ tcp floor", "÷ paper DSS", "256 ÷ 64"], table);
         BeforeAndAfter(context, callerCounts);
+        LibraryDefaults(context, callerCounts);
+    }
+
+    /// <summary>Kestrel settings adding a gRPC (HTTP/2) endpoint on a Unix-domain socket.</summary>
+    private static string[] UnixEndpoint(string path) =>
+        [$"Kestrel:Endpoints:GrpcUnix:Url=http://unix:{path}", "Kestrel:Endpoints:GrpcUnix:Protocols=Http2"];
+
+    /// <summary>A channel like the gateway's; over <paramref name="unixSocket"/> when given (the address then only names the authority).</summary>
+    private static GrpcChannel ServiceChannel(Uri address, string? unixSocket)
+    {
+        var handler = new SocketsHttpHandler { EnableMultipleHttp2Connections = true, UseProxy = false };
+        if (unixSocket is not null)
+        {
+            var endpoint = new UnixDomainSocketEndPoint(unixSocket);
+            handler.ConnectCallback = async (_, cancellationToken) =>
+            {
+                var socket = new Socket(AddressFamily.Unix, SocketType.Stream, ProtocolType.Unspecified);
+                try
+                {
+                    await socket.ConnectAsync(endpoint, cancellationToken);
+                    return new NetworkStream(socket, ownsSocket: true);
+                }
+                catch
+                {
+                    socket.Dispose();
+                    throw;
+                }
+            };
+        }
+
+        return GrpcChannel.ForAddress(address, new GrpcChannelOptions { HttpHandler = handler });
     }
 
     /// <summary>
@@ -166,6 +241,46 @@ public sealed class ServicesExperiment : IExperiment
         context.Table(["op", "callers", "own requests/s", "own ÷ tcp floor", "grpc-dotnet requests/s", "grpc-dotnet ÷ tcp floor", "grpc-dotnet ÷ own"], table);
     }
 
+    /// <summary>
+    /// This run's gRPC figures beside the last full run made with the library's defaults
+    /// (<c>services.library-defaults.json</c>, 2026-11-25: one HTTP/2 connection per channel, cases run
+    /// one after another), each also ÷ its own run's TCP floor, since the VM's speed varies by day.
+    /// </summary>
+    private static void LibraryDefaults(ExperimentContext context, int[] callerCounts)
+    {
+        var path = context.FilePath(".library-defaults.json");
+        if (!File.Exists(path))
+        {
+            return;
+        }
+
+        var before = System.Text.Json.JsonSerializer.Deserialize<List<ResultRow>>(File.ReadAllText(path)) ?? [];
+        double Before(string @case, string metric) => before.LastOrDefault(r => r.Case == @case && r.Metric == metric)?.Value ?? double.NaN;
+        var table = new List<IReadOnlyList<string>>();
+        foreach (var op in new[] { "health", "job" })
+        {
+            foreach (var callers in callerCounts)
+            {
+                var key = $"protocol=grpc,stack=grpc-dotnet,op={op},callers={callers}";
+                var then = Before(key, "rps");
+                var now = context.Value(key, "rps");
+                var thenAt64 = Before($"protocol=grpc,stack=grpc-dotnet,op={op},callers=64", "rps");
+                var nowAt64 = context.Value($"protocol=grpc,stack=grpc-dotnet,op={op},callers=64", "rps");
+                context.Add($"{key},stage=library-defaults", "rps", then, "1/s");
+                context.Add($"{key},stage=library-defaults", "ratio_to_tcp_floor", Before(key, "ratio_to_tcp_floor"), "ratio");
+                table.Add([op, callers.ToString(System.Globalization.CultureInfo.InvariantCulture),
+                    ExperimentContext.Format(then, 4), ExperimentContext.Format(Before(key, "ratio_to_tcp_floor"), 2), callers == 256 ? ExperimentContext.Format(then / thenAt64, 2) : "–",
+                    ExperimentContext.Format(now, 4), ExperimentContext.Format(context.Value(key, "ratio_to_tcp_floor"), 2), callers == 256 ? ExperimentContext.Format(now / nowAt64, 2) : "–"]);
+            }
+        }
+
+        context.Section("gRPC before and after: the library's defaults",
+            "`then` is the last full run of this experiment with the library's defaults (`services.library-defaults.json`, 2026-11-25 14:22 UTC, " +
+            "the same kind of VM): the benchmark's client on `GrpcChannel.ForAddress` as it comes, one HTTP/2 connection, so past Kestrel's " +
+            "100 streams per connection the calls queued in the client; each case ran its repeats back to back. `now` is this run. Each is also given ÷ its own run's TCP floor.");
+        context.Table(["op", "callers", "then requests/s", "then ÷ tcp floor", "then 256 ÷ 64", "now requests/s", "now ÷ tcp floor", "now 256 ÷ 64"], table);
+    }
+
     private static async Task<string> FinishedJobAsync(ServiceProcess service, CancellationToken cancellationToken)
     {
         using var http = new HttpClient { BaseAddress = service.Ports.RestAddress };
@@ -187,10 +302,12 @@ public sealed class ServicesExperiment : IExperiment
         return final.State == JobState.Succeeded ? jobId : throw new InvalidOperationException($"the warm-up job ended {final.State}");
     }
 
-    private static Caller TcpCaller(int port)
+    private static Caller EchoCaller(System.Net.EndPoint endpoint)
     {
-        var socket = new Socket(SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
-        socket.Connect(System.Net.IPAddress.Loopback, port);
+        var socket = endpoint is UnixDomainSocketEndPoint
+            ? new Socket(AddressFamily.Unix, SocketType.Stream, ProtocolType.Unspecified)
+            : new Socket(SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
+        socket.Connect(endpoint);
         var buffer = new byte[TcpEcho.MessageBytes];
         return async () =>
         {

@@ -56,11 +56,16 @@ public static class Exposure
         }
     }
 
-    /// <summary>Whether a listen URL reaches only this machine: localhost or a loopback address.</summary>
+    /// <summary>Whether a listen URL reaches only this machine: localhost, a loopback address, or a Unix-domain socket (<c>http://unix:/path</c>).</summary>
     public static bool IsLoopback(string url)
     {
         ArgumentNullException.ThrowIfNull(url);
         var authority = url.Contains("://", StringComparison.Ordinal) ? url[(url.IndexOf("://", StringComparison.Ordinal) + 3)..] : url;
+        if (authority.StartsWith("unix:", StringComparison.OrdinalIgnoreCase))
+        {
+            return true; // a socket file: only processes of this machine can open it
+        }
+
         authority = authority.Split('/')[0];
         var host = authority.StartsWith('[') ? authority[1..authority.IndexOf(']', StringComparison.Ordinal)] : authority.Split(':')[0];
         return host.Equals("localhost", StringComparison.OrdinalIgnoreCase)
