@@ -61,7 +61,7 @@ public static class ServiceDefaults
         });
         services.Replace(ServiceDescriptor.Singleton(typeof(IServiceMethodProvider<>), typeof(StrictRequestMethodProvider<>)));
         services.AddGrpcReflection();
-        services.AddGrpcHealthChecks(); // grpc.health.v1, fed by the ASP.NET Core health checks below
+        GrpcHealthNames.AddCachedGrpcHealth(services); // grpc.health.v1, fed by the ASP.NET Core health checks below
 
         services.AddSalsaOptions<Datasets.UserFileOptions>(Datasets.UserFileOptions.Section);
         services.AddHttpClient(Datasets.UserFiles.HttpClientName)

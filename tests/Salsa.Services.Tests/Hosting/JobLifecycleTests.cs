@@ -46,6 +46,57 @@ public sealed class JobLifecycleTests(PostgresFixture postgres)
     }
 
     [Fact]
+    public async Task GrpcHealth_ServingAsSoonAsStarted_ThenFollowsTheStoreWithinTwoPeriods()
+    {
+        // grpc.health.v1 answers from the checks' last results (refreshed every period), filled before the host's start returns.
+        await using var postgres = await PostgresServer.StartAsync(Token);
+        var store = new TestStore("postgres", new Dictionary<string, string?> { ["ConnectionStrings:salsa"] = postgres.ConnectionString });
+        await using var service = await ServiceUnderTest.StartAsync<AnnealingService>(store);
+        var health = new Grpc.Health.V1.Health.HealthClient(service.Grpc);
+        async Task<Grpc.Health.V1.HealthCheckResponse.Types.ServingStatus> StatusAsync(string name = "") =>
+            (await health.CheckAsync(new Grpc.Health.V1.HealthCheckRequest { Service = name }, cancellationToken: Token)).Status;
+        Assert.Equal(Grpc.Health.V1.HealthCheckResponse.Types.ServingStatus.Serving, await StatusAsync());
+        Assert.Equal(Grpc.Health.V1.HealthCheckResponse.Types.ServingStatus.Serving, await StatusAsync("salsa.common.v1.Jobs"));
+
+        async Task<TimeSpan> UntilAsync(Grpc.Health.V1.HealthCheckResponse.Types.ServingStatus wanted)
+        {
+            var clock = System.Diagnostics.Stopwatch.StartNew();
+            while (await StatusAsync() != wanted)
+            {
+                Assert.True(clock.Elapsed < TimeSpan.FromSeconds(30), $"still not {wanted} after {clock.Elapsed}");
+                await Task.Delay(50, Token);
+            }
+
+            return clock.Elapsed;
+        }
+
+        // REST's /health runs the checks on each request: the cached answer may lag it by about a period, no more.
+        async Task<TimeSpan> RestUnhealthyAsync()
+        {
+            var clock = System.Diagnostics.Stopwatch.StartNew();
+            while (true)
+            {
+                using var response = await service.Rest.GetAsync("/health", Token);
+                if (response.StatusCode == HttpStatusCode.ServiceUnavailable)
+                {
+                    return clock.Elapsed;
+                }
+
+                await Task.Delay(50, Token);
+            }
+        }
+
+        await postgres.StopAsync(Token);
+        var (grpcDown, restDown) = (UntilAsync(Grpc.Health.V1.HealthCheckResponse.Types.ServingStatus.NotServing), RestUnhealthyAsync());
+        var (down, live) = (await grpcDown, await restDown);
+        Assert.Equal(Grpc.Health.V1.HealthCheckResponse.Types.ServingStatus.NotServing, await StatusAsync("salsa.common.v1.Jobs"));
+        Assert.True(down <= live + 3 * Salsa.Hosting.Rpc.GrpcHealthNames.Period, $"gRPC health said NOT_SERVING after {down}, REST /health unhealthy after {live}");
+        await postgres.StartAgainAsync(Token);
+        var up = await UntilAsync(Grpc.Health.V1.HealthCheckResponse.Types.ServingStatus.Serving);
+        Assert.True(up < TimeSpan.FromSeconds(10), $"serving again after {up}");
+    }
+
+    [Fact]
     public async Task StoreDown_AWriteIs503WithRetryAfterNotA500_AndTheSameRequestWorksOnceItIsBack()
     {
         await using var postgres = await PostgresServer.StartAsync(Token);

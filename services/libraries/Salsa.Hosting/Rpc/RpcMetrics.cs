@@ -16,6 +16,11 @@ internal sealed class RpcMetrics(IMeterFactory meterFactory)
 
     public void Record(string path, StatusCode status, double milliseconds)
     {
+        if (!_duration.Enabled)
+        {
+            return; // nothing listens (no exporter): no tags split, boxed or looked at
+        }
+
         GrpcSpanConventions.TrySplit(path, out var service, out var method);
         _duration.Record(milliseconds, new("rpc.system", "grpc"), new("rpc.service", service), new("rpc.method", method), new("rpc.grpc.status_code", (int)status));
     }
