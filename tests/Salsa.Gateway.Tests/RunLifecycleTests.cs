@@ -115,7 +115,8 @@ public sealed class RunLifecycleTests
     public async Task RunsEndBeforeTheirFinalWrite_YetEveryReadAfterTheEndShowsIt_AndAStopStoresThemAll()
     {
         // A waiter hears a run's end before its final view is stored (bench/results/gateway.md). 16
-        // callers × 25 one-step runs: right after each wait, the run read alone and in the list is
+        // callers × 25 one-step runs after a first: each watched from its submit ends with its final
+        // state; right after each wait, the run read alone and in the list is
         // already succeeded, while the store may still be writing it; the gateway is then disposed
         // at once, and a new one on the same store finds every run succeeded, none to resume.
         const string Yaml = """
@@ -136,6 +137,14 @@ public sealed class RunLifecycleTests
                 for (var i = 0; i < 25; i++)
                 {
                     var run = await first.Runs.SubmitAsync(new RunRequest { Yaml = Yaml }, token);
+                    // Watched as a REST client does, right after the submit, so the watch often begins as the run ends.
+                    Salsa.Gateway.Runs.RunEvent? last = null;
+                    await foreach (var item in first.Runs.WatchAsync(run.Id, token))
+                    {
+                        last = item is Salsa.Gateway.Runs.RunEvent.RunChanged ? item : last;
+                    }
+
+                    Assert.Equal(RunState.Succeeded, Assert.IsType<Salsa.Gateway.Runs.RunEvent.RunChanged>(last).View.State);
                     var final = await first.Runs.WaitAsync(run.Id, token);
                     Assert.True(final.State == RunState.Succeeded, final.Error);
                     Assert.Equal(RunState.Succeeded, (await first.Runs.GetRequiredAsync(run.Id, token)).State);

@@ -256,23 +256,25 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
 
     public async Task<RunView> CancelAsync(Guid id, CancellationToken cancellationToken = default)
     {
-        var view = await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false); // the caller's, or a 404
+        await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false); // the caller's, or a 404
         if (_live.TryGetValue(id, out var live))
         {
             await live.Cancellation.CancelAsync().ConfigureAwait(false);
             return live.View();
         }
 
-        return view;
+        return await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false); // ended: as stored
     }
 
     /// <summary>The run's events until it ends (just its state when it has ended).</summary>
     public async IAsyncEnumerable<RunEvent> WatchAsync(Guid id, [EnumeratorCancellation] CancellationToken cancellationToken = default)
     {
-        var view = await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false); // the caller's, or a 404
+        await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false); // the caller's, or a 404
         if (!_live.TryGetValue(id, out var live))
         {
-            yield return new RunEvent.RunChanged(view);
+            // Ended, perhaps since the line above read it live: a run leaves the live set only once
+            // its final view is stored, so the store has that view now.
+            yield return new RunEvent.RunChanged(await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false));
             yield break;
         }
 
@@ -293,7 +295,7 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
     /// <summary>Waits until the run has ended and returns it.</summary>
     public async Task<RunView> WaitAsync(Guid id, CancellationToken cancellationToken = default)
     {
-        var view = await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false); // the caller's, or a 404
+        await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false); // the caller's, or a 404
         if (_live.TryGetValue(id, out var live))
         {
             // Its final view, as every watcher hears it; not read back from the store.
@@ -301,7 +303,8 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
             return live.View();
         }
 
-        return view;
+        // Ended (perhaps since the line above read it live): stored before it left the live set.
+        return await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false);
     }
 
     public async Task<Artifact> GetArtifactAsync(Guid id, string name, CancellationToken cancellationToken = default)
