@@ -140,7 +140,7 @@ public sealed class GatewayExperiment : IExperiment
         context.Section("Before and after: store writes off the caller's path",
             "The earlier figures are the last full run of this experiment made while a run awaited steps + 2 store writes and read the " +
             "finished run back, and SQLite checkpointed inside the commit that crossed 1,000 pages (`gateway.awaited-writes.json`, " +
-            "2026-11-25 16:50 UTC, the same kind of VM); now a caller waits for the insert only and checkpoints run in the background. " +
+            "2026-11-25 16:50 UTC, a 2-vCPU VM like this one, on an AMD EPYC); now a caller waits for the insert only and checkpoints run in the background. " +
             "The VM's speed differs between the two days, so each overhead is also given ÷ the direct call's latency at the same percentile in its own run. " +
             string.Create(CultureInfo.InvariantCulture, $"Run-record updates over 1 ms: {updateThen:P2} then, {updateNow:P2} now."));
         context.Table(["path", "percentile", "overhead/hop then µs", "then ÷ direct", "overhead/hop now µs", "now ÷ direct", "now ÷ then"], table);

@@ -159,7 +159,8 @@ public sealed class ServicesExperiment : IExperiment
             "`callers` = requests in flight. Every case is first run until the JIT has " +
             "optimised both sides; then, per caller count, the repeats go round every case in turn, each warming up before its measured window. Rates are medians of the repeats; " +
             $"p50/p99 are per-request latencies. `256 ÷ 64` is a case's rate at 256 in flight over its rate at 64. Paper 001 fig. 13: DSS {PaperDss - 2_500:N0}–{PaperDss + 2_500:N0}/s on a 4-core PC, Axis2 ≈ {PaperAxis2:N0}/s. " +
-            "Target: ≥ 50,000 gRPC request-responses per second on 2 cores (client and server share them).");
+            "Target: ≥ 50,000 gRPC request-responses per second on 2 cores (client and server share them); ≥ 1.0× the TCP floor at 64 in flight. " +
+            "Where the time goes (perf, 2026-11-29): [docs/services.md](../../docs/services.md#services-on-one-host).");
         context.Table(["protocol", "op", "callers", "requests/s", "p50 µs", "p99 µs", "÷ tcp floor", "÷ paper DSS", "256 ÷ 64"], table);
         BeforeAndAfter(context, callerCounts);
         LibraryDefaults(context, callerCounts);
@@ -276,7 +277,7 @@ public sealed class ServicesExperiment : IExperiment
 
         context.Section("gRPC before and after: the library's defaults",
             "`then` is the last full run of this experiment with the library's defaults (`services.library-defaults.json`, 2026-11-25 14:22 UTC, " +
-            "the same kind of VM): the benchmark's client on `GrpcChannel.ForAddress` as it comes, one HTTP/2 connection, so past Kestrel's " +
+            "a 2-vCPU VM like this one but on an AMD EPYC, so compare the ratios to each run's own TCP floor, not the rates): the benchmark's client on `GrpcChannel.ForAddress` as it comes, one HTTP/2 connection, so past Kestrel's " +
             "100 streams per connection the calls queued in the client; each case ran its repeats back to back. `now` is this run. Each is also given ÷ its own run's TCP floor.");
         context.Table(["op", "callers", "then requests/s", "then ÷ tcp floor", "then 256 ÷ 64", "now requests/s", "now ÷ tcp floor", "now 256 ÷ 64"], table);
     }
