@@ -24,12 +24,22 @@ public sealed class SqliteDataStore : IDataStore
     // that takes the log past 1,000 pages copy it into the database and sync the file, so one write
     // in a few hundred took milliseconds (bench/results/gateway.md). Instead, a write that finds the
     // log past CheckpointBytes starts one PASSIVE checkpoint in the background and returns; readers
-    // and writers go on while it copies. Closing the last connection checkpoints what is left.
+    // and writers go on while it copies. The log restarts from its beginning (and its file is cut
+    // back to WalSizeLimit) only when a checkpoint has copied all of it: writers that keep outrunning
+    // the background ones would grow it without end, so a writer that finds it past CatchUpBytes
+    // waits for the running checkpoint, which, if commits kept it from copying everything, copies the
+    // rest under the write gate. Closing the last connection checkpoints what is left.
     private const int BusyTimeoutMilliseconds = 30_000;
     private const int CancellationCheckInterval = 4096;
 
     /// <summary>The write-ahead log's size past which a write starts a background checkpoint (SQLite's default threshold, 1,000 pages of 4 KiB).</summary>
     private const long CheckpointBytes = 4_096_000;
+
+    /// <summary>The log's file size past which writers wait for a checkpoint to catch up (the background ones fell behind).</summary>
+    private const long CatchUpBytes = 4 * CheckpointBytes;
+
+    /// <summary>What the log's file is cut back to when it restarts (journal_size_limit), below <see cref="CheckpointBytes"/> so its size tells how much it holds.</summary>
+    private const long WalSizeLimit = 1_048_576;
 
     /// <summary>An import begun this long ago and not finished was interrupted (a 50M-point import takes minutes).</summary>
     private static readonly TimeSpan AbandonedImportAge = TimeSpan.FromHours(1);
@@ -700,7 +710,7 @@ public sealed class SqliteDataStore : IDataStore
             // synchronous=NORMAL is durable against crashes of the process in WAL mode and skips
             // an fsync per commit; a power cut can lose the last commits, never corrupt the file.
             using var pragma = connection.CreateCommand();
-            pragma.CommandText = $"PRAGMA busy_timeout = {BusyTimeoutMilliseconds}; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 0;";
+            pragma.CommandText = $"PRAGMA busy_timeout = {BusyTimeoutMilliseconds}; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = {WalSizeLimit};";
             pragma.ExecuteNonQuery();
             return connection;
         }
@@ -716,25 +726,37 @@ public sealed class SqliteDataStore : IDataStore
     {
         ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
         await _writeGate.WaitAsync(cancellationToken);
+        T result;
         try
         {
             await using var connection = await OpenAsync(cancellationToken);
-            return write(connection);
+            result = write(connection);
         }
         finally
         {
             _writeGate.Release();
-            CheckpointIfLarge();
         }
+
+        await CheckpointIfLarge();
+        return result;
     }
 
-    /// <summary>Starts a background checkpoint when the log has grown past <see cref="CheckpointBytes"/> and none is running.</summary>
-    private void CheckpointIfLarge()
+    /// <summary>
+    /// Starts a background checkpoint when the log has grown past <see cref="CheckpointBytes"/> and none
+    /// is running; returns it to wait for only when the log is past <see cref="CatchUpBytes"/>, so
+    /// writers that outrun the checkpoints are held back and the log stays bounded.
+    /// </summary>
+    private Task CheckpointIfLarge()
     {
-        if (Volatile.Read(ref _checkpointing) != 0 || !File.Exists(_walPath) || new FileInfo(_walPath).Length < CheckpointBytes
-            || Interlocked.CompareExchange(ref _checkpointing, 1, 0) != 0)
+        var log = new FileInfo(_walPath);
+        if (!log.Exists || log.Length < CheckpointBytes)
         {
-            return;
+            return Task.CompletedTask;
+        }
+
+        if (Interlocked.CompareExchange(ref _checkpointing, 1, 0) != 0)
+        {
+            return log.Length >= CatchUpBytes ? Volatile.Read(ref _checkpoint) : Task.CompletedTask;
         }
 
         _checkpoint = Task.Run(async () =>
@@ -744,11 +766,20 @@ public sealed class SqliteDataStore : IDataStore
                 if (Volatile.Read(ref _disposed) == 0)
                 {
                     await using var connection = await OpenAsync(CancellationToken.None);
-                    using var checkpoint = connection.CreateCommand();
-                    // PASSIVE: copies what no reader still needs and waits for nobody. RESTART would
-                    // have the next writer start the log from its beginning, but waits for readers.
-                    checkpoint.CommandText = "PRAGMA wal_checkpoint(PASSIVE);";
-                    checkpoint.ExecuteNonQuery();
+                    // PASSIVE: copies what no reader still needs and waits for nobody.
+                    if (!Checkpoint(connection) && new FileInfo(_walPath).Length >= CatchUpBytes)
+                    {
+                        // Commits came faster than the copying: once more with this process's writers held back.
+                        await _writeGate.WaitAsync();
+                        try
+                        {
+                            Checkpoint(connection);
+                        }
+                        finally
+                        {
+                            _writeGate.Release();
+                        }
+                    }
                 }
             }
 #pragma warning disable CA1031 // A checkpoint that fails (busy, disposed) is retried by a later write; the data is in the log.
@@ -767,6 +798,16 @@ public sealed class SqliteDataStore : IDataStore
                 }
             }
         });
+        return log.Length >= CatchUpBytes ? _checkpoint : Task.CompletedTask;
+    }
+
+    /// <summary>A PASSIVE checkpoint; true when it copied the whole log (so the next writer restarts it).</summary>
+    private static bool Checkpoint(SqliteConnection connection)
+    {
+        using var checkpoint = connection.CreateCommand();
+        checkpoint.CommandText = "PRAGMA wal_checkpoint(PASSIVE);";
+        using var result = checkpoint.ExecuteReader(); // busy, frames in the log, frames copied
+        return result.Read() && result.GetInt64(0) == 0 && result.GetInt64(1) == result.GetInt64(2);
     }
 
     private static SqliteCommand Command(SqliteConnection connection, SqliteTransaction? transaction, string sql)
