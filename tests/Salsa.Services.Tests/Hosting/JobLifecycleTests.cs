@@ -58,19 +58,24 @@ public sealed class JobLifecycleTests(PostgresFixture postgres)
         Assert.Equal(Grpc.Health.V1.HealthCheckResponse.Types.ServingStatus.Serving, await StatusAsync());
         Assert.Equal(Grpc.Health.V1.HealthCheckResponse.Types.ServingStatus.Serving, await StatusAsync("salsa.common.v1.Jobs"));
 
+        // Watch pushes each status the checks publish: waited on, not polled.
+        using var watch = health.Watch(new Grpc.Health.V1.HealthCheckRequest(), cancellationToken: Token);
         async Task<TimeSpan> UntilAsync(Grpc.Health.V1.HealthCheckResponse.Types.ServingStatus wanted)
         {
             var clock = System.Diagnostics.Stopwatch.StartNew();
-            while (await StatusAsync() != wanted)
+            while (await watch.ResponseStream.MoveNext(Token).WaitAsync(TimeSpan.FromSeconds(30), Token))
             {
-                Assert.True(clock.Elapsed < TimeSpan.FromSeconds(30), $"still not {wanted} after {clock.Elapsed}");
-                await Task.Delay(50, Token);
+                if (watch.ResponseStream.Current.Status == wanted)
+                {
+                    return clock.Elapsed;
+                }
             }
 
-            return clock.Elapsed;
+            throw new InvalidOperationException($"the health watch ended before {wanted}");
         }
 
-        // REST's /health runs the checks on each request: the cached answer may lag it by about a period, no more.
+        // REST's /health runs the checks on each request and pushes nothing, so it is asked every 50 ms:
+        // the cached answer may lag it by about a period, no more.
         async Task<TimeSpan> RestUnhealthyAsync()
         {
             var clock = System.Diagnostics.Stopwatch.StartNew();
