@@ -1,3 +1,5 @@
+using System.Data;
+using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using Microsoft.Data.Sqlite;
 using SQLitePCL;
@@ -12,11 +14,14 @@ namespace Salsa.Store;
 /// </summary>
 public sealed class SqliteDataStore : IDataStore
 {
-    // Design: every call opens its own pooled connection, so threads never share a SQLite handle.
+    // Design: every read opens its own pooled connection, so threads never share a SQLite handle.
     // WAL lets readers work on a snapshot while one writer commits; reads never wait for writes.
     // SQLite admits one writer per file at a time anyway, so writers of this process queue on an
-    // async gate (_writeGate) instead of blocking pool threads inside SQLite's busy handler; the
-    // busy timeout is left for writers in other processes. Write transactions start IMMEDIATE
+    // async gate (_writeGate) instead of blocking pool threads inside SQLite's busy handler, and
+    // write through one connection held from the first write to disposal, whose hot statements
+    // (a job's insert and update) are prepared once (Statement). A connection's settings are
+    // applied once, when the pool first hands it out (Configured). The busy timeout is left for
+    // writers in other processes. Write transactions start IMMEDIATE
     // (take the write lock first), so a writer never has to upgrade a read snapshot that another
     // process has outdated, which SQLite would fail at once instead of waiting. The gate is taken
     // before any SQLite lock and released after, and nothing else is locked, so there is no cycle.
@@ -25,10 +30,10 @@ public sealed class SqliteDataStore : IDataStore
     // in a few hundred took milliseconds (bench/results/gateway.md). Instead, a write that finds the
     // log past CheckpointBytes starts one PASSIVE checkpoint in the background and returns; readers
     // and writers go on while it copies. The log restarts from its beginning (and its file is cut
-    // back to WalSizeLimit) only when a checkpoint has copied all of it: writers that keep outrunning
-    // the background ones would grow it without end, so a writer that finds it past CatchUpBytes
-    // waits for the running checkpoint, which, if commits kept it from copying everything, copies the
-    // rest under the write gate. Closing the last connection checkpoints what is left.
+    // back to WalSizeLimit) only when a write begins after a checkpoint has copied all of it: writes
+    // back to back would grow it without end, so a writer that finds it past CatchUpBytes waits for
+    // the running checkpoint, which then copies once more under the write gate. Closing the last
+    // connection checkpoints what is left.
     private const int BusyTimeoutMilliseconds = 30_000;
     private const int CancellationCheckInterval = 4096;
 
@@ -53,9 +58,31 @@ public sealed class SqliteDataStore : IDataStore
     private const string JobParameters =
         "$id, $service, $kind, $state, $created_us, $started_us, $finished_us, $queue_ms, $compute_ms, $dataset_id, $parameters, $progress, $result, $error, $tenant";
 
+    private const string InsertJob = $"INSERT INTO jobs ({JobColumns}) VALUES ({JobParameters});";
+
+    /// <summary>A job's upsert: afterwards the stored record is this one whether or not it existed.</summary>
+    private const string UpsertJob = $"""
+        INSERT INTO jobs ({JobColumns}) VALUES ({JobParameters})
+        ON CONFLICT (id) DO UPDATE SET
+            service = excluded.service, kind = excluded.kind, state = excluded.state,
+            created_us = excluded.created_us, started_us = excluded.started_us, finished_us = excluded.finished_us,
+            queue_ms = excluded.queue_ms, compute_ms = excluded.compute_ms, dataset_id = excluded.dataset_id,
+            parameters = excluded.parameters, progress = excluded.progress, result = excluded.result, error = excluded.error,
+            tenant = excluded.tenant;
+        """;
+
     private readonly string _connectionString;
     private readonly TimeProvider _timeProvider;
     private readonly SemaphoreSlim _writeGate = new(1, 1);
+
+    /// <summary>The physical connections whose settings are applied (a pooled connection keeps them).</summary>
+    private static readonly ConditionalWeakTable<sqlite3, object?> s_configured = [];
+
+    /// <summary>The connection every write goes through, under <see cref="_writeGate"/>; null until the first write, and after a failure that closed it.</summary>
+    private SqliteConnection? _writer;
+
+    /// <summary>The writer's prepared statements by their SQL, used and changed only under <see cref="_writeGate"/>.</summary>
+    private readonly Dictionary<string, SqliteCommand> _statements = new(StringComparer.Ordinal);
     private readonly string _walPath;
     private Task _checkpoint = Task.CompletedTask;
     private int _checkpointing;
@@ -419,7 +446,7 @@ public sealed class SqliteDataStore : IDataStore
         StoreValidation.ValidateJob(job);
         return WriteAsync(connection =>
         {
-            using var insert = Command(connection, null, $"INSERT INTO jobs ({JobColumns}) VALUES ({JobParameters});");
+            var insert = Statement(InsertJob);
             BindJob(insert, job);
             try
             {
@@ -439,16 +466,7 @@ public sealed class SqliteDataStore : IDataStore
         StoreValidation.ValidateJob(job);
         return WriteAsync(connection =>
         {
-            // An upsert: afterwards the stored record is this one whether or not it existed.
-            using var upsert = Command(connection, null, $"""
-                INSERT INTO jobs ({JobColumns}) VALUES ({JobParameters})
-                ON CONFLICT (id) DO UPDATE SET
-                    service = excluded.service, kind = excluded.kind, state = excluded.state,
-                    created_us = excluded.created_us, started_us = excluded.started_us, finished_us = excluded.finished_us,
-                    queue_ms = excluded.queue_ms, compute_ms = excluded.compute_ms, dataset_id = excluded.dataset_id,
-                    parameters = excluded.parameters, progress = excluded.progress, result = excluded.result, error = excluded.error,
-                    tenant = excluded.tenant;
-                """);
+            var upsert = Statement(UpsertJob);
             BindJob(upsert, job);
             upsert.ExecuteNonQuery();
             return 0;
@@ -689,6 +707,17 @@ public sealed class SqliteDataStore : IDataStore
             // A background checkpoint ends first, so its connection is among those closed below.
             await _checkpoint.ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
 
+            // The write in flight, if any, ends before the writer is closed; later ones find the store disposed.
+            await _writeGate.WaitAsync();
+            try
+            {
+                CloseWriter();
+            }
+            finally
+            {
+                _writeGate.Release();
+            }
+
             // Close the pooled handles so the file (and its -wal/-shm) is released: another
             // store, process or test can reopen, move or delete it.
             // The write gate is left undisposed on purpose: it holds no handle (its wait handle
@@ -705,13 +734,7 @@ public sealed class SqliteDataStore : IDataStore
         try
         {
             await connection.OpenAsync(cancellationToken);
-
-            // Per-connection settings (pooled connections keep them, re-applying is cheap).
-            // synchronous=NORMAL is durable against crashes of the process in WAL mode and skips
-            // an fsync per commit; a power cut can lose the last commits, never corrupt the file.
-            using var pragma = connection.CreateCommand();
-            pragma.CommandText = $"PRAGMA busy_timeout = {BusyTimeoutMilliseconds}; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = {WalSizeLimit};";
-            pragma.ExecuteNonQuery();
+            Configure(connection);
             return connection;
         }
         catch
@@ -721,7 +744,26 @@ public sealed class SqliteDataStore : IDataStore
         }
     }
 
-    /// <summary>Runs <paramref name="write"/> on a fresh connection while holding this process's write gate.</summary>
+    /// <summary>
+    /// A connection's settings, applied the first time the pool hands it out: a pooled connection
+    /// keeps them, and applying them costs about as much as a small write. synchronous=NORMAL is
+    /// durable against crashes of the process in WAL mode and skips an fsync per commit; a power
+    /// cut can lose the last commits, never corrupt the file.
+    /// </summary>
+    private static void Configure(SqliteConnection connection)
+    {
+        if (s_configured.TryGetValue(connection.Handle!, out _))
+        {
+            return;
+        }
+
+        using var pragma = connection.CreateCommand();
+        pragma.CommandText = $"PRAGMA busy_timeout = {BusyTimeoutMilliseconds}; PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = {WalSizeLimit};";
+        pragma.ExecuteNonQuery();
+        s_configured.TryAdd(connection.Handle!, null);
+    }
+
+    /// <summary>Runs <paramref name="write"/> on the writer connection while holding this process's write gate.</summary>
     private async Task<T> WriteAsync<T>(Func<SqliteConnection, T> write, CancellationToken cancellationToken)
     {
         ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
@@ -729,8 +771,16 @@ public sealed class SqliteDataStore : IDataStore
         T result;
         try
         {
-            await using var connection = await OpenAsync(cancellationToken);
-            result = write(connection);
+            var writer = _writer ??= await OpenAsync(cancellationToken);
+            try
+            {
+                result = write(writer);
+            }
+            catch when (writer.State != ConnectionState.Open)
+            {
+                CloseWriter();
+                throw;
+            }
         }
         finally
         {
@@ -767,9 +817,12 @@ public sealed class SqliteDataStore : IDataStore
                 {
                     await using var connection = await OpenAsync(CancellationToken.None);
                     // PASSIVE: copies what no reader still needs and waits for nobody.
-                    if (!Checkpoint(connection) && new FileInfo(_walPath).Length >= CatchUpBytes)
+                    Checkpoint(connection);
+                    if (new FileInfo(_walPath).Length >= CatchUpBytes)
                     {
-                        // Commits came faster than the copying: once more with this process's writers held back.
+                        // Commits kept coming: once more with this process's writers held back. Only
+                        // a write that begins after a complete copy restarts the log, so with writes
+                        // back to back even copies that catch up leave it growing.
                         await _writeGate.WaitAsync();
                         try
                         {
@@ -801,13 +854,38 @@ public sealed class SqliteDataStore : IDataStore
         return log.Length >= CatchUpBytes ? _checkpoint : Task.CompletedTask;
     }
 
-    /// <summary>A PASSIVE checkpoint; true when it copied the whole log (so the next writer restarts it).</summary>
-    private static bool Checkpoint(SqliteConnection connection)
+    /// <summary>The writer's prepared statement for <paramref name="sql"/>, its parameters cleared; only under <see cref="_writeGate"/>, and not to be disposed.</summary>
+    private SqliteCommand Statement(string sql)
+    {
+        if (!_statements.TryGetValue(sql, out var statement))
+        {
+            statement = Command(_writer!, null, sql);
+            _statements.Add(sql, statement);
+        }
+
+        statement.Parameters.Clear();
+        return statement;
+    }
+
+    /// <summary>Closes the writer and its statements (under <see cref="_writeGate"/>); the next write opens another.</summary>
+    private void CloseWriter()
+    {
+        foreach (var statement in _statements.Values)
+        {
+            statement.Dispose();
+        }
+
+        _statements.Clear();
+        _writer?.Dispose();
+        _writer = null;
+    }
+
+    /// <summary>A PASSIVE checkpoint: copies the log's frames no reader still needs into the database.</summary>
+    private static void Checkpoint(SqliteConnection connection)
     {
         using var checkpoint = connection.CreateCommand();
         checkpoint.CommandText = "PRAGMA wal_checkpoint(PASSIVE);";
-        using var result = checkpoint.ExecuteReader(); // busy, frames in the log, frames copied
-        return result.Read() && result.GetInt64(0) == 0 && result.GetInt64(1) == result.GetInt64(2);
+        checkpoint.ExecuteNonQuery();
     }
 
     private static SqliteCommand Command(SqliteConnection connection, SqliteTransaction? transaction, string sql)
