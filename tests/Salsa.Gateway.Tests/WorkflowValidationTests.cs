@@ -211,6 +211,64 @@ public sealed class WorkflowValidationTests
     }
 
     [Fact]
+    public async Task ATextReadOnce_IsCheckedAnewForEveryCaller_FromManyThreads_AndTheMemoryStaysBounded()
+    {
+        var parser = new WorkflowParser(new OperationCatalog());
+        var broken = Valid.Replace("operation: query", "operation: nosuch", StringComparison.Ordinal);
+        var refusedAt = Errors(Valid, new Dictionary<string, JsonNode?> { ["cluster.clusters"] = -1 }).Single();
+        var unknownAt = Single(broken, "nosuch");
+        var malformed = Valid + "\ncolour: blue\n";
+        var malformedAt = Single(malformed, "unknown key 'colour'");
+
+        // 8 threads × 400 parses of one text, each with its own overrides, some invalid; of a text whose
+        // reading is fine and which names an unknown operation (remembered, refused by the check every
+        // time); and of one that does not read (an unknown key: never remembered). Every caller gets
+        // its own answer, its errors placed as on the first reading.
+        await Task.WhenAll(Enumerable.Range(0, 8).Select(thread => Task.Run(() =>
+        {
+            for (var i = 0; i < 400; i++)
+            {
+                var clusters = (thread * 400 + i) % 1_000 + 1;
+                switch (i % 4)
+                {
+                    case 0 or 1:
+                        var workflow = parser.Parse(Valid, "test.yaml", null, new Dictionary<string, JsonNode?> { ["cluster.clusters"] = clusters });
+                        Assert.Equal(clusters, workflow.Step("cluster").Parameters["clusters"]!.GetValue<int>());
+                        Assert.Equal(Valid, workflow.Yaml);
+                        break;
+                    case 2:
+                        var refused = Assert.Throws<WorkflowValidationException>(() =>
+                            parser.Parse(Valid, "test.yaml", null, new Dictionary<string, JsonNode?> { ["cluster.clusters"] = -clusters }));
+                        var error = Assert.Single(refused.Errors);
+                        Assert.Contains("must be at least 1", error.Message, StringComparison.Ordinal);
+                        Assert.Equal((refusedAt.Line, refusedAt.Column), (error.Line, error.Column)); // placed by the remembered nodes
+                        break;
+                    default:
+                        var unknown = Assert.Throws<WorkflowValidationException>(() => parser.Parse(broken, "test.yaml"));
+                        Assert.Contains(unknownAt, unknown.Errors);
+                        var unread = Assert.Throws<WorkflowValidationException>(() => parser.Parse(malformed, "test.yaml"));
+                        Assert.Contains(malformedAt, unread.Errors);
+                        break;
+                }
+            }
+        }, TestContext.Current.CancellationToken)));
+        Assert.Equal(2, parser.Remembered); // Valid and broken
+
+        // Texts that differ in every request (a hostile caller) never hold more than the bound.
+        for (var i = 0; i < WorkflowParser.RememberedTexts * 3; i++)
+        {
+            parser.Parse(Valid.Replace("import, query, cluster", $"variant {i}", StringComparison.Ordinal), "test.yaml");
+            Assert.InRange(parser.Remembered, 1, WorkflowParser.RememberedTexts);
+        }
+
+        // Nor does a text longer than the longest remembered.
+        var before = parser.Remembered;
+        var longText = Valid.Replace("import, query, cluster", new string('x', WorkflowParser.RememberedLength), StringComparison.Ordinal);
+        Assert.Equal("small", parser.Parse(longText, "test.yaml").Name);
+        Assert.Equal(before, parser.Remembered);
+    }
+
+    [Fact]
     public void Overrides_ReplaceParameters_AndUnknownOnesAreErrors()
     {
         var workflow = s_parser.Parse(Valid, "test.yaml", null, new Dictionary<string, JsonNode?> { ["cluster.clusters"] = 9 });
