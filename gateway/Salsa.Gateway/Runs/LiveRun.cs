@@ -24,6 +24,7 @@ internal sealed class LiveRun
         Tenant = tenant;
         Workflow = workflow;
         Request = request;
+        RequestJson = System.Text.Json.JsonSerializer.Serialize(request, RunManager.Json);
         _steps = run.Steps.ToDictionary(s => s.Id, StringComparer.Ordinal);
         _artifacts = [.. run.Artifacts];
         Hops = new HopRecorder(run.Hops);
@@ -42,6 +43,9 @@ internal sealed class LiveRun
     public WorkflowDefinition Workflow { get; }
 
     public RunRequestRecord Request { get; }
+
+    /// <summary><see cref="Request"/> as every write of the run stores it (it never changes, so it is serialized once).</summary>
+    public string RequestJson { get; }
 
     public HopRecorder Hops { get; }
 

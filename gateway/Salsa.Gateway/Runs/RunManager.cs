@@ -189,7 +189,7 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
         _live[run.Id] = run;
         _feed.Publish(run.Tenant, run.View());
         RunLog.Accepted(_logger, run.Id, workflow.Name, workflow.Steps.Count);
-        _ = ExecuteAsync(run);
+        Start(run);
         return run.View();
     }
 
@@ -362,9 +362,16 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
         return text.ToString();
     }
 
+    /// <summary>
+    /// Starts the run on the thread pool, queued on this thread's own queue: the submitting thread,
+    /// about to wait for the run or answer its caller, takes it up as soon as it is free, unless an
+    /// idle thread steals it first (a hop through the global queue waits for a sleeping thread to wake).
+    /// </summary>
+    private void Start(LiveRun run) =>
+        ThreadPool.QueueUserWorkItem(static state => _ = state.Manager.ExecuteAsync(state.Run), (Manager: this, Run: run), preferLocal: true);
+
     private async Task ExecuteAsync(LiveRun run)
     {
-        await Task.Yield();
         using var tenant = CallerTenant.Enter(run.Tenant); // every service call of the run acts for its tenant
         var persist = Persister(run);
         // Hops are stored as they are recorded, so those made before a crash are in the resumed run.
@@ -483,7 +490,7 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
                 await store.UpdateJobAsync(ToRecord(run), cancellationToken).ConfigureAwait(false);
                 RunLog.Resumed(_logger, run.Id, workflow.Name, kept);
                 _scheduler.Requeue(run.Tenant, run); // accepted before the restart: never refused now
-                _ = ExecuteAsync(run);
+                Start(run);
                 return;
             }
 
@@ -510,7 +517,7 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
         }
     }
 
-    private static JobRecord ToRecord(LiveRun run) => ToRecord(run.View(), JsonSerializer.Serialize(run.Request, Json), run.Tenant);
+    private static JobRecord ToRecord(LiveRun run) => ToRecord(run.View(), run.RequestJson, run.Tenant);
 
     private static JobRecord ToRecord(RunView view, string parametersJson, string tenant) => new()
     {
