@@ -163,6 +163,109 @@ public sealed class RunLifecycleTests
     }
 
     [Fact]
+    public async Task ARunTheStoreRefuses_FailsItsSubmit_AndIsNeverListedNorWritten_WhileItsNeighboursRun()
+    {
+        // A run starts while its insert is made (bench/results/gateway.md). The store here refuses the
+        // insert of every run of one workflow (a trigger in the real SQLite file), not its later writes:
+        // 8 callers × 20 submits, refused and accepted in turn, on 2 run slots. Every refused submit
+        // throws the store's reason; none of those runs is ever heard of in the runs list, nor written
+        // by its steps or its end, nor holds a slot (the accepted ones, on 2 slots, all run); every
+        // accepted run succeeds and is stored.
+        const string Accepted = """
+            name: store-accepted
+            steps:
+              import: { service: census, operation: import, parameters: { source: indiana-1000 } }
+            """;
+        var refused = Accepted.Replace("store-accepted", "store-refused", StringComparison.Ordinal);
+        var token = TestContext.Current.CancellationToken;
+        using var directory = new TemporaryDirectory();
+        var store = directory.Combine("salsa.db");
+        await using (var gateway = await GatewayServer.StartAsync(store, new Dictionary<string, string?> { ["Gateway:Runs:Concurrent"] = "2", ["Gateway:Runs:QueueDepth"] = "64" }, token))
+        {
+            await gateway.Runs.WaitAsync((await gateway.Runs.SubmitAsync(new RunRequest { Yaml = Accepted }, token)).Id, token); // imports the file once
+            await using (var connection = new Microsoft.Data.Sqlite.SqliteConnection($"Data Source={store};Pooling=False"))
+            {
+                await connection.OpenAsync(token);
+                await using var trigger = connection.CreateCommand();
+                trigger.CommandText = $"""
+                    CREATE TRIGGER refuse_runs BEFORE INSERT ON jobs WHEN NEW.kind = 'store-refused' AND NEW.state = {(int)Salsa.Store.JobState.Queued}
+                    BEGIN SELECT RAISE(ABORT, 'refused by the test'); END;
+                    """;
+                await trigger.ExecuteNonQueryAsync(token);
+            }
+
+            using var watching = CancellationTokenSource.CreateLinkedTokenSource(token);
+            var heard = new System.Collections.Concurrent.ConcurrentBag<string>();
+            var began = new TaskCompletionSource();
+            var listening = Task.Run(async () =>
+            {
+                try
+                {
+                    await foreach (var summary in gateway.Runs.WatchListAsync(watching.Token))
+                    {
+                        if (summary is null)
+                        {
+                            began.TrySetResult();
+                        }
+                        else
+                        {
+                            heard.Add(summary.Workflow);
+                        }
+                    }
+                }
+                catch (OperationCanceledException)
+                {
+                }
+            }, token);
+            await began.Task.WaitAsync(token);
+
+            var accepted = new System.Collections.Concurrent.ConcurrentBag<Guid>();
+            await Task.WhenAll(Enumerable.Range(0, 8).Select(_ => Task.Run(async () =>
+            {
+                for (var i = 0; i < 20; i++)
+                {
+                    if (i % 2 == 0)
+                    {
+                        var failure = await Assert.ThrowsAnyAsync<Exception>(() => gateway.Runs.SubmitAsync(new RunRequest { Yaml = refused }, token));
+                        Assert.Contains("refused by the test", failure.ToString(), StringComparison.Ordinal);
+                    }
+                    else
+                    {
+                        var run = await gateway.Runs.SubmitAsync(new RunRequest { Yaml = Accepted }, token);
+                        var final = await gateway.Runs.WaitAsync(run.Id, token);
+                        Assert.True(final.State == RunState.Succeeded, final.Error);
+                        accepted.Add(run.Id);
+                    }
+                }
+            }, token)));
+
+            var listed = await gateway.Runs.QueryAsync(new RunQuery { Workflow = "store-refused", Limit = 10 }, token);
+            Assert.Equal(0, listed.Total);
+            await watching.CancelAsync();
+            await listening;
+            Assert.DoesNotContain("store-refused", heard);
+            Assert.Contains("store-accepted", heard);
+            Assert.Equal(80, accepted.Count);
+        }
+
+        // Nothing of a refused run reached the file, even after every write the gateway had left.
+        await using var check = new Microsoft.Data.Sqlite.SqliteConnection($"Data Source={store};Pooling=False");
+        await check.OpenAsync(token);
+        await using var count = check.CreateCommand();
+        count.CommandText = "SELECT kind, state, count(*) FROM jobs WHERE service = 'gateway.runs' GROUP BY kind, state ORDER BY kind;";
+        var rows = new List<string>();
+        await using (var reader = await count.ExecuteReaderAsync(token))
+        {
+            while (await reader.ReadAsync(token))
+            {
+                rows.Add($"{reader.GetString(0)}:{(Salsa.Store.JobState)reader.GetInt32(1)}:{reader.GetInt64(2)}");
+            }
+        }
+
+        Assert.Equal(["store-accepted:Succeeded:81"], rows);
+    }
+
+    [Fact]
     public async Task GatewayRestartWithResumingOff_MarksTheRunInterruptedWithTheReason()
     {
         var token = TestContext.Current.CancellationToken;

@@ -18,9 +18,14 @@ internal sealed class LiveRun
     private readonly List<Channel<RunEvent>> _watchers = [];
     private RunView _run;
 
-    public LiveRun(RunView run, WorkflowDefinition workflow, RunRequestRecord request, string tenant)
+    /// <summary>The run's views as it changed before it was announced (as submitted, running, ended: at most three), for the runs list to hear in order; null once announced.</summary>
+    private List<RunView>? _unheard;
+
+    /// <summary>A run to execute; <paramref name="announced"/> says whether the runs list hears of its changes from the start (a run read back from the store) or only once it is <see cref="Announce"/>d (a submitted run, once stored).</summary>
+    public LiveRun(RunView run, WorkflowDefinition workflow, RunRequestRecord request, string tenant, bool announced = true)
     {
         _run = run;
+        _unheard = announced ? null : [run];
         Tenant = tenant;
         Workflow = workflow;
         Request = request;
@@ -64,6 +69,16 @@ internal sealed class LiveRun
     /// <summary>Set once the run's final view is stored (or its write failed and was logged), after <see cref="Completion"/>.</summary>
     public TaskCompletionSource Stored { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
 
+    /// <summary>
+    /// The outcome of the insert that stores the submitted run: true once it is stored, false if the
+    /// store refused it (the run is then cancelled and never written again). Every later write of the
+    /// run waits for it. Already true for a run read back from the store.
+    /// </summary>
+    public Task<bool> Inserted { get; init; } = Task.FromResult(true);
+
+    /// <summary>Whether the store refused the run's insert (known once <see cref="Inserted"/> completed).</summary>
+    public bool Refused => Inserted.IsCompletedSuccessfully && !Inserted.Result;
+
     /// <summary>Set when the run's turn came and it holds one of the gateway's run slots.</summary>
     public TaskCompletionSource Admitted { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
 
@@ -91,14 +106,36 @@ internal sealed class LiveRun
 
     public void Update(Func<RunView, RunView> change)
     {
+        RunView view;
         lock (_gate)
         {
             _run = change(_run);
+            view = View();
+            if (_unheard is null)
+            {
+                Changed?.Invoke(Tenant, view); // under the lock: the list hears the run's changes in order
+            }
+            else
+            {
+                _unheard.Add(view);
+            }
         }
 
-        var view = View();
         Publish(new RunEvent.RunChanged(view));
-        Changed?.Invoke(Tenant, view);
+    }
+
+    /// <summary>The run is stored: the runs list hears of it as it was submitted, of each change since, and of every change from now on.</summary>
+    public void Announce()
+    {
+        lock (_gate)
+        {
+            foreach (var view in _unheard ?? [])
+            {
+                Changed?.Invoke(Tenant, view);
+            }
+
+            _unheard = null;
+        }
     }
 
     public StepView UpdateStep(string id, Func<StepView, StepView> change)

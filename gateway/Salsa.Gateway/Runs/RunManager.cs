@@ -25,7 +25,8 @@ public sealed record RunRequest
 
 // Design: a run is accepted (validated, a place in the bounded queue, stored Queued) before the
 // caller hears its id, so every run that exists can be found: that insert is the only store write a
-// caller waits for. Runs live in `_live` while they execute and until their final view is stored
+// caller waits for. The run starts meanwhile; its own writes wait for the insert, and a run the store
+// refuses is stopped, unwritten and unlisted, before its caller hears. Runs live in `_live` while they execute and until their final view is stored
 // (in the background, coalesced: RunPersister); finished runs are read from the store. Runs are
 // JobRecords of service "gateway" in the shared store (SQLite or PostgreSQL): kind = workflow name,
 // parameters = the request (YAML and overrides), result = the run view (steps, outputs, hops,
@@ -169,27 +170,45 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
         };
         // The request's span (in the caller's trace) names the run; the run's root span links back to it.
         Activity.Current?.SetTag("salsa.run", view.Id.ToString());
-        var run = new LiveRun(view, workflow, record, CallerTenant.Current) { StartedBy = Activity.Current?.Context ?? default, Changed = _feed.Publish };
+        var inserted = new TaskCompletionSource<bool>(TaskCreationOptions.RunContinuationsAsynchronously);
+        var run = new LiveRun(view, workflow, record, CallerTenant.Current, announced: false)
+        {
+            StartedBy = Activity.Current?.Context ?? default,
+            Changed = _feed.Publish,
+            Inserted = inserted.Task, // set before the run can start, so its first write waits for the insert
+        };
         if (_scheduler.TryEnqueue(run.Tenant, run) is var refusal and not SchedulerRefusal.None)
         {
             var reason = _scheduler.Describe(refusal, "runs", $"{RunLimits.Section}:{nameof(RunLimits.MaxQueuedPerTenant)}", $"{RunLimits.Section}:{nameof(RunLimits.QueueDepth)}");
             throw new QueueFullException($"{reason} Retry after {_limits.RetryAfter.TotalSeconds:0.#} s.", _limits.RetryAfter);
         }
 
+        // The run starts while it is stored: its id is given out only once the insert landed, and its
+        // own writes wait for the insert, but its steps need not. Both are queued on this thread's own
+        // queue, the run last, so this thread, as soon as it awaits the insert, starts the run up to its
+        // first call, then makes the insert while the call is in flight, unless an idle pool thread
+        // took the insert meanwhile (bench/results/gateway.md).
+        var queued = ToRecord(run);
+        _live[run.Id] = run; // a gateway that stops now stops it too
+        var insert = Task.Run(() => store.InsertJobAsync(queued, cancellationToken), CancellationToken.None);
+        Start(run);
         try
         {
-            await store.InsertJobAsync(ToRecord(run), cancellationToken).ConfigureAwait(false);
+            await insert.ConfigureAwait(false);
         }
         catch
         {
-            Release(run);
+            // Refused: the run is stopped before the caller hears so (it ends cancelled, unwritten and
+            // unlisted, and gives its place back); the steps it began wrote nothing of it.
+            inserted.SetResult(false);
+            await run.Cancellation.CancelAsync().ConfigureAwait(false);
+            await run.Stored.Task.ConfigureAwait(false);
             throw;
         }
 
-        _live[run.Id] = run;
-        _feed.Publish(run.Tenant, run.View());
+        inserted.SetResult(true);
+        run.Announce();
         RunLog.Accepted(_logger, run.Id, workflow.Name, workflow.Steps.Count);
-        Start(run);
         return run.View();
     }
 
@@ -440,10 +459,13 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
         run.Update(v => v with { State = state, Error = error, Finished = ended ? DateTimeOffset.UtcNow : null });
         span?.Dispose(); // the run's span has ended (and is exported) once anyone hears the run ended
         run.Complete();
-        RunLog.Ended(_logger, run.Id, run.Workflow.Name, state);
-        if (ended)
+        if (!run.Refused) // a run the store refused was never accepted: its submit failed
         {
-            GatewayMetrics.Ended(run.View());
+            RunLog.Ended(_logger, run.Id, run.Workflow.Name, state);
+            if (ended)
+            {
+                GatewayMetrics.Ended(run.View());
+            }
         }
 
         try
@@ -464,7 +486,13 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
 
     /// <summary>Stores the run's view in the background as its steps change it (see <see cref="RunPersister"/>).</summary>
     private RunPersister Persister(LiveRun run) =>
-        new(run, (r, token) => store.UpdateJobAsync(ToRecord(r), token), _logger);
+        new(run, async (r, token) =>
+        {
+            if (await r.Inserted.ConfigureAwait(false)) // never before the insert, never for a refused run
+            {
+                await store.UpdateJobAsync(ToRecord(r), token).ConfigureAwait(false);
+            }
+        }, _logger);
 
     private async Task RecoverAsync(JobRecord record, CancellationToken cancellationToken)
     {
