@@ -17,6 +17,7 @@ internal sealed class LiveRun
     private readonly List<RunArtifactView> _artifacts;
     private readonly List<Channel<RunEvent>> _watchers = [];
     private RunView _run;
+    private string? _requestJson;
 
     /// <summary>The run's views as it changed before it was announced (as submitted, running, ended: at most three), for the runs list to hear in order; null once announced.</summary>
     private List<RunView>? _unheard;
@@ -29,7 +30,6 @@ internal sealed class LiveRun
         Tenant = tenant;
         Workflow = workflow;
         Request = request;
-        RequestJson = System.Text.Json.JsonSerializer.Serialize(request, RunManager.Json);
         _steps = run.Steps.ToDictionary(s => s.Id, StringComparer.Ordinal);
         _artifacts = [.. run.Artifacts];
         Hops = new HopRecorder(run.Hops);
@@ -49,8 +49,8 @@ internal sealed class LiveRun
 
     public RunRequestRecord Request { get; }
 
-    /// <summary><see cref="Request"/> as every write of the run stores it (it never changes, so it is serialized once).</summary>
-    public string RequestJson { get; }
+    /// <summary><see cref="Request"/> as every write of the run stores it (it never changes, so it is serialized once, by the first write).</summary>
+    public string RequestJson => _requestJson ??= System.Text.Json.JsonSerializer.Serialize(Request, RunManager.Json);
 
     public HopRecorder Hops { get; }
 

@@ -188,9 +188,9 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
         // queue, the run last, so this thread, as soon as it awaits the insert, starts the run up to its
         // first call, then makes the insert while the call is in flight, unless an idle pool thread
         // took the insert meanwhile (bench/results/gateway.md).
-        var queued = ToRecord(run);
+        var submitted = run.View(); // stored as queued, serialized by the insert's thread
         _live[run.Id] = run; // a gateway that stops now stops it too
-        var insert = Task.Run(() => store.InsertJobAsync(queued, cancellationToken), CancellationToken.None);
+        var insert = Task.Run(() => store.InsertJobAsync(ToRecord(submitted, run.RequestJson, run.Tenant), cancellationToken), CancellationToken.None);
         Start(run);
         try
         {

@@ -30,19 +30,15 @@ internal sealed class WorkflowRunner(OperationCatalog catalog, ServiceDirectory 
         {
             if (failure is null && !token.IsCancellationRequested)
             {
-                foreach (var step in run.Workflow.Order)
+                var ready = run.Workflow.Order
+                    .Where(step => run.Step(step.Id).State == StepState.Pending && !running.ContainsValue(step)
+                        && step.DependsOn.All(d => run.Step(d).State == StepState.Succeeded))
+                    .ToList();
+                foreach (var step in ready)
                 {
-                    var state = run.Step(step.Id).State;
-                    if (state != StepState.Pending || running.ContainsValue(step))
-                    {
-                        continue;
-                    }
-
-                    var upstream = step.DependsOn.Select(d => run.Step(d).State).ToList();
-                    if (upstream.All(s => s == StepState.Succeeded))
-                    {
-                        running.Add(RunStepAsync(run, step, persist), step);
-                    }
+                    // Steps ready together each begin on a pool thread, so none waits for another's
+                    // start; one ready alone begins on this thread, with no hop (a chain's next step).
+                    running.Add(RunStepAsync(run, step, persist, onPool: ready.Count > 1), step);
                 }
             }
 
@@ -66,9 +62,13 @@ internal sealed class WorkflowRunner(OperationCatalog catalog, ServiceDirectory 
     }
 
     /// <summary>One step, with its attempts; returns a failure message or null when it succeeded.</summary>
-    private async Task<string?> RunStepAsync(LiveRun run, StepDefinition step, RunPersister persist)
+    private async Task<string?> RunStepAsync(LiveRun run, StepDefinition step, RunPersister persist, bool onPool)
     {
-        await Task.Yield();
+        if (onPool)
+        {
+            await Task.Yield();
+        }
+
         var spec = catalog.Find(step.Service, step.Operation) ?? throw new InvalidOperationException($"No operation {step.Service}.{step.Operation}.");
         var inputs = step.Inputs.ToDictionary(i => i.Key, i => run.Step(i.Value.Step).Outputs?[i.Value.Output]?.DeepClone(), StringComparer.Ordinal);
         var clock = Stopwatch.GetTimestamp();
