@@ -58,8 +58,8 @@ public sealed class GatewayExperiment : IExperiment
     /// <summary>Where a run's wall time goes, from the timestamps the run itself records (see <see cref="Segments"/>).</summary>
     private static readonly string[] s_segments =
     [
-        "submit → created: parse and validate the YAML",
-        "created → started: store insert, queue, run slot",
+        "submit → created: read the YAML (or find it remembered) and check it",
+        "created → started: queue and run slot (the store insert goes on beside them)",
         "→ each step started: the DAG loop",
         "step started → call: span, channel (its store write goes on in the background)",
         "the call (the hop's latency)",
@@ -107,13 +107,35 @@ public sealed class GatewayExperiment : IExperiment
     }
 
     /// <summary>
-    /// This run beside the last full run made while a run still awaited its store writes and SQLite
-    /// checkpointed inside commits (<c>gateway.awaited-writes.json</c>, 2026-11-25). The machines'
-    /// speeds differ from day to day, so each figure is also given against its own run's direct call.
+    /// This run beside two earlier full runs: the last made while a run still awaited its store writes
+    /// and SQLite checkpointed inside commits (<c>gateway.awaited-writes.json</c>, 2026-11-25), and the
+    /// last made before the accept path was trimmed (<c>gateway.accept-uncached.json</c>, 2026-11-29).
+    /// The machines' speeds differ from day to day, so each figure is also given against its own run's
+    /// direct call.
     /// </summary>
     private static void BeforeAndAfter(ExperimentContext context)
     {
-        var path = context.FilePath(".awaited-writes.json");
+        Compare(context, "awaited-writes", "Before and after: store writes off the caller's path",
+            "The earlier figures are the last full run of this experiment made while a run awaited steps + 2 store writes and read the " +
+            "finished run back, and SQLite checkpointed inside the commit that crossed 1,000 pages (`gateway.awaited-writes.json`, " +
+            "2026-11-25 16:50 UTC, a 2-vCPU VM like this one, on an AMD EPYC); now a caller waits for the insert only and checkpoints run in the background. " +
+            "The VM's speed differs between the two days, so each overhead is also given ÷ the direct call's latency at the same percentile in its own run.",
+            withUpdates: true);
+        Compare(context, "accept-uncached", "Before and after: the accept path",
+            "The earlier figures are the last full run before the path that accepts a run was trimmed (`gateway.accept-uncached.json`, " +
+            "2026-11-29 04:34 UTC, this VM): then every submit read its YAML anew, every store write opened a pooled connection and " +
+            "applied its settings and prepared its statement, and a run started on whichever pool thread woke first. Now texts read " +
+            "without an error are remembered (a submit of the same workflow is only checked, with its overrides), writes go through " +
+            "one held connection with the job's insert and update prepared once, and a run starts while its insert is made: both are " +
+            "queued on the submitting thread's own queue, the run last, so that thread starts the run up to its first call and then " +
+            "makes the insert, unless an idle thread took the insert first. The two segments of the accept path are compared too (p50); " +
+            "the second then held the insert, now the insert goes on beside it.",
+            withUpdates: false);
+    }
+
+    private static void Compare(ExperimentContext context, string stage, string title, string text, bool withUpdates)
+    {
+        var path = context.FilePath($".{stage}.json");
         if (!File.Exists(path))
         {
             return;
@@ -130,20 +152,42 @@ public sealed class GatewayExperiment : IExperiment
                 var now = context.Value(key, $"overhead_per_hop_{p}_us");
                 var thenDirect = Before("path=direct,op=census.Import", $"{p}_us");
                 var nowDirect = context.Value("path=direct,op=census.Import", $"{p}_us");
-                context.Add($"{key},stage=awaited-writes", $"overhead_per_hop_{p}_us", then, "us");
+                context.Add($"{key},stage={stage}", $"overhead_per_hop_{p}_us", then, "us");
                 table.Add([label, p, F(then), F(then / thenDirect, 2), F(now), F(now / nowDirect, 2), F(now / then, 2)]);
             }
         }
 
-        var updateThen = Before("store=sqlite,op=update_run", "fraction_over_1ms");
-        var updateNow = context.Value("store=sqlite,op=update_run", "fraction_over_1ms");
-        context.Section("Before and after: store writes off the caller's path",
-            "The earlier figures are the last full run of this experiment made while a run awaited steps + 2 store writes and read the " +
-            "finished run back, and SQLite checkpointed inside the commit that crossed 1,000 pages (`gateway.awaited-writes.json`, " +
-            "2026-11-25 16:50 UTC, a 2-vCPU VM like this one, on an AMD EPYC); now a caller waits for the insert only and checkpoints run in the background. " +
-            "The VM's speed differs between the two days, so each overhead is also given ÷ the direct call's latency at the same percentile in its own run. " +
-            string.Create(CultureInfo.InvariantCulture, $"Run-record updates over 1 ms: {updateThen:P2} then, {updateNow:P2} now."));
-        context.Table(["path", "percentile", "overhead/hop then µs", "then ÷ direct", "overhead/hop now µs", "now ÷ direct", "now ÷ then"], table);
+        if (!withUpdates)
+        {
+            foreach (var (key, label) in new[] { ("path=gateway,steps=1", "1 step"), ("path=gateway,steps=3", "3 steps") })
+            {
+                for (var segment = 0; segment < 2; segment++)
+                {
+                    var then = Before($"{key},segment={segment}", "p50_us");
+                    var now = context.Value($"{key},segment={segment}", "p50_us");
+                    var thenDirect = Before("path=direct,op=census.Import", "p50_us");
+                    var nowDirect = context.Value("path=direct,op=census.Import", "p50_us");
+                    context.Add($"{key},segment={segment},stage={stage}", "p50_us", then, "us");
+                    table.Add([$"{label}: {s_segments[segment]}", "p50", F(then), F(then / thenDirect, 2), F(now), F(now / nowDirect, 2), F(now / then, 2)]);
+                }
+            }
+        }
+
+        if (withUpdates)
+        {
+            var updateThen = Before("store=sqlite,op=update_run", "fraction_over_1ms");
+            var updateNow = context.Value("store=sqlite,op=update_run", "fraction_over_1ms");
+            text += string.Create(CultureInfo.InvariantCulture, $" Run-record updates over 1 ms: {updateThen:P2} then, {updateNow:P2} now.");
+        }
+        else
+        {
+            var updateThen = Before("store=sqlite,op=update_run", "p50_us");
+            var updateNow = context.Value("store=sqlite,op=update_run", "p50_us");
+            text += string.Create(CultureInfo.InvariantCulture, $" A run-record update in a loop, p50: {updateThen:0.#} µs then, {updateNow:0.#} µs now.");
+        }
+
+        context.Section(title, text);
+        context.Table(["path (overhead per hop) or segment", "percentile", "then µs", "then ÷ direct", "now µs", "now ÷ direct", "now ÷ then"], table);
     }
 
     /// <summary>The 1-minute load average, or NaN where there is no <c>/proc/loadavg</c>.</summary>
@@ -395,19 +439,25 @@ public sealed class GatewayExperiment : IExperiment
             string.Create(CultureInfo.InvariantCulture, $"Each run is a job record in the gateway's SQLite store (WAL, synchronous=NORMAL). Timed {count:N0} times in a row after the runs above, ") +
             $"on a real record ({record.ResultJson?.Length ?? 0:N0} characters of run JSON):");
         context.Table(["operation", "p50 µs", "p99 µs", "p99.9 µs", "max µs", "> 1 ms"], table);
+        context.Paragraph("Writes go through one connection the store holds from its first write, with a job's insert and update " +
+            "prepared once; a connection's settings are applied the first time the pool hands it out.");
         context.Paragraph("No write waits for a checkpoint: the store turns SQLite's own off (`wal_autocheckpoint = 0`), and a write that " +
-            "finds the write-ahead log past 1,000 pages starts a PASSIVE checkpoint in the background and returns (writers wait only if they outrun " +
-            "the checkpoints until the log passes 16 MB, which a run's few writes never do). With SQLite's default, the " +
+            "finds the write-ahead log past 1,000 pages starts a PASSIVE checkpoint in the background and returns. The log restarts only when a " +
+            "write begins after a checkpoint copied all of it, so writes back to back, as in the loop timed here, grow it until it passes 16 MB; " +
+            "then writers wait while the checkpoint copies once more with them held back: those waits are the updates over 1 ms above. " +
+            "A run's few writes never come that fast. With SQLite's default, the " +
             "commit that crossed 1,000 pages copied the log into the database and synced it, so one write in a few hundred took milliseconds " +
             "(the earlier figures below: 0.27 % of updates over 1 ms, and the run p99s they made).");
         context.Paragraph("A caller waits for one store write: the insert that accepts the run (it must be stored before the caller hears " +
-            "its id, or a crash could lose an accepted run). Everything after is stored in the background, coalesced, each write the " +
+            "its id, or a crash could lose an accepted run). The run starts while it is made; the run's own writes wait for it, and a run " +
+            "the store refuses is stopped before its caller hears, never listed nor written. Everything after is stored in the background, coalesced, each write the " +
             "run's whole view: a step's start, its success (the store never holds a step without the steps it built on, since every write " +
             "stores the whole view), its failure, and the run's end, which waiters hear first; the run stays live, and the gateway's stop " +
             "waits, until that last write lands. A step that starts a service job still waits for the write that records the job's id, so " +
             "a resumed run takes the same job up again. `WaitAsync` returns the run's final view from memory, not read back. A crash " +
             "before a background write lands costs the steps since the last one being run again on resume; no run is lost. The insert's " +
-            "estimated cost (the update's p50) against the measured overhead of the whole run (p50):");
+            "estimated cost (the update's p50) against the measured overhead of the whole run (p50); made beside the run's start, it " +
+            "adds to the run only where it outlasts what the run does meanwhile:");
         context.Table(["steps", "writes", "store estimate µs", "overhead per run µs", "share"], rows);
     }
 
