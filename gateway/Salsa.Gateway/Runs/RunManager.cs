@@ -26,8 +26,9 @@ public sealed record RunRequest
 // Design: a run is accepted (validated, a place in the bounded queue, stored Queued) before the
 // caller hears its id, so every run that exists can be found: that insert is the only store write a
 // caller waits for. The run starts meanwhile; its own writes wait for the insert, and a run the store
-// refuses is stopped, unwritten and unlisted, before its caller hears. Runs live in `_live` while they execute and until their final view is stored
-// (in the background, coalesced: RunPersister); finished runs are read from the store. Runs are
+// refuses is stopped, unwritten and unlisted, before its caller hears. Runs live in `_live` while they
+// execute and until their final view is stored (in the background, coalesced: RunPersister);
+// finished runs are read from the store. Runs are
 // JobRecords of service "gateway" in the shared store (SQLite or PostgreSQL): kind = workflow name,
 // parameters = the request (YAML and overrides), result = the run view (steps, outputs, hops,
 // artifacts), artifacts = the files the steps kept. At start, runs a previous process left Queued or
