@@ -157,22 +157,6 @@ public sealed class GatewayExperiment : IExperiment
             }
         }
 
-        if (!withUpdates)
-        {
-            foreach (var (key, label) in new[] { ("path=gateway,steps=1", "1 step"), ("path=gateway,steps=3", "3 steps") })
-            {
-                for (var segment = 0; segment < 2; segment++)
-                {
-                    var then = Before($"{key},segment={segment}", "p50_us");
-                    var now = context.Value($"{key},segment={segment}", "p50_us");
-                    var thenDirect = Before("path=direct,op=census.Import", "p50_us");
-                    var nowDirect = context.Value("path=direct,op=census.Import", "p50_us");
-                    context.Add($"{key},segment={segment},stage={stage}", "p50_us", then, "us");
-                    table.Add([$"{label}: {s_segments[segment]}", "p50", F(then), F(then / thenDirect, 2), F(now), F(now / nowDirect, 2), F(now / then, 2)]);
-                }
-            }
-        }
-
         if (withUpdates)
         {
             var updateThen = Before("store=sqlite,op=update_run", "fraction_over_1ms");
@@ -181,6 +165,19 @@ public sealed class GatewayExperiment : IExperiment
         }
         else
         {
+            var thenDirect = Before("path=direct,op=census.Import", "p50_us");
+            var nowDirect = context.Value("path=direct,op=census.Import", "p50_us");
+            foreach (var (key, label) in new[] { ("path=gateway,steps=1", "1 step"), ("path=gateway,steps=3", "3 steps") })
+            {
+                for (var segment = 0; segment < 2; segment++)
+                {
+                    var then = Before($"{key},segment={segment}", "p50_us");
+                    var now = context.Value($"{key},segment={segment}", "p50_us");
+                    context.Add($"{key},segment={segment},stage={stage}", "p50_us", then, "us");
+                    table.Add([$"{label}: {s_segments[segment]}", "p50", F(then), F(then / thenDirect, 2), F(now), F(now / nowDirect, 2), F(now / then, 2)]);
+                }
+            }
+
             var updateThen = Before("store=sqlite,op=update_run", "p50_us");
             var updateNow = context.Value("store=sqlite,op=update_run", "p50_us");
             text += string.Create(CultureInfo.InvariantCulture, $" A run-record update in a loop, p50: {updateThen:0.#} µs then, {updateNow:0.#} µs now.");
