@@ -107,7 +107,18 @@ try {
     // The grid (Airflow's): per workflow on the page, its runs as columns oldest left, its steps
     // as rows, each cell in the state the API gives that step of that run. The run started above
     // ends first, so the grid and the API are read in the same state.
-    await page.waitForFunction(async (id) => !['queued', 'running'].includes((await (await fetch(`/api/runs/${id}`)).json()).state), started.id, { timeout: 120_000, polling: 500 });
+    // Polled from here: Playwright's waitForFunction takes a predicate's promise as truthy at once.
+    const endBy = Date.now() + 120_000;
+    summary.startedEnded = null;
+    while (Date.now() < endBy) {
+      const state = await page.evaluate(async (id) => (await (await fetch(`/api/runs/${id}`)).json()).state, started.id);
+      if (state !== 'queued' && state !== 'running') {
+        summary.startedEnded = state;
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    if (!summary.startedEnded) fail(`the run ${started.id} started through the API did not end within 120 s`);
     await page.locator('#runs-as-grid').click();
     await page.locator('#runs table.runs-grid').first().waitFor({ timeout: 10_000 });
     const expected = await page.evaluate(async () => {
