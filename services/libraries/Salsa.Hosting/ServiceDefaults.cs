@@ -35,6 +35,7 @@ public static class ServiceDefaults
 
         ServiceTelemetry.Add(services, serviceName);
         services.AddProblemDetails(o => o.CustomizeProblemDetails = DescribeBareStatus);
+        services.AddSingleton<IProblemDetailsWriter, ProblemJsonFallbackWriter>(); // after the framework's: for callers whose Accept names no JSON
         services.AddExceptionHandler<ProblemDetailsExceptionHandler>();
         services.Configure<RouteHandlerOptions>(o => o.ThrowOnBadRequest = true);
         services.Configure<JsonOptions>(o =>
