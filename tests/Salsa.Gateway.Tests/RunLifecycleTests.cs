@@ -306,6 +306,80 @@ public sealed class RunLifecycleTests
     }
 
     [Fact]
+    public async Task StartRun_AskedForEvents_AnswersWithTheRunsEventsToItsEnd_RefusesWithProblemDetails_AndACallerThatLeavesStopsOnlyItsStream()
+    {
+        var token = TestContext.Current.CancellationToken;
+        using var directory = new TemporaryDirectory();
+        await using var gateway = await GatewayServer.StartAsync(directory.Combine("salsa.db"), cancellationToken: token);
+        using var document = JsonDocument.Parse(await gateway.Http.GetStringAsync("/openapi/v1.json", token));
+        var declared = OpenApiEvents.Declared(document.RootElement, "/api/runs", "post");
+        Assert.Equal(OpenApiEvents.Declared(document.RootElement, "/api/runs/{id}/events"), declared);
+        Assert.True(document.RootElement.GetProperty("paths").GetProperty("/api/runs").GetProperty("post").GetProperty("responses").TryGetProperty("202", out _));
+
+        // One request: the run starts and its events follow, as GET /api/runs/{id}/events sends them.
+        var events = new List<(string Event, JsonElement Data)>();
+        await foreach (var item in ServerSentEventsReader.ReadAsync(gateway.Http, StartWithEvents(new { yaml = TestWorkflows.Small }), token))
+        {
+            events.Add(item);
+        }
+
+        Assert.Equal("run", events[0].Event);
+        var id = events[0].Data.GetProperty("id").GetGuid();
+        Assert.Equal(["hop", "hop-start", "progress", "run", "step"], events.Select(e => e.Event).Distinct().Order(StringComparer.Ordinal));
+        Assert.Empty(events.SelectMany(e => OpenApiEvents.Misfits(document.RootElement, declared, e.Event, e.Data)).Distinct());
+        Assert.All(events.Where(e => e.Event == "run"), e => Assert.Equal(id, e.Data.GetProperty("id").GetGuid()));
+        var last = events[^1];
+        Assert.Equal("run", last.Event);
+        Assert.Equal("succeeded", last.Data.GetProperty("state").GetString());
+        Assert.Equal("succeeded", (await gateway.GetRunAsync(id, token)).GetProperty("state").GetString());
+
+        // Refused before it starts: the same ProblemDetails as without events, and no run.
+        int Listed() => JsonDocument.Parse(gateway.Http.GetStringAsync("/api/runs?limit=1000", token).Result).RootElement.GetArrayLength();
+        var before = Listed();
+        foreach (var bad in new object[] { new { workflow = "census-mars" }, new { }, new { yaml = "name: x\nsteps:\n  a: [" } })
+        {
+            using var refused = await gateway.Http.SendAsync(StartWithEvents(bad), token);
+            Assert.True(refused.StatusCode is HttpStatusCode.BadRequest or HttpStatusCode.NotFound, $"{refused.StatusCode}");
+            Assert.Equal("application/problem+json", refused.Content.Headers.ContentType?.MediaType);
+            var problem = JsonDocument.Parse(await refused.Content.ReadAsStringAsync(token)).RootElement;
+            Assert.Equal((int)refused.StatusCode, problem.GetProperty("status").GetInt32());
+            Assert.False(string.IsNullOrEmpty(problem.GetProperty("detail").GetString()));
+        }
+
+        Assert.Equal(before, Listed());
+        using var watchUnknown = new HttpRequestMessage(HttpMethod.Get, $"/api/runs/{Guid.NewGuid()}/events"); // as a browser's EventSource asks
+        watchUnknown.Headers.Accept.ParseAdd("text/event-stream");
+        using var unknown = await gateway.Http.SendAsync(watchUnknown, token);
+        Assert.Equal(HttpStatusCode.NotFound, unknown.StatusCode);
+        Assert.Equal("application/problem+json", unknown.Content.Headers.ContentType?.MediaType);
+
+        // A caller that leaves after the first event (Location names its run): its stream ends, the
+        // run goes on to its end.
+        Guid leftBehind;
+        using (var response = await gateway.Http.SendAsync(StartWithEvents(new { yaml = TestWorkflows.Small }), HttpCompletionOption.ResponseHeadersRead, token))
+        {
+            Assert.Equal(HttpStatusCode.OK, response.StatusCode);
+            Assert.Equal("text/event-stream", response.Content.Headers.ContentType?.MediaType);
+            leftBehind = Guid.Parse(response.Headers.Location!.ToString()["/api/runs/".Length..]);
+            using var reader = new StreamReader(await response.Content.ReadAsStreamAsync(token));
+            Assert.Equal("event: run", await reader.ReadLineAsync(token));
+            var first = JsonDocument.Parse((await reader.ReadLineAsync(token))!["data: ".Length..]).RootElement;
+            Assert.Equal(leftBehind, first.GetProperty("id").GetGuid());
+        }
+
+        var ended = await gateway.EventsAsync(leftBehind, cancellationToken: token);
+        Assert.Equal("succeeded", ended[^1].Data.GetProperty("state").GetString());
+    }
+
+    /// <summary>POST /api/runs asking for the run's events (Accept: text/event-stream).</summary>
+    private static HttpRequestMessage StartWithEvents(object body)
+    {
+        var request = new HttpRequestMessage(HttpMethod.Post, "/api/runs") { Content = JsonContent.Create(body) };
+        request.Headers.Accept.ParseAdd("text/event-stream");
+        return request;
+    }
+
+    [Fact]
     public async Task ServicesList_AddressesForTheAdminScopeOnly()
     {
         var token = TestContext.Current.CancellationToken;

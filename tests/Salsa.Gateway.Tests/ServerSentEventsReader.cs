@@ -6,9 +6,14 @@ namespace Salsa.Gateway.Tests;
 /// <summary>A gateway's server-sent events as a client reads them: (event name, JSON data) in order, until the stream ends.</summary>
 internal static class ServerSentEventsReader
 {
-    public static async IAsyncEnumerable<(string Name, JsonElement Data)> ReadAsync(HttpClient http, string path, [EnumeratorCancellation] CancellationToken cancellationToken)
+    public static IAsyncEnumerable<(string Name, JsonElement Data)> ReadAsync(HttpClient http, string path, CancellationToken cancellationToken) =>
+        ReadAsync(http, new HttpRequestMessage(HttpMethod.Get, path), cancellationToken);
+
+    /// <summary>The events that answer <paramref name="request"/> (e.g. a run's start asked for its events).</summary>
+    public static async IAsyncEnumerable<(string Name, JsonElement Data)> ReadAsync(HttpClient http, HttpRequestMessage request, [EnumeratorCancellation] CancellationToken cancellationToken)
     {
-        using var response = await http.GetAsync(path, HttpCompletionOption.ResponseHeadersRead, cancellationToken);
+        using var sent = request;
+        using var response = await http.SendAsync(sent, HttpCompletionOption.ResponseHeadersRead, cancellationToken);
         response.EnsureSuccessStatusCode();
         Assert.Equal("text/event-stream", response.Content.Headers.ContentType?.MediaType);
         using var reader = new StreamReader(await response.Content.ReadAsStreamAsync(cancellationToken));

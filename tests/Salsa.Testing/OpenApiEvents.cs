@@ -9,10 +9,10 @@ namespace Salsa.Testing;
 /// </summary>
 public static class OpenApiEvents
 {
-    /// <summary>The schema names each event of <paramref name="path"/>'s GET sends, from the document.</summary>
-    public static Dictionary<string, string> Declared(JsonElement document, string path)
+    /// <summary>The schema names each event of <paramref name="path"/>'s GET (or <paramref name="method"/>) sends, from the document.</summary>
+    public static Dictionary<string, string> Declared(JsonElement document, string path, string method = "get")
     {
-        var media = document.GetProperty("paths").GetProperty(path).GetProperty("get").GetProperty("responses").GetProperty("200")
+        var media = document.GetProperty("paths").GetProperty(path).GetProperty(method).GetProperty("responses").GetProperty("200")
             .GetProperty("content").GetProperty("text/event-stream");
         return media.GetProperty("x-sse-events").EnumerateObject().ToDictionary(e => e.Name, e => e.Value.GetString()!, StringComparer.Ordinal);
     }

@@ -1,6 +1,7 @@
 using System.Net.ServerSentEvents;
 using System.Runtime.CompilerServices;
 using System.Text.Json.Nodes;
+using Microsoft.AspNetCore.Http.HttpResults;
 using Salsa.Gateway.Operations;
 using Salsa.Gateway.Runs;
 using Salsa.Gateway.Services;
@@ -35,6 +36,10 @@ public sealed record ValidateRequest(string? Yaml, Dictionary<string, JsonNode?>
 /// <summary>REST: workflows, operations, services, and runs (start, list, get, events, cancel, artifacts).</summary>
 public static class GatewayApi
 {
+    /// <summary>The events of a run's stream (GET /api/runs/{id}/events, and POST /api/runs asked for events).</summary>
+    private static readonly Salsa.Hosting.Rpc.ServerSentEventsMetadata RunEventsMetadata = new(
+        ("run", typeof(RunView)), ("step", typeof(StepView)), ("progress", typeof(RunProgressEvent)), ("hop-start", typeof(Hops.HopInFlight)), ("hop", typeof(Hops.Hop)));
+
     public static IEndpointRouteBuilder MapGatewayApi(this IEndpointRouteBuilder app)
     {
         var workflows = app.MapGroup("/api/workflows").WithTags("Workflows");
@@ -83,11 +88,22 @@ public static class GatewayApi
             .WithSummary("What the web console links to: traceUrl, the trace viewer's page of a trace ({traceId} in it), when one is configured (Gateway:Console:TraceUrl).");
 
         var runs = app.MapGroup("/api/runs").WithTags("Runs");
-        runs.MapPost("/", async (RunManager manager, RunRequest request, CancellationToken cancellationToken) =>
+        runs.MapPost("/", async Task<Results<Accepted<RunView>, ServerSentEventsResult<object>>> (RunManager manager, RunRequest request, HttpContext http, CancellationToken cancellationToken) =>
         {
             var run = await manager.SubmitAsync(request, cancellationToken);
-            return TypedResults.Accepted($"/api/runs/{run.Id}", run);
-        }).WithName("StartRun").WithSummary("Starts a run of a workflow (by name or inline YAML, with parameter overrides): 202 with the run.");
+            var location = $"/api/runs/{run.Id}";
+            if (!AcceptsEvents(http.Request))
+            {
+                return TypedResults.Accepted(location, run);
+            }
+
+            // The run's events in the answer to its start: one request instead of a POST and a GET.
+            // A caller that leaves stops the stream, never the run.
+            http.Response.Headers.Location = location;
+            return TypedResults.ServerSentEvents(Events(manager, run.Id, cancellationToken));
+        }).WithName("StartRun")
+          .WithSummary("Starts a run of a workflow (by name or inline YAML, with parameter overrides): 202 with the run; with `Accept: text/event-stream`, 200 with the run's events until it ends (those of GET /api/runs/{id}/events), Location naming the run.")
+          .WithMetadata(RunEventsMetadata);
         runs.MapGet("/", async (RunManager manager, HttpResponse response, string? workflow, string? state, DateTimeOffset? from, DateTimeOffset? before, int? offset, int? limit, CancellationToken cancellationToken) =>
         {
             var page = await manager.QueryAsync(RunQuery.Of(workflow, state, from, before, offset, limit), cancellationToken);
@@ -110,7 +126,7 @@ public static class GatewayApi
             await manager.GetRequiredAsync(runId, cancellationToken); // an unknown id is a 404, not an empty stream
             return TypedResults.ServerSentEvents(Events(manager, runId, cancellationToken));
         }).WithName("WatchRun").WithSummary("Server-sent events until the run ends: run, step, progress, hop-start (a call begun) and hop (a call ended).")
-          .WithMetadata(new Salsa.Hosting.Rpc.ServerSentEventsMetadata(("run", typeof(RunView)), ("step", typeof(StepView)), ("progress", typeof(RunProgressEvent)), ("hop-start", typeof(Hops.HopInFlight)), ("hop", typeof(Hops.Hop))));
+          .WithMetadata(RunEventsMetadata);
         runs.MapPost("/{id}/cancel", async (RunManager manager, string id, CancellationToken cancellationToken) =>
             TypedResults.Ok(await manager.CancelAsync(ParseId(id), cancellationToken)))
             .WithName("CancelRun").WithSummary("Cancels a queued or running run (its service jobs are cancelled too); no effect on a finished one.");
@@ -140,6 +156,10 @@ public static class GatewayApi
 
     public static Guid ParseId(string id) =>
         Guid.TryParse(id, out var guid) ? guid : throw new ArgumentException($"'{id}' is not a run id (a GUID).");
+
+    /// <summary>Whether the request's Accept names <c>text/event-stream</c>.</summary>
+    private static bool AcceptsEvents(HttpRequest request) =>
+        request.GetTypedHeaders().Accept.Any(a => a.MediaType.Equals("text/event-stream", StringComparison.OrdinalIgnoreCase));
 
     private static async IAsyncEnumerable<SseItem<object>> Events(RunManager manager, Guid id, [EnumeratorCancellation] CancellationToken cancellationToken)
     {

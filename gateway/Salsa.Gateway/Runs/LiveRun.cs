@@ -198,15 +198,13 @@ internal sealed class LiveRun
         }
     }
 
-    /// <summary>Publishes the final state and closes every watcher's stream.</summary>
+    /// <summary>Closes every watcher's stream, after the <see cref="Update"/> that ended the run: its final view is the last event each heard (or, watching since, the first).</summary>
     public void Complete()
     {
         lock (_gate)
         {
-            var final = new RunEvent.RunChanged(View());
             foreach (var watcher in _watchers)
             {
-                watcher.Writer.TryWrite(final);
                 watcher.Writer.TryComplete();
             }
 

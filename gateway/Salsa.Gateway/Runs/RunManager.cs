@@ -457,8 +457,8 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
     private async Task EndAsync(LiveRun run, RunPersister persist, RunState state, string? error, Activity? span = null)
     {
         var ended = state is not (RunState.Queued or RunState.Running);
-        run.Update(v => v with { State = state, Error = error, Finished = ended ? DateTimeOffset.UtcNow : null });
         span?.Dispose(); // the run's span has ended (and is exported) once anyone hears the run ended
+        run.Update(v => v with { State = state, Error = error, Finished = ended ? DateTimeOffset.UtcNow : null });
         run.Complete();
         if (!run.Refused) // a run the store refused was never accepted: its submit failed
         {
