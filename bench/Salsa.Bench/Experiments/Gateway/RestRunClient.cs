@@ -6,8 +6,10 @@ using Salsa.Gateway.Runs;
 namespace Salsa.Bench.Experiments.Gateway;
 
 /// <summary>
-/// A run driven as a REST client drives it: <c>POST /api/runs</c> with inline YAML, then
-/// <c>GET /api/runs/{id}/events</c> (server-sent events) until the final <c>run</c> event.
+/// A run driven as a REST client drives it: <c>POST /api/runs</c> with inline YAML and
+/// <c>Accept: text/event-stream</c>, reading the run's events in its answer until the final
+/// <c>run</c> event; or, as before that answer existed, the POST and then
+/// <c>GET /api/runs/{id}/events</c>.
 /// </summary>
 public sealed class RestRunClient(Uri gateway) : IDisposable
 {
@@ -19,9 +21,17 @@ public sealed class RestRunClient(Uri gateway) : IDisposable
         Timeout = TimeSpan.FromMinutes(1),
     };
 
-    /// <summary>Starts a run of <paramref name="yaml"/> and returns the run as its last event carried it.</summary>
-    public async Task<RunView> RunAsync(string yaml, CancellationToken cancellationToken)
+    /// <summary>Starts a run of <paramref name="yaml"/> and returns the run as its last event carried it: its events in the POST's answer, or from a GET after it.</summary>
+    public async Task<RunView> RunAsync(string yaml, bool eventsInAnswer, CancellationToken cancellationToken)
     {
+        if (eventsInAnswer)
+        {
+            using var start = new HttpRequestMessage(HttpMethod.Post, "/api/runs") { Content = JsonContent.Create(new { yaml }) };
+            start.Headers.Accept.ParseAdd("text/event-stream");
+            using var answer = await _http.SendAsync(start, HttpCompletionOption.ResponseHeadersRead, cancellationToken);
+            return await LastRunAsync(answer, cancellationToken);
+        }
+
         Guid id;
         using (var started = await _http.PostAsJsonAsync("/api/runs", new { yaml }, cancellationToken))
         {
@@ -30,6 +40,11 @@ public sealed class RestRunClient(Uri gateway) : IDisposable
         }
 
         using var events = await _http.GetAsync($"/api/runs/{id}/events", HttpCompletionOption.ResponseHeadersRead, cancellationToken);
+        return await LastRunAsync(events, cancellationToken);
+    }
+
+    private static async Task<RunView> LastRunAsync(HttpResponseMessage events, CancellationToken cancellationToken)
+    {
         events.EnsureSuccessStatusCode();
         await using var stream = await events.Content.ReadAsStreamAsync(cancellationToken);
         RunView? last = null;
@@ -38,14 +53,12 @@ public sealed class RestRunClient(Uri gateway) : IDisposable
             if (item.EventType == "run")
             {
                 last = JsonSerializer.Deserialize<RunView>(item.Data, s_json);
-                if (last?.State is not (null or RunState.Queued or RunState.Running))
-                {
-                    return last;
-                }
             }
         }
 
-        throw new InvalidOperationException($"The events of run {id} ended before the run did (last state {last?.State}).");
+        // Read to its end, which follows the final event at once, so the connection serves the next request.
+        return last?.State is not (null or RunState.Queued or RunState.Running) ? last
+            : throw new InvalidOperationException($"The events of run {last?.Id} ended before the run did (last state {last?.State}).");
     }
 
     public void Dispose() => _http.Dispose();
