@@ -24,6 +24,9 @@ public sealed class GatewayExperiment : IExperiment
 {
     private const string Source = "indiana-1000";
 
+    /// <summary>The key of a bare HTTP request to the gateway: what a REST path pays before any run.</summary>
+    private const string HttpFloor = "path=http-floor,op=GET /api/console";
+
     /// <summary>Run slots of the measured gateway: above the largest submitter count, so the slots do not bound it.</summary>
     private const int Concurrent = 16;
 
@@ -224,6 +227,13 @@ public sealed class GatewayExperiment : IExperiment
                 var us = Stopwatch.GetElapsedTime(start).TotalMicroseconds;
                 return new Sample(us, us, [us]);
             }),
+            new(HttpFloor, "HTTP request alone: GET /api/console (REST's floor, no run)", 0, async ct =>
+            {
+                var start = Stopwatch.GetTimestamp();
+                await rest.GetAsync("/api/console", ct);
+                var us = Stopwatch.GetElapsedTime(start).TotalMicroseconds;
+                return new Sample(us, us, [us]);
+            }),
             new("path=gateway,steps=1", "run, 1 step (in process)", 1, ct => TimedRunAsync(runs, s_oneStep, ct)),
             new("path=gateway,steps=3", "run, 3 chained steps (in process)", 3, async ct =>
             {
@@ -296,7 +306,12 @@ public sealed class GatewayExperiment : IExperiment
             new[] { "direct gRPC call, back to back (the hot floor)", "1", F(floor.P50Microseconds), F(floor.P99Microseconds), "–", "–", "–", "–", "–", "–", "–" },
             new[] { cases[0].Label, "1", F(direct50), F(direct99), F(direct50), F(direct99), "–", "–", "1", "1", "1" },
         };
-        foreach (var path in cases.Skip(1))
+        var httpFloor50 = Stat(HttpFloor, s => [s.WallUs], 50);
+        var httpFloor99 = Stat(HttpFloor, s => [s.WallUs], 99);
+        context.Add(HttpFloor, "p50_us", httpFloor50, "us");
+        context.Add(HttpFloor, "p99_us", httpFloor99, "us");
+        table.Add([cases[1].Label, "–", F(httpFloor50), F(httpFloor99), "–", "–", "–", "–", "–", F(httpFloor50 / direct50, 2), F(httpFloor99 / direct99, 2)]);
+        foreach (var path in cases.Skip(2))
         {
             var key = path.Key;
             var run50 = Stat(key, s => [s.WallUs], 50);
@@ -335,6 +350,9 @@ public sealed class GatewayExperiment : IExperiment
             string.Create(CultureInfo.InvariantCulture, $"{rounds:N0} rounds per repeat (after {rounds / 10:N0} unmeasured), ") +
             $"{repeats} repeat(s), medians of the repeats' percentiles; before that every path ran 4-wide until the JIT had optimised it. " +
             "The back-to-back row is the same direct call repeated with nothing in between (no ratios are taken against it). " +
+            "The HTTP row is a bare request to the gateway through all its middleware (`GET /api/console`, a few bytes of JSON) on the " +
+            "REST client's connection, taken in the same rounds: what a REST path pays before any run, so the REST rows' overhead " +
+            "per hop includes it. " +
             "`run` is wall time from submit to the completed run as the caller sees it; `hop` is the latency the gateway recorded " +
             "for each of its census calls (its `HopRecorder`, client-observed, so it should match the direct call); `overhead/hop` is " +
             "(run − Σ hop latencies) / hops per run: parsing and validating the YAML, queueing, the DAG, the step bookkeeping and " +

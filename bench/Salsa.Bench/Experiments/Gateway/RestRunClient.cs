@@ -61,5 +61,13 @@ public sealed class RestRunClient(Uri gateway) : IDisposable
             : throw new InvalidOperationException($"The events of run {last?.Id} ended before the run did (last state {last?.State}).");
     }
 
+    /// <summary>A GET of <paramref name="path"/>, its body read: a request that starts no run.</summary>
+    public async Task GetAsync(string path, CancellationToken cancellationToken)
+    {
+        using var response = await _http.GetAsync(path, cancellationToken);
+        response.EnsureSuccessStatusCode();
+        await response.Content.ReadAsByteArrayAsync(cancellationToken);
+    }
+
     public void Dispose() => _http.Dispose();
 }
