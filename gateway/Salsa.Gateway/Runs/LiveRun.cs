@@ -18,7 +18,6 @@ internal sealed class LiveRun
     private readonly List<Channel<RunEvent>> _watchers = [];
     private RunView _run;
     private string? _requestJson;
-    private bool _ended;
 
     /// <summary>The run's views as it changed before it was announced (as submitted, running, ended: at most three), for the runs list to hear in order; null once announced.</summary>
     private List<RunView>? _unheard;
@@ -64,12 +63,8 @@ internal sealed class LiveRun
     /// <summary>Told of every change of the run's own state (not its steps'): the runs list's feed.</summary>
     public Action<string, RunView>? Changed { get; init; }
 
-    /// <summary>
-    /// Set when the run has ended and its waiters and watchers have its final view. Its waiters resume
-    /// on the thread that ends the run, at once, instead of waiting for a pool thread to wake (a tail
-    /// of the 1-step run's latency: bench/results/gateway.md); the run's final write follows them.
-    /// </summary>
-    public TaskCompletionSource Completion { get; } = new();
+    /// <summary>Set when the run has ended and its waiters and watchers have its final view.</summary>
+    public TaskCompletionSource Completion { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
 
     /// <summary>Set once the run's final view is stored (or its write failed and was logged), after <see cref="Completion"/>.</summary>
     public TaskCompletionSource Stored { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -182,7 +177,7 @@ internal sealed class LiveRun
         lock (_gate)
         {
             channel.Writer.TryWrite(new RunEvent.RunChanged(View()));
-            if (_ended)
+            if (Completion.Task.IsCompleted)
             {
                 channel.Writer.TryComplete();
             }
@@ -214,10 +209,8 @@ internal sealed class LiveRun
             }
 
             _watchers.Clear();
-            _ended = true;
+            Completion.TrySetResult();
         }
-
-        Completion.TrySetResult(); // outside the lock: its waiters run on this thread now
     }
 
     private void Publish(RunEvent item)
