@@ -334,8 +334,8 @@ public sealed class RunLifecycleTests
         Assert.Equal("succeeded", (await gateway.GetRunAsync(id, token)).GetProperty("state").GetString());
 
         // Refused before it starts: the same ProblemDetails as without events, and no run.
-        int Listed() => JsonDocument.Parse(gateway.Http.GetStringAsync("/api/runs?limit=1000", token).Result).RootElement.GetArrayLength();
-        var before = Listed();
+        async Task<int> ListedAsync() => JsonDocument.Parse(await gateway.Http.GetStringAsync("/api/runs?limit=1000", token)).RootElement.GetArrayLength();
+        var before = await ListedAsync();
         foreach (var bad in new object[] { new { workflow = "census-mars" }, new { }, new { yaml = "name: x\nsteps:\n  a: [" } })
         {
             using var refused = await gateway.Http.SendAsync(StartWithEvents(bad), token);
@@ -346,7 +346,7 @@ public sealed class RunLifecycleTests
             Assert.False(string.IsNullOrEmpty(problem.GetProperty("detail").GetString()));
         }
 
-        Assert.Equal(before, Listed());
+        Assert.Equal(before, await ListedAsync());
         using var watchUnknown = new HttpRequestMessage(HttpMethod.Get, $"/api/runs/{Guid.NewGuid()}/events"); // as a browser's EventSource asks
         watchUnknown.Headers.Accept.ParseAdd("text/event-stream");
         using var unknown = await gateway.Http.SendAsync(watchUnknown, token);
