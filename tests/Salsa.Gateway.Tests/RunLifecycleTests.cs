@@ -295,14 +295,14 @@ public sealed class RunLifecycleTests
         var token = TestContext.Current.CancellationToken;
         using var directory = new TemporaryDirectory();
         await using var gateway = await GatewayServer.StartAsync(directory.Combine("salsa.db"), cancellationToken: token);
-        using var document = JsonDocument.Parse(await gateway.Http.GetStringAsync("/openapi/v1.json", token));
-        var declared = OpenApiEvents.Declared(document.RootElement, "/api/runs/{id}/events");
+        var document = await OpenApiAsync(gateway, token);
+        var declared = OpenApiEvents.Declared(document, "/api/runs/{id}/events");
         Assert.Equal(["hop", "hop-start", "progress", "run", "step"], declared.Keys.Order(StringComparer.Ordinal));
 
         var events = await gateway.EventsAsync(await gateway.StartRunAsync(new { yaml = TestWorkflows.Small }, token), cancellationToken: token);
 
         Assert.Equal(["hop", "hop-start", "progress", "run", "step"], events.Select(e => e.Event).Distinct().Order(StringComparer.Ordinal));
-        Assert.Empty(events.SelectMany(e => OpenApiEvents.Misfits(document.RootElement, declared, e.Event, e.Data)).Distinct());
+        Assert.Empty(events.SelectMany(e => OpenApiEvents.Misfits(document, declared, e.Event, e.Data)).Distinct());
     }
 
     [Fact]
@@ -311,10 +311,10 @@ public sealed class RunLifecycleTests
         var token = TestContext.Current.CancellationToken;
         using var directory = new TemporaryDirectory();
         await using var gateway = await GatewayServer.StartAsync(directory.Combine("salsa.db"), cancellationToken: token);
-        using var document = JsonDocument.Parse(await gateway.Http.GetStringAsync("/openapi/v1.json", token));
-        var declared = OpenApiEvents.Declared(document.RootElement, "/api/runs", "post");
-        Assert.Equal(OpenApiEvents.Declared(document.RootElement, "/api/runs/{id}/events"), declared);
-        Assert.True(document.RootElement.GetProperty("paths").GetProperty("/api/runs").GetProperty("post").GetProperty("responses").TryGetProperty("202", out _));
+        var document = await OpenApiAsync(gateway, token);
+        var declared = OpenApiEvents.Declared(document, "/api/runs", "post");
+        Assert.Equal(OpenApiEvents.Declared(document, "/api/runs/{id}/events"), declared);
+        Assert.True(document.GetProperty("paths").GetProperty("/api/runs").GetProperty("post").GetProperty("responses").TryGetProperty("202", out _));
 
         // One request: the run starts and its events follow, as GET /api/runs/{id}/events sends them.
         var events = new List<(string Event, JsonElement Data)>();
@@ -326,7 +326,7 @@ public sealed class RunLifecycleTests
         Assert.Equal("run", events[0].Event);
         var id = events[0].Data.GetProperty("id").GetGuid();
         Assert.Equal(["hop", "hop-start", "progress", "run", "step"], events.Select(e => e.Event).Distinct().Order(StringComparer.Ordinal));
-        Assert.Empty(events.SelectMany(e => OpenApiEvents.Misfits(document.RootElement, declared, e.Event, e.Data)).Distinct());
+        Assert.Empty(events.SelectMany(e => OpenApiEvents.Misfits(document, declared, e.Event, e.Data)).Distinct());
         Assert.All(events.Where(e => e.Event == "run"), e => Assert.Equal(id, e.Data.GetProperty("id").GetGuid()));
         var last = events[^1];
         Assert.Equal("run", last.Event);
@@ -370,6 +370,10 @@ public sealed class RunLifecycleTests
         var ended = await gateway.EventsAsync(leftBehind, cancellationToken: token);
         Assert.Equal("succeeded", ended[^1].Data.GetProperty("state").GetString());
     }
+
+    /// <summary>The gateway's OpenAPI document.</summary>
+    private static async Task<JsonElement> OpenApiAsync(GatewayServer gateway, CancellationToken token) =>
+        JsonDocument.Parse(await gateway.Http.GetStringAsync("/openapi/v1.json", token)).RootElement.Clone();
 
     /// <summary>POST /api/runs asking for the run's events (Accept: text/event-stream).</summary>
     private static HttpRequestMessage StartWithEvents(object body)

@@ -28,10 +28,10 @@ public sealed record RunRequest
 // caller waits for. The run starts meanwhile; its own writes wait for the insert, and a run the store
 // refuses is stopped, unwritten and unlisted, before its caller hears. Runs live in `_live` while they
 // execute and until their final view is stored (in the background, coalesced: RunPersister);
-// finished runs are read from the store. Runs are
-// JobRecords of service "gateway" in the shared store (SQLite or PostgreSQL): kind = workflow name,
-// parameters = the request (YAML and overrides), result = the run view (steps, outputs, hops,
-// artifacts), artifacts = the files the steps kept. At start, runs a previous process left Queued or
+// finished runs are read from the store. Runs are JobRecords of service "gateway" in the shared
+// store (SQLite or PostgreSQL): kind = workflow name, parameters = the request (YAML and
+// overrides), result = the run view (steps, outputs, hops, artifacts), artifacts = the files the
+// steps kept. At start, runs a previous process left Queued or
 // Running are resumed — steps that had succeeded keep their outputs, the others run again — or,
 // when resuming is off or impossible, marked Interrupted with the reason. None vanish.
 public sealed class RunManager(IDataStore store, WorkflowLibrary library, OperationCatalog catalog, Services.ServiceDirectory services,

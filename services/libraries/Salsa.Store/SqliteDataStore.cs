@@ -22,8 +22,8 @@ public sealed class SqliteDataStore : IDataStore
     // (a job's insert and update) are prepared once (Statement). A connection's settings are
     // applied once, when the pool first hands it out (Configure). The busy timeout is left for
     // writers in other processes. Write transactions start IMMEDIATE (take the write lock first),
-    // so a writer never has to upgrade a read snapshot that another
-    // process has outdated, which SQLite would fail at once instead of waiting. The gate is taken
+    // so a writer never has to upgrade a read snapshot that another process has outdated, which
+    // SQLite would fail at once instead of waiting. The gate is taken
     // before any SQLite lock and released after, and nothing else is locked, so there is no cycle.
     // Checkpoints are not made by commits (wal_autocheckpoint = 0): SQLite's default has the commit
     // that takes the log past 1,000 pages copy it into the database and sync the file, so one write

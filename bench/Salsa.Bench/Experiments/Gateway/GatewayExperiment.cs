@@ -218,40 +218,31 @@ public sealed class GatewayExperiment : IExperiment
         var request = new ImportCensusRequest { Source = Source };
         var runs = gateway.Runs;
         var lastChain = Guid.Empty;
+        // A call timed alone: its latency is the whole sample.
+        static Func<CancellationToken, Task<Sample>> Alone(Func<CancellationToken, Task> call) => async ct =>
+        {
+            var start = Stopwatch.GetTimestamp();
+            await call(ct);
+            var us = Stopwatch.GetElapsedTime(start).TotalMicroseconds;
+            return new Sample(us, us, [us]);
+        };
+
+        // A 1-step run over REST, its events in the POST's answer or from a GET after it.
+        Func<CancellationToken, Task<Sample>> OverRest(bool eventsInAnswer) => async ct =>
+        {
+            var start = Stopwatch.GetTimestamp();
+            var view = await rest.RunAsync(s_oneStep, eventsInAnswer, ct);
+            return Checked(view, Stopwatch.GetElapsedTime(start).TotalMicroseconds, double.NaN);
+        };
+
         var cases = new PathCase[]
         {
-            new("path=direct,op=census.Import", "direct gRPC call", 1, async ct =>
-            {
-                var start = Stopwatch.GetTimestamp();
-                await client.ImportAsync(request, new CallOptions(cancellationToken: ct));
-                var us = Stopwatch.GetElapsedTime(start).TotalMicroseconds;
-                return new Sample(us, us, [us]);
-            }),
-            new(HttpFloor, "HTTP request alone: GET /api/console (REST's floor, no run)", 0, async ct =>
-            {
-                var start = Stopwatch.GetTimestamp();
-                await rest.GetAsync("/api/console", ct);
-                var us = Stopwatch.GetElapsedTime(start).TotalMicroseconds;
-                return new Sample(us, us, [us]);
-            }),
+            new("path=direct,op=census.Import", "direct gRPC call", 1, Alone(async ct => await client.ImportAsync(request, new CallOptions(cancellationToken: ct)))),
+            new(HttpFloor, "HTTP request alone: GET /api/console (REST's floor, no run)", 0, Alone(ct => rest.GetAsync("/api/console", ct))),
             new("path=gateway,steps=1", "run, 1 step (in process)", 1, ct => TimedRunAsync(runs, s_oneStep, ct)),
-            new("path=gateway,steps=3", "run, 3 chained steps (in process)", 3, async ct =>
-            {
-                var sample = await TimedRunAsync(runs, s_threeSteps, ct, id => lastChain = id);
-                return sample;
-            }),
-            new("path=rest-sse,steps=1", "run, 1 step (REST + SSE)", 1, async ct =>
-            {
-                var start = Stopwatch.GetTimestamp();
-                var view = await rest.RunAsync(s_oneStep, eventsInAnswer: true, ct);
-                return Checked(view, Stopwatch.GetElapsedTime(start).TotalMicroseconds, double.NaN);
-            }),
-            new("path=rest-post-get,steps=1", "run, 1 step (REST: POST, then GET its events)", 1, async ct =>
-            {
-                var start = Stopwatch.GetTimestamp();
-                var view = await rest.RunAsync(s_oneStep, eventsInAnswer: false, ct);
-                return Checked(view, Stopwatch.GetElapsedTime(start).TotalMicroseconds, double.NaN);
-            }),
+            new("path=gateway,steps=3", "run, 3 chained steps (in process)", 3, ct => TimedRunAsync(runs, s_threeSteps, ct, id => lastChain = id)),
+            new("path=rest-sse,steps=1", "run, 1 step (REST + SSE)", 1, OverRest(eventsInAnswer: true)),
+            new("path=rest-post-get,steps=1", "run, 1 step (REST: POST, then GET its events)", 1, OverRest(eventsInAnswer: false)),
         };
 
         // Tiered JIT: every path on both sides must reach its optimised code before anything is
