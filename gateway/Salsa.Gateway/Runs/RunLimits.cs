@@ -32,6 +32,15 @@ public sealed class RunLimits
     [Range(typeof(TimeSpan), "00:00:00.001", "1.00:00:00")]
     public TimeSpan RetryAfter { get; set; } = TimeSpan.FromSeconds(5);
 
+    /// <summary>
+    /// How long a change of a running run's steps waits before it is written to the store, so that the
+    /// changes meanwhile cost one write (and a short run none but its insert and its end). A run's end
+    /// and a service job's id are written at once, whatever this is; a gateway that dies loses at most
+    /// this much of its runs' progress, which a resumed run does again. Zero writes each change at once.
+    /// </summary>
+    [Range(typeof(TimeSpan), "00:00:00", "00:01:00")]
+    public TimeSpan WriteBehind { get; set; } = TimeSpan.FromMilliseconds(100);
+
     /// <summary>Resume runs that were in flight when the gateway stopped (else they are marked interrupted).</summary>
     public bool ResumeInterrupted { get; set; } = true;
 }

@@ -493,7 +493,7 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
             {
                 await store.UpdateJobAsync(ToRecord(r), token).ConfigureAwait(false);
             }
-        }, _logger);
+        }, _limits.WriteBehind, _logger);
 
     private async Task RecoverAsync(JobRecord record, CancellationToken cancellationToken)
     {

@@ -1,23 +1,28 @@
 namespace Salsa.Gateway.Runs;
 
-// Design: a run's steps change its view many times (started, succeeded, artifacts); each change must
-// reach the store, but the steps need not wait for it. `Changed` marks the run dirty and, when no write
-// is in flight, starts one; a write stores the newest view when it begins, and if the run changed while
-// it was writing, writes once more. So writes never overlap (the last one stored is the newest), many
-// changes during one write cost one more write, and a step's start does not wait on the store.
-// `FlushAsync` waits until the newest view is stored and reports a failure to store it: a service
-// job's id before the step waits on the job (so a resumed run takes the job up again instead of
-// starting another) and the run's end (after its waiters have heard it, before the gateway stops).
-// Every write stores the whole view, so the store never holds a step without the steps it built on.
-// A gateway that dies between a change and its write loses only steps since the last write, which a
-// resumed run does again.
+// Design: a run's steps change its view many times (started, succeeded, hops, artifacts); each change
+// must reach the store, but the steps need not wait for it. `Changed` marks the run dirty and, when no
+// write is pending, starts one `writeBehind` later; a write stores the newest view when it begins, and
+// if the run changed while it waited or wrote, one more write follows, again `writeBehind` later. So
+// writes never overlap (the last one stored is the newest), a burst of changes costs one write, a run
+// that ends within `writeBehind` of its start is written twice in all (its insert and its end), and
+// no store write runs beside a short run's calls, competing for the cores its caller is waiting on.
+// `FlushAsync` cuts the wait short and waits until the newest view is stored, reporting a failure to
+// store it: a service job's id before the step waits on the job (so a resumed run takes the job up
+// again instead of starting another) and the run's end (after its waiters have heard it, before the
+// gateway stops). Every write stores the whole view, so the store never holds a step without the
+// steps it built on. A gateway that dies between a change and its write loses only the steps since
+// the last write, which a resumed run does again.
 /// <summary>Writes a live run's view to the store in the background, coalescing changes.</summary>
-internal sealed class RunPersister(LiveRun run, Func<LiveRun, CancellationToken, Task> write, ILogger logger)
+#pragma warning disable CA1001 // Its token sources hold no timer (none has CancelAfter) and are released when their delay ends; disposing one would race a flush's Cancel.
+internal sealed class RunPersister(LiveRun run, Func<LiveRun, CancellationToken, Task> write, TimeSpan writeBehind, ILogger logger)
 {
     private readonly Lock _gate = new();
     private Task _writing = Task.CompletedTask;
     private bool _dirty;
     private bool _active;
+    private int _flushes;
+    private CancellationTokenSource? _waiting;
     private Exception? _lastFailure;
 
     /// <summary>The run's view changed: have it stored soon, without waiting.</summary>
@@ -25,28 +30,36 @@ internal sealed class RunPersister(LiveRun run, Func<LiveRun, CancellationToken,
     {
         lock (_gate)
         {
-            _dirty = true;
-            if (_active)
-            {
-                return;
-            }
-
-            _active = true;
-            _writing = WriteLoopAsync();
+            MarkDirty();
         }
     }
 
-    /// <summary>Stores the newest view (whatever is in flight first); throws if it cannot be stored.</summary>
+    /// <summary>Stores the newest view now (whatever is in flight first); throws if it cannot be stored.</summary>
     public async Task FlushAsync()
     {
-        Changed();
         Task writing;
+        CancellationTokenSource? waiting;
         lock (_gate)
         {
+            _flushes++; // the loop no longer waits while a flush is waiting for it
+            MarkDirty();
             writing = _writing;
+            waiting = _waiting;
         }
 
-        await writing.ConfigureAwait(false);
+        waiting?.Cancel(); // outside the lock: the loop may go on on this thread
+        try
+        {
+            await writing.ConfigureAwait(false);
+        }
+        finally
+        {
+            lock (_gate)
+            {
+                _flushes--;
+            }
+        }
+
         Exception? failed;
         lock (_gate)
         {
@@ -59,13 +72,39 @@ internal sealed class RunPersister(LiveRun run, Func<LiveRun, CancellationToken,
         }
     }
 
+    /// <summary>Under the lock: the view changed; a write loop is started unless one is pending.</summary>
+    private void MarkDirty()
+    {
+        _dirty = true;
+        if (!_active)
+        {
+            _active = true;
+            _writing = WriteLoopAsync();
+        }
+    }
+
     private async Task WriteLoopAsync()
     {
         await Task.Yield();
         while (true)
         {
+            CancellationTokenSource? waiting = null;
             lock (_gate)
             {
+                if (_flushes == 0 && writeBehind > TimeSpan.Zero)
+                {
+                    waiting = _waiting = new CancellationTokenSource();
+                }
+            }
+
+            if (waiting is not null)
+            {
+                await Task.Delay(writeBehind, waiting.Token).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
+            }
+
+            lock (_gate)
+            {
+                _waiting = null;
                 if (!_dirty)
                 {
                     _active = false;
@@ -94,6 +133,16 @@ internal sealed class RunPersister(LiveRun run, Func<LiveRun, CancellationToken,
 
                 RunLog.StoreWriteFailed(logger, run.Id, exception.Message);
             }
+
+            lock (_gate)
+            {
+                if (!_dirty)
+                {
+                    _active = false;
+                    return;
+                }
+            }
         }
     }
 }
+#pragma warning restore CA1001

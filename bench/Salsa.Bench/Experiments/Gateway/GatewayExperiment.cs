@@ -465,7 +465,8 @@ public sealed class GatewayExperiment : IExperiment
             "(the earlier figures below: 0.27 % of updates over 1 ms, and the run p99s they made).");
         context.Paragraph("A caller waits for one store write: the insert that accepts the run (it must be stored before the caller hears " +
             "its id, or a crash could lose an accepted run). The run starts while it is made; the run's own writes wait for it, and a run " +
-            "the store refuses is stopped before its caller hears, never listed nor written. Everything after is stored in the background, coalesced, each write the " +
+            "the store refuses is stopped before its caller hears, never listed nor written. Everything after is stored in the background, written " +
+            "behind (`Gateway:Runs:WriteBehind`, 100 ms: the changes meanwhile cost one write, so a run shorter than that is written at its end only), each write the " +
             "run's whole view: a step's start, its success (the store never holds a step without the steps it built on, since every write " +
             "stores the whole view), its failure, and the run's end, which waiters hear first; the run stays live, and the gateway's stop " +
             "waits, until that last write lands. A step that starts a service job still waits for the write that records the job's id, so " +
@@ -511,7 +512,12 @@ public sealed class GatewayExperiment : IExperiment
         var table = new List<IReadOnlyList<string>>();
         void Add(string path, int concurrent, int callers, LoadResult result, double direct)
         {
-            var key = path == "direct" ? $"path=direct,workflow=import-query,submitters={callers}" : $"path=gateway,workflow=import-query,concurrent={concurrent},submitters={callers}";
+            var key = path switch
+            {
+                "direct" => $"path=direct,workflow=import-query,submitters={callers}",
+                "at-once" => $"path=gateway,workflow=import-query,concurrent={concurrent},write_behind_ms=0,submitters={callers}",
+                _ => $"path=gateway,workflow=import-query,concurrent={concurrent},submitters={callers}",
+            };
             context.Add(key, "runs_per_s", result.RequestsPerSecond, "1/s");
             context.Add(key, "p50_us", result.P50Microseconds, "us");
             context.Add(key, "p99_us", result.P99Microseconds, "us");
@@ -520,17 +526,30 @@ public sealed class GatewayExperiment : IExperiment
                 context.Add(key, "ratio_to_direct", result.RequestsPerSecond / direct, "ratio");
             }
 
-            table.Add([path == "direct" ? "direct (Import, then Query)" : "gateway run", path == "direct" ? "–" : concurrent.ToString(CultureInfo.InvariantCulture),
+            var label = path switch { "direct" => "direct (Import, then Query)", "at-once" => "gateway run, each change written at once (`WriteBehind` 0)", _ => "gateway run" };
+            table.Add([label, path == "direct" ? "–" : concurrent.ToString(CultureInfo.InvariantCulture),
                 callers.ToString(CultureInfo.InvariantCulture), F(result.RequestsPerSecond, 4), F(result.P50Microseconds), F(result.P99Microseconds),
                 path == "direct" ? "1" : F(result.RequestsPerSecond / direct, 2)]);
         }
 
+        // The store written as before the write-behind: a second gateway, each change of a run written at once, in the
+        // same repeats (at every submitter count; the quick run only at the most).
+        await using var atOnce = await GatewayHost.StartAsync(Concurrent, QueueDepth, cancellationToken, writeBehind: TimeSpan.Zero);
+        await RunInProcessAsync(atOnce.Runs, s_importQuery, cancellationToken); // its own store: import first
         double lastDirect = double.NaN;
         foreach (var callers in submitters)
         {
-            var measured = await MeasureAsync(callers, Direct, () => Gateway(gateway.Runs));
+            var compared = !context.Quick || callers == submitters[^1];
+            var measured = compared
+                ? await MeasureAsync(callers, Direct, () => Gateway(gateway.Runs), () => Gateway(atOnce.Runs))
+                : await MeasureAsync(callers, Direct, () => Gateway(gateway.Runs));
             Add("direct", 0, callers, measured[0], measured[0].RequestsPerSecond);
             Add("gateway", Concurrent, callers, measured[1], measured[0].RequestsPerSecond);
+            if (compared)
+            {
+                Add("at-once", Concurrent, callers, measured[2], measured[0].RequestsPerSecond);
+            }
+
             lastDirect = measured[0].RequestsPerSecond;
         }
 
@@ -549,7 +568,10 @@ public sealed class GatewayExperiment : IExperiment
             string.Create(CultureInfo.InvariantCulture, $"number of callers, in the same run. Each case warms up for {warmup.TotalSeconds:0.#} s, then counts the runs completed in a {window.TotalSeconds:0.#} s window; ") +
             $"{repeats} repeat(s), alternating between direct and gateway, medians. p50/p99 are per-run latencies (submit to completion). " +
             string.Create(CultureInfo.InvariantCulture, $"The measured gateway has `Gateway:Runs:Concurrent` = {Concurrent} (above the largest submitter count, so the run slots do not bound it) and `QueueDepth` = {QueueDepth}; ") +
-            string.Create(CultureInfo.InvariantCulture, $"the last row is a second gateway with the default {DefaultConcurrent} slots at {submitters[^1]} submitters, where runs queue for a slot (its ratio is against the direct rate at {submitters[^1]} callers above). ") +
+            "Runs are written behind (`Gateway:Runs:WriteBehind`, 100 ms by default): a two-step run of a few milliseconds is written twice, its " +
+            "insert and its end; `each change written at once` is a second gateway with `WriteBehind` 0, as every gateway was before it, " +
+            "measured in the same repeats (each step's start and success, and its hops, then written as they come, coalesced only while a write is in flight). " +
+            string.Create(CultureInfo.InvariantCulture, $"The last row is a third gateway with the default {DefaultConcurrent} slots at {submitters[^1]} submitters, where runs queue for a slot (its ratio is against the direct rate at {submitters[^1]} callers above). ") +
             "Client, gateway and the embedded census service share the VM's 2 cores.");
         context.Table(["path", "run slots", "submitters", "runs/s", "p50 µs", "p99 µs", "÷ direct"], table);
     }
@@ -568,6 +590,7 @@ public sealed class GatewayExperiment : IExperiment
         var rate = new Chart("Runs per second (import → query), closed loop", "submitters (runs in flight)", "runs/s") { XScale = Scale.Log10 };
         rate.AddLine("direct: the same 2 calls", submitters, submitters.Select(n => context.Value($"path=direct,workflow=import-query,submitters={n}", "runs_per_s")).ToArray(), Figures.Ours(Figures.Colour(0), MarkerShape.FilledSquare));
         rate.AddLine($"gateway, {Concurrent} run slots", submitters, submitters.Select(n => context.Value($"path=gateway,workflow=import-query,concurrent={Concurrent},submitters={n}", "runs_per_s")).ToArray(), Figures.Ours(Figures.Colour(1)));
+        rate.AddLine($"gateway, {Concurrent} slots, each change written at once", submitters, submitters.Select(n => context.Value($"path=gateway,workflow=import-query,concurrent={Concurrent},write_behind_ms=0,submitters={n}", "runs_per_s")).ToArray(), Figures.Ours(Figures.Colour(3), MarkerShape.OpenCircle));
         rate.AddScatter($"gateway, {DefaultConcurrent} run slots (default)", [16], [context.Value($"path=gateway,workflow=import-query,concurrent={DefaultConcurrent},submitters=16", "runs_per_s")], Figures.Ours(Figures.Colour(2), MarkerShape.FilledDiamond));
         // Headroom above the tallest bar for the legend (a log axis).
         var values = latency.Values.Where(v => v > 0).ToList();

@@ -43,8 +43,11 @@ public sealed class GatewayHost : IAsyncDisposable
 
     public IDataStore Store => _app.Services.GetRequiredService<IDataStore>();
 
-    /// <summary>Starts a gateway whose runs are bounded by <c>Gateway:Runs:Concurrent</c> and <c>QueueDepth</c>, all of them the one tenant's to use.</summary>
-    public static async Task<GatewayHost> StartAsync(int concurrent, int queueDepth, CancellationToken cancellationToken)
+    /// <summary>
+    /// Starts a gateway whose runs are bounded by <c>Gateway:Runs:Concurrent</c> and <c>QueueDepth</c>, all of them the one
+    /// tenant's to use; <paramref name="writeBehind"/> sets <c>Gateway:Runs:WriteBehind</c> (else its default).
+    /// </summary>
+    public static async Task<GatewayHost> StartAsync(int concurrent, int queueDepth, CancellationToken cancellationToken, TimeSpan? writeBehind = null)
     {
         var directory = new TemporaryDirectory("salsa-bench-gateway-");
         var ports = new ServicePorts(ServicePorts.NextFreeLoopbackPort(), ServicePorts.NextFreeLoopbackPort());
@@ -58,6 +61,11 @@ public sealed class GatewayHost : IAsyncDisposable
             [$"{RunLimits.Section}:MaxRunningPerTenant"] = concurrent.ToString(CultureInfo.InvariantCulture),
             [$"{RunLimits.Section}:MaxQueuedPerTenant"] = queueDepth.ToString(CultureInfo.InvariantCulture),
         };
+        if (writeBehind is { } delay)
+        {
+            settings[$"{RunLimits.Section}:{nameof(RunLimits.WriteBehind)}"] = delay.ToString("c", CultureInfo.InvariantCulture);
+        }
+
         var app = SalsaServiceHost.Create<GatewayService>(new ServiceHostSettings { Settings = settings, LoadAppSettings = false });
         try
         {
