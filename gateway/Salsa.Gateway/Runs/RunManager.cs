@@ -27,7 +27,7 @@ public sealed record RunRequest
 // caller hears its id, so every run that exists can be found: that insert is the only store write a
 // caller waits for. The run starts meanwhile; its own writes wait for the insert, and a run the store
 // refuses is stopped, unwritten and unlisted, before its caller hears. Runs live in `_live` while they
-// execute and until their final view is stored (in the background, coalesced: RunPersister);
+// execute and until their final view is stored (in the background, written behind: RunPersister);
 // finished runs are read from the store. Runs are JobRecords of service "gateway" in the shared
 // store (SQLite or PostgreSQL): kind = workflow name, parameters = the request (YAML and
 // overrides), result = the run view (steps, outputs, hops, artifacts), artifacts = the files the
@@ -421,7 +421,8 @@ public sealed class RunManager(IDataStore store, WorkflowLibrary library, Operat
                 activity?.SetTag("salsa.workflow", run.Workflow.Name);
                 // Not stored on its own: the first step's change stores the run (now Running) in the
                 // background, and a run the store still shows Queued is resumed exactly like a Running
-                // one. Only a step's success and the run's end wait on the store (bench/results/gateway.md).
+                // one. Only a service job's id waits for the store; the run's end is stored after its
+                // waiters hear it (bench/results/gateway.md).
                 run.Update(v => v with { State = RunState.Running, Started = v.Started ?? DateTimeOffset.UtcNow, TraceId = activity?.TraceId.ToString() ?? v.TraceId });
                 var failure = await _runner.RunAsync(run, persist).ConfigureAwait(false);
                 var state = run.Stopping ? RunState.Running

@@ -100,6 +100,13 @@ internal sealed class RunPersister(LiveRun run, Func<LiveRun, CancellationToken,
             if (waiting is not null)
             {
                 await Task.Delay(writeBehind, waiting.Token).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
+                if (waiting.IsCancellationRequested)
+                {
+                    // Cut short by a flush, this runs inside its Cancel: write from the pool instead, so the
+                    // flushing thread goes on at once (the run's end flushes just after waking its waiters,
+                    // queued on that thread, which runs them first instead of this write).
+                    await Task.Yield();
+                }
             }
 
             lock (_gate)
