@@ -221,7 +221,8 @@ public sealed class Chart(string title = "", string xLabel = "", string yLabel =
         var xs = _series.SelectMany(s => s.X).Select(PlotX).Where(double.IsFinite).ToList();
         var (x0, x1) = _categories.Count > 0 ? (-0.5, _categories.Count - 0.5) : (xs.DefaultIfEmpty(0).Min(), xs.DefaultIfEmpty(1).Max());
         var (y0, y1) = (plot.Axes.Left.Min, plot.Axes.Left.Max);
-        var points = _series.SelectMany(s => s.X.Select((x, i) => (X: (PlotX(x) - x0) / Math.Max(1e-12, x1 - x0), Y: (PlotY(s.Y[i]) - y0) / Math.Max(1e-12, y1 - y0))))
+        var points = _series.SelectMany(s => s.X.Select((x, i) => (X: (PlotX(x) - x0) / Math.Max(1e-12, x1 - x0), Y: (PlotY(s.Y[i]) - y0) / Math.Max(1e-12, y1 - y0)))
+                .ToList() is var marks && s.Kind == SeriesKind.Line ? Along(marks) : marks)
             .Where(p => double.IsFinite(p.X) && double.IsFinite(p.Y)).ToList();
         // A bar fills everything below its top, so for bars only the upper corners can be free.
         Alignment[] corners = _barSeries > 0 ? [Alignment.UpperRight, Alignment.UpperLeft] : [Alignment.UpperRight, Alignment.UpperLeft, Alignment.LowerRight, Alignment.LowerLeft];
@@ -233,6 +234,21 @@ public sealed class Chart(string title = "", string xLabel = "", string yLabel =
         else
         {
             plot.ShowLegend(Edge.Right);
+        }
+    }
+
+    /// <summary>A line's points and points along each of its segments: a line crossing a corner between two points fills it too.</summary>
+    private static IEnumerable<(double X, double Y)> Along(List<(double X, double Y)> points)
+    {
+        const int Steps = 16;
+        for (var i = 0; i < points.Count; i++)
+        {
+            yield return points[i];
+            for (var k = 1; i + 1 < points.Count && k < Steps; k++)
+            {
+                var t = k / (double)Steps;
+                yield return (points[i].X + (t * (points[i + 1].X - points[i].X)), points[i].Y + (t * (points[i + 1].Y - points[i].Y)));
+            }
         }
     }
 
