@@ -221,8 +221,12 @@ public sealed class Chart(string title = "", string xLabel = "", string yLabel =
         var xs = _series.SelectMany(s => s.X).Select(PlotX).Where(double.IsFinite).ToList();
         var (x0, x1) = _categories.Count > 0 ? (-0.5, _categories.Count - 0.5) : (xs.DefaultIfEmpty(0).Min(), xs.DefaultIfEmpty(1).Max());
         var (y0, y1) = (plot.Axes.Left.Min, plot.Axes.Left.Max);
-        var points = _series.SelectMany(s => s.X.Select((x, i) => (X: (PlotX(x) - x0) / Math.Max(1e-12, x1 - x0), Y: (PlotY(s.Y[i]) - y0) / Math.Max(1e-12, y1 - y0)))
-                .ToList() is var marks && s.Kind == SeriesKind.Line ? Along(marks) : marks)
+        (double X, double Y) Normal(double x, double y) => ((PlotX(x) - x0) / Math.Max(1e-12, x1 - x0), (PlotY(y) - y0) / Math.Max(1e-12, y1 - y0));
+        var points = _series.SelectMany(s =>
+            {
+                var marks = s.X.Select((x, i) => Normal(x, s.Y[i])).ToList();
+                return s.Kind == SeriesKind.Line ? Along(marks) : marks;
+            })
             .Where(p => double.IsFinite(p.X) && double.IsFinite(p.Y)).ToList();
         // A bar fills everything below its top, so for bars only the upper corners can be free.
         Alignment[] corners = _barSeries > 0 ? [Alignment.UpperRight, Alignment.UpperLeft] : [Alignment.UpperRight, Alignment.UpperLeft, Alignment.LowerRight, Alignment.LowerLeft];
