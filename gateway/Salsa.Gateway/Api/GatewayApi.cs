@@ -7,6 +7,7 @@ using Salsa.Gateway.Runs;
 using Salsa.Gateway.Services;
 using Salsa.Gateway.Workflows;
 using Salsa.Hosting.Errors;
+using Salsa.Hosting.Rpc;
 using Salsa.Hosting.Security;
 
 namespace Salsa.Gateway.Api;
@@ -88,7 +89,7 @@ public static class GatewayApi
             .WithSummary("What the web console links to: traceUrl, the trace viewer's page of a trace ({traceId} in it), when one is configured (Gateway:Console:TraceUrl).");
 
         var runs = app.MapGroup("/api/runs").WithTags("Runs");
-        runs.MapPost("/", async Task<Results<Accepted<RunView>, ServerSentEventsResult<object>>> (RunManager manager, RunRequest request, HttpContext http, CancellationToken cancellationToken) =>
+        runs.MapPost("/", async Task<Results<Accepted<RunView>, EventStreamResult>> (RunManager manager, RunRequest request, HttpContext http, CancellationToken cancellationToken) =>
         {
             var run = await manager.SubmitAsync(request, cancellationToken);
             var location = $"/api/runs/{run.Id}";
@@ -100,7 +101,7 @@ public static class GatewayApi
             // The run's events in the answer to its start: one request instead of a POST and a GET.
             // A caller that leaves stops the stream, never the run.
             http.Response.Headers.Location = location;
-            return TypedResults.ServerSentEvents(Events(manager, run.Id, cancellationToken));
+            return new EventStreamResult(Events(manager, run.Id, cancellationToken));
         }).WithName("StartRun")
           .WithSummary("Starts a run of a workflow (by name or inline YAML, with parameter overrides): 202 with the run; with `Accept: text/event-stream`, 200 with the run's events until it ends (those of GET /api/runs/{id}/events), Location naming the run.")
           .WithMetadata(RunEventsMetadata);
@@ -112,7 +113,7 @@ public static class GatewayApi
         }).WithName("ListRuns")
           .WithSummary("The caller's runs, newest first: a page (offset, limit ≤ 1000) of those of a workflow, in a state, created in [from, before); X-Total-Count says how many match.");
         runs.MapGet("/events", (RunManager manager, CancellationToken cancellationToken) =>
-            TypedResults.ServerSentEvents(manager.WatchListAsync(cancellationToken)
+            new EventStreamResult(manager.WatchListAsync(cancellationToken)
                 .Select(summary => summary is null ? new SseItem<object>(new WatchReady("runs"), "ready") : new SseItem<object>(summary, "run"))))
             .WithName("WatchRuns")
             .WithSummary("Server-sent events, until the caller leaves: `ready` once the watch has begun (a list read after it misses nothing), then a `run` event (its summary) for each of the caller's runs accepted or changing state.")
@@ -124,7 +125,7 @@ public static class GatewayApi
         {
             var runId = ParseId(id);
             await manager.GetRequiredAsync(runId, cancellationToken); // an unknown id is a 404, not an empty stream
-            return TypedResults.ServerSentEvents(Events(manager, runId, cancellationToken));
+            return new EventStreamResult(Events(manager, runId, cancellationToken));
         }).WithName("WatchRun").WithSummary("Server-sent events until the run ends: run, step, progress, hop-start (a call begun) and hop (a call ended).")
           .WithMetadata(RunEventsMetadata);
         runs.MapPost("/{id}/cancel", async (RunManager manager, string id, CancellationToken cancellationToken) =>

@@ -31,7 +31,7 @@ public static class JobsApi
         }).WithName("GetJob").WithSummary("A job's state, progress, timings and (once done) result and artifacts.");
 
         group.MapGet("/{id}/events", (JobManager jobs, string id, CancellationToken cancellationToken) =>
-            TypedResults.ServerSentEvents(Events(jobs, JobViews.ParseId(id), cancellationToken)))
+            new Rpc.EventStreamResult(Events(jobs, JobViews.ParseId(id), cancellationToken)))
             .WithName("WatchJob").WithSummary("Server-sent events: 'status' (the job) and 'progress' items until the job ends.")
             .WithMetadata(new Rpc.ServerSentEventsMetadata(("progress", typeof(JobProgressUpdate)), ("status", typeof(JobView))));
 
