@@ -140,6 +140,7 @@ public sealed class EventStreamResultTests
     private sealed class RecordingStream : MemoryStream
     {
         private readonly List<long> _flushes = [];
+        private long _flushed;
 
         public TaskCompletionSource<byte[]> Flushed { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
 
@@ -158,8 +159,8 @@ public sealed class EventStreamResultTests
         {
             lock (_flushes)
             {
-                var sent = _flushes.Count == 0 ? Length : Length - _flushes.Sum();
-                _flushes.Add(sent);
+                _flushes.Add(Length - _flushed);
+                _flushed = Length;
             }
 
             if (Length > 0)

@@ -396,8 +396,8 @@ public sealed class GatewayExperiment : IExperiment
 
         var one = longest[breakdownKeys[0]].InsertOutlasted;
         var three = longest[breakdownKeys[1]].InsertOutlasted;
-        context.Paragraph(string.Create(CultureInfo.InvariantCulture,
-            $"The caller hears a run's id only once its insert is stored, so a run that ends before its insert lands waits for it in the last segment. ") +
+        context.Paragraph(
+            "The caller hears a run's id only once its insert is stored, so a run that ends before its insert lands waits for it in the last segment. " +
             string.Create(CultureInfo.InvariantCulture,
             $"The insert outlasted the run in {one.All:P1} of 1-step runs and {one.Slowest:P0} of the slowest 1% of them ({three.All:P1} and {three.Slowest:P0} with 3 steps)."));
         return lastChain;
