@@ -81,7 +81,7 @@ public sealed class WorkflowLimitTests
     {
         // Validation used to be quadratic (40,000 steps took a minute); now one pass. The steps are
         // written last-first, so the order is the reverse of the text.
-        var parser = new WorkflowParser(s_catalog, new WorkflowLimits { MaxSteps = 30_000, MaxBytes = 16 << 20, MaxNodes = 1_000_000 });
+        var parser = new WorkflowParser(s_catalog, new WorkflowLimits { MaxSteps = 30_000, MaxBytes = 16 << 20, MaxNodes = 1_000_000, MaxValueBytes = 16 << 20 });
         var yaml = Chain(20_000, reversed: true);
 
         var workflow = parser.Parse(yaml, "chain.yaml");

@@ -84,6 +84,16 @@ internal sealed class WorkflowRunner(OperationCatalog catalog, ServiceDirectory 
         {
             return await AttemptsAsync(run, step, spec, inputs, earlier, clock, persist, activity).ConfigureAwait(false);
         }
+#pragma warning disable CA1031 // Whatever escapes the attempts' own handling ends the step failed, never leaves it running.
+        catch (Exception exception)
+#pragma warning restore CA1031
+        {
+            var error = $"{exception.GetType().Name}: {exception.Message}";
+            run.UpdateStep(step.Id, s => s with { State = StepState.Failed, Finished = DateTimeOffset.UtcNow, DurationMs = Stopwatch.GetElapsedTime(clock).TotalMilliseconds, Error = error });
+            activity?.SetStatus(ActivityStatusCode.Error, error);
+            persist.Changed();
+            return $"step '{step.Id}' ({spec.Key}) failed: {error}";
+        }
         finally
         {
             var ended = run.Step(step.Id);

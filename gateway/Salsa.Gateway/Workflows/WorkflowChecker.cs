@@ -158,7 +158,7 @@ internal sealed class WorkflowChecker(OperationCatalog catalog, WorkflowLimits l
         return (inputs, positions);
     }
 
-    private static Dictionary<string, JsonNode?> CheckParameters(StepText text, OperationSpec? spec, IReadOnlyDictionary<string, JsonNode?>? overrides, HashSet<string> applied, List<WorkflowError> errors)
+    private Dictionary<string, JsonNode?> CheckParameters(StepText text, OperationSpec? spec, IReadOnlyDictionary<string, JsonNode?>? overrides, HashSet<string> applied, List<WorkflowError> errors)
     {
         var id = text.Id;
         var values = new Dictionary<string, JsonNode?>(StringComparer.Ordinal);
@@ -176,7 +176,7 @@ internal sealed class WorkflowChecker(OperationCatalog catalog, WorkflowLimits l
                 continue;
             }
 
-            values[name] = WorkflowVocabulary.ToJson(value);
+            values[name] = WorkflowVocabulary.ToJson(value, limits, errors);
             positions[name] = value;
         }
 
@@ -223,7 +223,11 @@ internal sealed class WorkflowChecker(OperationCatalog catalog, WorkflowLimits l
     {
         ArgumentNullException.ThrowIfNull(parameter);
         static bool IsNumber(JsonNode? n) => n is JsonValue v && v.GetValueKind() == JsonValueKind.Number;
-        static double Number(JsonNode n) => n.Deserialize<double>();
+        // Whatever the value holds (a long or a double from YAML, an int default, a JSON element), its
+        // number as JSON writes it; one beyond a double's range (1e400) is out of range, in our words.
+        static double Number(JsonNode n) => double.Parse(n.ToJsonString(), NumberStyles.Float, CultureInfo.InvariantCulture);
+        static bool Finite(JsonNode? n) => IsNumber(n) && double.IsFinite(Number(n!));
+        const string OutOfRange = "is beyond the range of a number (at most ±1.8e308)";
         string? Bounds(double x) =>
             parameter.Minimum is { } min && x < min ? string.Create(CultureInfo.InvariantCulture, $"is {x}; it must be at least {min}")
             : parameter.Maximum is { } max && x > max ? string.Create(CultureInfo.InvariantCulture, $"is {x}; it must be at most {max}")
@@ -243,13 +247,22 @@ internal sealed class WorkflowChecker(OperationCatalog catalog, WorkflowLimits l
             case ParameterKind.Boolean:
                 return value is JsonValue b && b.TryGetValue<bool>(out _) ? null : "must be true or false";
             case ParameterKind.Integer:
-                return IsNumber(value) && Number(value!) is var whole && whole == Math.Floor(whole) && Math.Abs(whole) < 1e15 ? Bounds(whole) : "must be a whole number";
+                var whole = IsNumber(value) && Finite(value) ? Number(value!) : double.NaN;
+                if (whole != Math.Floor(whole))
+                {
+                    return "must be a whole number"; // NaN too
+                }
+
+                // Integer parameters are 32-bit wherever they are read.
+                return whole is < int.MinValue or > int.MaxValue
+                    ? string.Create(CultureInfo.InvariantCulture, $"is {whole}; it must be a whole number from {int.MinValue} to {int.MaxValue}")
+                    : Bounds(whole);
             case ParameterKind.Number:
-                return IsNumber(value) ? Bounds(Number(value!)) : "must be a number";
+                return !IsNumber(value) ? "must be a number" : !Finite(value) ? OutOfRange : Bounds(Number(value!));
             case ParameterKind.StringList:
                 return value is JsonArray strings && strings.All(x => x is JsonValue v && v.TryGetValue<string>(out _)) ? null : "must be a list of strings";
             case ParameterKind.NumberList:
-                return value is JsonArray numbers && numbers.All(IsNumber) ? null : "must be a list of numbers";
+                return value is not JsonArray numbers || !numbers.All(IsNumber) ? "must be a list of numbers" : numbers.All(Finite) ? null : $"holds a number that {OutOfRange}";
             default:
                 return "has an unknown kind";
         }

@@ -30,7 +30,17 @@ public sealed class WorkflowLimits
     [Range(1, int.MaxValue)]
     public int MaxNodes { get; set; } = 200_000;
 
-    /// <summary>Lists and mappings nested in one another (the shipped workflows go 5 deep).</summary>
+    /// <summary>
+    /// Bytes (UTF-8) of every scalar — names, values, keys — once every alias is read as the node its
+    /// anchor names: one long value repeated by thousands of aliases is refused before it is copied
+    /// (the shipped workflows hold about 1 KB; without aliases a text within
+    /// <see cref="MaxBytes"/> always fits).
+    /// </summary>
     [Range(1, int.MaxValue)]
+    public int MaxValueBytes { get; set; } = 1 << 20;
+
+    /// <summary>Lists and mappings nested in one another, aliases expanded (the shipped workflows go 5 deep).</summary>
+    /// <remarks>At most 1,000: YAML's loader and the walks over its nodes recurse once per level.</remarks>
+    [Range(1, 1000)]
     public int MaxDepth { get; set; } = 64;
 }

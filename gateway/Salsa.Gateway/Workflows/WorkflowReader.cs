@@ -181,7 +181,7 @@ internal static partial class WorkflowReader
                 "parameters" => step with { ParametersNode = Mapping(value, $"{id}.parameters", "parameter name → value", errors) },
                 "after" => Add(step, after, Strings(value, $"{id}.after", errors).Select(s => s.Value)),
                 "artifacts" => Add(step, artifacts, Strings(value, $"{id}.artifacts", errors)),
-                "timeout" => step with { Timeout = Duration(value, $"{id}.timeout", errors) },
+                "timeout" => step with { Timeout = Duration(value, $"{id}.timeout", WorkflowVocabulary.MaxTimeout, errors) },
                 "retry" => step with { Retry = Retry(value, id, errors) },
                 { } key => Unknown(step, At(keyNode, $"step '{id}' has an unknown key '{key}' (a step has {string.Join(", ", WorkflowVocabulary.StepKeys)})"), errors),
                 null => step,
@@ -213,7 +213,7 @@ internal static partial class WorkflowReader
         }
     }
 
-    private static TimeSpan? Duration(YamlNode node, string what, List<WorkflowError> errors)
+    private static TimeSpan? Duration(YamlNode node, string what, TimeSpan longest, List<WorkflowError> errors)
     {
         var text = Scalar(node, what, errors);
         if (text is null)
@@ -221,12 +221,15 @@ internal static partial class WorkflowReader
             return null;
         }
 
-        if (WorkflowVocabulary.ParseDuration(text) is { } duration && duration > TimeSpan.Zero)
+        var duration = WorkflowVocabulary.ParseDuration(text);
+        if (duration is { } positive && positive > TimeSpan.Zero && positive <= longest)
         {
             return duration;
         }
 
-        errors.Add(At(node, $"{what} '{text}' is not a positive duration (e.g. 500ms, 30s, 15m, 2h)"));
+        errors.Add(At(node, duration > longest
+            ? $"{what} '{WorkflowVocabulary.Shorten(text)}' is longer than {WorkflowVocabulary.Describe(longest)}, the most it may be"
+            : $"{what} '{WorkflowVocabulary.Shorten(text)}' is not a positive duration (e.g. 500ms, 30s, 15m, 2h)"));
         return null;
     }
 
@@ -257,7 +260,7 @@ internal static partial class WorkflowReader
 
                     break;
                 case "backoff":
-                    backoff = Duration(value, $"{id}.retry.backoff", errors) ?? backoff;
+                    backoff = Duration(value, $"{id}.retry.backoff", WorkflowVocabulary.MaxBackoff, errors) ?? backoff;
                     break;
                 case { } key:
                     errors.Add(At(keyNode, $"{id}.retry has an unknown key '{key}' ({string.Join(", ", WorkflowVocabulary.RetryKeys)})"));

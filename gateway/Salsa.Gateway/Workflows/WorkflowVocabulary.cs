@@ -25,6 +25,19 @@ public static partial class WorkflowVocabulary
     /// <summary>An input's value: an output of another step, <c>step.output</c>.</summary>
     public const string ReferencePatternText = @"^([a-z][a-z0-9-]*)\.([a-zA-Z][a-zA-Z0-9]*)$";
 
+    /// <summary>The longest a step's <c>timeout</c> may be (a timer waits at most 24.8 days).</summary>
+    public static readonly TimeSpan MaxTimeout = TimeSpan.FromDays(7);
+
+    /// <summary>The longest a retry's <c>backoff</c> may be: it doubles up to 256 times that before the tenth attempt.</summary>
+    public static readonly TimeSpan MaxBackoff = TimeSpan.FromHours(1);
+
+    /// <summary>A limit's duration in words: <c>7 days</c>, <c>1 hour</c>.</summary>
+    internal static string Describe(TimeSpan duration)
+    {
+        var (amount, unit) = duration.TotalDays >= 1 ? (duration.TotalDays, "day") : duration.TotalHours >= 1 ? (duration.TotalHours, "hour") : (duration.TotalMinutes, "minute");
+        return string.Create(CultureInfo.InvariantCulture, $"{amount:0.#} {unit}{(amount == 1 ? "" : "s")}");
+    }
+
     /// <summary>A duration (<c>500ms</c>, <c>30s</c>, <c>15m</c>, <c>2h</c>, or seconds), surrounding spaces trimmed; null when it is not one.</summary>
     public static TimeSpan? ParseDuration(string text)
     {
@@ -53,24 +66,92 @@ public static partial class WorkflowVocabulary
         }
     }
 
-    /// <summary>YAML → JSON with the core schema's plain scalars: booleans, integers, floats, null.</summary>
-    internal static JsonNode? ToJson(YamlNode node) => node switch
+    /// <summary>
+    /// YAML → JSON with the core schema's plain scalars: booleans, integers, floats, null. The node was
+    /// read within <see cref="YamlBudget"/>, so its expansion fits the limits; the walk counts nodes,
+    /// bytes and levels once more as it builds (a node shared by aliases is copied where each stands),
+    /// so the JSON is bounded whatever built the node. A number beyond a double's range is an error at
+    /// its position (not infinity, which JSON cannot hold); so is a key that is not a plain name.
+    /// </summary>
+    internal static JsonNode? ToJson(YamlNode node, WorkflowLimits limits, List<WorkflowError> errors)
     {
-        YamlScalarNode { Style: ScalarStyle.Plain, Value: var v } => PlainScalar(v ?? ""),
-        YamlScalarNode s => JsonValue.Create(s.Value ?? ""),
-        YamlSequenceNode list => new JsonArray([.. list.Children.Select(ToJson)]),
-        YamlMappingNode map => new JsonObject(map.Children.Select(kv => KeyValuePair.Create(((YamlScalarNode)kv.Key).Value ?? "", ToJson(kv.Value)))),
-        _ => null,
-    };
+        ArgumentNullException.ThrowIfNull(limits);
+        long nodes = 0, bytes = 0;
+        return Convert(node, 0);
 
-    private static JsonValue? PlainScalar(string value) => value switch
+        JsonNode? Convert(YamlNode yaml, int levels)
+        {
+            if (++nodes > limits.MaxNodes)
+            {
+                throw WorkflowParser.Beyond($"A parameter expands to more than {limits.MaxNodes:N0} nodes", limits.MaxNodes, "nodes", nameof(WorkflowLimits.MaxNodes));
+            }
+
+            if (yaml is YamlScalarNode scalar)
+            {
+                var text = scalar.Value ?? "";
+                if ((bytes += text.Length) > limits.MaxValueBytes)
+                {
+                    throw WorkflowParser.Beyond($"A parameter expands to more than {limits.MaxValueBytes:N0} bytes of values", limits.MaxValueBytes, "bytes of values", nameof(WorkflowLimits.MaxValueBytes));
+                }
+
+                if (scalar.Style != ScalarStyle.Plain)
+                {
+                    return JsonValue.Create(text);
+                }
+
+                if (PlainScalar(text) is var (value, finite) && !finite)
+                {
+                    errors.Add(WorkflowReader.At(yaml, $"'{Shorten(text)}' is beyond the range of a number (at most ±1.8e308)"));
+                    return null;
+                }
+
+                return value;
+            }
+
+            if (levels >= limits.MaxDepth)
+            {
+                throw WorkflowParser.Beyond($"A parameter nests more than {limits.MaxDepth:N0} levels of lists and mappings", limits.MaxDepth, "levels", nameof(WorkflowLimits.MaxDepth));
+            }
+
+            switch (yaml)
+            {
+                case YamlSequenceNode list:
+                    var array = new JsonArray();
+                    foreach (var child in list.Children)
+                    {
+                        array.Add(Convert(child, levels + 1));
+                    }
+
+                    return array;
+                case YamlMappingNode map:
+                    var json = new JsonObject();
+                    foreach (var (key, child) in map.Children)
+                    {
+                        if (WorkflowReader.Key(key, errors) is { } name)
+                        {
+                            json[name] = Convert(child, levels + 1);
+                        }
+                    }
+
+                    return json;
+                default:
+                    return null;
+            }
+        }
+    }
+
+    /// <summary>A value as an error quotes it: the first 40 characters.</summary>
+    internal static string Shorten(string text) => text.Length <= 40 ? text : string.Concat(text.AsSpan(0, 40), "…");
+
+    // A plain scalar's value, and false for a float beyond a double's range (which parses as infinity).
+    private static (JsonValue? Value, bool Finite) PlainScalar(string value) => value switch
     {
-        "" or "~" or "null" or "Null" or "NULL" => null,
-        "true" or "True" or "TRUE" => JsonValue.Create(true),
-        "false" or "False" or "FALSE" => JsonValue.Create(false),
-        _ when IntegerPattern().IsMatch(value) && long.TryParse(value, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out var l) => JsonValue.Create(l),
-        _ when FloatPattern().IsMatch(value) && double.TryParse(value, NumberStyles.Float, CultureInfo.InvariantCulture, out var d) => JsonValue.Create(d),
-        _ => JsonValue.Create(value),
+        "" or "~" or "null" or "Null" or "NULL" => (null, true),
+        "true" or "True" or "TRUE" => (JsonValue.Create(true), true),
+        "false" or "False" or "FALSE" => (JsonValue.Create(false), true),
+        _ when IntegerPattern().IsMatch(value) && long.TryParse(value, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out var l) => (JsonValue.Create(l), true),
+        _ when FloatPattern().IsMatch(value) && double.TryParse(value, NumberStyles.Float, CultureInfo.InvariantCulture, out var d) => (double.IsFinite(d) ? JsonValue.Create(d) : null, double.IsFinite(d)),
+        _ => (JsonValue.Create(value), true),
     };
 
     [GeneratedRegex(IdPatternText)]
