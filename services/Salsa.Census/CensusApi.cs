@@ -34,6 +34,7 @@ public static class CensusApi
             return TypedResults.Created($"/api/datasets/{info.Id}", DatasetCatalog.ToView(info));
         })
             .Accepts<string>(UserFiles.UploadMediaTypes[0], UserFiles.UploadMediaTypes[1..])
+            .TakesFile()
             .WithName("UploadPlaces")
             .WithSummary("Imports your own places as a census dataset — CSV (a header, then rows; columns id, latitude, longitude, weight and grouping columns such as country or state, named by the query or detected) or a GeoJSON FeatureCollection of points, plain or gzip, as the body or a multipart file. A bad row is 400 with its line, and nothing is stored.");
 

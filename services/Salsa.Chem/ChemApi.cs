@@ -38,6 +38,7 @@ public static class ChemApi
             return TypedResults.Created($"/api/datasets/{upload.Compounds.Id}", new CompoundUploadView(DatasetCatalog.ToView(upload.Compounds), upload.Compounds.Count, upload.Refused));
         })
             .Accepts<string>(UserFiles.UploadMediaTypes[0], UserFiles.UploadMediaTypes[1..])
+            .TakesFile()
             .WithName("UploadCompounds")
             .WithSummary("Imports your own compound file — SMILES lines (`SMILES [id]`) or CSV with a `smiles` column (and `id` or `name`), plain or gzip, as the body or a multipart file — fingerprinted by RDKit (`fingerprints`: a comma-separated list of types, default all). Molecules RDKit cannot read are listed with their line and reason; the rest are imported. A malformed row, or a file RDKit reads nothing of, is 400 and stores nothing.");
 

@@ -1,9 +1,10 @@
+using Salsa.Datasets;
 using System.IO.Compression;
 using System.Text;
 
 namespace Salsa.Chemistry.Tests;
 
-/// <summary>A user's compound file as it arrives: SMILES lines or CSV, plain or gzip, each compound with its line.</summary>
+/// <summary>A user's compound file as it arrives: SMILES lines or CSV, plain or gzip, each compound with its line; a line or SD record past the record limit refused at it.</summary>
 public sealed class CompoundFileTests
 {
     [Fact]
@@ -68,6 +69,39 @@ public sealed class CompoundFileTests
         Assert.All(records, r => Assert.True(r.IsMolBlock && r.Smiles.Contains("M  END", StringComparison.Ordinal)));
         var unended = Assert.Throws<InvalidDataException>(() => Read(Ethanol.Replace("M  END\n", "", StringComparison.Ordinal) + "$$$$\n", CompoundFileFormat.Sdf));
         Assert.Contains("line 1: an SD record whose molblock has no 'M  END'", unended.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void SmilesLineOfAHundredMegabytes_Refused()
+    {
+        var file = GzipText("CCO ethanol\n" + new string('C', 100 << 20) + " huge\n");
+
+        var error = Assert.Throws<FileTooLargeException>(() => CompoundFile.Read(new MemoryStream(file), CompoundFileFormat.Auto, "compounds.smi").ToList());
+
+        Assert.StartsWith("compounds.smi line 2 is longer than 1,048,576 bytes", error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void SdRecordBeyondTheLimit_RefusedAtItsFirstLine()
+    {
+        var atoms = string.Concat(Enumerable.Repeat("    0.0000    0.0000    0.0000 C   0  0  0  0  0  0  0  0  0  0  0  0\n", 20_000));
+        var record = $"big\n  RDKit\n\n20000  0  0  0  0  0  0  0  0  0999 V2000\n{atoms}M  END\n$$$$\n";
+        var sdf = "ethanol\n  RDKit\n\n  1  0  0  0  0  0  0  0  0  0999 V2000\n    0.0000    0.0000    0.0000 C   0  0\nM  END\n$$$$\n" + record;
+
+        var error = Assert.Throws<FileTooLargeException>(() => CompoundFile.Read(new MemoryStream(Encoding.UTF8.GetBytes(sdf)), CompoundFileFormat.Sdf, "c.sdf").ToList());
+
+        Assert.Equal("c.sdf line 8: an SD record longer than 1,048,576 bytes, the longest record a file may have here (Salsa:Files:MaxRecordBytes); nothing of it is stored.", error.Message);
+    }
+
+    private static byte[] GzipText(string text)
+    {
+        using var packed = new MemoryStream();
+        using (var gzip = new GZipStream(packed, CompressionLevel.SmallestSize, leaveOpen: true))
+        {
+            gzip.Write(Encoding.UTF8.GetBytes(text));
+        }
+
+        return packed.ToArray();
     }
 
     private static List<CompoundRecord> Read(string text, CompoundFileFormat format) =>

@@ -2,6 +2,7 @@ using System.Net;
 using System.Net.Http.Json;
 using System.Text.Json;
 using Microsoft.Extensions.DependencyInjection;
+using Mono.Unix.Native;
 using Salsa.Hosting.Security;
 using Salsa.Testing;
 
@@ -12,7 +13,8 @@ namespace Salsa.Gateway.Tests;
 /// service embedded on loopback ports as the server mode hosts it, called with a <c>run</c> key as
 /// an outside caller would: no file of the machine comes back — not through a run's results, not
 /// through an error — unless it lies under <c>Salsa:Files:Roots</c> after every link is resolved;
-/// a missing file and a file not allowed get the same answer, and no answer names a server path.
+/// a missing file, a file not allowed and one that is not a regular file (a FIFO, a device) get the
+/// same answer, and no answer names a server path.
 /// </summary>
 public sealed class ExposedGatewayFileTests : IAsyncLifetime
 {
@@ -41,6 +43,10 @@ public sealed class ExposedGatewayFileTests : IAsyncLifetime
         File.CreateSymbolicLink(Path.Combine(Root, "file-link", "places.csv"), Path.Combine(Private, "places.csv"));
         Directory.CreateSymbolicLink(Path.Combine(Root, "folder-link"), Private);
         Directory.CreateDirectory(Path.Combine(Root, "missing"));
+        // A FIFO (its open waited for a writer forever, and held a thread after the run was cancelled) and a device.
+        Assert.Equal(0, Syscall.mkfifo(Path.Combine(Root, "fifo.csv"), FilePermissions.DEFFILEMODE));
+        Assert.Equal(0, Syscall.mknod(Path.Combine(Root, "zero.csv"), FilePermissions.S_IFCHR | FilePermissions.DEFFILEMODE,
+            (1 << 8) | 5)); // /dev/zero's device number, 1:5, as Linux encodes small ones
     }
 
     public async ValueTask DisposeAsync()
@@ -80,8 +86,13 @@ public sealed class ExposedGatewayFileTests : IAsyncLifetime
             ["link to a file"] = await FailedImportAsync(gateway, Path.Combine(Root, "file-link", "places.csv")),
             ["link to a folder"] = await FailedImportAsync(gateway, Path.Combine(Root, "folder-link", "places.csv")),
         };
-
         Assert.All(answers, a => Assert.Equal(answers["missing"], a.Value));
+
+        // Not regular files: refused before they are read, so the run ends at once and leaves no thread behind.
+        var fifo = await FailedImportAsync(gateway, Path.Combine(Root, "fifo.csv"));
+        var device = await FailedImportAsync(gateway, Path.Combine(Root, "zero.csv"));
+        Assert.Equal(answers["missing"].Replace("places.csv", "fifo.csv", StringComparison.Ordinal), fifo);
+        Assert.Equal(answers["missing"].Replace("places.csv", "zero.csv", StringComparison.Ordinal), device);
         Assert.Contains("Salsa:Files:Roots", answers["missing"], StringComparison.Ordinal);
 
         // The root's own file is read, and clustered.

@@ -36,6 +36,7 @@ public static class UploadsApi
             var dataset = await call;
             return TypedResults.Created($"/api/uploads/places/{dataset.DatasetId}", new { dataset = Json(dataset) });
         }).Accepts<string>(UserFiles.UploadMediaTypes[0], UserFiles.UploadMediaTypes[1..])
+          .TakesFile()
           .WithName("UploadPlaces")
           .WithSummary("Your own places (CSV or GeoJSON points, plain or gzip) as a census dataset, through the census service: 201 with the dataset; a bad row is 400 with its line, and nothing is stored. Run census-places on it with import.dataset.");
 
@@ -54,6 +55,7 @@ public static class UploadsApi
                 refused = answer.Refused.Select(r => new { r.Line, r.Id, r.Smiles, r.Reason }),
             });
         }).Accepts<string>(UserFiles.UploadMediaTypes[0], UserFiles.UploadMediaTypes[1..])
+          .TakesFile()
           .WithName("UploadCompounds")
           .WithSummary("Your own compounds (SMILES lines, CSV or SDF, plain or gzip) fingerprinted by RDKit, through the chem service: 201 with the dataset and the molecules RDKit could not read (line, reason). Run chem-compounds on it with import.dataset.");
 

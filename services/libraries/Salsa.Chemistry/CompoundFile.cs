@@ -57,7 +57,8 @@ public static class CompoundFile
         ArgumentNullException.ThrowIfNull(stream);
         source ??= "the file";
         using var reader = new StreamReader(UserFile.Text(stream, source), Encoding.UTF8, detectEncodingFromByteOrderMarks: true, bufferSize: 1 << 16);
-        var first = reader.ReadLine();
+        var text = new UserFileLines(reader, source); // each line at most source.MaxRecordBytes
+        var first = text.ReadLine();
         if (first is null)
         {
             yield break;
@@ -65,12 +66,12 @@ public static class CompoundFile
 
         // A molfile's fourth line is its counts line, which names the format's version.
         var head = new List<string> { first };
-        while (head.Count < 4 && reader.ReadLine() is { } more)
+        while (head.Count < 4 && text.ReadLine() is { } more)
         {
             head.Add(more);
         }
 
-        using var lines = head.Concat(Rest(reader)).GetEnumerator();
+        using var lines = head.Concat(text.ReadAll()).GetEnumerator();
         lines.MoveNext();
         var header = SplitHeader(first);
         var sdf = format == CompoundFileFormat.Sdf
@@ -80,14 +81,6 @@ public static class CompoundFile
         foreach (var record in records)
         {
             yield return record;
-        }
-    }
-
-    private static IEnumerable<string> Rest(StreamReader reader)
-    {
-        while (reader.ReadLine() is { } line)
-        {
-            yield return line;
         }
     }
 
@@ -176,14 +169,21 @@ public static class CompoundFile
         string? field = null;
         string? dataId = null;
         var properties = new Dictionary<string, string>(StringComparer.Ordinal);
+        long bytes = 0; // of the record so far, its data fields included
         foreach (var text in Following(lines).Prepend(lines.Current))
         {
             line++;
             if (text.StartsWith("$$$$", StringComparison.Ordinal))
             {
                 yield return Record(block, ended, dataId, start, source) with { Properties = properties };
-                (block, ended, field, dataId, start, properties) = (new StringBuilder(), false, null, null, line + 1, new Dictionary<string, string>(StringComparer.Ordinal));
+                (block, ended, field, dataId, start, properties, bytes) = (new StringBuilder(), false, null, null, line + 1, new Dictionary<string, string>(StringComparer.Ordinal), 0);
                 continue;
+            }
+
+            if ((bytes += Encoding.UTF8.GetByteCount(text) + 1) > source.MaxRecordBytes)
+            {
+                throw new FileTooLargeException(string.Create(System.Globalization.CultureInfo.InvariantCulture,
+                    $"{source} line {start:N0}: an SD record longer than {source.MaxRecordBytes:N0} bytes, the longest record a file may have here ({UserFileSource.MaxRecordBytesKey}); nothing of it is stored."));
             }
 
             if (!ended)

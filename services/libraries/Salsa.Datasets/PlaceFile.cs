@@ -83,25 +83,24 @@ public static class PlaceFile
         ArgumentNullException.ThrowIfNull(stream);
         columns ??= new PlaceColumns();
         source ??= "the file";
-        using var reader = new StreamReader(UserFile.Text(stream, source), Encoding.UTF8, detectEncodingFromByteOrderMarks: true, bufferSize: 1 << 16);
-        if (format == PlaceFileFormat.Auto)
+        var (text, first) = UserFile.SkipWhiteSpace(UserFile.Text(stream, source));
+        using (text)
         {
-            // Skip leading white space to see the first character.
-            while (reader.Peek() is var c && c >= 0 && char.IsWhiteSpace((char)c))
+            if (format == PlaceFileFormat.Auto)
             {
-                reader.Read();
+                format = first == '{' ? PlaceFileFormat.GeoJson : PlaceFileFormat.Csv;
             }
 
-            format = reader.Peek() == '{' ? PlaceFileFormat.GeoJson : PlaceFileFormat.Csv;
+            var table = format == PlaceFileFormat.GeoJson ? ReadGeoJson(text, columns, source, maxPlaces) : ReadCsv(text, columns, source, maxPlaces);
+            return table.Count > 0 ? table : throw new InvalidDataException($"{source} holds no places.");
         }
-
-        var table = format == PlaceFileFormat.GeoJson ? ReadGeoJson(reader, columns, source, maxPlaces) : ReadCsv(reader, columns, source, maxPlaces);
-        return table.Count > 0 ? table : throw new InvalidDataException($"{source} holds no places.");
     }
 
-    private static PlaceTable ReadCsv(StreamReader reader, PlaceColumns columns, UserFileSource source, int maxPlaces)
+    private static PlaceTable ReadCsv(Stream text, PlaceColumns columns, UserFileSource source, int maxPlaces)
     {
-        var header = reader.ReadLine() ?? throw new InvalidDataException($"{source} is empty.");
+        using var reader = new StreamReader(text, Encoding.UTF8, detectEncodingFromByteOrderMarks: false, bufferSize: 1 << 16);
+        var lines = new UserFileLines(reader, source);
+        var header = lines.ReadLine() ?? throw new InvalidDataException($"{source} is empty.");
         var (names, delimiter) = UserFile.SplitHeader(header)
             ?? throw new InvalidDataException($"{source} line 1: a place file starts with a header naming its columns (latitude, longitude, and optionally id, weight, grouping columns), separated by commas, semicolons or tabs.");
         var lat = Column(names, columns.Latitude, LatitudeNames, "latitude", source, required: true);
@@ -110,16 +109,15 @@ public static class PlaceFile
         var weight = Column(names, columns.Weight, WeightNames, "weight", source, required: false);
         var groups = GroupColumns(names, columns.Groups, source);
         var table = new Builder([.. groups.Select(g => names[g])], weight >= 0 ? names[weight] : null);
-        var line = 1;
-        for (var text = reader.ReadLine(); text is not null; text = reader.ReadLine())
+        while (lines.ReadLine() is { } row)
         {
-            line++;
-            if (text.Trim().Length == 0)
+            var line = lines.Number;
+            if (row.Trim().Length == 0)
             {
                 continue;
             }
 
-            var fields = UserFile.Fields(text, delimiter, source, line);
+            var fields = UserFile.Fields(row, delimiter, source, line);
             if (fields.Length < names.Length)
             {
                 throw new InvalidDataException($"{source} line {line}: {fields.Length} fields, the header names {names.Length}.");
@@ -140,76 +138,101 @@ public static class PlaceFile
         return table.Build();
     }
 
-    private static PlaceTable ReadGeoJson(StreamReader reader, PlaceColumns columns, UserFileSource source, int maxPlaces)
+    /// <summary>
+    /// A FeatureCollection's Point features, streamed (<see cref="GeoJsonFeatures"/>). The properties'
+    /// names come from the first feature that has properties; features before it have none, and are
+    /// read once the names are known, as though their values were all missing.
+    /// </summary>
+    private static PlaceTable ReadGeoJson(Stream text, PlaceColumns columns, UserFileSource source, int maxPlaces)
     {
-        JsonDocument document;
-        try
-        {
-            document = JsonDocument.Parse(reader.ReadToEnd(), new JsonDocumentOptions { MaxDepth = 64 });
-        }
-        catch (JsonException e)
-        {
-            // System.Text.Json's message quotes the character it stopped at.
-            throw new InvalidDataException(source.Quotable ? $"{source}: not JSON (line {e.LineNumber + 1}: {e.Message})." : $"{source}: not JSON (line {e.LineNumber + 1}, byte {e.BytePositionInLine + 1} of the line).", e);
-        }
+        string[]? names = null;
+        int id = -1, weight = -1;
+        int[] groups = [];
+        Builder? table = null;
+        var waiting = new List<(string Where, string? Id, double Latitude, double Longitude, int Number)>();
+        var number = 0;
 
-        using (document)
+        void Add(string where, string? featureId, double latitude, double longitude, JsonElement values, int at) =>
+            table!.Add(
+                where,
+                string.IsNullOrEmpty(featureId) ? string.Create(CultureInfo.InvariantCulture, $"feature-{at}") : featureId,
+                latitude,
+                longitude,
+                weight >= 0 ? Number(Value(values, weight) ?? string.Empty, names![weight], where, source) : 1,
+                [.. groups.Select(g => Value(values, g) ?? string.Empty)],
+                maxPlaces,
+                source);
+
+        string? Value(JsonElement values, int column) => column < 0 || values.ValueKind != JsonValueKind.Object || !values.TryGetProperty(names![column], out var v) ? null
+            : v.ValueKind == JsonValueKind.String ? v.GetString() : v.ValueKind is JsonValueKind.Null ? null : v.GetRawText();
+
+        void Named(string[] found)
         {
-            var root = document.RootElement;
-            if (root.ValueKind != JsonValueKind.Object || !root.TryGetProperty("type", out var type) || type.ValueKind != JsonValueKind.String || type.GetString() != "FeatureCollection"
-                || !root.TryGetProperty("features", out var features) || features.ValueKind != JsonValueKind.Array)
+            names = found;
+            id = Column(names, columns.Id, IdNames, "id", source, required: false);
+            weight = Column(names, columns.Weight, WeightNames, "weight", source, required: false);
+            groups = GroupColumns(names, columns.Groups, source);
+            table = new Builder([.. groups.Select(g => names[g])], weight >= 0 ? names[weight] : null);
+            foreach (var (where, featureId, latitude, longitude, at) in waiting)
             {
-                throw new InvalidDataException($"{source}: a GeoJSON place file is a FeatureCollection with a 'features' array of Point features.");
+                Add(where, featureId, latitude, longitude, default, at);
             }
 
-            var properties = features.EnumerateArray().Select(f => f.TryGetProperty("properties", out var p) && p.ValueKind == JsonValueKind.Object ? p : default)
-                .FirstOrDefault(p => p.ValueKind == JsonValueKind.Object);
-            var names = properties.ValueKind == JsonValueKind.Object ? properties.EnumerateObject().Select(p => p.Name).ToArray() : [];
-            var id = Column(names, columns.Id, IdNames, "id", source, required: false);
-            var weight = Column(names, columns.Weight, WeightNames, "weight", source, required: false);
-            var groups = GroupColumns(names, columns.Groups, source);
-            var table = new Builder([.. groups.Select(g => names[g])], weight >= 0 ? names[weight] : null);
-            var number = 0;
-            foreach (var feature in features.EnumerateArray())
+            waiting.Clear();
+        }
+
+        GeoJsonFeatures.Read(text, source, $"{source}: a GeoJSON place file is a FeatureCollection with a 'features' array of Point features.", feature =>
+        {
+            number++;
+            var where = string.Create(CultureInfo.InvariantCulture, $"{source} feature {number}");
+            if (number > maxPlaces)
             {
-                number++;
-                var where = string.Create(CultureInfo.InvariantCulture, $"{source} feature {number}");
-                if (feature.ValueKind != JsonValueKind.Object || !feature.TryGetProperty("geometry", out var geometry) || geometry.ValueKind != JsonValueKind.Object
-                    || !geometry.TryGetProperty("type", out var geometryType) || geometryType.ValueKind != JsonValueKind.String)
-                {
-                    throw new InvalidDataException($"{where}: not a Feature with a geometry.");
-                }
-
-                if (geometryType.GetString() != "Point")
-                {
-                    throw new InvalidDataException($"{where}: geometry is {(source.Quotable ? geometryType.GetString() : "not a Point")}; a place file holds Point features.");
-                }
-
-                if (!geometry.TryGetProperty("coordinates", out var coordinates) || coordinates.ValueKind != JsonValueKind.Array || coordinates.GetArrayLength() < 2
-                    || coordinates[0].ValueKind != JsonValueKind.Number || coordinates[1].ValueKind != JsonValueKind.Number)
-                {
-                    throw new InvalidDataException($"{where}: a Point's coordinates are [longitude, latitude].");
-                }
-
-                feature.TryGetProperty("properties", out var values);
-                string? Value(int column) => column < 0 || values.ValueKind != JsonValueKind.Object || !values.TryGetProperty(names[column], out var v) ? null
-                    : v.ValueKind == JsonValueKind.String ? v.GetString() : v.ValueKind is JsonValueKind.Null ? null : v.GetRawText();
-                var featureId = feature.TryGetProperty("id", out var fid) && fid.ValueKind is JsonValueKind.String or JsonValueKind.Number
-                    ? (fid.ValueKind == JsonValueKind.String ? fid.GetString() : fid.GetRawText())
-                    : Value(id);
-                table.Add(
-                    where,
-                    string.IsNullOrEmpty(featureId) ? string.Create(CultureInfo.InvariantCulture, $"feature-{number}") : featureId,
-                    coordinates[1].GetDouble(),
-                    coordinates[0].GetDouble(),
-                    weight >= 0 ? Number(Value(weight) ?? string.Empty, names[weight], where, source) : 1,
-                    [.. groups.Select(g => Value(g) ?? string.Empty)],
-                    maxPlaces,
-                    source);
+                throw new InvalidDataException(string.Create(CultureInfo.InvariantCulture, $"{where}: more than {maxPlaces:N0} places, the most one dataset may hold."));
             }
 
-            return table.Build();
+            if (feature.ValueKind != JsonValueKind.Object || !feature.TryGetProperty("geometry", out var geometry) || geometry.ValueKind != JsonValueKind.Object
+                || !geometry.TryGetProperty("type", out var geometryType) || geometryType.ValueKind != JsonValueKind.String)
+            {
+                throw new InvalidDataException($"{where}: not a Feature with a geometry.");
+            }
+
+            if (geometryType.GetString() != "Point")
+            {
+                throw new InvalidDataException($"{where}: geometry is {(source.Quotable ? geometryType.GetString() : "not a Point")}; a place file holds Point features.");
+            }
+
+            if (!geometry.TryGetProperty("coordinates", out var coordinates) || coordinates.ValueKind != JsonValueKind.Array || coordinates.GetArrayLength() < 2
+                || coordinates[0].ValueKind != JsonValueKind.Number || coordinates[1].ValueKind != JsonValueKind.Number
+                || !coordinates[0].TryGetDouble(out var longitude) || !coordinates[1].TryGetDouble(out var latitude) || !double.IsFinite(longitude) || !double.IsFinite(latitude))
+            {
+                throw new InvalidDataException($"{where}: a Point's coordinates are [longitude, latitude].");
+            }
+
+            var values = feature.TryGetProperty("properties", out var p) && p.ValueKind == JsonValueKind.Object ? p : default;
+            if (names is null && values.ValueKind == JsonValueKind.Object)
+            {
+                Named([.. values.EnumerateObject().Select(v => v.Name)]);
+            }
+
+            var featureId = feature.TryGetProperty("id", out var fid) && fid.ValueKind is JsonValueKind.String or JsonValueKind.Number
+                ? (fid.ValueKind == JsonValueKind.String ? fid.GetString() : fid.GetRawText())
+                : names is null ? null : Value(values, id);
+            if (names is null)
+            {
+                waiting.Add((where, featureId, latitude, longitude, number));
+            }
+            else
+            {
+                Add(where, featureId, latitude, longitude, values, number);
+            }
+        });
+
+        if (names is null)
+        {
+            Named([]);
         }
+
+        return table!.Build();
     }
 
     /// <summary>The column named in the request (it must exist), else the first of the usual names; −1 when an optional column is absent.</summary>

@@ -1,8 +1,6 @@
 using System.Buffers;
 using System.Globalization;
 using System.Text;
-using ICSharpCode.SharpZipLib;
-using ICSharpCode.SharpZipLib.GZip;
 using Microsoft.VisualBasic.FileIO;
 
 namespace Salsa.Datasets;
@@ -19,8 +17,8 @@ public static class UserFile
 
     /// <summary>
     /// The stream's text, checked as it is read: decompressed when it starts with gzip's magic bytes
-    /// (every member's CRC and length checked, so a file cut short or damaged is refused rather than
-    /// read in part — .NET's own GZipStream reads a cut file as a shorter one), refused at the first
+    /// (<see cref="GzipMembers"/>: every member's CRC and length checked and nothing allowed after the
+    /// last, so a file cut short, damaged or joined to another is refused rather than read in part), refused at the first
     /// byte that is not UTF-8 text (NUL and the other control characters but tab, line feed, form
     /// feed and carriage return, or a malformed UTF-8 sequence) with its offset, and refused past
     /// <see cref="UserFileSource.MaxBytes"/> once decompressed.
@@ -35,12 +33,39 @@ public static class UserFile
         var start = read == 2 ? (magic[0], magic[1]) : default;
         return start switch
         {
-            (0x1f, 0x8b) => new TextStream(new GZipInputStream(peek), source, gzip: true),
+            (0x1f, 0x8b) => new TextStream(new GzipMembers(peek, source), source, gzip: true),
             // UTF-16 with its byte order mark (a spreadsheet's "Unicode text"): read as the UTF-8 it says.
             (0xff, 0xfe) => new TextStream(Encoding.CreateTranscodingStream(peek, Encoding.Unicode, Encoding.UTF8), source, gzip: false),
             (0xfe, 0xff) => new TextStream(Encoding.CreateTranscodingStream(peek, Encoding.BigEndianUnicode, Encoding.UTF8), source, gzip: false),
             _ => new TextStream(peek, source, gzip: false),
         };
+    }
+
+    /// <summary>
+    /// The text from its first byte that is not white space (a UTF-8 byte order mark skipped too), and
+    /// that byte (−1 for a text of white space alone): what a reader looks at to tell JSON from lines.
+    /// </summary>
+    public static (Stream Text, int First) SkipWhiteSpace(Stream text)
+    {
+        ArgumentNullException.ThrowIfNull(text);
+        var buffer = new byte[4096];
+        var read = text.ReadAtLeast(buffer, 3, throwOnEndOfStream: false);
+        var i = buffer.AsSpan(0, read).StartsWith((ReadOnlySpan<byte>)[0xef, 0xbb, 0xbf]) ? 3 : 0;
+        while (read > 0)
+        {
+            for (; i < read; i++)
+            {
+                if (buffer[i] is not ((byte)' ' or (byte)'\t' or (byte)'\r' or (byte)'\n' or (byte)'\f'))
+                {
+                    return (new PeekStream(text, buffer[i..read]), buffer[i]);
+                }
+            }
+
+            read = text.Read(buffer);
+            i = 0;
+        }
+
+        return (text, -1);
     }
 
     /// <summary>A header's columns (trimmed, unquoted) and its delimiter: the first of comma, semicolon, tab it holds; null when it holds none.</summary>
@@ -100,21 +125,13 @@ public static class UserFile
         private static readonly SearchValues<byte> Controls = SearchValues.Create([0, 1, 2, 3, 4, 5, 6, 7, 8, 11, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31]);
 
         private readonly Decoder _utf8 = new UTF8Encoding(encoderShouldEmitUTF8Identifier: false, throwOnInvalidBytes: true).GetDecoder();
+        private readonly char[] _chars = new char[4096]; // what the bytes decode to, thrown away: only their validity counts
         private long _offset;
         private bool _ended;
 
         public override int Read(Span<byte> buffer)
         {
-            int read;
-            try
-            {
-                read = Inner.Read(buffer);
-            }
-            catch (Exception exception) when (gzip && exception is SharpZipBaseException or EndOfStreamException)
-            {
-                throw new InvalidDataException($"{source}: the gzip data is cut short or damaged ({exception.Message}); nothing of it is stored.", exception);
-            }
-
+            var read = Inner.Read(buffer);
             Check(buffer[..read]);
             return read;
         }
@@ -144,20 +161,29 @@ public static class UserFile
             if (_offset > source.MaxBytes)
             {
                 throw new FileTooLargeException(string.Create(System.Globalization.CultureInfo.InvariantCulture,
-                    $"{source} holds more than {source.MaxBytes:N0} bytes{(gzip ? " once decompressed" : string.Empty)}, the most a file may have here."));
+                    $"{source} holds more than {source.MaxBytes:N0} bytes{(gzip ? " once decompressed" : string.Empty)}, the most a file may have here ({UserFileSource.MaxBytesKey})."));
             }
         }
 
         private void Decode(ReadOnlySpan<byte> bytes, bool flush)
         {
+            // Convert, not GetCharCount: only Convert keeps a sequence cut at the end of one read for
+            // the next (GetCharCount leaves the decoder as it was, so it refused a character split
+            // between two reads).
+            var used = 0;
             try
             {
-                _utf8.GetCharCount(bytes, flush);
+                do
+                {
+                    _utf8.Convert(bytes[used..], _chars, flush, out var bytesUsed, out _, out _);
+                    used += bytesUsed;
+                }
+                while (used < bytes.Length);
             }
             catch (DecoderFallbackException exception)
             {
                 // The index is within these bytes, or before them for a sequence begun in the last read.
-                throw NotText(Math.Max(_offset + exception.Index, 0), "a byte that is not UTF-8: save the file as UTF-8");
+                throw NotText(Math.Max(_offset + used + exception.Index, 0), "a byte that is not UTF-8: save the file as UTF-8");
             }
         }
 
@@ -165,10 +191,10 @@ public static class UserFile
             new(string.Create(System.Globalization.CultureInfo.InvariantCulture, $"{source}{(gzip ? ", decompressed," : string.Empty)} is not text at byte {offset:N0} ({what}); nothing of it is stored."));
     }
 
-    /// <summary>A forward-only stream whose first bytes can be looked at before it is read.</summary>
-    private sealed class PeekStream(Stream inner) : ForwardStream(inner)
+    /// <summary>A forward-only stream whose first bytes can be looked at before it is read, or that is given bytes to give first.</summary>
+    private sealed class PeekStream(Stream inner, byte[]? first = null) : ForwardStream(inner)
     {
-        private byte[] _peeked = [];
+        private byte[] _peeked = first ?? [];
         private int _offset;
 
         public int Peek(Span<byte> buffer)
@@ -189,44 +215,6 @@ public static class UserFile
             }
 
             return Inner.Read(buffer);
-        }
-    }
-
-    /// <summary>A stream read once, front to back, over another that it owns.</summary>
-    private abstract class ForwardStream(Stream inner) : Stream
-    {
-        protected Stream Inner { get; } = inner;
-
-        public override int Read(byte[] buffer, int offset, int count) => Read(buffer.AsSpan(offset, count));
-
-        public override bool CanRead => true;
-
-        public override bool CanSeek => false;
-
-        public override bool CanWrite => false;
-
-        public override long Length => throw new NotSupportedException();
-
-        public override long Position { get => throw new NotSupportedException(); set => throw new NotSupportedException(); }
-
-        public override void Flush()
-        {
-        }
-
-        public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
-
-        public override void SetLength(long value) => throw new NotSupportedException();
-
-        public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
-
-        protected override void Dispose(bool disposing)
-        {
-            if (disposing)
-            {
-                Inner.Dispose();
-            }
-
-            base.Dispose(disposing);
         }
     }
 }

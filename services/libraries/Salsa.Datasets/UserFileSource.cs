@@ -16,6 +16,19 @@ public sealed record UserFileSource(string Name)
     /// <summary>The most bytes the file may hold once decompressed (a gzip file can grow a thousandfold).</summary>
     public long MaxBytes { get; init; } = long.MaxValue;
 
+    /// <summary>
+    /// The most bytes one record may hold: a line of a CSV or SMILES file, an SD file's record, a
+    /// GeoJSON feature. Counted as the file is read, so a file of one enormous line is refused at
+    /// that line without being held whole.
+    /// </summary>
+    public long MaxRecordBytes { get; init; } = DefaultMaxRecordBytes;
+
+    /// <summary><see cref="MaxRecordBytes"/> unless configured: 1 MiB (the longest SMILES of public libraries are a few thousand characters).</summary>
+    public const long DefaultMaxRecordBytes = 1L << 20;
+
+    /// <summary>The settings of a service that set <see cref="MaxBytes"/> and <see cref="MaxRecordBytes"/>, for messages.</summary>
+    public const string MaxBytesKey = "Salsa:Files:MaxBytes", MaxRecordBytesKey = "Salsa:Files:MaxRecordBytes";
+
     /// <summary>A file the caller sent (an upload), named <paramref name="name"/> in messages.</summary>
     public static UserFileSource FromName(string name) => new(name);
 

@@ -4,11 +4,13 @@ using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Diagnostics.HealthChecks;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Http.Json;
+using Microsoft.AspNetCore.Http.Metadata;
 using Microsoft.AspNetCore.Routing;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Diagnostics.HealthChecks;
 using Microsoft.Extensions.Options;
+using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Errors;
 using Salsa.Hosting.Rpc;
 using Salsa.Hosting.Telemetry;
@@ -66,7 +68,7 @@ public static class ServiceDefaults
 
         services.AddSalsaOptions<Datasets.UserFileOptions>(Datasets.UserFileOptions.Section);
         services.AddHttpClient(Datasets.UserFiles.HttpClientName)
-            .ConfigurePrimaryHttpMessageHandler(sp => Datasets.UserFiles.CreateHandler(sp.GetRequiredService<IOptions<Datasets.UserFileOptions>>().Value));
+            .ConfigurePrimaryHttpMessageHandler(sp => Datasets.UserFiles.CreateHandler(sp.GetRequiredService<IOptions<UserFileOptions>>().Value));
         services.AddSingleton<Datasets.UserFiles>();
 
         services.AddSingleton(new ServiceIdentity(serviceName));
@@ -122,9 +124,13 @@ public static class ServiceDefaults
     {
         if (context.ProblemDetails is { Status: StatusCodes.Status413PayloadTooLarge, Detail: null })
         {
-            var limit = context.HttpContext.RequestServices.GetRequiredService<IOptions<ServiceLimits>>().Value.MaxRequestBytes;
-            context.ProblemDetails.Detail = string.Create(CultureInfo.InvariantCulture,
-                $"The request body is larger than this service's limit of {limit:N0} bytes (Salsa:Limits:MaxRequestBytes).");
+            // An endpoint that takes a file has its own limit (Datasets.FileBodies); any other, the process's.
+            var services = context.HttpContext.RequestServices;
+            context.ProblemDetails.Detail = context.HttpContext.GetEndpoint()?.Metadata.GetMetadata<IRequestSizeLimitMetadata>() is not null
+                ? string.Create(CultureInfo.InvariantCulture,
+                    $"The file is larger than this service's limit of {services.GetRequiredService<IOptions<UserFileOptions>>().Value.MaxBytes:N0} bytes ({UserFileOptions.Section}:MaxBytes).")
+                : string.Create(CultureInfo.InvariantCulture,
+                    $"The request body is larger than this service's limit of {services.GetRequiredService<IOptions<ServiceLimits>>().Value.MaxRequestBytes:N0} bytes (Salsa:Limits:MaxRequestBytes).");
         }
     }
 }

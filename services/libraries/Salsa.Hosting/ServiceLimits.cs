@@ -58,9 +58,13 @@ public sealed class ServiceLimits
     [Range(1, int.MaxValue)]
     public int MaxQueryCodes { get; set; } = 10_000;
 
-    /// <summary>Bytes of one REST request body.</summary>
+    /// <summary>
+    /// Bytes of one REST request body that carries no file (jobs, queries, runs, workflows): read into
+    /// memory before it is checked, so it stays small. An endpoint that takes a file or a dataset
+    /// takes up to <c>Salsa:Files:MaxBytes</c> instead (<see cref="Datasets.FileBodies"/>).
+    /// </summary>
     [Range(1L, long.MaxValue)]
-    public long MaxRequestBytes { get; set; } = 256L << 20;
+    public long MaxRequestBytes { get; set; } = 1L << 20;
 
     /// <summary>Bytes of one gRPC message (uploads come in chunks well under this).</summary>
     [Range(1, int.MaxValue)]

@@ -36,7 +36,7 @@ public static class DatasetsApi
             builder.Add(upload.Values ?? [], words, upload.Weights ?? [], upload.Labels ?? []);
             var info = await catalog.CreateAsync(builder, "upload (json)", cancellationToken);
             return TypedResults.Created($"/api/datasets/{info.Id}", DatasetCatalog.ToView(info));
-        }).WithName("UploadDataset").WithSummary("Uploads a dense (values) or binary (hex fingerprints) dataset as one JSON document.");
+        }).TakesFile().WithName("UploadDataset").WithSummary("Uploads a dense (values) or binary (hex fingerprints) dataset as one JSON document.");
 
         group.MapPost("/csv", async Task<Created<DatasetView>> (DatasetCatalog catalog, HttpRequest request, string name, string kind, int? dimension, int? bits, string? fingerprintType, bool? weights, CancellationToken cancellationToken) =>
         {
@@ -45,7 +45,7 @@ public static class DatasetsApi
             await ReadCsvAsync(request.Body, builder, weights == true, cancellationToken);
             var info = await catalog.CreateAsync(builder, "upload (csv)", cancellationToken);
             return TypedResults.Created($"/api/datasets/{info.Id}", DatasetCatalog.ToView(info));
-        }).Accepts<string>("text/csv").WithName("UploadDatasetCsv")
+        }).Accepts<string>("text/csv").TakesFile().WithName("UploadDatasetCsv")
           .WithSummary("Streams a CSV upload: dense rows 'x1,…,xd[,weight]' or binary rows 'hex[,weight]'; a header line is skipped.");
 
         group.MapGet("/", async (DatasetCatalog catalog, int? limit, CancellationToken cancellationToken) =>

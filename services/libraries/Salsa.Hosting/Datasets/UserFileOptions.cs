@@ -18,6 +18,13 @@ public sealed class UserFileOptions : IValidatableObject
     [Range(1L, long.MaxValue)]
     public long MaxBytes { get; set; } = 256L << 20;
 
+    /// <summary>
+    /// The most bytes one record of a file may have — a line of a CSV or SMILES file, an SD record, a
+    /// GeoJSON feature — counted as the file is read, so a file of one huge line is refused at it.
+    /// </summary>
+    [Range(1024L, 1L << 30)]
+    public long MaxRecordBytes { get; set; } = Salsa.Datasets.UserFileSource.DefaultMaxRecordBytes;
+
     /// <summary>How long fetching a URL may take.</summary>
     [Range(typeof(TimeSpan), "00:00:00.001", "1.00:00:00")]
     public TimeSpan FetchTimeout { get; set; } = TimeSpan.FromMinutes(2);

@@ -6,6 +6,7 @@ using Grpc.Core;
 using Microsoft.AspNetCore.Http;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.Options;
+using Mono.Unix.Native;
 using Salsa.Datasets;
 using Salsa.Hosting.Errors;
 using Salsa.Hosting.Security;
@@ -41,7 +42,7 @@ public sealed class UserFiles(IOptions<UserFileOptions> options, IConfiguration 
     private readonly bool _ownMachine = !Exposure.IsExposed(configuration) && !security.Enabled;
 
     /// <summary>What readers call a file the caller sent, with this service's size limit.</summary>
-    public UserFileSource Sent(string? name) => new(name ?? string.Empty) { MaxBytes = _options.MaxBytes };
+    public UserFileSource Sent(string? name) => new(name ?? string.Empty) { MaxBytes = _options.MaxBytes, MaxRecordBytes = _options.MaxRecordBytes };
 
     /// <summary>The first file of a multipart form, or else the raw body, buffered.</summary>
     public async Task<Stream> FromRequestAsync(HttpRequest request, CancellationToken cancellationToken)
@@ -115,7 +116,7 @@ public sealed class UserFiles(IOptions<UserFileOptions> options, IConfiguration 
     public async Task<(Stream File, UserFileSource Source)> OpenAsync(string location, string? name, CancellationToken cancellationToken)
     {
         ArgumentException.ThrowIfNullOrWhiteSpace(location);
-        var source = new UserFileSource(string.IsNullOrWhiteSpace(name) ? NameOf(location) is { Length: > 0 } file ? file : "the file" : name) { Quotable = _ownMachine, MaxBytes = _options.MaxBytes };
+        var source = new UserFileSource(string.IsNullOrWhiteSpace(name) ? NameOf(location) is { Length: > 0 } file ? file : "the file" : name) { Quotable = _ownMachine, MaxBytes = _options.MaxBytes, MaxRecordBytes = _options.MaxRecordBytes };
         var stream = Uri.TryCreate(location, UriKind.Absolute, out var uri) && uri.Scheme is "http" or "https"
             ? await FetchAsync(uri, cancellationToken)
             : OpenPath(location, source.Name);
@@ -144,15 +145,7 @@ public sealed class UserFiles(IOptions<UserFileOptions> options, IConfiguration 
             throw refused;
         }
 
-        FileStream stream;
-        try
-        {
-            stream = new FileStream(real, FileMode.Open, FileAccess.Read, FileShare.Read, 1 << 16, FileOptions.Asynchronous | FileOptions.SequentialScan);
-        }
-        catch (Exception exception) when (exception is IOException or UnauthorizedAccessException)
-        {
-            throw refused;
-        }
+        var stream = OpenRegularFile(real) ?? throw refused;
 
         if (RealPaths.OfHandle(stream) is { } opened && opened != real)
         {
@@ -162,6 +155,50 @@ public sealed class UserFiles(IOptions<UserFileOptions> options, IConfiguration 
 
         Account(stream.Length, $"'{name}'");
         return stream;
+    }
+
+    /// <summary>
+    /// The file at <paramref name="real"/> open for reading when it is a regular file; null when it
+    /// cannot be opened or is anything else — a FIFO, whose open would wait for a writer forever (and
+    /// hold a thread after the caller gave up), a device such as <c>/dev/zero</c>, a socket, a folder.
+    /// On Unix it is opened without waiting (<c>O_NONBLOCK</c>) and its type read from the open
+    /// descriptor (<c>fstat</c>, through Mono.Unix), so a file swapped between the two cannot slip by.
+    /// </summary>
+    private static FileStream? OpenRegularFile(string real)
+    {
+        if (OperatingSystem.IsWindows())
+        {
+            try
+            {
+                var stream = new FileStream(real, FileMode.Open, FileAccess.Read, FileShare.Read, 1 << 16, FileOptions.SequentialScan);
+                return stream.CanSeek ? stream : Dispose(stream);
+            }
+            catch (Exception exception) when (exception is IOException or UnauthorizedAccessException)
+            {
+                return null;
+            }
+        }
+
+        var descriptor = Syscall.open(real, OpenFlags.O_RDONLY | OpenFlags.O_NONBLOCK | OpenFlags.O_CLOEXEC | OpenFlags.O_NOCTTY);
+        if (descriptor < 0)
+        {
+            return null;
+        }
+
+        var handle = new Microsoft.Win32.SafeHandles.SafeFileHandle(descriptor, ownsHandle: true);
+        if (Syscall.fstat(descriptor, out var status) != 0 || (status.st_mode & FilePermissions.S_IFMT) != FilePermissions.S_IFREG)
+        {
+            handle.Dispose();
+            return null;
+        }
+
+        return new FileStream(handle, FileAccess.Read, 1 << 16);
+
+        static FileStream? Dispose(FileStream stream)
+        {
+            stream.Dispose();
+            return null;
+        }
     }
 
     private bool Allowed(string real) =>
