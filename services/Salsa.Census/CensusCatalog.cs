@@ -106,6 +106,7 @@ public sealed class CensusCatalog(DatasetCatalog datasets, IOptions<ServiceLimit
         }
 
         var parsedFormat = PlaceFile.ParseFormat(format);
+        await datasets.RequireRoomAsync(cancellationToken);
         var places = PlaceFile.Read(file, parsedFormat, columns, source, maxPlaces: _limits.MaxPoints + 1);
         _limits.CheckPoints(places.Count, 2);
         var id = DatasetIds.For("census-upload", name, string.Join(',', places.GroupColumns), DatasetIds.ContentHash(

@@ -164,6 +164,7 @@ public sealed class CompoundCatalog(DatasetCatalog datasets, IOptions<ServiceLim
 
         var parsedFormat = CompoundFile.ParseFormat(format);
         var types = ParseTypes(fingerprints);
+        await datasets.RequireRoomAsync(cancellationToken);
         // The bytes name the dataset: the same file again is found before it is even read.
         if (!file.CanSeek)
         {

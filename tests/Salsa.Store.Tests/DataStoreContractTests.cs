@@ -26,8 +26,8 @@ public abstract class DataStoreContractTests : IAsyncLifetime
     /// <summary>Storage nobody has used yet.</summary>
     protected abstract ValueTask<string> NewStorageAsync();
 
-    /// <summary>A new, uninitialised store instance on <paramref name="location"/>.</summary>
-    protected abstract IDataStore Open(string location);
+    /// <summary>A new, uninitialised store instance on <paramref name="location"/>, bounding each tenant by <paramref name="quota"/>.</summary>
+    protected abstract IDataStore Open(string location, StorageQuota? quota = null);
 
     public async ValueTask InitializeAsync()
     {
@@ -37,18 +37,25 @@ public abstract class DataStoreContractTests : IAsyncLifetime
 
     public virtual async ValueTask DisposeAsync()
     {
+        await DisposeOpenedAsync();
+        GC.SuppressFinalize(this);
+    }
+
+    /// <summary>Closes every store this test opened (as a stopped process would).</summary>
+    protected async Task DisposeOpenedAsync()
+    {
         foreach (var store in _opened)
         {
             await store.DisposeAsync();
         }
 
-        GC.SuppressFinalize(this);
+        _opened.Clear();
     }
 
     /// <summary>Another instance on the same storage, as a second process or a restarted service would have.</summary>
-    protected async Task<IDataStore> OpenInitializedAsync(string location)
+    protected async Task<IDataStore> OpenInitializedAsync(string location, StorageQuota? quota = null)
     {
-        var store = Open(location);
+        var store = Open(location, quota);
         _opened.Add(store);
         await store.InitializeAsync(Ct);
         return store;
@@ -103,7 +110,7 @@ public abstract class DataStoreContractTests : IAsyncLifetime
 
         var stored = await Store.CreateDatasetAsync(info, content, Ct);
 
-        StoreAssert.SameInfo(info with { TotalWeight = content.Weights.Sum() }, stored);
+        StoreAssert.SameInfo(info with { TotalWeight = content.Weights.Sum(), Bytes = 1000L * (24 + 8) + content.Labels!.Sum(Encoding.UTF8.GetByteCount) + content.Texts!.Sum(Encoding.UTF8.GetByteCount) }, stored);
         StoreAssert.SameInfo(stored, await Store.GetDatasetAsync(info.Id, Ct));
         StoreAssert.SameContent(content, await Store.ReadDatasetAsync(info.Id, Ct));
     }
@@ -1067,9 +1074,9 @@ public abstract class DataStoreContractTests : IAsyncLifetime
         var tenant = $"keys-{Guid.NewGuid():N}";
         var first = TestData.ApiKey(tenant, ["read", "run"]);
         var second = TestData.ApiKey(tenant, ["admin"]) with { Created = first.Created.AddSeconds(1) };
-        await Store.InsertApiKeyAsync(second, Ct);
-        await Store.InsertApiKeyAsync(first, Ct);
-        await Store.InsertApiKeyAsync(TestData.ApiKey("someone-else", ["read"]), Ct);
+        await Store.InsertApiKeyAsync(second, int.MaxValue, Ct);
+        await Store.InsertApiKeyAsync(first, int.MaxValue, Ct);
+        await Store.InsertApiKeyAsync(TestData.ApiKey("someone-else", ["read"]), int.MaxValue, Ct);
 
         var read = await Store.GetApiKeyAsync(first.Id, Ct);
         Assert.NotNull(read);
@@ -1089,9 +1096,111 @@ public abstract class DataStoreContractTests : IAsyncLifetime
         Assert.Equal(StoreTimeOf(when), (await Store.GetApiKeyAsync(first.Id, Ct))!.Revoked);
         Assert.Null((await Store.GetApiKeyAsync(second.Id, Ct))!.Revoked);
 
-        await Assert.ThrowsAsync<InvalidOperationException>(() => Store.InsertApiKeyAsync(first with { Name = "again" }, Ct));
-        await Assert.ThrowsAsync<ArgumentException>(() => Store.InsertApiKeyAsync(TestData.ApiKey(tenant, ["read"]) with { SecretHash = [1, 2, 3] }, Ct));
-        await Assert.ThrowsAsync<ArgumentException>(() => Store.InsertApiKeyAsync(TestData.ApiKey("Not A Tenant", ["read"]), Ct));
+        await Assert.ThrowsAsync<InvalidOperationException>(() => Store.InsertApiKeyAsync(first with { Name = "again" }, int.MaxValue, Ct));
+        await Assert.ThrowsAsync<ArgumentException>(() => Store.InsertApiKeyAsync(TestData.ApiKey(tenant, ["read"]) with { SecretHash = [1, 2, 3] }, int.MaxValue, Ct));
+        await Assert.ThrowsAsync<ArgumentException>(() => Store.InsertApiKeyAsync(TestData.ApiKey("Not A Tenant", ["read"]), int.MaxValue, Ct));
+    }
+
+    [Fact]
+    public async Task ApiKeys_AtMostMaxLiveKeysPerTenant_UnderContention_RevokedOnesFreeARoom()
+    {
+        for (var trial = 0; trial < 10; trial++)
+        {
+            var tenant = $"keys-{Guid.NewGuid():N}";
+            using var start = new Barrier(16);
+            var outcomes = await Task.WhenAll(Enumerable.Range(0, 16).Select(_ => Task.Run(async () =>
+            {
+                start.SignalAndWait(Ct);
+                try
+                {
+                    await Store.InsertApiKeyAsync(TestData.ApiKey(tenant, ["read"]), 5, Ct);
+                    return true;
+                }
+                catch (QuotaExceededException refused)
+                {
+                    Assert.Contains("5 keys that are not revoked", refused.Message, StringComparison.Ordinal);
+                    return false;
+                }
+            }, Ct)));
+
+            Assert.Equal(5, outcomes.Count(created => created));
+            var keys = await Store.ListApiKeysAsync(tenant, Ct);
+            Assert.Equal(5, keys.Count);
+            Assert.True(await Store.RevokeApiKeyAsync(keys[0].Id, TestData.Epoch, Ct));
+            await Store.InsertApiKeyAsync(TestData.ApiKey(tenant, ["read"]), 5, Ct);
+            await Assert.ThrowsAsync<QuotaExceededException>(() => Store.InsertApiKeyAsync(TestData.ApiKey(tenant, ["read"]), 5, Ct));
+        }
+    }
+
+    // ---- Quota ----
+
+    [Fact]
+    public async Task Quota_DatasetsAndBytesCounted_ThePastEitherBoundRefused_NothingOfItStored_OtherTenantsUntouched()
+    {
+        var (_, probe) = TestData.Dense(100, 3, labels: true, texts: true);
+        var info = TestData.Dense(100, 3, labels: true, texts: true).Info;
+        var bytes = 100L * ((3 * 8) + 8) + probe.Labels!.Sum(l => Encoding.UTF8.GetByteCount(l)) + probe.Texts!.Sum(t => Encoding.UTF8.GetByteCount(t));
+        var store = await OpenInitializedAsync(Location, new StorageQuota(MaxDatasets: 3, MaxBytes: (2 * bytes) + (bytes / 2)));
+        var tenant = $"quota-{Guid.NewGuid():N}";
+        var other = $"quota-{Guid.NewGuid():N}";
+
+        var first = await store.CreateDatasetAsync(info with { Id = Guid.NewGuid(), Tenant = tenant }, probe, Ct);
+        Assert.Equal(bytes, first.Bytes);
+        Assert.Equal(bytes, (await store.GetDatasetAsync(first.Id, Ct))!.Bytes);
+        await store.CreateDatasetAsync(info with { Id = Guid.NewGuid(), Tenant = tenant }, probe, Ct);
+        Assert.Equal(new StorageUsage(2, 2 * bytes), await store.GetUsageAsync(tenant, Ct));
+
+        // A third of the same size passes the count but not the bytes: refused, with the numbers, and gone.
+        var refusedId = Guid.NewGuid();
+        var refused = await Assert.ThrowsAsync<QuotaExceededException>(() => store.CreateDatasetAsync(info with { Id = refusedId, Tenant = tenant }, probe, Ct));
+        Assert.Contains($"{3 * bytes:N0}", refused.Message, StringComparison.Ordinal);
+        Assert.Contains("Salsa:Quota:MaxBytes", refused.Message, StringComparison.Ordinal);
+        Assert.Null(await store.GetDatasetAsync(refusedId, Ct));
+        Assert.Null(await store.ReadDatasetAsync(refusedId, Ct));
+        Assert.Equal(new StorageUsage(2, 2 * bytes), await store.GetUsageAsync(tenant, Ct));
+
+        // A small one fits the bytes; the next is one dataset too many, even empty.
+        var small = TestData.Dense(1, 3);
+        await store.CreateDatasetAsync(small.Info with { Tenant = tenant }, small.Content, Ct);
+        var empty = new DatasetInfo { Id = Guid.NewGuid(), Name = "empty", Kind = DatasetKind.Dense, Count = 0, Dimension = 3, Created = TestData.Epoch, Tenant = tenant };
+        var tooMany = await Assert.ThrowsAsync<QuotaExceededException>(() => store.CreateDatasetAsync(empty, new DatasetContent { Values = [], Weights = [] }, Ct));
+        Assert.Contains("Salsa:Quota:MaxDatasets = 3", tooMany.Message, StringComparison.Ordinal);
+        Assert.Null(await store.GetDatasetAsync(empty.Id, Ct));
+
+        // Another tenant has its own room; a delete makes room again.
+        await store.CreateDatasetAsync(info with { Id = Guid.NewGuid(), Tenant = other }, probe, Ct);
+        Assert.True(await store.DeleteDatasetAsync(first.Id, Ct));
+        await store.CreateDatasetAsync(info with { Id = Guid.NewGuid(), Tenant = tenant }, probe, Ct);
+        Assert.Equal(3, (await store.GetUsageAsync(tenant, Ct)).Datasets);
+    }
+
+    [Fact]
+    public async Task Quota_ImportsRacing_NeverPassItTogether()
+    {
+        var store = await OpenInitializedAsync(Location, new StorageQuota(MaxDatasets: 4, MaxBytes: long.MaxValue));
+        var (info, content) = TestData.Dense(50, 2);
+        for (var trial = 0; trial < 10; trial++)
+        {
+            var tenant = $"race-{Guid.NewGuid():N}";
+            using var start = new Barrier(12);
+            var outcomes = await Task.WhenAll(Enumerable.Range(0, 12).Select(_ => Task.Run(async () =>
+            {
+                start.SignalAndWait(Ct);
+                try
+                {
+                    await store.CreateDatasetAsync(info with { Id = Guid.NewGuid(), Tenant = tenant }, content, Ct);
+                    return true;
+                }
+                catch (QuotaExceededException)
+                {
+                    return false;
+                }
+            }, Ct)));
+
+            Assert.Equal(4, outcomes.Count(stored => stored));
+            Assert.Equal(new StorageUsage(4, 4 * 50L * (16 + 8)), await store.GetUsageAsync(tenant, Ct));
+            Assert.Equal(4, (await store.ListDatasetsAsync(tenant, 100, Ct)).Count);
+        }
     }
 
     private static DateTimeOffset StoreTimeOf(DateTimeOffset value) =>

@@ -10,7 +10,7 @@ public sealed class PostgresDataStoreTests(PostgresFixture postgres) : DataStore
 
     protected override async ValueTask<string> NewStorageAsync() => await postgres.NewDatabaseAsync();
 
-    protected override IDataStore Open(string location) => new PostgresDataStore(location);
+    protected override IDataStore Open(string location, StorageQuota? quota = null) => new PostgresDataStore(location, quota: quota);
 
     [Fact]
     public async Task InitializeAsync_DatabaseFromANewerSchema_ThrowsNotSupported()

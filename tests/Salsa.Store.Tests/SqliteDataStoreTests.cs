@@ -16,7 +16,7 @@ public sealed class SqliteDataStoreTests : DataStoreContractTests
 
     protected override ValueTask<string> NewStorageAsync() => ValueTask.FromResult(_directory.Combine($"new-{Guid.NewGuid():N}", "store.db"));
 
-    protected override IDataStore Open(string location) => new SqliteDataStore(location);
+    protected override IDataStore Open(string location, StorageQuota? quota = null) => new SqliteDataStore(location, quota: quota);
 
     public override async ValueTask DisposeAsync()
     {
@@ -176,11 +176,74 @@ public sealed class SqliteDataStoreTests : DataStoreContractTests
         Assert.Equal(Tenants.Local, (await store.GetJobAsync(job, Ct))!.Tenant);
         Assert.Equal([dataset], (await store.ListDatasetsAsync(Tenants.Local, 10, Ct)).Select(d => d.Id));
         var key = TestData.ApiKey(Tenants.Local, ["admin"]);
-        await store.InsertApiKeyAsync(key, Ct);
+        await store.InsertApiKeyAsync(key, int.MaxValue, Ct);
         Assert.NotNull(await store.GetApiKeyAsync(key.Id, Ct));
 
         // Opening it again migrates nothing twice.
         await OpenInitializedAsync(path);
+    }
+
+    [Fact]
+    public async Task InitializeAsync_FileOfSchemaVersion3_CountsTheBytesOfEveryDatasetStoredBefore()
+    {
+        var path = _directory.Combine("v3.db");
+        var (info, content) = TestData.Dense(40, 3, labels: true, texts: true);
+        var stored = await (await OpenInitializedAsync(path)).CreateDatasetAsync(info, content, Ct);
+        var empty = await (await OpenInitializedAsync(path)).CreateDatasetAsync(
+            new DatasetInfo { Id = Guid.NewGuid(), Name = "empty", Kind = DatasetKind.Dense, Count = 0, Dimension = 3, Created = TestData.Epoch }, new DatasetContent { Values = [], Weights = [] }, Ct);
+        await DisposeOpenedAsync();
+        await using (var connection = new SqliteConnection($"Data Source={path};Pooling=False"))
+        {
+            // Back to version 3: no bytes column.
+            await connection.OpenAsync(Ct);
+            await using var downgrade = connection.CreateCommand();
+            downgrade.CommandText = "ALTER TABLE datasets DROP COLUMN bytes; PRAGMA user_version = 3;";
+            await downgrade.ExecuteNonQueryAsync(Ct);
+        }
+
+        var store = await OpenInitializedAsync(path);
+
+        Assert.Equal(stored.Bytes, (await store.GetDatasetAsync(info.Id, Ct))!.Bytes);
+        Assert.True(stored.Bytes > 40 * 32);
+        Assert.Equal(0, (await store.GetDatasetAsync(empty.Id, Ct))!.Bytes);
+        Assert.Equal(new StorageUsage(2, stored.Bytes), await store.GetUsageAsync(Tenants.Local, Ct));
+    }
+
+    [Fact]
+    [System.Runtime.Versioning.UnsupportedOSPlatform("windows")]
+    public async Task Files_TheStoreItsWalAndShm_ReadableByTheOwnerOnly_AFileReadableByOthersMadePrivate()
+    {
+        const UnixFileMode Private = UnixFileMode.UserRead | UnixFileMode.UserWrite;
+        var folder = _directory.Combine("state");
+        var path = System.IO.Path.Combine(folder, "salsa.db");
+        var store = await OpenInitializedAsync(path);
+        await store.InsertJobAsync(TestData.Job("files"), Ct); // the log and the shared memory exist once written
+
+        Assert.Equal(UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute, File.GetUnixFileMode(folder));
+        foreach (var file in new[] { path, path + "-wal", path + "-shm" })
+        {
+            Assert.True(File.Exists(file), file);
+            Assert.Equal(Private, File.GetUnixFileMode(file));
+        }
+
+        // A store file an older build left 0644: private once opened, its log and shared memory with it.
+        await DisposeOpenedAsync();
+        var older = _directory.Combine("older.db");
+        await using (var connection = new SqliteConnection($"Data Source={older};Pooling=False"))
+        {
+            await connection.OpenAsync(Ct);
+            await using var wal = connection.CreateCommand();
+            wal.CommandText = "PRAGMA journal_mode = WAL; CREATE TABLE t (x); INSERT INTO t VALUES (1);";
+            await wal.ExecuteNonQueryAsync(Ct);
+            File.SetUnixFileMode(older, Private | UnixFileMode.GroupRead | UnixFileMode.OtherRead);
+            Assert.NotEqual(Private, File.GetUnixFileMode(older));
+        }
+
+        await (await OpenInitializedAsync(older)).InsertJobAsync(TestData.Job("files"), Ct);
+        foreach (var file in new[] { older, older + "-wal", older + "-shm" })
+        {
+            Assert.Equal(Private, File.GetUnixFileMode(file));
+        }
     }
 
     [Fact]

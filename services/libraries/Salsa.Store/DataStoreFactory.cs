@@ -69,11 +69,11 @@ public static class DataStoreFactory
         ArgumentNullException.ThrowIfNull(options);
         if (string.IsNullOrWhiteSpace(options.ConnectionString))
         {
-            return new SqliteDataStore(options.SqlitePath, timeProvider);
+            return new SqliteDataStore(options.SqlitePath, timeProvider, options.Quota);
         }
 
         ThrowIfUnrecognised(options.ConnectionString);
-        return new PostgresDataStore(ToNpgsqlConnectionString(options.ConnectionString), loggerFactory, timeProvider);
+        return new PostgresDataStore(ToNpgsqlConnectionString(options.ConnectionString), loggerFactory, timeProvider, options.Quota);
     }
 
     internal static void ThrowIfUnrecognised(string? connectionString)

@@ -47,6 +47,12 @@ public sealed record DatasetInfo
 
     /// <summary>The tenant that owns it (<see cref="Tenants"/>).</summary>
     public string Tenant { get; init; } = Tenants.Local;
+
+    /// <summary>
+    /// Bytes of its points as stored and counted by <see cref="StorageQuota"/>: vectors, 8 per
+    /// weight, labels and texts in UTF-8. Set by the store; what a caller gives is ignored.
+    /// </summary>
+    public long Bytes { get; init; }
 }
 
 /// <summary>A dataset's points. Arrays are as described by <see cref="DatasetKind"/>; unused ones are null.</summary>
@@ -163,6 +169,17 @@ public interface IDataStore : IAsyncDisposable
     /// <summary>Creates the schema when absent. Called once at start-up.</summary>
     Task InitializeAsync(CancellationToken cancellationToken = default);
 
+    /// <summary>
+    /// What each tenant may keep (<see cref="StorageQuota"/>), or null when unbounded. A dataset
+    /// that would take its tenant past it is refused with <see cref="QuotaExceededException"/> and
+    /// nothing of it stays; the check and the dataset's becoming visible are one step, so tenants'
+    /// imports racing each other cannot pass it together.
+    /// </summary>
+    StorageQuota? Quota { get; }
+
+    /// <summary>What <paramref name="tenant"/> keeps now: its finished datasets and their <see cref="DatasetInfo.Bytes"/>.</summary>
+    Task<StorageUsage> GetUsageAsync(string tenant, CancellationToken cancellationToken = default);
+
     /// <summary>Stores a dataset atomically (all points or nothing) and returns its info.</summary>
     Task<DatasetInfo> CreateDatasetAsync(DatasetInfo info, DatasetContent content, CancellationToken cancellationToken = default);
 
@@ -229,8 +246,12 @@ public interface IDataStore : IAsyncDisposable
     /// <summary>Names, content types and sizes (no data).</summary>
     Task<IReadOnlyList<(string Name, string ContentType, long Size)>> ListArtifactsAsync(Guid jobId, CancellationToken cancellationToken = default);
 
-    /// <summary>Stores a new API key; a duplicate id is an <see cref="InvalidOperationException"/>.</summary>
-    Task InsertApiKeyAsync(ApiKeyRecord key, CancellationToken cancellationToken = default);
+    /// <summary>
+    /// Stores a new API key; a duplicate id is an <see cref="InvalidOperationException"/>, and a key
+    /// for a tenant that has <paramref name="maxLiveKeys"/> unrevoked keys already a
+    /// <see cref="QuotaExceededException"/> (counted and inserted in one step).
+    /// </summary>
+    Task InsertApiKeyAsync(ApiKeyRecord key, int maxLiveKeys, CancellationToken cancellationToken = default);
 
     /// <summary>The key with this id, revoked or not; null when unknown.</summary>
     Task<ApiKeyRecord?> GetApiKeyAsync(string id, CancellationToken cancellationToken = default);

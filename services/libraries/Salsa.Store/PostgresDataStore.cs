@@ -31,7 +31,7 @@ public sealed partial class PostgresDataStore : IDataStore
     private const long SchemaLockKey = 0x73616c73612e7374;
 
     private const string DatasetColumns =
-        "id, name, kind, count, dimension, bits, fingerprint_type, total_weight, created, source, metadata::text, tenant";
+        "id, name, kind, count, dimension, bits, fingerprint_type, total_weight, created, source, metadata::text, tenant, bytes";
 
     private const string JobColumns =
         "id, service, kind, state, created, started, finished, queue_ms, compute_ms, dataset_id, parameters, progress, result, error, tenant";
@@ -47,8 +47,10 @@ public sealed partial class PostgresDataStore : IDataStore
     /// <param name="connectionString">An Npgsql connection string (<c>Host=…;Database=…</c>); see <see cref="DataStoreFactory"/> for URIs.</param>
     /// <param name="loggerFactory">Receives Npgsql's own logs.</param>
     /// <param name="timeProvider">The clock for <see cref="MarkInterruptedAsync"/>'s Finished time.</param>
-    public PostgresDataStore(string connectionString, ILoggerFactory? loggerFactory = null, TimeProvider? timeProvider = null)
+    /// <param name="quota">What each tenant may keep; null for no bound.</param>
+    public PostgresDataStore(string connectionString, ILoggerFactory? loggerFactory = null, TimeProvider? timeProvider = null, StorageQuota? quota = null)
     {
+        Quota = quota;
         ArgumentException.ThrowIfNullOrWhiteSpace(connectionString);
         PointVectors.EnsureLittleEndian();
         var builder = new NpgsqlDataSourceBuilder(connectionString) { Name = "salsa-store" };
@@ -193,16 +195,57 @@ public sealed partial class PostgresDataStore : IDataStore
         }
 
         var total = check.TotalWeight;
-        stored = stored with { TotalWeight = total };
-        await using (var weight = new NpgsqlCommand("UPDATE salsa.datasets SET total_weight = $2 WHERE id = $1", connection, transaction))
+        stored = stored with { TotalWeight = total, Bytes = check.Bytes };
+        if (Quota is { } quota)
         {
-            weight.Parameters.Add(new NpgsqlParameter<Guid> { TypedValue = stored.Id });
-            weight.Parameters.Add(new NpgsqlParameter<double> { TypedValue = total });
-            await weight.ExecuteNonQueryAsync(cancellationToken);
+            // One tenant's imports complete one at a time from here to the commit (a lock of the
+            // transaction, keyed by the tenant), so two cannot both find the room one leaves.
+            await LockTenantAsync(connection, transaction, "salsa.quota", stored.Tenant, cancellationToken);
+
+            quota.Check(stored.Tenant, await UsageAsync(connection, transaction, stored.Tenant, excluding: stored.Id, cancellationToken), stored.Bytes);
+        }
+
+        await using (var complete = new NpgsqlCommand("UPDATE salsa.datasets SET total_weight = $2, bytes = $3 WHERE id = $1", connection, transaction))
+        {
+            complete.Parameters.Add(new NpgsqlParameter<Guid> { TypedValue = stored.Id });
+            complete.Parameters.Add(new NpgsqlParameter<double> { TypedValue = total });
+            complete.Parameters.Add(new NpgsqlParameter<long> { TypedValue = stored.Bytes });
+            await complete.ExecuteNonQueryAsync(cancellationToken);
         }
 
         await transaction.CommitAsync(cancellationToken);
         return stored;
+    }
+
+    public StorageQuota? Quota { get; }
+
+    /// <summary>Takes the transaction's advisory lock on <paramref name="what"/> of <paramref name="tenant"/>: the tenant's other such transactions wait for its end.</summary>
+    private static async Task LockTenantAsync(NpgsqlConnection connection, NpgsqlTransaction transaction, string what, string tenant, CancellationToken cancellationToken)
+    {
+        await using var gate = new NpgsqlCommand("SELECT pg_advisory_xact_lock(hashtextextended($1 || ' ' || $2, 0))", connection, transaction);
+        gate.Parameters.Add(new NpgsqlParameter<string> { TypedValue = what });
+        gate.Parameters.Add(new NpgsqlParameter<string> { TypedValue = tenant });
+        await gate.ExecuteNonQueryAsync(cancellationToken);
+    }
+
+    public Task<StorageUsage> GetUsageAsync(string tenant, CancellationToken cancellationToken = default)
+    {
+        Tenants.Require(tenant);
+        return ReadAsync(async cancellationToken =>
+        {
+            await using var connection = await _dataSource.OpenConnectionAsync(cancellationToken);
+            return await UsageAsync(connection, null, tenant, excluding: null, cancellationToken);
+        }, cancellationToken);
+    }
+
+    private static async Task<StorageUsage> UsageAsync(NpgsqlConnection connection, NpgsqlTransaction? transaction, string tenant, Guid? excluding, CancellationToken cancellationToken)
+    {
+        await using var usage = new NpgsqlCommand("SELECT count(*)::integer, COALESCE(sum(bytes), 0)::bigint FROM salsa.datasets WHERE tenant = $1 AND id IS DISTINCT FROM $2", connection, transaction);
+        usage.Parameters.Add(new NpgsqlParameter<string> { TypedValue = tenant });
+        usage.Parameters.Add(new NpgsqlParameter { Value = (object?)excluding ?? DBNull.Value, NpgsqlDbType = NpgsqlDbType.Uuid });
+        await using var reader = await usage.ExecuteReaderAsync(cancellationToken);
+        await reader.ReadAsync(cancellationToken);
+        return new StorageUsage(reader.GetInt32(0), reader.GetInt64(1));
     }
 
     private static async Task InsertDatasetAsync(NpgsqlConnection connection, NpgsqlTransaction transaction, DatasetInfo stored, DatasetContent first, CancellationToken cancellationToken)
@@ -567,10 +610,20 @@ public sealed partial class PostgresDataStore : IDataStore
             return list;
         }, cancellationToken);
 
-    public async Task InsertApiKeyAsync(ApiKeyRecord key, CancellationToken cancellationToken = default)
+    public async Task InsertApiKeyAsync(ApiKeyRecord key, int maxLiveKeys, CancellationToken cancellationToken = default)
     {
         StoreValidation.ValidateApiKey(key);
-        await using var insert = _dataSource.CreateCommand($"INSERT INTO salsa.api_keys ({ApiKeyColumns}) VALUES ($1, $2, $3, $4, $5, $6, $7)");
+        await using var connection = await _dataSource.OpenConnectionAsync(cancellationToken);
+        await using var transaction = await connection.BeginTransactionAsync(cancellationToken);
+        // One tenant's creates take turns from the count to the commit (a lock of the transaction).
+        await LockTenantAsync(connection, transaction, "salsa.keys", key.Tenant, cancellationToken);
+        await using (var live = new NpgsqlCommand("SELECT count(*)::integer FROM salsa.api_keys WHERE tenant = $1 AND revoked IS NULL", connection, transaction))
+        {
+            live.Parameters.Add(new NpgsqlParameter<string> { TypedValue = key.Tenant });
+            StoreValidation.RequireKeyRoom(key.Tenant, (int)(await live.ExecuteScalarAsync(cancellationToken))!, maxLiveKeys);
+        }
+
+        await using var insert = new NpgsqlCommand($"INSERT INTO salsa.api_keys ({ApiKeyColumns}) VALUES ($1, $2, $3, $4, $5, $6, $7)", connection, transaction);
         var p = insert.Parameters;
         p.Add(new NpgsqlParameter<string> { TypedValue = key.Id });
         p.Add(new NpgsqlParameter<string> { TypedValue = key.Tenant });
@@ -587,6 +640,8 @@ public sealed partial class PostgresDataStore : IDataStore
         {
             throw new InvalidOperationException($"An API key with id {key.Id} already exists.", e);
         }
+
+        await transaction.CommitAsync(cancellationToken);
     }
 
     public Task<ApiKeyRecord?> GetApiKeyAsync(string id, CancellationToken cancellationToken = default) =>
@@ -652,6 +707,7 @@ public sealed partial class PostgresDataStore : IDataStore
         Source = reader.GetString(9),
         Metadata = MetadataJson.Deserialize(reader.GetString(10)),
         Tenant = reader.GetString(11),
+        Bytes = reader.GetInt64(12),
     };
 
     private static void BindJob(NpgsqlCommand command, JobRecord job)

@@ -50,7 +50,7 @@ public sealed class SqliteDataStore : IDataStore
     private static readonly TimeSpan AbandonedImportAge = TimeSpan.FromHours(1);
 
     private const string DatasetColumns =
-        "id, name, kind, count, dimension, bits, fingerprint_type, total_weight, created_us, source, metadata, tenant";
+        "id, name, kind, count, dimension, bits, fingerprint_type, total_weight, created_us, source, metadata, tenant, bytes";
 
     private const string JobColumns =
         "id, service, kind, state, created_us, started_us, finished_us, queue_ms, compute_ms, dataset_id, parameters, progress, result, error, tenant";
@@ -90,8 +90,10 @@ public sealed class SqliteDataStore : IDataStore
 
     /// <param name="path">The database file; missing directories are created by <see cref="InitializeAsync"/>.</param>
     /// <param name="timeProvider">The clock for <see cref="MarkInterruptedAsync"/>'s Finished time.</param>
-    public SqliteDataStore(string path, TimeProvider? timeProvider = null)
+    /// <param name="quota">What each tenant may keep; null for no bound.</param>
+    public SqliteDataStore(string path, TimeProvider? timeProvider = null, StorageQuota? quota = null)
     {
+        Quota = quota;
         ArgumentException.ThrowIfNullOrWhiteSpace(path);
         PointVectors.EnsureLittleEndian();
         Path = System.IO.Path.GetFullPath(path);
@@ -113,7 +115,7 @@ public sealed class SqliteDataStore : IDataStore
 
     public async Task InitializeAsync(CancellationToken cancellationToken = default)
     {
-        Directory.CreateDirectory(System.IO.Path.GetDirectoryName(Path)!);
+        KeepPrivate();
         await WriteAsync(connection =>
         {
             // WAL is a property of the file, so setting it once sticks for every later connection
@@ -169,6 +171,41 @@ public sealed class SqliteDataStore : IDataStore
         }, cancellationToken);
     }
 
+    /// <summary>
+    /// The store holds every tenant's data and the API keys' hashes: its folder is made 0700 when this
+    /// creates it, and the file 0600 before SQLite first opens it — SQLite gives its <c>-wal</c> and
+    /// <c>-shm</c> files the database file's mode. A file left readable by others (by an older build)
+    /// is made 0600 with them.
+    /// </summary>
+    private void KeepPrivate()
+    {
+        var folder = System.IO.Path.GetDirectoryName(Path)!;
+        if (OperatingSystem.IsWindows())
+        {
+            Directory.CreateDirectory(folder);
+            return;
+        }
+
+        const UnixFileMode Owner = UnixFileMode.UserRead | UnixFileMode.UserWrite;
+        Directory.CreateDirectory(folder, Owner | UnixFileMode.UserExecute);
+        try
+        {
+            using var created = new FileStream(Path, new FileStreamOptions { Mode = FileMode.CreateNew, Access = FileAccess.Write, UnixCreateMode = Owner });
+        }
+        catch (IOException) when (File.Exists(Path))
+        {
+            // There already (or another process created it just now).
+        }
+
+        foreach (var file in (ReadOnlySpan<string>)[Path, Path + "-wal", Path + "-shm"])
+        {
+            if (File.Exists(file) && (File.GetUnixFileMode(file) & ~(Owner | UnixFileMode.UserExecute)) != 0)
+            {
+                File.SetUnixFileMode(file, Owner);
+            }
+        }
+    }
+
     public Task<DatasetInfo> CreateDatasetAsync(DatasetInfo info, DatasetContent content, CancellationToken cancellationToken = default)
     {
         StoreValidation.ValidateDataset(info, content);
@@ -204,19 +241,33 @@ public sealed class SqliteDataStore : IDataStore
 
             check.Finish();
             var total = check.TotalWeight;
-            stored = stored with { TotalWeight = total };
+            stored = stored with { TotalWeight = total, Bytes = check.Bytes };
             if (pk < 0)
             {
-                await WriteAsync(connection => InsertDataset(connection, stored, new DatasetContent { Weights = [] }, importingSince: null), cancellationToken);
+                await WriteAsync(connection =>
+                {
+                    using var transaction = connection.BeginTransaction(deferred: false);
+                    RequireRoom(connection, transaction, stored);
+                    InsertDataset(connection, stored, new DatasetContent { Weights = [] }, importingSince: null, transaction);
+                    transaction.Commit();
+                    return 0;
+                }, cancellationToken);
                 return stored;
             }
 
+            // The quota's check and the dataset's becoming visible in one IMMEDIATE transaction:
+            // another import (of this process or another on the same file) completes before or after.
             await WriteAsync(connection =>
             {
-                using var complete = Command(connection, null, "UPDATE datasets SET total_weight = $total_weight, importing_since_us = NULL WHERE pk = $pk;");
+                using var transaction = connection.BeginTransaction(deferred: false);
+                RequireRoom(connection, transaction, stored);
+                using var complete = Command(connection, transaction, "UPDATE datasets SET total_weight = $total_weight, bytes = $bytes, importing_since_us = NULL WHERE pk = $pk;");
                 complete.Parameters.AddWithValue("$total_weight", total);
+                complete.Parameters.AddWithValue("$bytes", stored.Bytes);
                 complete.Parameters.AddWithValue("$pk", pk);
-                return complete.ExecuteNonQuery();
+                complete.ExecuteNonQuery();
+                transaction.Commit();
+                return 0;
             }, cancellationToken);
             return stored;
         }
@@ -228,12 +279,39 @@ public sealed class SqliteDataStore : IDataStore
         }
     }
 
-    /// <summary>Inserts the dataset's row (hidden while <paramref name="importingSince"/> is set) and returns its key.</summary>
-    private static long InsertDataset(SqliteConnection connection, DatasetInfo stored, DatasetContent first, long? importingSince)
+    /// <summary>Refuses <paramref name="stored"/> when its tenant's finished datasets leave no room for it under <see cref="Quota"/>.</summary>
+    private void RequireRoom(SqliteConnection connection, SqliteTransaction transaction, DatasetInfo stored)
     {
-        using var insert = Command(connection, null, $"""
+        if (Quota is { } quota)
+        {
+            quota.Check(stored.Tenant, Usage(connection, transaction, stored.Tenant), stored.Bytes);
+        }
+    }
+
+    private static StorageUsage Usage(SqliteConnection connection, SqliteTransaction? transaction, string tenant)
+    {
+        using var usage = Command(connection, transaction, "SELECT COUNT(*), COALESCE(SUM(bytes), 0) FROM datasets WHERE tenant = $tenant AND importing_since_us IS NULL;");
+        usage.Parameters.AddWithValue("$tenant", tenant);
+        using var reader = usage.ExecuteReader();
+        reader.Read();
+        return new StorageUsage(reader.GetInt32(0), reader.GetInt64(1));
+    }
+
+    public StorageQuota? Quota { get; }
+
+    public async Task<StorageUsage> GetUsageAsync(string tenant, CancellationToken cancellationToken = default)
+    {
+        Tenants.Require(tenant);
+        await using var connection = await OpenAsync(cancellationToken);
+        return Usage(connection, null, tenant);
+    }
+
+    /// <summary>Inserts the dataset's row (hidden while <paramref name="importingSince"/> is set) and returns its key.</summary>
+    private static long InsertDataset(SqliteConnection connection, DatasetInfo stored, DatasetContent first, long? importingSince, SqliteTransaction? transaction = null)
+    {
+        using var insert = Command(connection, transaction, $"""
             INSERT INTO datasets ({DatasetColumns}, has_labels, has_texts, importing_since_us)
-            VALUES ($id, $name, $kind, $count, $dimension, $bits, $fingerprint_type, $total_weight, $created_us, $source, $metadata, $tenant, $has_labels, $has_texts, $importing_since_us)
+            VALUES ($id, $name, $kind, $count, $dimension, $bits, $fingerprint_type, $total_weight, $created_us, $source, $metadata, $tenant, $bytes, $has_labels, $has_texts, $importing_since_us)
             RETURNING pk;
             """);
         insert.Parameters.AddWithValue("$id", Text(stored.Id));
@@ -248,6 +326,7 @@ public sealed class SqliteDataStore : IDataStore
         insert.Parameters.AddWithValue("$source", stored.Source);
         insert.Parameters.AddWithValue("$metadata", MetadataJson.Serialize(stored.Metadata));
         insert.Parameters.AddWithValue("$tenant", stored.Tenant);
+        insert.Parameters.AddWithValue("$bytes", stored.Bytes);
         insert.Parameters.AddWithValue("$has_labels", first.Labels is not null);
         insert.Parameters.AddWithValue("$has_texts", first.Texts is not null);
         insert.Parameters.AddWithValue("$importing_since_us", (object?)importingSince ?? DBNull.Value);
@@ -616,12 +695,20 @@ public sealed class SqliteDataStore : IDataStore
         return list;
     }
 
-    public Task InsertApiKeyAsync(ApiKeyRecord key, CancellationToken cancellationToken = default)
+    public Task InsertApiKeyAsync(ApiKeyRecord key, int maxLiveKeys, CancellationToken cancellationToken = default)
     {
         StoreValidation.ValidateApiKey(key);
         return WriteAsync(connection =>
         {
-            using var insert = Command(connection, null, """
+            // The count and the insert in one IMMEDIATE transaction: concurrent creates take turns.
+            using var transaction = connection.BeginTransaction(deferred: false);
+            using (var live = Command(connection, transaction, "SELECT COUNT(*) FROM api_keys WHERE tenant = $tenant AND revoked_us IS NULL;"))
+            {
+                live.Parameters.AddWithValue("$tenant", key.Tenant);
+                StoreValidation.RequireKeyRoom(key.Tenant, Convert.ToInt32(live.ExecuteScalar(), System.Globalization.CultureInfo.InvariantCulture), maxLiveKeys);
+            }
+
+            using var insert = Command(connection, transaction, """
                 INSERT INTO api_keys (id, tenant, name, scopes, secret_hash, created_us, revoked_us)
                 VALUES ($id, $tenant, $name, $scopes, $secret_hash, $created_us, $revoked_us);
                 """);
@@ -641,6 +728,7 @@ public sealed class SqliteDataStore : IDataStore
                 throw new InvalidOperationException($"An API key with id {key.Id} already exists.", e);
             }
 
+            transaction.Commit();
             return 0;
         }, cancellationToken);
     }
@@ -915,6 +1003,7 @@ public sealed class SqliteDataStore : IDataStore
         Source = reader.GetString(9),
         Metadata = MetadataJson.Deserialize(reader.GetString(10)),
         Tenant = reader.GetString(11),
+        Bytes = reader.GetInt64(12),
     };
 
     private static void BindJob(SqliteCommand command, JobRecord job)

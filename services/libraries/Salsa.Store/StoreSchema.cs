@@ -7,10 +7,10 @@ namespace Salsa.Store;
 /// </summary>
 internal static class StoreSchema
 {
-    public const int Version = 3;
+    public const int Version = 4;
 
     /// <summary>SQLite's scripts, one per version in order: a store at version v runs those after the v-th.</summary>
-    public static IReadOnlyList<string> SqliteSteps { get; } = [Script("Sqlite.001-schema.sql"), Script("Sqlite.002-tenants.sql"), Script("Sqlite.003-imports.sql")];
+    public static IReadOnlyList<string> SqliteSteps { get; } = [Script("Sqlite.001-schema.sql"), Script("Sqlite.002-tenants.sql"), Script("Sqlite.003-imports.sql"), Script("Sqlite.004-dataset-bytes.sql")];
 
     /// <summary>PostgreSQL's schema at its newest version, every statement idempotent: it creates and migrates alike.</summary>
     public static string Postgres { get; } = Script("Postgres.schema.sql");

@@ -1,4 +1,5 @@
 using System.Globalization;
+using System.Text;
 
 namespace Salsa.Store;
 
@@ -174,6 +175,9 @@ internal static class StoreValidation
         /// <summary>The sum of the weights so far, in point order.</summary>
         public double TotalWeight => _total;
 
+        /// <summary>Bytes of the rows checked so far, as <see cref="DatasetInfo.Bytes"/> counts them.</summary>
+        public long Bytes { get; private set; }
+
         /// <summary>Checks the next part (its arrays, its columns against the first part's, the promised count) and returns the row of its first point.</summary>
         public int Next(DatasetContent part)
         {
@@ -186,11 +190,29 @@ internal static class StoreValidation
             }
 
             Rows = first + rows;
+            Bytes += ContentBytes(info, part);
             return (int)first;
         }
 
         /// <summary>Refuses an import that ended short of its promised count.</summary>
         public void Finish() => RequireRows(info, Rows);
+    }
+
+    /// <summary>Bytes of a part's rows: vectors, 8 per weight, labels and texts in UTF-8 (what <see cref="DatasetInfo.Bytes"/> sums).</summary>
+    public static long ContentBytes(DatasetInfo info, DatasetContent part)
+    {
+        ArgumentNullException.ThrowIfNull(info);
+        ArgumentNullException.ThrowIfNull(part);
+        long bytes = (long)part.Weights.Length * (sizeof(double) + VectorBytes(info.Kind, info.Dimension, info.Bits));
+        foreach (var strings in (ReadOnlySpan<string[]?>)[part.Labels, part.Texts])
+        {
+            foreach (var s in strings ?? [])
+            {
+                bytes += Encoding.UTF8.GetByteCount(s ?? "");
+            }
+        }
+
+        return bytes;
     }
 
     public static int WordsPerPoint(int bits) => (bits + 63) / 64;
@@ -219,6 +241,16 @@ internal static class StoreValidation
         if (!Enum.IsDefined(job.State))
         {
             throw new ArgumentException($"Job {job.Id}: State {(int)job.State} is not a JobState.", nameof(job));
+        }
+    }
+
+    /// <summary>Refuses one more key for a tenant that has <paramref name="live"/> unrevoked keys, <paramref name="max"/> at most.</summary>
+    public static void RequireKeyRoom(string tenant, int live, int max)
+    {
+        if (live >= max)
+        {
+            throw new QuotaExceededException(string.Create(CultureInfo.InvariantCulture,
+                $"Tenant '{tenant}' has {live:N0} keys that are not revoked, the most it may have (Salsa:Auth:MaxKeysPerTenant = {max:N0}); revoke one it no longer uses first."));
         }
     }
 

@@ -1,6 +1,8 @@
 using System.Collections.Concurrent;
+using System.Diagnostics;
 using System.Net;
 using System.Net.Http.Json;
+using System.Net.Sockets;
 using System.Text;
 using Grpc.Core;
 using Microsoft.Extensions.Configuration;
@@ -11,12 +13,15 @@ using Microsoft.IdentityModel.JsonWebTokens;
 using Microsoft.IdentityModel.Tokens;
 using Salsa.Annealing;
 using Salsa.Census;
+using Salsa.Contracts.Census;
 using Salsa.Contracts.Clients;
 using Salsa.Contracts.Datasets;
 using Salsa.Hosting.Datasets;
+using Salsa.Hosting.Errors;
 using Salsa.Hosting.Host;
 using Salsa.Hosting.Security;
 using Salsa.Services.Tests.Support;
+using Salsa.Store;
 using Salsa.Testing;
 
 namespace Salsa.Services.Tests.Hosting;
@@ -258,14 +263,20 @@ public sealed class SecurityTests
         Assert.Equal(HttpStatusCode.OK, (await other.GetAsync("/api/datasets", Token)).StatusCode);
     }
 
+    /// <summary>A census service that lets 5 failed authentications through at once and 1 a second after.</summary>
+    private static Task<ServiceUnderTest<CensusService>> FailuresLimitedAsync(TemporaryDirectory directory)
+    {
+        var settings = AuthOn();
+        settings["Salsa:Auth:RateLimit:FailuresPerSecond"] = "1";
+        settings["Salsa:Auth:RateLimit:FailureBurst"] = "5";
+        return ServiceUnderTest.StartAsync<CensusService>(TestStore.Sqlite(directory), settings);
+    }
+
     [Fact]
     public async Task MadeUpKeys_FromOneAddress_RefusedWithoutTheStoreAfterABurst_AVerifiedKeyStillWorks()
     {
         using var directory = new TemporaryDirectory();
-        var settings = AuthOn();
-        settings["Salsa:Auth:RateLimit:FailuresPerSecond"] = "1";
-        settings["Salsa:Auth:RateLimit:FailureBurst"] = "5";
-        await using var service = await ServiceUnderTest.StartAsync<CensusService>(TestStore.Sqlite(directory), settings);
+        await using var service = await FailuresLimitedAsync(directory);
         var valid = await KeyAsync(service, "alpha", Scopes.Read);
         using var verified = Client(service, valid);
         Assert.Equal(HttpStatusCode.OK, (await verified.GetAsync("/api/datasets", Token)).StatusCode);
@@ -291,6 +302,159 @@ public sealed class SecurityTests
         // A key verified a moment ago is in the cache: it never waits on the address's failures.
         Assert.Equal(HttpStatusCode.OK, (await verified.GetAsync("/api/datasets", Token)).StatusCode);
     }
+
+    [Fact]
+    public async Task MadeUpSecrets_ForARealKeyId_CountAgainstTheId_FromAnyAddress_TheRightSecretStillWorks()
+    {
+        using var directory = new TemporaryDirectory();
+        await using var service = await FailuresLimitedAsync(directory);
+        var valid = await KeyAsync(service, "alpha", Scopes.Read);
+        Assert.True(ApiKeys.TrySplit(valid, out var id, out var secret));
+        var wrong = $"{ApiKeys.Prefix}{id}_{(secret[0] == 'A' ? 'B' : 'A')}{secret[1..]}";
+
+        // The key is verified once, so its record is in the cache: before, every wrong secret for it
+        // was a 401 however many came (the count was checked only when the store was asked).
+        using var right = Client(service, valid);
+        Assert.Equal(HttpStatusCode.OK, (await right.GetAsync("/api/datasets", Token)).StatusCode);
+        using var first = ClientFrom(service.Ports.RestAddress, IPAddress.Parse("127.0.0.1"), wrong);
+        var statuses = new List<HttpStatusCode>();
+        var clock = Stopwatch.StartNew();
+        for (var i = 0; i < 200; i++)
+        {
+            statuses.Add((await first.GetAsync("/api/datasets", Token)).StatusCode);
+        }
+
+        // The burst of five, and one more for each second the loop took (the bucket refills at 1/s).
+        var unauthorized = statuses.Count(s => s == HttpStatusCode.Unauthorized);
+        Assert.True(statuses.Take(5).All(s => s == HttpStatusCode.Unauthorized)
+            && unauthorized <= 5 + (int)Math.Ceiling(clock.Elapsed.TotalSeconds)
+            && statuses.All(s => s is HttpStatusCode.Unauthorized or HttpStatusCode.TooManyRequests), string.Join(", ", statuses));
+
+        // From another address (its own count untouched) the id's count still refuses a wrong secret,
+        // while a made-up id from there is an ordinary 401 and the right secret passes.
+        using var second = ClientFrom(service.Ports.RestAddress, IPAddress.Parse("127.0.0.2"), wrong);
+        var refused = await second.GetAsync("/api/datasets", Token);
+        if (refused.StatusCode == HttpStatusCode.Unauthorized)
+        {
+            refused = await second.GetAsync("/api/datasets", Token); // the id's bucket refilled by one just now
+        }
+
+        Assert.StartsWith("Too many failed authentications for this key id", await RestCalls.ProblemAsync(refused, 429), StringComparison.Ordinal);
+        Assert.True(refused.Headers.RetryAfter?.Delta >= TimeSpan.FromSeconds(1));
+        using var madeUp = ClientFrom(service.Ports.RestAddress, IPAddress.Parse("127.0.0.2"), $"{ApiKeys.Prefix}{new string('0', 16)}_{secret}");
+        Assert.Equal(HttpStatusCode.Unauthorized, (await madeUp.GetAsync("/api/datasets", Token)).StatusCode);
+        using var rightElsewhere = ClientFrom(service.Ports.RestAddress, IPAddress.Parse("127.0.0.2"), valid);
+        Assert.Equal(HttpStatusCode.OK, (await rightElsewhere.GetAsync("/api/datasets", Token)).StatusCode);
+    }
+
+    /// <summary>A client whose connections come from <paramref name="source"/>, a loopback address of its own (the service listens on 127.0.0.1).</summary>
+    private static HttpClient ClientFrom(Uri rest, IPAddress source, string key)
+    {
+        var handler = new SocketsHttpHandler
+        {
+            ConnectCallback = async (context, cancellationToken) =>
+            {
+                var socket = new Socket(SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
+                try
+                {
+                    socket.Bind(new IPEndPoint(source, 0));
+                    await socket.ConnectAsync(context.DnsEndPoint, cancellationToken);
+                    return new NetworkStream(socket, ownsSocket: true);
+                }
+                catch
+                {
+                    socket.Dispose();
+                    throw;
+                }
+            },
+        };
+        var client = new HttpClient(handler) { BaseAddress = rest };
+        client.DefaultRequestHeaders.Add(CredentialHeaders.Key, key);
+        return client;
+    }
+
+    [Fact]
+    public async Task Quota_PerTenant_DatasetsAndBytes_403WithTheNumbers_ShownInTheApi_AnotherTenantStillStores()
+    {
+        using var directory = new TemporaryDirectory();
+        var settings = AuthOn();
+        settings["Salsa:Quota:MaxDatasets"] = "2";
+        settings["Salsa:Quota:MaxBytes"] = "200000";
+        await using var service = await ServiceUnderTest.StartAsync<CensusService>(TestStore.Sqlite(directory), settings);
+        using var alpha = Client(service, await KeyAsync(service, "alpha", Scopes.Run));
+        using var beta = Client(service, await KeyAsync(service, "beta", Scopes.Run));
+        static StringContent Places(int count, int seed) => new(
+            "id,latitude,longitude,population\n" + string.Concat(Enumerable.Range(0, count).Select(i => FormattableString.Invariant($"p{seed}-{i},{39 + (i % 100 * 0.01)},{-86 - (i / 100 * 0.01)},{i + 1}\n"))),
+            Encoding.UTF8, "text/csv");
+
+        // 10,000 places are over 200,000 bytes: refused, with the numbers, before anything is stored.
+        using (var big = await alpha.PostAsync("/api/census/uploads?name=big", Places(10_000, 1), Token))
+        {
+            var detail = await RestCalls.ProblemAsync(big, 403);
+            Assert.Contains("Tenant 'alpha' stores 0 bytes; with this dataset's", detail, StringComparison.Ordinal);
+            Assert.Contains("(Salsa:Quota:MaxBytes = 200,000)", detail, StringComparison.Ordinal);
+            Assert.Null(big.Headers.RetryAfter);
+        }
+
+        var first = await alpha.PostAsync("/api/census/uploads?name=a", Places(20, 2), Token);
+        Assert.Equal(HttpStatusCode.Created, first.StatusCode);
+        Assert.Equal(HttpStatusCode.Created, (await alpha.PostAsync("/api/census/uploads?name=b", Places(20, 3), Token)).StatusCode);
+        using (var third = await alpha.PostAsync("/api/census/uploads?name=c", Places(20, 4), Token))
+        {
+            Assert.StartsWith("Tenant 'alpha' holds 2 datasets, the most its quota allows (Salsa:Quota:MaxDatasets = 2)", await RestCalls.ProblemAsync(third, 403), StringComparison.Ordinal);
+        }
+
+        // The same refusal over gRPC, and from the generic dataset upload.
+        await GrpcCalls.FailsWithAsync(StatusCode.ResourceExhausted, async () =>
+        {
+            using var call = new CensusClient(service.Grpc).Upload(new CallOptions(Headers(KeyOf(alpha)), cancellationToken: Token));
+            await call.RequestStream.WriteAsync(new UploadPlacesRequest { Header = new UploadPlacesHeader { Name = "e.csv" } }, Token);
+            await call.RequestStream.WriteAsync(new UploadPlacesRequest { Chunk = Google.Protobuf.ByteString.CopyFromUtf8(await Places(5, 5).ReadAsStringAsync(Token)) }, Token);
+            await call.RequestStream.CompleteAsync();
+            await call;
+        });
+        using (var csv = await alpha.PostAsync("/api/datasets/csv?name=d&kind=dense&dimension=2", new StringContent("1,2\n3,4\n", Encoding.UTF8, "text/csv"), Token))
+        {
+            Assert.Contains("Salsa:Quota:MaxDatasets = 2", await RestCalls.ProblemAsync(csv, 403), StringComparison.Ordinal);
+        }
+
+        var usage = await alpha.GetFromJsonAsync<DatasetUsageView>("/api/datasets/usage", RestCalls.Json, Token);
+        var listed = (await alpha.GetFromJsonAsync<List<DatasetView>>("/api/datasets", RestCalls.Json, Token))!;
+        Assert.Equal(new DatasetUsageView(2, listed.Sum(d => d.Bytes), 2, 200_000), usage);
+        Assert.All(listed, d => Assert.InRange(d.Bytes, 20 * 24, 20 * 80));
+
+        // Another tenant has its own quota; a delete makes room again, and what was stored stays.
+        Assert.Equal(HttpStatusCode.Created, (await beta.PostAsync("/api/census/uploads?name=a", Places(20, 2), Token)).StatusCode);
+        Assert.Equal(HttpStatusCode.NoContent, (await alpha.DeleteAsync(first.Headers.Location, Token)).StatusCode);
+        Assert.Equal(HttpStatusCode.Created, (await alpha.PostAsync("/api/census/uploads?name=c", Places(20, 4), Token)).StatusCode);
+        Assert.Equal(2, (await alpha.GetFromJsonAsync<DatasetUsageView>("/api/datasets/usage", RestCalls.Json, Token))!.Datasets);
+    }
+
+    [Fact]
+    public async Task Keys_AtMostMaxKeysPerTenant_ForPostApiKeysAndTheKeysCommandAlike_ARevokedKeyMakesRoom()
+    {
+        using var directory = new TemporaryDirectory();
+        var settings = AuthOn();
+        settings["Salsa:Auth:MaxKeysPerTenant"] = "3";
+        await using var service = await ServiceUnderTest.StartAsync<CensusService>(TestStore.Sqlite(directory), settings);
+        // POST /api/keys (the gateway's) and `keys create` both make keys through ApiKeys.CreateAsync.
+        var keys = ((ServiceUnderTest<CensusService>)service).Services.GetRequiredService<ApiKeys>();
+        var created = new List<CreatedApiKey>();
+        for (var i = 0; i < 3; i++)
+        {
+            created.Add(await keys.CreateAsync("alpha", $"k{i}", [Scopes.Read], Token));
+        }
+
+        var refused = await Assert.ThrowsAsync<QuotaExceededException>(() => keys.CreateAsync("alpha", "one too many", [Scopes.Read], Token));
+        Assert.StartsWith("Tenant 'alpha' has 3 keys that are not revoked, the most it may have (Salsa:Auth:MaxKeysPerTenant = 3)", refused.Message, StringComparison.Ordinal);
+        Assert.Equal((HttpStatusCode.Forbidden, StatusCode.ResourceExhausted), ServiceErrors.Classify(refused) is { } c ? (c.Http, c.Grpc) : default);
+        await keys.CreateAsync("beta", "another tenant's", [Scopes.Read], Token);
+
+        Assert.True(await keys.RevokeAsync(created[0].Record.Id, Token));
+        await keys.CreateAsync("alpha", "after a revoke", [Scopes.Read], Token);
+    }
+
+    private static string KeyOf(HttpClient client) => client.DefaultRequestHeaders.GetValues(CredentialHeaders.Key).Single();
 
     [Fact]
     public async Task Secrets_NeverInLogsSpansStoredRecordsOrErrors()

@@ -22,7 +22,11 @@ public sealed record DatasetView(
     double TotalWeight,
     DateTimeOffset Created,
     string Source,
-    IReadOnlyDictionary<string, string> Metadata);
+    IReadOnlyDictionary<string, string> Metadata,
+    long Bytes);
+
+/// <summary>What a tenant stores and what its quota allows (null: no bound).</summary>
+public sealed record DatasetUsageView(int Datasets, long Bytes, int? MaxDatasets, long? MaxBytes);
 
 /// <summary>
 /// Dataset lookups shared by every service (loading them as algorithm inputs: Salsa.Hosting.Clustering).
@@ -73,6 +77,25 @@ public sealed class DatasetCatalog(IDataStore store, IOptions<ServiceLimits> lim
         return (info, content);
     }
 
+    /// <summary>What the calling tenant stores, and its quota.</summary>
+    public async Task<DatasetUsageView> UsageAsync(CancellationToken cancellationToken = default)
+    {
+        var usage = await Store.GetUsageAsync(CallerTenant.Current, cancellationToken).ConfigureAwait(false);
+        return new(usage.Datasets, usage.Bytes, Store.Quota?.MaxDatasets, Store.Quota?.MaxBytes);
+    }
+
+    /// <summary>
+    /// Refuses (<see cref="QuotaExceededException"/>) before any work when the calling tenant's
+    /// quota has no room left for one more dataset; the store checks again, exactly, as it stores.
+    /// </summary>
+    public async Task RequireRoomAsync(CancellationToken cancellationToken = default)
+    {
+        if (Store.Quota is { } quota)
+        {
+            quota.Check(CallerTenant.Current, await Store.GetUsageAsync(CallerTenant.Current, cancellationToken).ConfigureAwait(false), adding: 0);
+        }
+    }
+
     public async Task<DatasetInfo> CreateAsync(DatasetBuilder builder, string source, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(builder);
@@ -105,6 +128,7 @@ public sealed class DatasetCatalog(IDataStore store, IOptions<ServiceLimits> lim
             return existing;
         }
 
+        await RequireRoomAsync(cancellationToken).ConfigureAwait(false);
         var (info, content) = build();
         var stored = info with { Id = id, Tenant = CallerTenant.Current };
         var waited = Stopwatch.StartNew();
@@ -157,7 +181,7 @@ public sealed class DatasetCatalog(IDataStore store, IOptions<ServiceLimits> lim
     };
 
     public static DatasetView ToView(DatasetInfo info) => new(
-        info.Id, info.Name, KindName(info.Kind), info.Count, info.Dimension, info.Bits, info.FingerprintType, info.TotalWeight, info.Created, info.Source, info.Metadata);
+        info.Id, info.Name, KindName(info.Kind), info.Count, info.Dimension, info.Bits, info.FingerprintType, info.TotalWeight, info.Created, info.Source, info.Metadata, info.Bytes);
 
     public static Proto.DatasetInfo ToProto(DatasetInfo info)
     {

@@ -3,6 +3,7 @@ using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.AspNetCore.Routing;
+using Microsoft.AspNetCore.WebUtilities;
 using Salsa.Datasets;
 using Salsa.Store;
 
@@ -34,19 +35,31 @@ public static class DatasetsApi
             var builder = new DatasetBuilder(upload.Name, kind, upload.Dimension, upload.Bits, upload.FingerprintType, upload.Metadata, catalog.Limits);
             var words = kind == DatasetKind.Binary ? ParseFingerprints(upload.Fingerprints ?? [], upload.Bits) : [];
             builder.Add(upload.Values ?? [], words, upload.Weights ?? [], upload.Labels ?? []);
+            await catalog.RequireRoomAsync(cancellationToken);
             var info = await catalog.CreateAsync(builder, "upload (json)", cancellationToken);
             return TypedResults.Created($"/api/datasets/{info.Id}", DatasetCatalog.ToView(info));
         }).TakesFile().WithName("UploadDataset").WithSummary("Uploads a dense (values) or binary (hex fingerprints) dataset as one JSON document.");
 
-        group.MapPost("/csv", async Task<Created<DatasetView>> (DatasetCatalog catalog, HttpRequest request, string name, string kind, int? dimension, int? bits, string? fingerprintType, bool? weights, CancellationToken cancellationToken) =>
+        group.MapPost("/csv", async Task<Created<DatasetView>> (DatasetCatalog catalog, UserFiles files, HttpRequest request, string name, string kind, int? dimension, int? bits, string? fingerprintType, bool? weights, CancellationToken cancellationToken) =>
         {
             var parsedKind = DatasetCatalog.ParseKind(kind);
             var builder = new DatasetBuilder(name, parsedKind, dimension ?? 0, bits ?? 0, fingerprintType, null, catalog.Limits);
-            await ReadCsvAsync(request.Body, builder, weights == true, cancellationToken);
+            await catalog.RequireRoomAsync(cancellationToken);
+
+            // The body is buffered (to disk past 1 MiB; its size is bounded by the endpoint's limit)
+            // so that its lines are read by the bounded line reader, each at most MaxRecordBytes.
+            request.EnableBuffering(bufferThreshold: 1 << 20);
+            await request.Body.DrainAsync(cancellationToken);
+            request.Body.Position = 0;
+            ReadCsv(request.Body, files.Sent(name), builder, weights == true);
             var info = await catalog.CreateAsync(builder, "upload (csv)", cancellationToken);
             return TypedResults.Created($"/api/datasets/{info.Id}", DatasetCatalog.ToView(info));
         }).Accepts<string>("text/csv").TakesFile().WithName("UploadDatasetCsv")
           .WithSummary("Streams a CSV upload: dense rows 'x1,…,xd[,weight]' or binary rows 'hex[,weight]'; a header line is skipped.");
+
+        group.MapGet("/usage", async (DatasetCatalog catalog, CancellationToken cancellationToken) =>
+            TypedResults.Ok(await catalog.UsageAsync(cancellationToken)))
+            .WithName("GetDatasetUsage").WithSummary("What the caller's tenant stores (datasets, bytes) and what its quota allows; an upload past the quota is refused with 403.");
 
         group.MapGet("/", async (DatasetCatalog catalog, int? limit, CancellationToken cancellationToken) =>
             TypedResults.Ok((await catalog.ListAsync(limit ?? 100, cancellationToken)).Select(DatasetCatalog.ToView).ToList()))
@@ -77,16 +90,17 @@ public static class DatasetsApi
         return words;
     }
 
-    private static async Task ReadCsvAsync(Stream body, DatasetBuilder builder, bool hasWeights, CancellationToken cancellationToken)
+    private static void ReadCsv(Stream body, UserFileSource source, DatasetBuilder builder, bool hasWeights)
     {
         using var reader = new StreamReader(body);
+        var lines = new UserFileLines(reader, source);
         var values = new List<double>();
         var words = new List<ulong>();
         var weights = new List<double>();
         var type = new FingerprintType("upload", Math.Max(builder.Bits, 1), "hex");
         var scratch = new ulong[type.Words];
         var line = 0;
-        while (await reader.ReadLineAsync(cancellationToken) is { } text)
+        while (lines.ReadLine() is { } text)
         {
             line++;
             if (text.Length == 0 || (line == 1 && IsHeader(text, builder.Kind)))

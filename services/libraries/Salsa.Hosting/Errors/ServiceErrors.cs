@@ -33,6 +33,8 @@ public static class ServiceErrors
         NotFoundException => (HttpStatusCode.NotFound, StatusCode.NotFound, "Not found"),
         ConflictException => (HttpStatusCode.Conflict, StatusCode.FailedPrecondition, "Not in a state that allows this"),
         QueueFullException => (HttpStatusCode.TooManyRequests, StatusCode.ResourceExhausted, "The job queue is full"),
+        // Retrying will not help until the tenant deletes something: no Retry-After.
+        Salsa.Store.QuotaExceededException => (HttpStatusCode.Forbidden, StatusCode.ResourceExhausted, "Over the tenant's quota"),
         LimitExceededException or Salsa.Datasets.FileTooLargeException => (HttpStatusCode.RequestEntityTooLarge, StatusCode.ResourceExhausted, "Over a configured limit"),
         // The store restarting or briefly out of reach (reads have ridden it out for half a minute
         // already; writes are not asked again): the caller retries, nothing is lost or half-done.
@@ -51,6 +53,8 @@ public static class ServiceErrors
         // the caller's; anything else is a fault.
         RpcException { StatusCode: StatusCode.InvalidArgument } => (HttpStatusCode.BadRequest, StatusCode.InvalidArgument, "Invalid request"),
         RpcException { StatusCode: StatusCode.NotFound } => (HttpStatusCode.NotFound, StatusCode.NotFound, "Not found"),
+        RpcException { StatusCode: StatusCode.ResourceExhausted } rpc when rpc.Trailers.GetValue(QuotaTrailer) is not null
+            => (HttpStatusCode.Forbidden, StatusCode.ResourceExhausted, "Over the tenant's quota"),
         RpcException { StatusCode: StatusCode.ResourceExhausted } => (HttpStatusCode.RequestEntityTooLarge, StatusCode.ResourceExhausted, "Over a configured limit"),
         RpcException { StatusCode: StatusCode.FailedPrecondition } => (HttpStatusCode.Conflict, StatusCode.FailedPrecondition, "Not in a state that allows this"),
         _ => null,
@@ -81,10 +85,18 @@ public static class ServiceErrors
         _ => null,
     };
 
-    /// <summary>Trailers that go with a mapped status (the retry hint).</summary>
+    /// <summary>The trailer that tells a quota refused a call from a limit exceeded (both RESOURCE_EXHAUSTED without a retry hint).</summary>
+    public const string QuotaTrailer = "salsa-quota-exceeded";
+
+    /// <summary>Trailers that go with a mapped status (the retry hint; the quota's mark, passed on when forwarded).</summary>
     public static Metadata Trailers(Exception exception)
     {
         var trailers = new Metadata();
+        if (exception is Salsa.Store.QuotaExceededException || (exception is RpcException forwarded && forwarded.Trailers.GetValue(QuotaTrailer) is not null))
+        {
+            trailers.Add(QuotaTrailer, "1");
+        }
+
         if (RetryAfter(exception) is { } retry)
         {
             trailers.Add("retry-after-ms", ((long)retry.TotalMilliseconds).ToString(System.Globalization.CultureInfo.InvariantCulture));

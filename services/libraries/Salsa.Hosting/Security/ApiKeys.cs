@@ -30,10 +30,12 @@ public sealed class ApiKeys(IDataStore store, IOptions<AuthSettings> options, Ti
     // query per id per cache period; the size limit bounds the memory such a flood can take.
     private readonly MemoryCache _cache = new(new MemoryCacheOptions { SizeLimit = 100_000 });
 
-    // Failed authentications per client address: a flood of made-up ids, each a store query, is cut
-    // off after a burst; a key verified recently (in the cache) is never held up by it.
-    private readonly PartitionedRateLimiter<string> _failures = PartitionedRateLimiter.Create<string, string>(client =>
-        options.Value.RateLimit.FailuresPerSecond <= 0 ? RateLimitPartition.GetNoLimiter(client) : RateLimitPartition.GetTokenBucketLimiter(client, _ => new TokenBucketRateLimiterOptions
+    // Failed authentications per client address and per key id: a flood of made-up ids, each a store
+    // query, is cut off after a burst, and so are made-up secrets for a real id from any number of
+    // addresses. A right key is never held up by them: a verified key in the cache is answered
+    // without the address's count, and the right secret passes whatever its id's count.
+    private readonly PartitionedRateLimiter<string> _failures = PartitionedRateLimiter.Create<string, string>(partition =>
+        options.Value.RateLimit.FailuresPerSecond <= 0 ? RateLimitPartition.GetNoLimiter(partition) : RateLimitPartition.GetTokenBucketLimiter(partition, _ => new TokenBucketRateLimiterOptions
         {
             TokenLimit = Math.Max(options.Value.RateLimit.FailureBurst, 1),
             TokensPerPeriod = options.Value.RateLimit.FailuresPerSecond,
@@ -62,43 +64,59 @@ public sealed class ApiKeys(IDataStore store, IOptions<AuthSettings> options, Ti
             SecretHash = Hash(secret),
             Created = time.GetUtcNow(),
         };
-        await store.InsertApiKeyAsync(record, cancellationToken).ConfigureAwait(false);
+        await store.InsertApiKeyAsync(record, _settings.MaxKeysPerTenant, cancellationToken).ConfigureAwait(false);
         return new CreatedApiKey(record, $"{Prefix}{id}_{secret}");
     }
 
     /// <summary>
     /// The key's record when <paramref name="presented"/> is a valid, unrevoked key; null otherwise.
-    /// Each failure counts against <paramref name="client"/> (its address); past
-    /// <see cref="RateLimitSettings.FailuresPerSecond"/> a key not in the cache is refused with
-    /// <see cref="TooManyFailuresException"/> before the store is asked.
+    /// Each failure counts against <paramref name="client"/> (its address) and against the key id it
+    /// names: past <see cref="RateLimitSettings.FailuresPerSecond"/> for the address, a key not in the
+    /// cache is refused with <see cref="TooManyFailuresException"/> before the store is asked; past it
+    /// for either, a failure is answered with that exception instead of null.
     /// </summary>
     public async Task<ApiKeyRecord?> VerifyAsync(string presented, string client = "", CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(client);
         if (!TrySplit(presented, out var id, out var secret))
         {
-            return Failed(client);
+            return Failed(client, id: null);
         }
 
         if (!_cache.TryGetValue(id, out ApiKeyRecord? record))
         {
-            if (_failures.GetStatistics(client) is { CurrentAvailablePermits: <= 0 })
+            if (_failures.GetStatistics(AddressPartition(client)) is { CurrentAvailablePermits: <= 0 })
             {
-                throw new TooManyFailuresException(TimeSpan.FromSeconds(Math.Ceiling(1.0 / Math.Max(_settings.RateLimit.FailuresPerSecond, 1))));
+                throw TooManyFailures(FailureSource.Address);
             }
 
             record = await store.GetApiKeyAsync(id, cancellationToken).ConfigureAwait(false);
             _cache.Set(id, record, new MemoryCacheEntryOptions { Size = 1, AbsoluteExpirationRelativeToNow = _settings.KeyCacheTime });
         }
 
-        return record is { Revoked: null } && CryptographicOperations.FixedTimeEquals(record.SecretHash, Hash(secret)) ? record : Failed(client);
+        return record is { Revoked: null } && CryptographicOperations.FixedTimeEquals(record.SecretHash, Hash(secret)) ? record : Failed(client, id);
     }
 
-    private ApiKeyRecord? Failed(string client)
+    private ApiKeyRecord? Failed(string client, string? id)
     {
-        using var _ = _failures.AttemptAcquire(client);
-        return null;
+        // Both counts are taken, whichever is spent: a flood from one address keeps its id's count
+        // spent too, so moving to another address gains it nothing.
+        using var address = _failures.AttemptAcquire(AddressPartition(client));
+        using var key = id is null ? null : _failures.AttemptAcquire(KeyPartition(id));
+        if (!address.IsAcquired)
+        {
+            throw TooManyFailures(FailureSource.Address);
+        }
+
+        return key is { IsAcquired: false } ? throw TooManyFailures(FailureSource.KeyId) : null;
     }
+
+    private static string AddressPartition(string client) => "address " + client;
+
+    private static string KeyPartition(string id) => "key " + id;
+
+    private TooManyFailuresException TooManyFailures(FailureSource source) =>
+        new(source, TimeSpan.FromSeconds(Math.Ceiling(1.0 / Math.Max(_settings.RateLimit.FailuresPerSecond, 1))));
 
     public async Task<bool> RevokeAsync(string id, CancellationToken cancellationToken = default)
     {
@@ -139,10 +157,27 @@ public sealed class ApiKeys(IDataStore store, IOptions<AuthSettings> options, Ti
     }
 }
 
-/// <summary>A client address caused too many failed authentications: it may try again after <see cref="RetryAfter"/>.</summary>
-public sealed class TooManyFailuresException(TimeSpan retryAfter)
-    : Exception("Too many failed authentications from this address: keys are not checked for it for a while.")
+/// <summary>What failed authentications were counted against.</summary>
+public enum FailureSource
 {
+    /// <summary>The client address the calls came from.</summary>
+    Address,
+
+    /// <summary>The key id the calls named, from any address.</summary>
+    KeyId,
+}
+
+/// <summary>
+/// A client address, or calls naming one key id, caused too many failed authentications: it may try
+/// again after <see cref="RetryAfter"/>.
+/// </summary>
+public sealed class TooManyFailuresException(FailureSource source, TimeSpan retryAfter)
+    : Exception(source == FailureSource.Address
+        ? "Too many failed authentications from this address: keys are not checked for it for a while."
+        : "Too many failed authentications for this key id: a wrong secret for it is not checked for a while (the right one still is).")
+{
+    public FailureSource CountedAgainst { get; } = source;
+
     public TimeSpan RetryAfter { get; } = retryAfter;
 }
 

@@ -34,6 +34,10 @@ public sealed class AuthSettings
 
     public RateLimitSettings RateLimit { get; set; } = new();
 
+    /// <summary>Unrevoked API keys one tenant may have at once (each has its own rate limit, so keys without bound would multiply it).</summary>
+    [Range(1, 100_000)]
+    public int MaxKeysPerTenant { get; set; } = 100;
+
     /// <summary>How long a verified API key is trusted before the store is asked again (so a revocation takes at most this long on other processes).</summary>
     [Range(typeof(TimeSpan), "00:00:00", "1.00:00:00")]
     public TimeSpan KeyCacheTime { get; set; } = TimeSpan.FromSeconds(10);
