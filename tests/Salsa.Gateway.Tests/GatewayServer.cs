@@ -30,6 +30,14 @@ public sealed class GatewayServer : IAsyncDisposable
 
     public GrpcChannel Grpc { get; }
 
+    /// <summary>A REST client of this gateway calling with the API key <paramref name="key"/>.</summary>
+    public HttpClient ClientWithKey(string key)
+    {
+        var client = new HttpClient { BaseAddress = Ports.RestAddress, Timeout = TimeSpan.FromMinutes(2) };
+        client.DefaultRequestHeaders.Add(Salsa.Hosting.Security.CredentialHeaders.Key, key);
+        return client;
+    }
+
     /// <summary>
     /// The gateway's runs, called in this process as the one user of a gateway without
     /// authentication (the tenant <c>local</c>): asking for them makes the calling flow act for that

@@ -32,8 +32,8 @@ public sealed class TenantFairnessTests
             ["Cluster:Enabled"] = "false",
         }, Token);
         var keys = gateway.App.Services.GetRequiredService<ApiKeys>();
-        using var flood = Client(gateway, (await keys.CreateAsync("flood", "flood", [Scopes.Run], Token)).Key);
-        using var other = Client(gateway, (await keys.CreateAsync("other", "other", [Scopes.Run], Token)).Key);
+        using var flood = gateway.ClientWithKey((await keys.CreateAsync("flood", "flood", [Scopes.Run], Token)).Key);
+        using var other = gateway.ClientWithKey((await keys.CreateAsync("other", "other", [Scopes.Run], Token)).Key);
         var runs = gateway.App.Services.GetRequiredService<RunManager>();
 
         var first = await StartAsync(flood);
@@ -83,13 +83,6 @@ public sealed class TenantFairnessTests
         workflow = "census-indiana",
         parameters = new Dictionary<string, object> { ["import.source"] = "indiana-1000", ["cluster.fixedCooling"] = true, ["cluster.coolingFactor"] = 0.9998, ["cluster.maxClusters"] = 200 },
     };
-
-    private static HttpClient Client(GatewayServer gateway, string key)
-    {
-        var client = new HttpClient { BaseAddress = gateway.Ports.RestAddress, Timeout = TimeSpan.FromMinutes(2) };
-        client.DefaultRequestHeaders.Add("X-Api-Key", key);
-        return client;
-    }
 
     private static async Task<Guid> StartAsync(HttpClient client)
     {

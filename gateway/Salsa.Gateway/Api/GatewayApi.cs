@@ -89,11 +89,23 @@ public static class GatewayApi
             .WithSummary("What the web console links to: traceUrl, the trace viewer's page of a trace ({traceId} in it), when one is configured (Gateway:Console:TraceUrl).");
 
         var runs = app.MapGroup("/api/runs").WithTags("Runs");
-        runs.MapPost("/", async Task<Results<Accepted<RunView>, EventStreamResult>> (RunManager manager, RunRequest request, HttpContext http, CancellationToken cancellationToken) =>
+        runs.MapPost("/", async Task<Results<Accepted<RunView>, EventStreamResult>> (RunManager manager, StreamSlots streams, RunRequest request, HttpContext http, CancellationToken cancellationToken) =>
         {
-            var run = await manager.SubmitAsync(request, cancellationToken);
+            // The stream's slot before the run: a caller holding too many streams starts nothing.
+            var slot = AcceptsEvents(http.Request) ? streams.Acquire(http) : null;
+            RunView run;
+            try
+            {
+                run = await manager.SubmitAsync(request, cancellationToken);
+            }
+            catch
+            {
+                slot?.Dispose();
+                throw;
+            }
+
             var location = $"/api/runs/{run.Id}";
-            if (!AcceptsEvents(http.Request))
+            if (slot is null)
             {
                 return TypedResults.Accepted(location, run);
             }
@@ -101,7 +113,7 @@ public static class GatewayApi
             // The run's events in the answer to its start: one request instead of a POST and a GET.
             // A caller that leaves stops the stream, never the run.
             http.Response.Headers.Location = location;
-            return new EventStreamResult(Events(manager, run.Id, cancellationToken));
+            return new EventStreamResult(Events(manager, run.Id, cancellationToken), slot);
         }).WithName("StartRun")
           .WithSummary("Starts a run of a workflow (by name or inline YAML, with parameter overrides): 202 with the run; with `Accept: text/event-stream`, 200 with the run's events until it ends (those of GET /api/runs/{id}/events), Location naming the run.")
           .WithMetadata(RunEventsMetadata);

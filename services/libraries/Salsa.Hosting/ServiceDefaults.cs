@@ -33,7 +33,16 @@ public static class ServiceDefaults
         var services = builder.Services;
         services.AddSalsaOptions<ServiceLimits>(ServiceLimits.Section);
         services.AddOptions<Microsoft.AspNetCore.Server.Kestrel.Core.KestrelServerOptions>()
-            .Configure<IOptions<ServiceLimits>>((kestrel, limits) => kestrel.Limits.MaxRequestBodySize = limits.Value.MaxRequestBytes);
+            .Configure<IOptions<ServiceLimits>>((kestrel, limits) =>
+            {
+                kestrel.Limits.MaxRequestBodySize = limits.Value.MaxRequestBytes;
+                // Connections within what the process's descriptors allow, so a flood of them is
+                // refused by Kestrel instead of failing the store's, the files' and the calls' opens.
+                var connections = limits.Value.ConnectionLimit(Rpc.StreamSlots.OpenFileLimit);
+                kestrel.Limits.MaxConcurrentConnections = connections;
+                kestrel.Limits.MaxConcurrentUpgradedConnections = connections;
+            });
+        services.AddSingleton<Rpc.StreamSlots>();
 
         ServiceTelemetry.Add(services, serviceName);
         services.AddProblemDetails(o => o.CustomizeProblemDetails = DescribeBareStatus);

@@ -92,9 +92,74 @@ public sealed class ServiceLimits
     [Range(1, int.MaxValue)]
     public int? MaxRunningJobsPerTenant { get; set; }
 
+    /// <summary>
+    /// Job slots beyond <see cref="ConcurrentJobs"/> that only a tenant running no job may take: while
+    /// one tenant's long job holds every slot, another tenant's job starts at once beside it (the
+    /// two share the cores) instead of waiting for it to end. 0 turns it off.
+    /// </summary>
+    [Range(0, 64)]
+    public int SpareJobSlots { get; set; } = 1;
+
+    /// <summary>Slots of every kind: <see cref="ConcurrentJobs"/> and <see cref="SpareJobSlots"/>.</summary>
+    public int JobSlots => Math.Max(ConcurrentJobs, 1) + Math.Max(SpareJobSlots, 0);
+
+    /// <summary>
+    /// How long a job may compute, from its start, unless <see cref="JobTimeLimits"/> names its kind:
+    /// past it the job is stopped and ends failed, saying so.
+    /// </summary>
+    [Range(typeof(TimeSpan), "00:00:00.001", "365.00:00:00")]
+    public TimeSpan MaxJobTime { get; set; } = TimeSpan.FromHours(4);
+
+    /// <summary>How long a job of each kind may compute (e.g. <c>Salsa:Limits:JobTimeLimits:annealing = 00:30:00</c>), where it differs from <see cref="MaxJobTime"/>.</summary>
+    public Dictionary<string, TimeSpan> JobTimeLimits { get; } = new(StringComparer.OrdinalIgnoreCase);
+
+    /// <summary>The time limit of a job of <paramref name="kind"/>, and the setting it comes from.</summary>
+    public (TimeSpan Limit, string Key) JobTimeLimit(string kind) =>
+        JobTimeLimits.TryGetValue(kind, out var limit) && limit > TimeSpan.Zero
+            ? (limit, $"{Section}:{nameof(JobTimeLimits)}:{kind}")
+            : (MaxJobTime, $"{Section}:{nameof(MaxJobTime)}");
+
     /// <summary>SPMD ranks per job; one per core by default.</summary>
     [Range(1, int.MaxValue)]
     public int Ranks { get; set; } = Environment.ProcessorCount;
+
+    /// <summary>
+    /// Streams (server-sent events, gRPC server streams: watches and downloads) one credential may
+    /// hold open at once; beyond it, 429 / RESOURCE_EXHAUSTED. The service key is not counted here.
+    /// </summary>
+    [Range(1, int.MaxValue)]
+    public int MaxStreamsPerKey { get; set; } = 20;
+
+    /// <summary>Streams all of one tenant's credentials may hold open at once.</summary>
+    [Range(1, int.MaxValue)]
+    public int MaxStreamsPerTenant { get; set; } = 100;
+
+    /// <summary>
+    /// Streams the process holds open at once, every caller together (null: a quarter of
+    /// <see cref="MaxConnections"/>'s value, at most 4,096), so that streams never take the
+    /// connections that health checks and short requests need.
+    /// </summary>
+    [Range(1, int.MaxValue)]
+    public int? MaxStreams { get; set; }
+
+    /// <summary>
+    /// Connections Kestrel accepts at once (null: the process's open-file limit, <c>ulimit -n</c>
+    /// read at start, less a quarter of it and at least 256 kept for the store, files and outgoing
+    /// calls). A value above that is lowered to it.
+    /// </summary>
+    [Range(16, int.MaxValue)]
+    public int? MaxConnections { get; set; }
+
+    /// <summary>The connections this process accepts: <see cref="MaxConnections"/> within what its descriptors allow.</summary>
+    public int ConnectionLimit(long openFileLimit)
+    {
+        var reserve = Math.Max(256, openFileLimit / 4);
+        var allowed = (int)Math.Clamp(openFileLimit - reserve, 16, int.MaxValue);
+        return Math.Min(MaxConnections ?? allowed, allowed);
+    }
+
+    /// <summary>The streams this process holds at once: <see cref="MaxStreams"/>, or a quarter of its connections.</summary>
+    public int StreamLimit(long openFileLimit) => MaxStreams ?? Math.Clamp(ConnectionLimit(openFileLimit) / 4, 4, 4096);
 
     /// <summary>The retry hint sent with a refusal.</summary>
     [Range(typeof(TimeSpan), "00:00:00.001", "1.00:00:00")]

@@ -194,25 +194,68 @@ public sealed class JobLifecycleTests(PostgresFixture postgres)
             new() { DatasetId = floodData.DatasetId.ToString(), MaxClusters = 5 }, new CallOptions(new Metadata { { "x-api-key", flood.DefaultRequestHeaders.GetValues("X-Api-Key").Single() } }, cancellationToken: Token)));
         Assert.Equal(StatusCode.ResourceExhausted, rpc.StatusCode);
 
-        var theirs = await other.StartJobAsync("/api/annealing/jobs", Slow(otherData.DatasetId)); // accepted
+        // Accepted, and started at once in the spare slot beside the flooder's, which holds the only one.
+        var theirs = await other.StartJobAsync("/api/annealing/jobs", Slow(otherData.DatasetId));
+        await other.WaitForProgressAsync(theirs.JobId);
+        Assert.Equal("running", (await flood.GetFromJsonAsync<Salsa.Hosting.Jobs.JobView>($"/api/jobs/{running.JobId}", RestCalls.Json, Token))!.State);
         using (var cancel = await flood.PostAsync($"/api/jobs/{running.JobId}/cancel", null, Token))
         {
             Assert.Equal(HttpStatusCode.OK, cancel.StatusCode);
         }
 
-        // The freed slot is the other tenant's, although the flooder's two waited longer.
-        await other.WaitForProgressAsync(theirs.JobId);
+        // Its job cancelled, the flooder runs nothing: its next job takes the slot beside the other
+        // tenant's, and its last waits (one tenant never holds two of the two).
+        Assert.Equal("cancelled", (await flood.WaitAsync(running.JobId)).State);
+        await flood.WaitForProgressAsync(backlog[0].JobId);
+        Assert.Equal("queued", (await flood.GetFromJsonAsync<Salsa.Hosting.Jobs.JobView>($"/api/jobs/{backlog[1].JobId}", RestCalls.Json, Token))!.State);
         foreach (var job in backlog)
         {
-            Assert.Equal("queued", (await flood.GetFromJsonAsync<Salsa.Hosting.Jobs.JobView>($"/api/jobs/{job.JobId}", RestCalls.Json, Token))!.State);
             using var cancel = await flood.PostAsync($"/api/jobs/{job.JobId}/cancel", null, Token);
-            Assert.Equal("cancelled", (await flood.WaitAsync(job.JobId)).State); // a waiting job ends at once, holding no slot
+            Assert.Equal("cancelled", (await flood.WaitAsync(job.JobId)).State);
         }
 
         using (var cancel = await other.PostAsync($"/api/jobs/{theirs.JobId}/cancel", null, Token))
         {
             Assert.Equal("cancelled", (await other.WaitAsync(theirs.JobId)).State);
         }
+    }
+
+    [Fact]
+    public async Task LongJobOfOneTenant_NeverHoldsTheOnlySlotFromAnother_AndStopsAtItsTimeLimit_ReportedFailed()
+    {
+        using var directory = new TemporaryDirectory();
+        await using var service = await ServiceUnderTest.StartAsync<AnnealingService>(TestStore.Sqlite(directory), new Dictionary<string, string?>
+        {
+            ["Salsa:Auth:Mode"] = "On",
+            ["Salsa:Auth:RateLimit:PermitsPerSecond"] = "0",
+            ["Salsa:Limits:ConcurrentJobs"] = "1",
+            ["Salsa:Limits:JobTimeLimits:annealing"] = "00:00:15",
+        });
+        var keys = service.Services.GetRequiredService<Salsa.Hosting.Security.ApiKeys>();
+        using var slow = Authenticated(service, (await keys.CreateAsync("slow", "slow", [Salsa.Hosting.Security.Scopes.Run], Token)).Key);
+        using var quick = Authenticated(service, (await keys.CreateAsync("quick", "quick", [Salsa.Hosting.Security.Scopes.Run], Token)).Key);
+        var slowData = await slow.UploadCsvAsync("name=gmm&kind=dense&dimension=2&weights=true", Fixtures.GmmCsv());
+        var quickData = await quick.UploadCsvAsync("name=gmm&kind=dense&dimension=2&weights=true", Fixtures.GmmCsv());
+        var clock = System.Diagnostics.Stopwatch.StartNew();
+        // 200 clusters at 0.9998: minutes of cooling, far past the 15 s limit.
+        var running = await slow.StartJobAsync("/api/annealing/jobs", new { datasetId = slowData.DatasetId, maxClusters = 200, coolingFactor = 0.9998, fixedCooling = true });
+        await slow.WaitForProgressAsync(running.JobId);
+
+        // Before, the quick tenant's short job waited for the slow one to end (103 s in the report):
+        // now it runs beside it and ends while the slow one still computes.
+        var short1 = await quick.StartJobAsync("/api/annealing/jobs", new { datasetId = quickData.DatasetId, maxClusters = 3 });
+        var shortEnded = await quick.WaitAsync(short1.JobId);
+        Assert.Equal("succeeded", shortEnded.State);
+        TestContext.Current.TestOutputHelper?.WriteLine($"short job: {shortEnded.QueueMs:F0} ms queued, {shortEnded.ComputeMs:F0} ms computing, at {clock.Elapsed}");
+        Assert.Equal("running", (await slow.GetFromJsonAsync<Salsa.Hosting.Jobs.JobView>($"/api/jobs/{running.JobId}", RestCalls.Json, Token))!.State);
+        Assert.True(clock.Elapsed < TimeSpan.FromSeconds(15), $"the short job ended after {clock.Elapsed}");
+
+        // The slow one is stopped at its kind's time limit and says so.
+        var ended = await slow.WaitAsync(running.JobId);
+        Assert.Equal("failed", ended.State);
+        Assert.Equal("The job computed for its time limit of 00:00:15 (Salsa:Limits:JobTimeLimits:annealing) without ending, and was stopped.", ended.Error);
+        Assert.InRange(clock.Elapsed, TimeSpan.FromSeconds(15), TimeSpan.FromMinutes(1));
+        Assert.Contains("time limit", await slow.GetStringAsync($"/api/jobs/{running.JobId}/log", Token), StringComparison.Ordinal);
     }
 
     private static HttpClient Authenticated(ServiceUnderTest<AnnealingService> service, string key)

@@ -15,12 +15,12 @@ public sealed class ComputeRuntime : IDisposable
     {
         var options = limits.Value;
         Limits = options;
-        Jobs = new Dispatcher(new DispatcherOptions { ThreadCount = Math.Max(options.ConcurrentJobs, 1), Name = "Salsa jobs", IdleSpin = TimeSpan.Zero });
-        // Jobs reach it only once the tenant scheduler gave them a slot: it never holds more than the slots.
-        JobQueue = Jobs.CreateQueue("jobs", new DispatcherQueueOptions { Policy = QueuePolicy.DiscardNewest, MaxDepth = Math.Max(options.ConcurrentJobs, 1) });
+        Jobs = new Dispatcher(new DispatcherOptions { ThreadCount = options.JobSlots, Name = "Salsa jobs", IdleSpin = TimeSpan.Zero });
+        // Jobs reach it only once the tenant scheduler gave them a slot (a spare one included): it never holds more than the slots.
+        JobQueue = Jobs.CreateQueue("jobs", new DispatcherQueueOptions { Policy = QueuePolicy.DiscardNewest, MaxDepth = options.JobSlots });
         Compute = new Dispatcher(new DispatcherOptions
         {
-            ThreadCount = Math.Max(options.Ranks, 1) * Math.Max(options.ConcurrentJobs, 1),
+            ThreadCount = Math.Max(options.Ranks, 1) * options.JobSlots,
             Name = "Salsa compute",
             IdleSpin = TimeSpan.FromMicroseconds(20),
             // Not pinned: the process may host other services (the embedded default), whose dispatchers

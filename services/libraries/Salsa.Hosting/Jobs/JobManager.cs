@@ -28,7 +28,7 @@ public sealed class JobManager(IDataStore store, ComputeRuntime runtime, Service
 
     // Jobs start a tenant at a time, in turn, each into the jobs dispatcher once a slot is its.
     private TenantScheduler<LiveJob> Scheduler => LazyInitializer.EnsureInitialized(ref _scheduler, () => new TenantScheduler<LiveJob>(
-        new TenantShares(Runtime.Limits.ConcurrentJobs, Runtime.Limits.JobQueueDepth, Runtime.Limits.MaxQueuedJobsPerTenant, Runtime.Limits.MaxRunningJobsPerTenant ?? Runtime.Limits.ConcurrentJobs - 1),
+        new TenantShares(Runtime.Limits.ConcurrentJobs, Runtime.Limits.JobQueueDepth, Runtime.Limits.MaxQueuedJobsPerTenant, Runtime.Limits.MaxRunningJobsPerTenant ?? Runtime.Limits.ConcurrentJobs - 1, Runtime.Limits.SpareJobSlots),
         Dispatch));
 
     internal IDataStore Store { get; } = store;

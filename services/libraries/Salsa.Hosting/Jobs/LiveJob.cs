@@ -37,6 +37,8 @@ internal sealed class LiveJob : ITask, ICancellableJob
     private long _lastPersisted;
     private bool _finished;
     private string? _lastPhase;
+    private volatile bool _timedOut;
+    private volatile bool _cancelledByCaller;
 
     public LiveJob(JobRecord record, JobWork work, JobManager manager)
     {
@@ -120,6 +122,13 @@ internal sealed class LiveJob : ITask, ICancellableJob
         var compute = _phases.Start(span);
         var clock = Stopwatch.GetTimestamp();
         var context = new JobContext(this, _manager.Store, _manager.Runtime.Compute, CoreBudget.Process, _manager.Runtime.Ranks, _cancellation.Token);
+        // Past its time limit the job is stopped as a cancel would stop it, and ends failed, saying why.
+        var (limit, limitKey) = _manager.Runtime.Limits.JobTimeLimit(_record.Kind);
+        using var deadline = new Timer(_ =>
+        {
+            _timedOut = true;
+            _cancellation.Cancel();
+        }, null, limit, Timeout.InfiniteTimeSpan);
         try
         {
             JobOutcome outcome;
@@ -143,6 +152,12 @@ internal sealed class LiveJob : ITask, ICancellableJob
             var computeMs = Stopwatch.GetElapsedTime(clock).TotalMilliseconds;
             span?.SetTag("salsa.job.compute_ms", computeMs);
             Finish(JobState.Succeeded, started, queueMs, computeMs, JsonSerializer.Serialize(outcome.Result, outcome.Result.GetType(), JobJson.Options), null);
+        }
+        catch (OperationCanceledException) when (_cancellation.IsCancellationRequested && _timedOut && !_manager.Stopping && !_cancelledByCaller)
+        {
+            var message = string.Create(CultureInfo.InvariantCulture, $"The job computed for its time limit of {limit:c} ({limitKey}) without ending, and was stopped.");
+            Log.Append(LogLevel.Warning, "job", message);
+            Finish(JobState.Failed, started, queueMs, Stopwatch.GetElapsedTime(clock).TotalMilliseconds, null, message);
         }
         catch (OperationCanceledException) when (_cancellation.IsCancellationRequested)
         {
@@ -171,7 +186,12 @@ internal sealed class LiveJob : ITask, ICancellableJob
         }
     }
 
-    public void Cancel() => _cancellation.Cancel();
+    /// <summary>Stops the job (a caller's cancel, or the service stopping).</summary>
+    public void Cancel()
+    {
+        _cancelledByCaller = true;
+        _cancellation.Cancel();
+    }
 
     /// <summary>The job's span, from its acceptance on: its queue wait and its compute are its children.</summary>
     private Activity? StartSpan(double queueMs)

@@ -23,13 +23,18 @@ namespace Salsa.Hosting.Rpc;
 /// (its step, its hop, its end) come within microseconds of each other, and each flush is a
 /// send the caller has to wake for.
 /// </summary>
-public sealed class EventStreamResult(IAsyncEnumerable<SseItem<object>> events) : IResult, IEndpointMetadataProvider, IStatusCodeHttpResult
+/// <param name="events">What the stream sends.</param>
+/// <param name="slot">The stream's slot among the process's (<see cref="StreamSlots"/>), when the
+/// endpoint took it before doing work of its own; otherwise one is taken here, before the response
+/// starts, and a stream past a limit is a 429.</param>
+public sealed class EventStreamResult(IAsyncEnumerable<SseItem<object>> events, IDisposable? slot = null) : IResult, IEndpointMetadataProvider, IStatusCodeHttpResult
 {
     public int? StatusCode => StatusCodes.Status200OK;
 
     public async Task ExecuteAsync(HttpContext httpContext)
     {
         ArgumentNullException.ThrowIfNull(httpContext);
+        using var held = slot ?? httpContext.RequestServices.GetService<StreamSlots>()?.Acquire(httpContext);
         httpContext.Response.ContentType = "text/event-stream";
         var options = (httpContext.RequestServices.GetService<IOptions<JsonOptions>>()?.Value ?? new JsonOptions()).SerializerOptions;
         var body = httpContext.Response.BodyWriter;

@@ -20,7 +20,7 @@ namespace Salsa.Hosting.Rpc;
 /// the status, marked an error where the conventions say a server failed (see <see cref="Telemetry.GrpcSpanConventions"/>).</item>
 /// </list>
 /// </summary>
-internal sealed class ServiceCallInterceptor(RpcMetrics metrics) : Interceptor
+internal sealed class ServiceCallInterceptor(RpcMetrics metrics, StreamSlots streams) : Interceptor
 {
     // Unary calls are most calls: written out, so a call allocates no closure and no delegate for the wrap.
     public override async Task<TResponse> UnaryServerHandler<TRequest, TResponse>(TRequest request, ServerCallContext context, UnaryServerMethod<TRequest, TResponse> continuation)
@@ -46,9 +46,11 @@ internal sealed class ServiceCallInterceptor(RpcMetrics metrics) : Interceptor
     public override Task<TResponse> ClientStreamingServerHandler<TRequest, TResponse>(IAsyncStreamReader<TRequest> requestStream, ServerCallContext context, ClientStreamingServerMethod<TRequest, TResponse> continuation) =>
         AroundAsync(context, () => continuation(requestStream, context));
 
+    // A server stream holds its slot among the process's streams for as long as it lasts.
     public override Task ServerStreamingServerHandler<TRequest, TResponse>(TRequest request, IServerStreamWriter<TResponse> responseStream, ServerCallContext context, ServerStreamingServerMethod<TRequest, TResponse> continuation) =>
         AroundAsync(context, async () =>
         {
+            using var slot = streams.Acquire(context.GetHttpContext());
             await continuation(request, responseStream, context).ConfigureAwait(false);
             return true;
         });
@@ -56,6 +58,7 @@ internal sealed class ServiceCallInterceptor(RpcMetrics metrics) : Interceptor
     public override Task DuplexStreamingServerHandler<TRequest, TResponse>(IAsyncStreamReader<TRequest> requestStream, IServerStreamWriter<TResponse> responseStream, ServerCallContext context, DuplexStreamingServerMethod<TRequest, TResponse> continuation) =>
         AroundAsync(context, async () =>
         {
+            using var slot = streams.Acquire(context.GetHttpContext());
             await continuation(requestStream, responseStream, context).ConfigureAwait(false);
             return true;
         });

@@ -7,14 +7,20 @@ namespace Salsa.Hosting.Scheduling;
 /// <param name="MaxQueued">Items waiting, all tenants together.</param>
 /// <param name="MaxQueuedPerTenant">Items one tenant may have waiting.</param>
 /// <param name="MaxRunningPerTenant">Slots one tenant may hold at once.</param>
-public sealed record TenantShares(int Slots, int MaxQueued, int MaxQueuedPerTenant, int MaxRunningPerTenant)
+/// <param name="Spare">
+/// Slots beyond <paramref name="Slots"/> that only a tenant holding none may take: while every slot
+/// is held (a tenant alone holds them all), another tenant's item still starts at once, beside them,
+/// instead of waiting for a long item to end.
+/// </param>
+public sealed record TenantShares(int Slots, int MaxQueued, int MaxQueuedPerTenant, int MaxRunningPerTenant, int Spare = 0)
 {
-    /// <summary>Every count at least 1, and no tenant's share above the whole.</summary>
+    /// <summary>Every count at least 1 (no spare below 0), and no tenant's share above the whole.</summary>
     public TenantShares Normalized() => new(
         Math.Max(Slots, 1),
         Math.Max(MaxQueued, 1),
         Math.Clamp(MaxQueuedPerTenant, 1, Math.Max(MaxQueued, 1)),
-        Math.Clamp(MaxRunningPerTenant, 1, Math.Max(Slots, 1)));
+        Math.Clamp(MaxRunningPerTenant, 1, Math.Max(Slots, 1)),
+        Math.Max(Spare, 0));
 }
 
 /// <summary>Why a <see cref="TenantScheduler{T}"/> refused an item.</summary>
@@ -35,7 +41,8 @@ public enum SchedulerRefusal
 /// not served yet first — skipping any that hold their <see cref="TenantShares.MaxRunningPerTenant"/>
 /// already; oldest item first within a tenant. So one tenant that fills its share is refused on its
 /// own, the others' starts are still accepted, and theirs run next, not after its backlog. The slots
-/// are work-conserving: a tenant alone uses all it may hold.
+/// are work-conserving: a tenant alone uses all it may hold. When all are held, a tenant holding
+/// none takes a <see cref="TenantShares.Spare"/> slot, so no tenant waits for another's long item.
 /// </summary>
 /// <remarks>
 /// Design: one lock guards every count and queue; admission, a start and a completion each take it
@@ -169,7 +176,8 @@ public sealed class TenantScheduler<T>(TenantShares shares, Action<T> start)
             T item;
             lock (_lock)
             {
-                if (_running >= _shares.Slots || Next() is not { } state)
+                // Past the slots, only the spare ones, and only for a tenant that holds none.
+                if (_running >= _shares.Slots + _shares.Spare || Next(spareOnly: _running >= _shares.Slots) is not { } state)
                 {
                     return;
                 }
@@ -200,13 +208,15 @@ public sealed class TenantScheduler<T>(TenantShares shares, Action<T> start)
         }
     }
 
-    // Of the waiting tenants that may hold one more slot, the one served least recently (first come on a tie).
-    private Tenant? Next()
+    // Of the waiting tenants that may hold one more slot (with spareOnly, of those holding none), the
+    // one served least recently (first come on a tie).
+    private Tenant? Next(bool spareOnly)
     {
         Tenant? next = null;
         for (var node = _turn.First; node is not null; node = node.Next)
         {
-            if (node.Value.Running < _shares.MaxRunningPerTenant && (next is null || node.Value.LastServed < next.LastServed))
+            var running = node.Value.Running;
+            if (running < _shares.MaxRunningPerTenant && (!spareOnly || running == 0) && (next is null || node.Value.LastServed < next.LastServed))
             {
                 next = node.Value;
             }
