@@ -1,7 +1,5 @@
 using System.Net.Http.Json;
 using System.Text.Json;
-using Salsa.Gateway.Operations;
-using Salsa.Gateway.Workflows;
 using Salsa.Hosting.Host;
 using Salsa.Testing;
 
@@ -170,48 +168,4 @@ public sealed class CrashRecoveryTests
 
     private static IAsyncEnumerable<(string Name, JsonElement Data)> EventsAsync(HttpClient http, Guid id, CancellationToken token) =>
         ServerSentEventsReader.ReadAsync(http, $"/api/runs/{id}/events", token);
-
-    /// <summary><c>dotnet Salsa.Gateway.dll</c> in server mode, configured on its command line.</summary>
-    private sealed class GatewayProcess : IDisposable
-    {
-        private readonly HostProcess _host;
-
-        private GatewayProcess(HostProcess host, ServicePorts ports)
-        {
-            _host = host;
-            Http = new HttpClient { BaseAddress = ports.RestAddress };
-        }
-
-        public HttpClient Http { get; }
-
-        public static Task<GatewayProcess> StartAsync(string store, CancellationToken token, params string[] settings) =>
-            StartAsync(store, new ServicePorts(ServicePorts.NextFreeLoopbackPort(), ServicePorts.NextFreeLoopbackPort()), token, settings);
-
-        /// <summary>On <paramref name="ports"/>: a restarted gateway where its callers left it.</summary>
-        public static async Task<GatewayProcess> StartAsync(string store, ServicePorts ports, CancellationToken token, params string[] settings)
-        {
-            var workflows = new WorkflowLibrary(new WorkflowParser(new OperationCatalog()), new ConfigurationBuilder().Build()).Directory!;
-            var host = await HostProcess.StartAsync("Salsa.Gateway.dll",
-            [
-                $"--Kestrel:Endpoints:Rest:Url={ports.RestAddress}",
-                $"--Kestrel:Endpoints:Grpc:Url={ports.GrpcAddress}",
-                $"--Store:SqlitePath={store}",
-                $"--Gateway:WorkflowsDirectory={workflows}",
-                "--Gateway:WarmStart=false",
-                "--Logging:LogLevel:Default=Warning",
-                "--Logging:LogLevel:Microsoft.Hosting.Lifetime=Information",
-                .. settings,
-            ], token, timeout: TimeSpan.FromSeconds(60));
-            return new GatewayProcess(host, ports);
-        }
-
-        /// <summary>SIGKILL: the process gets no chance to record anything.</summary>
-        public void Kill() => _host.Kill();
-
-        public void Dispose()
-        {
-            _host.Dispose();
-            Http.Dispose();
-        }
-    }
 }

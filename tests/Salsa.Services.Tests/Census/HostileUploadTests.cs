@@ -1,4 +1,3 @@
-using System.IO.Compression;
 using System.Text;
 using Google.Protobuf;
 using Microsoft.AspNetCore.Builder;
@@ -9,6 +8,7 @@ using Salsa.Census;
 using Salsa.Contracts.Census;
 using Salsa.Contracts.Clients;
 using Salsa.Services.Tests.Support;
+using Salsa.Testing;
 
 namespace Salsa.Services.Tests.Census;
 
@@ -35,24 +35,7 @@ public sealed class HostileUploadTests(HostileUploadFixture fixture) : IClassFix
     private static CancellationToken Token => TestContext.Current.CancellationToken;
 
     /// <summary>A place file whose second line holds an id of 250 MiB, gzip-compressed in pieces.</summary>
-    private static readonly Lazy<byte[]> s_oneHugeLine = new(() =>
-    {
-        using var packed = new MemoryStream();
-        using (var gzip = new GZipStream(packed, CompressionLevel.SmallestSize, leaveOpen: true))
-        {
-            gzip.Write("id,latitude,longitude,population\n"u8);
-            var chunk = new byte[1 << 20];
-            Array.Fill(chunk, (byte)'x');
-            for (var i = 0; i < 250; i++)
-            {
-                gzip.Write(chunk);
-            }
-
-            gzip.Write(",39.7,-86.1,100\n"u8);
-        }
-
-        return packed.ToArray();
-    });
+    private static readonly Lazy<byte[]> s_oneHugeLine = new(() => HostileFiles.GzipOfOneHugeLine());
 
     private const string Refusal = "line 2 is longer than 1,048,576 bytes, the longest line a file may have here (Salsa:Files:MaxRecordBytes); nothing of it is stored.";
 

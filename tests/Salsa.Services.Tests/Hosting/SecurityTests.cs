@@ -2,7 +2,6 @@ using System.Collections.Concurrent;
 using System.Diagnostics;
 using System.Net;
 using System.Net.Http.Json;
-using System.Net.Sockets;
 using System.Text;
 using Grpc.Core;
 using Microsoft.Extensions.Configuration;
@@ -348,30 +347,7 @@ public sealed class SecurityTests
     }
 
     /// <summary>A client whose connections come from <paramref name="source"/>, a loopback address of its own (the service listens on 127.0.0.1).</summary>
-    private static HttpClient ClientFrom(Uri rest, IPAddress source, string key)
-    {
-        var handler = new SocketsHttpHandler
-        {
-            ConnectCallback = async (context, cancellationToken) =>
-            {
-                var socket = new Socket(SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
-                try
-                {
-                    socket.Bind(new IPEndPoint(source, 0));
-                    await socket.ConnectAsync(context.DnsEndPoint, cancellationToken);
-                    return new NetworkStream(socket, ownsSocket: true);
-                }
-                catch
-                {
-                    socket.Dispose();
-                    throw;
-                }
-            },
-        };
-        var client = new HttpClient(handler) { BaseAddress = rest };
-        client.DefaultRequestHeaders.Add(CredentialHeaders.Key, key);
-        return client;
-    }
+    private static HttpClient ClientFrom(Uri rest, IPAddress source, string key) => SourceAddressClient.Create(rest, source, CredentialHeaders.Key, key);
 
     [Fact]
     public async Task Quota_PerTenant_DatasetsAndBytes_403WithTheNumbers_ShownInTheApi_AnotherTenantStillStores()
