@@ -15,7 +15,7 @@ public sealed class StreamSlotsTests
     [Fact]
     public async Task ManyThreadsAtOnce_NoCapEverPassed_EveryRefusalAFullCap_AllSlotsReturned()
     {
-        const int PerKey = 3, PerTenant = 5, InAll = 8, Threads = 16, Trials = 4000;
+        const int PerKey = 3, PerTenant = 5, InAll = 8, Threads = 16, Trials = 1000;
         var slots = new StreamSlots(Options.Create(new ServiceLimits { MaxStreamsPerKey = PerKey, MaxStreamsPerTenant = PerTenant, MaxStreams = InAll }));
         string[] tenants = ["alpha", "beta", "gamma"];
         var byKey = new int[6]; // keys 0–5: key k of tenant k % 3
@@ -30,41 +30,49 @@ public sealed class StreamSlotsTests
             start.SignalAndWait();
             for (var trial = 0; trial < Trials; trial++)
             {
-                var key = random.Next(byKey.Length);
-                var tenant = key % tenants.Length;
-                IDisposable slot;
-                try
+                // Each trial holds up to nine streams at once, one more than the process's eight, so
+                // the caps are contended even when the threads happen to run one after another.
+                var held = new List<(int Key, int Tenant, IDisposable Slot)>();
+                for (var open = 0; open < 9; open++)
                 {
-                    slot = slots.Acquire($"key-{key}", tenants[tenant]);
-                }
-                catch (QueueFullException)
-                {
-                    Interlocked.Increment(ref refused);
-                    continue;
+                    var key = random.Next(byKey.Length);
+                    var tenant = key % tenants.Length;
+                    try
+                    {
+                        held.Add((key, tenant, slots.Acquire($"key-{key}", tenants[tenant])));
+                    }
+                    catch (QueueFullException)
+                    {
+                        Interlocked.Increment(ref refused);
+                        continue;
+                    }
+
+                    Interlocked.Increment(ref granted);
+                    // Counted by the test after the grant: each must be within its cap while held.
+                    if (Interlocked.Increment(ref byKey[key]) > PerKey | Interlocked.Increment(ref byTenant[tenant]) > PerTenant | Interlocked.Increment(ref inAll) > InAll)
+                    {
+                        Interlocked.Increment(ref overCap);
+                    }
+
+                    if (random.Next(4) == 0)
+                    {
+                        await Task.Yield();
+                    }
                 }
 
-                Interlocked.Increment(ref granted);
-                // Counted by the test after the grant: each must be within its cap while held.
-                if (Interlocked.Increment(ref byKey[key]) > PerKey | Interlocked.Increment(ref byTenant[tenant]) > PerTenant | Interlocked.Increment(ref inAll) > InAll)
+                foreach (var (key, tenant, slot) in held)
                 {
-                    Interlocked.Increment(ref overCap);
+                    Interlocked.Decrement(ref byKey[key]);
+                    Interlocked.Decrement(ref byTenant[tenant]);
+                    Interlocked.Decrement(ref inAll);
+                    slot.Dispose();
+                    slot.Dispose(); // twice returns it once
                 }
-
-                if (random.Next(4) == 0)
-                {
-                    await Task.Yield();
-                }
-
-                Interlocked.Decrement(ref byKey[key]);
-                Interlocked.Decrement(ref byTenant[tenant]);
-                Interlocked.Decrement(ref inAll);
-                slot.Dispose();
-                slot.Dispose(); // twice returns it once
             }
         }, TestContext.Current.CancellationToken)));
 
         Assert.Equal(0, overCap);
-        Assert.Equal(Threads * Trials, granted + refused);
+        Assert.Equal(Threads * Trials * 9, granted + refused);
         Assert.True(granted > 0 && refused > 0, $"{granted} granted, {refused} refused: the caps were never contended");
         Assert.Equal(0, slots.Open);
 
