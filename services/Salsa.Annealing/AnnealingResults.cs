@@ -10,7 +10,7 @@ namespace Salsa.Annealing;
 /// </summary>
 public static class AnnealingResults
 {
-    public static Contracts.Annealing.AnnealingResult ToMessage(this AnnealingResult result, string input, int points, GridPlacement? placement = null)
+    public static Contracts.Annealing.AnnealingResult ToMessage(this AnnealingResult result, string input, int points, ClusterPlacement? placement = null)
     {
         ArgumentNullException.ThrowIfNull(result);
         var message = new Contracts.Annealing.AnnealingResult
@@ -28,6 +28,15 @@ public static class AnnealingResults
             FreeEnergy = s.FreeEnergy,
             Iterations = s.Iterations,
         }));
+#pragma warning disable CS0612 // the first v1's fields, filled for its callers
+        message.Clusters = result.Clusters;
+        message.Dimension = result.Dimension;
+        message.Centres.Add(result.Centres);
+        message.ClusterWeights.Add(result.ClusterWeights);
+        message.ClusterSizes.Add(result.ClusterSizes);
+        message.WeightedCost = result.WeightedCost;
+        message.Points = points;
+#pragma warning restore CS0612
         return message;
     }
 }

@@ -35,6 +35,10 @@ public static class ButinaResults
             Cutoff = result.Cutoff,
             Singletons = clusters.Count(c => c.Size == 1),
             ElapsedMs = result.Elapsed.TotalMilliseconds,
+#pragma warning disable CS0612 // the first v1's fields, filled for its callers
+            Clusters = result.Clusters,
+            Points = points,
+#pragma warning restore CS0612
         };
         message.Cluster.Add(clusters);
         return message;

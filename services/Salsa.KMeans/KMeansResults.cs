@@ -10,7 +10,7 @@ namespace Salsa.KMeans;
 /// </summary>
 public static class KMeansResults
 {
-    public static Contracts.KMeans.KMeansResult ToMessage(this KMeansResult result, string input, int points, GridPlacement? placement = null)
+    public static Contracts.KMeans.KMeansResult ToMessage(this KMeansResult result, string input, int points, ClusterPlacement? placement = null)
     {
         ArgumentNullException.ThrowIfNull(result);
         var message = new Contracts.KMeans.KMeansResult
@@ -24,6 +24,15 @@ public static class KMeansResults
             Placement = placement,
         };
         message.RestartInertias.Add(result.RestartInertias);
+#pragma warning disable CS0612 // the first v1's fields, filled for its callers
+        message.Clusters = result.Clusters;
+        message.Dimension = result.Dimension;
+        message.Centres.Add(result.Centres);
+        message.ClusterWeights.Add(result.ClusterWeights);
+        message.ClusterSizes.Add(result.ClusterSizes);
+        message.Inertia = result.Inertia;
+        message.Points = points;
+#pragma warning restore CS0612
         return message;
     }
 }

@@ -10,7 +10,7 @@ public static class ClusterTable
     /// Where a job ran on the cluster, as a one-row table (silos joined by spaces); null when it ran
     /// in its service (no placement).
     /// </summary>
-    public static JsonArray? Placement(GridPlacement? placement) => placement is null ? null : new JsonArray(new JsonObject
+    public static JsonArray? Placement(ClusterPlacement? placement) => placement is null ? null : new JsonArray(new JsonObject
     {
         ["partitions"] = placement.Partitions,
         ["silos"] = string.Join(' ', placement.Silos),

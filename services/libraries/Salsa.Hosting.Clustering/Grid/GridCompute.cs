@@ -31,7 +31,7 @@ public sealed class GridCompute(IGrainFactory grains, IOptions<PartitionLayout> 
     private static readonly TimeSpan s_retry = TimeSpan.FromMilliseconds(200);
 
     /// <summary>Deterministic annealing of a dense dataset on the grid; the job's id names its coordinator, so a job run again (after a restart) finds the same run.</summary>
-    public async Task<(AnnealingResult Result, GridPlacement Placement)> AnnealAsync(JobContext context, Guid datasetId, int points, AnnealingOptions options)
+    public async Task<(AnnealingResult Result, ClusterPlacement Placement)> AnnealAsync(JobContext context, Guid datasetId, int points, AnnealingOptions options)
     {
         ArgumentNullException.ThrowIfNull(context);
         ArgumentNullException.ThrowIfNull(options);
@@ -43,7 +43,7 @@ public sealed class GridCompute(IGrainFactory grains, IOptions<PartitionLayout> 
     }
 
     /// <summary>k-means of a dense dataset on the grid, its coordinator named by the job's id.</summary>
-    public async Task<(KMeansResult Result, GridPlacement Placement)> KMeansAsync(JobContext context, Guid datasetId, int points, KMeansOptions options)
+    public async Task<(KMeansResult Result, ClusterPlacement Placement)> KMeansAsync(JobContext context, Guid datasetId, int points, KMeansOptions options)
     {
         ArgumentNullException.ThrowIfNull(context);
         ArgumentNullException.ThrowIfNull(options);
@@ -66,7 +66,7 @@ public sealed class GridCompute(IGrainFactory grains, IOptions<PartitionLayout> 
     /// cancelled job cancels it, and when the coordinator's silo is lost the stream is asked for
     /// again until the job resumes on a survivor.
     /// </summary>
-    private static async Task<(string Result, GridPlacement Placement)> WatchAsync(JobContext context, IGridJobGrain coordinator)
+    private static async Task<(string Result, ClusterPlacement Placement)> WatchAsync(JobContext context, IGridJobGrain coordinator)
     {
         var progress = context.ClusteringProgress();
         using var cancel = context.CancellationToken.Register(() => _ = coordinator.CancelAsync());
@@ -106,10 +106,10 @@ public sealed class GridCompute(IGrainFactory grains, IOptions<PartitionLayout> 
     }
 
     /// <summary>Where the job ran: kept with its result (the result message's <c>placement</c>).</summary>
-    private static GridPlacement Placement(GridJobView view)
+    private static ClusterPlacement Placement(GridJobView view)
     {
         var passes = Math.Max(1, view.Passes.Passes);
-        var placement = new GridPlacement
+        var placement = new ClusterPlacement
         {
             Partitions = view.Partitions,
             Coordinator = view.Coordinator ?? "",
