@@ -1,4 +1,5 @@
 using Salsa.Contracts.Common;
+using Salsa.Contracts.FirstV1;
 using Salsa.Hosting.Clustering;
 using KMeansResult = Salsa.Clustering.KMeans.KMeansResult;
 
@@ -24,14 +25,9 @@ public static class KMeansResults
             Placement = placement,
         };
         message.RestartInertias.Add(result.RestartInertias);
-#pragma warning disable CS0612 // the first v1's fields, filled for its callers
-        message.Clusters = result.Clusters;
-        message.Dimension = result.Dimension;
-        message.Centres.Add(result.Centres);
-        message.ClusterWeights.Add(result.ClusterWeights);
-        message.ClusterSizes.Add(result.ClusterSizes);
+        FirstV1Clustering.Fill(message, message.Clustering);
+#pragma warning disable CS0612 // the first v1's cost, filled for its callers
         message.Inertia = result.Inertia;
-        message.Points = points;
 #pragma warning restore CS0612
         return message;
     }

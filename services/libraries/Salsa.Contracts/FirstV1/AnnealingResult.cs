@@ -1,0 +1,6 @@
+using Salsa.Contracts.FirstV1;
+
+namespace Salsa.Contracts.Annealing;
+
+/// <summary>The generated message, with the first v1's fields (<see cref="IFirstV1Clustering"/>).</summary>
+public sealed partial class AnnealingResult : IFirstV1Clustering;
