@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using System.Diagnostics.Metrics;
 using System.Net;
 using System.Net.Http.Json;
 using System.Text.Json;
@@ -38,6 +39,32 @@ public sealed class StreamLimitTests
             ["Gateway:WarmStart"] = "false",
             ["Cluster:Enabled"] = "false",
         }, Token);
+        // The gateway's salsa.streams.open, followed from before the first stream: once streams were
+        // open, its sum back at zero says every one has been given back.
+        var meters = gateway.App.Services.GetRequiredService<IMeterFactory>();
+        var allClosed = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var (open, opened) = (0, false);
+        using var listener = new MeterListener
+        {
+            InstrumentPublished = (instrument, listening) =>
+            {
+                if (instrument.Name == "salsa.streams.open" && instrument.Meter.Scope == meters)
+                {
+                    listening.EnableMeasurementEvents(instrument);
+                }
+            },
+        };
+        listener.SetMeasurementEventCallback<int>((_, change, _, _) =>
+        {
+            var now = Interlocked.Add(ref open, change);
+            opened |= change > 0;
+            if (now == 0 && opened)
+            {
+                allClosed.TrySetResult();
+            }
+        });
+        listener.Start();
+
         var keys = gateway.App.Services.GetRequiredService<ApiKeys>();
         async Task<HttpClient> ClientAsync(string tenant) => gateway.ClientWithKey((await keys.CreateAsync(tenant, tenant, [Scopes.Read], Token)).Key);
         using var alpha1 = await ClientAsync("alpha");
@@ -99,13 +126,8 @@ public sealed class StreamLimitTests
             response.Dispose();
         }
 
-        var slots = gateway.App.Services.GetRequiredService<StreamSlots>();
-        for (var waited = Stopwatch.StartNew(); slots.Open > 0 && waited.Elapsed < TimeSpan.FromSeconds(30);)
-        {
-            await Task.Delay(50, Token);
-        }
-
-        Assert.Equal(0, slots.Open);
+        await allClosed.Task.WaitAsync(TimeSpan.FromSeconds(30), Token); // the server has seen each go
+        Assert.Equal(0, gateway.App.Services.GetRequiredService<StreamSlots>().Open);
         using var again = await OpenAsync(beta2);
     }
 

@@ -1,3 +1,4 @@
+using System.Diagnostics.Metrics;
 using System.Globalization;
 using Microsoft.AspNetCore.Http;
 using Microsoft.Extensions.Options;
@@ -12,15 +13,27 @@ namespace Salsa.Hosting.Rpc;
 /// and in all (<see cref="ServiceLimits.MaxStreamsPerKey"/>, <see cref="ServiceLimits.MaxStreamsPerTenant"/>,
 /// <see cref="ServiceLimits.StreamLimit"/>). A stream past any of them is refused before it starts
 /// (<see cref="QueueFullException"/>: 429 / RESOURCE_EXHAUSTED with a retry hint). The service key
-/// (a deployment's own processes) counts only in the process's total.
+/// (a deployment's own processes) counts only in the process's total. Open streams are the
+/// <c>salsa.streams.open</c> instrument (an up-down counter), refusals <c>salsa.streams.refused</c>.
 /// </summary>
-public sealed class StreamSlots(IOptions<ServiceLimits> options)
+public sealed class StreamSlots
 {
-    private readonly ServiceLimits _limits = options.Value;
+    private readonly ServiceLimits _limits;
+    private readonly UpDownCounter<int>? _opened;
+    private readonly Counter<long>? _refused;
     private readonly Dictionary<string, int> _byKey = new(StringComparer.Ordinal);
     private readonly Dictionary<string, int> _byTenant = new(StringComparer.Ordinal);
     private readonly Lock _gate = new();
     private int _open;
+
+    public StreamSlots(IOptions<ServiceLimits> options, IMeterFactory? meterFactory = null)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        _limits = options.Value;
+        var meter = meterFactory?.Create(SalsaHosting.MeterName); // the factory's: disposed with the host
+        _opened = meter?.CreateUpDownCounter<int>("salsa.streams.open", description: "Streams (server-sent events, gRPC server streams) open now.");
+        _refused = meter?.CreateCounter<long>("salsa.streams.refused", description: "Streams refused at a cap (per key, per tenant, in all).");
+    }
 
     /// <summary>The process's open-file limit, read at start (<c>ulimit -n</c>); <see cref="long.MaxValue"/> where none is known.</summary>
     public static long OpenFileLimit { get; } = ReadOpenFileLimit();
@@ -74,6 +87,7 @@ public sealed class StreamSlots(IOptions<ServiceLimits> options)
             Add(_byKey, holder, 1);
         }
 
+        _opened?.Add(1);
         return new Lease(this, holder, tenant);
     }
 
@@ -85,6 +99,8 @@ public sealed class StreamSlots(IOptions<ServiceLimits> options)
             Add(_byTenant, tenant, -1);
             Add(_byKey, holder, -1);
         }
+
+        _opened?.Add(-1);
     }
 
     private static void Add(Dictionary<string, int> counts, string? name, int change)
@@ -105,8 +121,12 @@ public sealed class StreamSlots(IOptions<ServiceLimits> options)
         }
     }
 
-    private QueueFullException Refused(string why) => new(
-        string.Create(CultureInfo.InvariantCulture, $"{why}: close one, or try again in {_limits.RetryAfter.TotalSeconds:0.#} s."), _limits.RetryAfter);
+    private QueueFullException Refused(string why)
+    {
+        _refused?.Add(1);
+        return new(
+            string.Create(CultureInfo.InvariantCulture, $"{why}: close one, or try again in {_limits.RetryAfter.TotalSeconds:0.#} s."), _limits.RetryAfter);
+    }
 
     private static long ReadOpenFileLimit()
     {
