@@ -203,11 +203,19 @@ public sealed class ArbiterTests : IDisposable
         }
 
         await Receive(1_000);
-        var before = GC.GetTotalMemory(forceFullCollection: true);
-        await Receive(100_000);
-        var grown = GC.GetTotalMemory(forceFullCollection: true) - before;
 
-        Assert.True(grown < 4_000_000, $"{grown:N0} bytes retained by 100,000 completed receives");
+        // The heap is the process's: the other test classes allocate beside this one. A leak grows the
+        // heap on every round (about 19 MB), noise does not, so the smallest growth of three rounds is
+        // what the receives retain.
+        var grown = long.MaxValue;
+        for (var round = 0; round < 3; round++)
+        {
+            var before = GC.GetTotalMemory(forceFullCollection: true);
+            await Receive(100_000);
+            grown = Math.Min(grown, GC.GetTotalMemory(forceFullCollection: true) - before);
+        }
+
+        Assert.True(grown < 4_000_000, $"{grown:N0} bytes retained by 100,000 completed receives (the least of three rounds)");
         GC.KeepAlive(lifetime);
     }
 
