@@ -4,6 +4,7 @@ using Salsa.Contracts.Common;
 using Salsa.Hosting.Jobs;
 using Salsa.Hosting.Security;
 using Salsa.Hosting.Timing;
+using Salsa.Hosting.Clustering.Annealing;
 
 namespace Salsa.Annealing;
 

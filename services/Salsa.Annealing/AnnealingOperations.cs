@@ -5,6 +5,7 @@ using Salsa.Contracts.Common;
 using Salsa.Contracts.Operations;
 using Salsa.Hosting;
 using T = Salsa.Contracts.Operations.ValueTypes;
+using Salsa.Hosting.Clustering.Annealing;
 
 namespace Salsa.Annealing;
 

@@ -2,6 +2,7 @@ using Salsa.Contracts.Operations;
 using Salsa.Hosting;
 using Salsa.Hosting.Clustering.Grid;
 using Salsa.Hosting.Host;
+using Salsa.Hosting.Clustering.Annealing;
 
 namespace Salsa.Annealing;
 

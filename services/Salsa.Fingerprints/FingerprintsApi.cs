@@ -1,4 +1,5 @@
 using Microsoft.AspNetCore.Http.HttpResults;
+using Salsa.Hosting.Clustering.Annealing;
 using Salsa.Hosting.Jobs;
 using Salsa.Hosting.Timing;
 
@@ -20,6 +21,16 @@ public static class FingerprintsApi
             TypedResults.Ok(ServerTiming.Reported(http, await jobs.GetResultAsync(JobViews.ParseId(id), cancellationToken))))
             .WithName("GetButinaResult")
             .WithSummary("Clusters (centroid, medoid, size, mean similarity to the centroid) and singletons of a finished Butina job — the gRPC GetButinaResult message as JSON (409 while it runs).");
+
+        group.MapPost("/annealing/jobs", async Task<Accepted<JobView>> (BinaryAnnealingJobs jobs, AnnealingRequest request, CancellationToken cancellationToken) =>
+            JobResponses.Accepted(await jobs.StartAsync(request, cancellationToken)))
+            .WithName("StartBinaryAnnealing")
+            .WithSummary("Starts deterministic annealing of a binary dataset (the annealing service's request and job); 202 with the job.");
+
+        group.MapGet("/annealing/jobs/{id}/result", async Task<Ok<Contracts.Annealing.AnnealingResult>> (BinaryAnnealingJobs jobs, HttpContext http, string id, CancellationToken cancellationToken) =>
+            TypedResults.Ok(ServerTiming.Reported(http, await jobs.GetResultAsync(JobViews.ParseId(id), cancellationToken))))
+            .WithName("GetBinaryAnnealingResult")
+            .WithSummary("Centres, cluster weights and sizes, cost and trajectory of a finished binary-annealing job — the annealing service's result (409 while it runs).");
 
         group.MapPost("/search", async Task<Ok<FingerprintSearchResult>> (FingerprintSearch search, FingerprintSearchRequest request, CancellationToken cancellationToken) =>
             TypedResults.Ok(await search.SearchAsync(request, cancellationToken)))

@@ -2,6 +2,7 @@ using Salsa.Chemistry;
 using Microsoft.Extensions.Options;
 using Salsa.Contracts.Operations;
 using Salsa.Hosting;
+using Salsa.Hosting.Clustering.Annealing;
 using Salsa.Hosting.Clustering.Grid;
 using Salsa.Hosting.Host;
 
@@ -20,6 +21,8 @@ public sealed class FingerprintsService : ISalsaService
         var services = builder.Services;
         services.AddSalsaOptions<FingerprintsOptions>(FingerprintsOptions.Section);
         services.AddSingleton<ButinaJobs>();
+        services.AddSingleton<AnnealingJobs>();
+        services.AddSingleton<BinaryAnnealingJobs>();
         services.AddSingleton<SearchDispatcher>();
         services.AddSingleton<SearchIndexCache>();
         // RDKit fingerprints a SMILES query (its first engine made as the service starts).

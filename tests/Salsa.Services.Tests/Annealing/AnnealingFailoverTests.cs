@@ -3,6 +3,7 @@ using System.Net.Http.Json;
 using System.Text;
 using System.Text.Json;
 using Salsa.Annealing;
+using Salsa.Hosting.Clustering.Annealing;
 using Salsa.Clustering;
 using Salsa.Clustering.Annealing;
 using Salsa.Clustering.Parallel;

@@ -1,6 +1,7 @@
 using System.Net.Http.Json;
 using Grpc.Core;
 using Salsa.Annealing;
+using Salsa.Hosting.Clustering.Annealing;
 using Salsa.Clustering;
 using Salsa.Clustering.Annealing;
 using Salsa.Clustering.Parallel;

@@ -178,6 +178,41 @@ public sealed class FingerprintsServiceTests(CompoundServicesFixture fixture) : 
     }
 
     [Fact]
+    public async Task BinaryAnnealing_OnTheFingerprintsService_AsV1ServedIt_SameResultAsTheAnnealingService()
+    {
+        // v1 of 11-27 annealed fingerprints through salsa.fingerprints.v1.Fingerprints (StartAnnealing,
+        // GetAnnealingResult) and /api/fingerprints/annealing/jobs: both are served again, by the
+        // annealing service's own jobs, so the answer is the annealing service's bit for bit.
+        var fingerprints = new FingerprintsClient(Services.Fingerprints.Grpc);
+        var request = new Contracts.Annealing.StartAnnealingRequest { DatasetId = Services.Maccs.ToString(), MaxClusters = 4 };
+        var overGrpc = await fingerprints.StartAnnealingAsync(request, Call);
+        var overRest = await Services.Fingerprints.Rest.StartJobAsync("/api/fingerprints/annealing/jobs", new { datasetId = Services.Maccs, maxClusters = 4 });
+        var reference = await new AnnealingClient(Services.Annealing.Grpc).StartAsync(request, Call);
+
+        Assert.Equal(JobState.Succeeded, (await new JobsClient(Services.Fingerprints.Grpc).WatchToEndAsync(overGrpc.JobId, options: Call)).State);
+        Assert.Equal("succeeded", (await Services.Fingerprints.Rest.WaitAsync(overRest.JobId)).State);
+        Assert.Equal(JobState.Succeeded, (await new JobsClient(Services.Annealing.Grpc).WatchToEndAsync(reference.JobId, options: Call)).State);
+        var expected = await new AnnealingClient(Services.Annealing.Grpc).GetResultAsync(new JobRef { JobId = reference.JobId }, Call);
+        var grpc = await fingerprints.GetAnnealingResultAsync(new JobRef { JobId = overGrpc.JobId }, Call);
+        var rest = await Services.Fingerprints.GetJsonAsync<Contracts.Annealing.AnnealingResult>($"/api/fingerprints/annealing/jobs/{overRest.JobId}/result");
+
+        Assert.Equal(("binary", 500), (grpc.Input, grpc.Clustering.Points));
+        Assert.Equal(expected.Clustering.Centres, grpc.Clustering.Centres);
+        Assert.Equal(expected.Clustering.ClusterSizes, grpc.Clustering.ClusterSizes);
+        Assert.Equal(expected.Clustering.Cost, rest.Clustering.Cost);
+        Assert.Equal(expected.Clustering.ClusterSizes, rest.Clustering.ClusterSizes);
+
+        // A Butina job is not an annealing job, and a dense dataset is not fingerprints.
+        var butina = await Services.ButinaAsync(Services.Maccs, 0.5);
+        var wrongKind = await Assert.ThrowsAsync<RpcException>(() => fingerprints.GetAnnealingResultAsync(new JobRef { JobId = butina.ToString() }, Call).ResponseAsync);
+        Assert.Equal(StatusCode.NotFound, wrongKind.StatusCode);
+        var dense = await Services.Fingerprints.Rest.UploadCsvAsync("name=points&kind=dense&dimension=2&weights=true", Fixtures.GmmCsv());
+        var notBinary = await Assert.ThrowsAsync<RpcException>(() => fingerprints.StartAnnealingAsync(new Contracts.Annealing.StartAnnealingRequest { DatasetId = dense.DatasetId.ToString(), MaxClusters = 3 }, Call).ResponseAsync);
+        Assert.Equal(StatusCode.InvalidArgument, notBinary.StatusCode);
+        Assert.Contains("binary", notBinary.Status.Detail, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task Butina_ReportsItsPhasesInOrder()
     {
         // The job may end before a watch could attach; its compute span keeps one event per phase.

@@ -1,9 +1,8 @@
 using Salsa.Contracts.Common;
 using Salsa.Contracts.FirstV1;
-using Salsa.Hosting.Clustering;
 using AnnealingResult = Salsa.Clustering.Annealing.AnnealingResult;
 
-namespace Salsa.Annealing;
+namespace Salsa.Hosting.Clustering.Annealing;
 
 /// <summary>
 /// The one step from the algorithm's result to the job's: the <c>salsa.annealing.v1.AnnealingResult</c>

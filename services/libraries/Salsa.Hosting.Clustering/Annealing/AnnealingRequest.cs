@@ -2,11 +2,9 @@ using System.ComponentModel.DataAnnotations;
 using System.Globalization;
 using Salsa.Clustering.Annealing;
 using Salsa.Clustering.Parallel;
-using Salsa.Hosting;
-using Salsa.Hosting.Clustering;
 using Salsa.Hosting.Datasets;
 
-namespace Salsa.Annealing;
+namespace Salsa.Hosting.Clustering.Annealing;
 
 /// <summary>A deterministic-annealing run of a stored dataset; unset options take the algorithm's defaults.</summary>
 public sealed record AnnealingRequest : IVectorClusteringRequest

@@ -1,13 +1,11 @@
 using Microsoft.Extensions.Options;
 using Salsa.Clustering.Annealing;
-using Salsa.Hosting;
-using Salsa.Hosting.Clustering;
 using Salsa.Hosting.Clustering.Grid;
 using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Jobs;
 using Salsa.Store;
 
-namespace Salsa.Annealing;
+namespace Salsa.Hosting.Clustering.Annealing;
 
 /// <summary>Deterministic annealing as jobs: dense or binary input, progress after each temperature.</summary>
 /// <remarks>With <c>Cluster:Enabled</c>, dense datasets are annealed on the grid (<see cref="GridCompute"/>); binary ones stay here.</remarks>
