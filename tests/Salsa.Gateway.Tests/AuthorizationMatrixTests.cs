@@ -191,7 +191,7 @@ public sealed class AuthorizationMatrixTests(SecuredPlatform platform) : IClassF
 {
     private static readonly HashSet<string> OpenEndpoints =
     [
-        "GET /health", "GET /alive", "GET /openapi/{documentName}.json", "GET /", "GET /scalar/{documentName?}",
+        "GET /health", "GET /alive", "GET /api/version", "GET /openapi/{documentName}.json", "GET /", "GET /scalar/{documentName?}",
         "grpc.health.v1.Health/Check", "grpc.health.v1.Health/Watch", "grpc.health.v1.Health/List",
         "grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo", "grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
     ];
@@ -213,6 +213,7 @@ public sealed class AuthorizationMatrixTests(SecuredPlatform platform) : IClassF
         ["POST /api/annealing/jobs"] = """{"datasetId":"$points","maxClusters":2}""",
         ["POST /api/kmeans/jobs"] = """{"datasetId":"$points","clusters":2}""",
         ["POST /api/fingerprints/butina/jobs"] = """{"datasetId":"$fingerprints"}""",
+        ["POST /api/fingerprints/annealing/jobs"] = """{"datasetId":"$fingerprints","maxClusters":2}""",
         ["POST /api/fingerprints/search"] = """{"datasetId":"$fingerprints","butinaJobId":"$job:fingerprints","queryHex":"00","k":1}""",
         ["POST /api/mds/jobs"] = """{"datasetId":"$fingerprints","dimensions":2}""",
         ["POST /api/render/census-map"] = """{"pointsDatasetId":"$points","clusteringJobId":"$job:annealing"}""",

@@ -93,7 +93,8 @@ public sealed class HostileUploadTests(HostileUploadFixture fixture) : IClassFix
     public async Task ABodyThatIsNotAFile_HeldToOneMegabyte_AFileIsNot()
     {
         var padding = new string(' ', 2 << 20);
-        using var query = await Service.Rest.PostJsonTextAsync("/api/census/queries", $"{{\"datasetId\":\"{Guid.NewGuid()}\"{padding}}}");
+        using var query = await Service.Rest.PostOversizedAsync("/api/census/queries",
+            new StringContent($"{{\"datasetId\":\"{Guid.NewGuid()}\"{padding}}}", Encoding.UTF8, "application/json"));
         Assert.Equal("The request body is larger than this service's limit of 1,048,576 bytes (Salsa:Limits:MaxRequestBytes).", await RestCalls.ProblemAsync(query, 413));
 
         // A 3 MB place file, over REST and over a gRPC stream.
