@@ -4,6 +4,11 @@ using Salsa.Hosting;
 using Salsa.Hosting.Host;
 using Salsa.Silo;
 
+if (SalsaVersion.PrintIfAsked(args, Console.Out))
+{
+    return 0;
+}
+
 return await SalsaServiceHost.RunAsync("silo", () =>
 {
     var builder = WebApplication.CreateBuilder(args);

@@ -34,6 +34,17 @@ public sealed class SiloSettingsTests
     public void ResolveAddress_UnknownHost_Throws() =>
         Assert.ThrowsAny<Exception>(() => SiloHosting.ResolveAddress("no-such-host.invalid"));
 
+    /// <summary>A silo as an operator starts it: <c>--version</c> prints the release and exits 0, before it looks for a store or a port.</summary>
+    [Fact]
+    public async Task Version_TheSiloProcess_PrintsTheRelease()
+    {
+        var (code, printed) = await Release.PrintedByAsync("Salsa.Silo.dll", TestContext.Current.CancellationToken);
+
+        Assert.Equal(0, code);
+        Assert.Equal(Salsa.Hosting.SalsaVersion.Informational, printed);
+        Assert.StartsWith(Release.Version, printed, StringComparison.Ordinal);
+    }
+
     [Fact]
     public void ReadSettings_ClusterCertificate_FromPemOrPkcs12()
     {

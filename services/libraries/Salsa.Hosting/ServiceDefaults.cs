@@ -58,7 +58,12 @@ public static class ServiceDefaults
             // A job's result is its gRPC message, written as the proto3 JSON mapping writes it.
             o.SerializerOptions.Converters.Add(new Rpc.ProtoJson());
         });
-        services.AddOpenApi(o => o.AddDocumentTransformer<ProblemResponses>().AddDocumentTransformer<Jobs.JobResultSchema>().AddOperationTransformer<ServerSentEventSchemas>().AddSchemaTransformer<ProtoSchemas>());
+        services.AddOpenApi(o => o.AddDocumentTransformer((document, _, _) =>
+        {
+            // The document is the release's contract: it names the release (openapi/*.json, docs/releasing.md).
+            document.Info.Version = SalsaVersion.Version;
+            return Task.CompletedTask;
+        }).AddDocumentTransformer<ProblemResponses>().AddDocumentTransformer<Jobs.JobResultSchema>().AddOperationTransformer<ServerSentEventSchemas>().AddSchemaTransformer<ProtoSchemas>());
         services.AddHealthChecks().AddCheck("self", () => HealthCheckResult.Healthy(), ["live"]);
 
         services.AddSingleton<RpcMetrics>();
@@ -88,6 +93,17 @@ public static class ServiceDefaults
     public static WebApplication MapDefaultEndpoints(this WebApplication app)
     {
         ArgumentNullException.ThrowIfNull(app);
+        // Every answer, errors and gRPC calls included, names the release that gave it (set as the
+        // headers go out: the exception handler clears what was set before it).
+        app.Use((context, next) =>
+        {
+            context.Response.OnStarting(static response =>
+            {
+                ((HttpResponse)response).Headers[SalsaVersion.Header] = SalsaVersion.Version;
+                return Task.CompletedTask;
+            }, context.Response);
+            return next(context);
+        });
         app.UseExceptionHandler();
         // Statuses the framework answers without a body (a JSON body over MaxRequestBytes, a wrong
         // content type or method, an unknown route) get a ProblemDetails like every other error.
@@ -99,6 +115,10 @@ public static class ServiceDefaults
         // Open to anyone: probes, and the descriptions of the API (which hold no data).
         app.MapHealthChecks("/health").AllowAnonymous();
         app.MapHealthChecks("/alive", new HealthCheckOptions { Predicate = r => r.Tags.Contains("live") }).AllowAnonymous();
+        app.MapGet("/api/version", (ServiceIdentity identity) => TypedResults.Ok(SalsaVersion.View(identity.Name)))
+            .WithName("GetVersion").WithTags("Version")
+            .WithSummary("The release that answers: its service, SemVer version, commit, contract (v1) and runtime.")
+            .AllowAnonymous();
         app.MapOpenApi().AllowAnonymous();
         app.UseSwaggerUI(o =>
         {
@@ -125,6 +145,7 @@ public static class ServiceDefaults
             openApi = "/openapi/v1.json",
             apiReference = ApiReference.Path,
             docs = "/docs",
+            version = SalsaVersion.Version,
             health = "/health",
             alive = "/alive",
         })).ExcludeFromDescription().AllowAnonymous();

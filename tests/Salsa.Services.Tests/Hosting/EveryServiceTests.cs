@@ -121,6 +121,34 @@ public sealed class EveryServiceTests(EveryServiceFixture fixture) : IClassFixtu
 
     [Theory]
     [MemberData(nameof(Services))]
+    public async Task OpenApi_RunningDocument_IsTheCommittedContract(string name)
+    {
+        var difference = OpenApiContract.Difference(name, await fixture[name].Rest.GetStringAsync("/openapi/v1.json", Token));
+
+        Assert.True(difference is null, difference);
+    }
+
+    [Theory]
+    [MemberData(nameof(Services))]
+    public async Task Version_EveryService_NamesTheReleaseOverRestAndGrpc(string name)
+    {
+        var release = Release.Version;
+        using var response = await fixture[name].Rest.GetAsync("/api/version", Token);
+        using var version = JsonDocument.Parse(await response.Content.ReadAsStringAsync(Token));
+        var health = new Health.HealthClient(fixture[name].Grpc).CheckAsync(new HealthCheckRequest(), cancellationToken: Token);
+        var metadata = await health.ResponseHeadersAsync;
+        using var problem = await fixture[name].Rest.GetAsync("/api/datasets/not-an-id", Token);
+
+        Assert.Equal((name, release, "v1"), (version.RootElement.GetProperty("service").GetString(), version.RootElement.GetProperty("version").GetString(), version.RootElement.GetProperty("contract").GetString()));
+        Assert.Equal(release, Assert.Single(response.Headers.GetValues(Salsa.Hosting.SalsaVersion.Header)));
+        Assert.Equal(release, metadata.GetValue("salsa-version"));
+        Assert.Equal(HttpStatusCode.BadRequest, problem.StatusCode);
+        Assert.Equal(release, Assert.Single(problem.Headers.GetValues(Salsa.Hosting.SalsaVersion.Header))); // errors name it too
+        Assert.Equal(release, Salsa.Hosting.SalsaVersion.Informational.Split('+')[0]);
+    }
+
+    [Theory]
+    [MemberData(nameof(Services))]
     public async Task OpenApi_EveryOperation_DeclaresItsProblemResponsesAndIdFormats(string name)
     {
         using var document = JsonDocument.Parse(await fixture[name].Rest.GetStringAsync("/openapi/v1.json", Token));

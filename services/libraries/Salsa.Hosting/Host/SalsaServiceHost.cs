@@ -42,7 +42,7 @@ public static class SalsaServiceHost
     /// <summary>A service's whole life as its own process: <see cref="RunAsync(string, Func{WebApplication}, Func{WebApplication, Task}?, CancellationToken)"/>.</summary>
     public static Task<int> RunAsync<TService>(string[] args)
         where TService : ISalsaService =>
-        RunAsync(TService.Name, () => Create<TService>(args));
+        SalsaVersion.PrintIfAsked(args, Console.Out) ? Task.FromResult(0) : RunAsync(TService.Name, () => Create<TService>(args));
 
     /// <summary>
     /// Builds and starts an application, then runs it until it stops. A refusal to start — a
