@@ -49,6 +49,8 @@ public sealed class SiloProcessTests(PostgresFixture postgres)
         Assert.Equal(HttpStatusCode.NotFound, unknown.StatusCode);
         using var dashboard = await http.GetAsync("dashboard/", Token);
         Assert.Equal(HttpStatusCode.OK, dashboard.StatusCode);
+        var version = JsonDocument.Parse(await http.GetStringAsync("api/version", Token)).RootElement;
+        Assert.Equal(("silo", Release.Version), (version.GetProperty("service").GetString(), version.GetProperty("version").GetString()));
     }
 
     [Fact]
