@@ -85,6 +85,10 @@ internal sealed class ProblemResponses : IOpenApiDocumentTransformer
         {
             Add(operation, 404, "An id the body names (a dataset, a job) names nothing of the caller's (the detail names it).", problem);
         }
+        else if (HasMember(operation.RequestBody, "workflow"))
+        {
+            Add(operation, 404, "The workflow the body names is not one of the gateway's workflows (the detail names it).", problem);
+        }
 
         if (method == HttpMethod.Get && (path.EndsWith("/result", StringComparison.Ordinal) || path.Contains("/artifacts/", StringComparison.Ordinal)))
         {
@@ -109,6 +113,9 @@ internal sealed class ProblemResponses : IOpenApiDocumentTransformer
             ? "The job queue is full, or these credentials exceeded their rate limit: try again after the Retry-After header's seconds."
             : "These credentials exceeded their rate limit: try again after the Retry-After header's seconds.", problem);
     }
+
+    private static bool HasMember(IOpenApiRequestBody? body, string member) =>
+        body?.Content?.Values.Any(media => media.Schema?.Properties?.ContainsKey(member) == true) == true;
 
     // A JSON body with a member that is an id (datasetId, jobId, …): the operation looks it up.
     private static bool NamesAnId(IOpenApiRequestBody? body) =>
