@@ -26,8 +26,14 @@ public sealed class ClientTests
         }, Token);
         var key = await gateway.App.Services.GetRequiredService<ApiKeys>().CreateAsync("python", "python-client", ["read", "run"], Token);
 
+        // Installed as its README says, on Debian's Python with python3-requests and no index to ask.
+        var environment = directory.Combine("venv");
+        var python = Path.Combine(environment, "bin", "python");
+        await RunAsync("/usr/bin/python3", directory.Path, ["-m", "venv", "--system-site-packages", environment]);
+        await RunAsync(python, directory.Path, ["-m", "pip", "install", "--no-index", "--no-cache-dir", "--quiet", Path.Combine(Repository.Root, "clients", "python")]);
+
         var (code, output, error) = await ExternalProgram.RunAsync(
-            "python3", Repository.Root, ["-m", "unittest", "discover", "-s", "clients/python/tests", "-v"], Token,
+            python, directory.Path, ["-m", "unittest", "discover", "-s", Path.Combine(Repository.Root, "clients", "python", "tests"), "-v"], Token,
             new Dictionary<string, string?>
             {
                 ["SALSA_GATEWAY_URL"] = gateway.Ports.RestAddress.ToString(),
@@ -38,6 +44,14 @@ public sealed class ClientTests
         Assert.True(code == 0, output + error);
         Assert.DoesNotContain("skipped", error, StringComparison.OrdinalIgnoreCase); // every test ran, none skipped
         Assert.Contains("Ran 5 tests", error, StringComparison.Ordinal);
+        Assert.Contains(Path.Combine(environment, "lib"), (await RunAsync(python, directory.Path, ["-c", "import salsa_client; print(salsa_client.__file__)"])).Output, StringComparison.Ordinal); // the installed package ran, not the sources
+    }
+
+    private static async Task<(int ExitCode, string Output, string Error)> RunAsync(string program, string workingDirectory, string[] arguments)
+    {
+        var result = await ExternalProgram.RunAsync(program, workingDirectory, arguments, Token);
+        Assert.True(result.ExitCode == 0, $"{program} {string.Join(' ', arguments)}: {result.Output}{result.Error}");
+        return result;
     }
 
     [Fact]

@@ -9,9 +9,9 @@
     gateway.download_artifact(run["id"], "map.svg", "map.svg")
 
 Errors are ``SalsaError`` with the ProblemDetails the gateway answered (status, title, detail).
-Only the standard library is used: the client installs anywhere Python 3.9+ runs.
+It needs only requests (Debian: python3-requests); pandas, where installed, for to_dataframe().
 """
 
-from ._client import Gateway, RunEvent, SalsaError, __version__
+from ._client import Gateway, RunEvent, SalsaError, __version__, to_dataframe
 
-__all__ = ["Gateway", "RunEvent", "SalsaError", "__version__"]
+__all__ = ["Gateway", "RunEvent", "SalsaError", "__version__", "to_dataframe"]

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import os
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from dataclasses import dataclass
-from typing import Any, BinaryIO, Dict, Iterator, Mapping, Optional, Union
+from typing import Any, BinaryIO, Dict, Iterator, List, Mapping, Optional, Union
+
+import requests
 
 __version__ = "1.0.0"
 
@@ -42,10 +42,15 @@ Body = Union[bytes, BinaryIO, str, "os.PathLike[str]"]
 class Gateway:
     """A client of one gateway. ``api_key`` is needed when the gateway listens beyond loopback."""
 
-    def __init__(self, base_url: str = "http://127.0.0.1:5080", api_key: Optional[str] = None, timeout: float = 60.0):
+    def __init__(self, base_url: str = "http://127.0.0.1:5080", api_key: Optional[str] = None, timeout: float = 60.0,
+                 session: Optional[requests.Session] = None):
         self.base_url = base_url.rstrip("/")
         self.api_key = api_key if api_key is not None else os.environ.get("SALSA_API_KEY")
         self.timeout = timeout
+        self.session = session or requests.Session()
+        self.session.headers.update({"Accept": "application/json", "User-Agent": f"salsa-client-python/{__version__}"})
+        if self.api_key:
+            self.session.headers["X-Api-Key"] = self.api_key
 
     # ── the release and the catalog ───────────────────────────────────────────────────────────
     def version(self) -> Dict[str, Any]:
@@ -90,12 +95,12 @@ class Gateway:
         """A page of the caller's runs, newest first: {"runs": [...], "total": how many match}."""
         query = {"offset": offset, "limit": limit, "workflow": workflow, "state": state}
         with self._send("GET", "/api/runs", query=query) as response:
-            return {"runs": json.load(response), "total": int(response.headers.get("X-Total-Count", "0"))}
+            return {"runs": response.json(), "total": int(response.headers.get("X-Total-Count", "0"))}
 
     def events(self, run_id: str) -> Iterator[RunEvent]:
         """The run's server-sent events until it ends: run, step, progress, hop-start, hop."""
-        with self._send("GET", f"/api/runs/{_segment(run_id)}/events", headers={"Accept": "text/event-stream"}, timeout=None) as response:
-            yield from _server_sent_events(response)
+        with self._send("GET", f"/api/runs/{_segment(run_id)}/events", headers={"Accept": "text/event-stream"}, timeout=None, stream=True) as response:
+            yield from _server_sent_events(_lines(response.iter_content(chunk_size=None)))
 
     def wait(self, run_id: str, timeout: float = 600.0) -> Dict[str, Any]:
         """Follows the run's events until it ends (or ``timeout`` seconds pass); the run as it ended."""
@@ -123,21 +128,31 @@ class Gateway:
 
     def step_log(self, run_id: str, step: str) -> str:
         with self._send("GET", f"/api/runs/{_segment(run_id)}/steps/{_segment(step)}/log") as response:
-            return response.read().decode("utf-8")
+            return response.content.decode("utf-8")
 
     def artifact(self, run_id: str, name: str) -> bytes:
         """A file the run kept (map.svg, map.png, clusters.geojson, …), in memory."""
         with self._send("GET", f"/api/runs/{_segment(run_id)}/artifacts/{_segment(name)}") as response:
-            return response.read()
+            return response.content
 
     def download_artifact(self, run_id: str, name: str, path: "Union[str, os.PathLike[str]]") -> int:
         """Writes a file the run kept to ``path``, streamed; the number of bytes written."""
         written = 0
-        with self._send("GET", f"/api/runs/{_segment(run_id)}/artifacts/{_segment(name)}") as response, open(path, "wb") as out:
-            while chunk := response.read(1 << 16):
+        with self._send("GET", f"/api/runs/{_segment(run_id)}/artifacts/{_segment(name)}", stream=True) as response, open(path, "wb") as out:
+            for chunk in response.iter_content(1 << 16):
                 out.write(chunk)
                 written += len(chunk)
         return written
+
+    # ── results as tables ─────────────────────────────────────────────────────────────────────
+    def clusters(self, run_id: str, artifact: str = "clusters.geojson") -> List[Dict[str, Any]]:
+        """The run's clusters, one dict per cluster: the properties of each feature of its GeoJSON."""
+        features = json.loads(self.artifact(run_id, artifact)).get("features", [])
+        return [dict(feature.get("properties") or {}) for feature in features]
+
+    def to_dataframe(self, run_id: str, artifact: str = "clusters.geojson"):
+        """The run's clusters as a pandas DataFrame, one row per cluster (pandas must be installed)."""
+        return to_dataframe(self.clusters(run_id, artifact))
 
     # ── the wire ──────────────────────────────────────────────────────────────────────────────
     def _upload(self, path: str, file: Body, name: Optional[str], content_type: str) -> Dict[str, Any]:
@@ -149,54 +164,67 @@ class Gateway:
 
     def _json(self, method: str, path: str, body: Any = None, *, raw: Any = None, query: Optional[Mapping[str, Any]] = None, content_type: Optional[str] = None) -> Any:
         with self._send(method, path, body=body, raw=raw, query=query, content_type=content_type) as response:
-            text = response.read()
-            return json.loads(text) if text else None
+            return response.json() if response.content else None
 
     def _send(self, method: str, path: str, *, body: Any = None, raw: Any = None, query: Optional[Mapping[str, Any]] = None,
-              content_type: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, timeout: Any = "default"):
-        url = self.base_url + path
-        if query:
-            pairs = {k: v for k, v in query.items() if v is not None}
-            if pairs:
-                url += "?" + urllib.parse.urlencode(pairs)
-        request_headers = {"Accept": "application/json", "User-Agent": f"salsa-client-python/{__version__}"}
-        data = raw
-        if body is not None:
-            data = json.dumps(body).encode("utf-8")
-            content_type = "application/json"
+              content_type: Optional[str] = None, headers: Optional[Mapping[str, str]] = None, timeout: Any = "default",
+              stream: bool = False) -> requests.Response:
+        request_headers = dict(headers or {})
         if content_type:
             request_headers["Content-Type"] = content_type
-        if self.api_key:
-            request_headers["X-Api-Key"] = self.api_key
-        request_headers.update(headers or {})
-        request = urllib.request.Request(url, data=data, method=method, headers=request_headers)
+        params = {k: v for k, v in (query or {}).items() if v is not None}
         try:
-            return urllib.request.urlopen(request, timeout=self.timeout if timeout == "default" else timeout)
-        except urllib.error.HTTPError as error:
-            raise _problem(error) from None
+            response = self.session.request(
+                method, self.base_url + path, params=params, json=body, data=raw, headers=request_headers,
+                timeout=self.timeout if timeout == "default" else timeout, stream=stream)
+        except requests.ConnectionError as error:
+            raise SalsaError(0, {"title": "The gateway could not be reached", "detail": f"{self.base_url}: {error.__class__.__name__}"}) from None
+        if response.status_code >= 400:
+            with response:
+                raise _problem(response)
+        return response
 
 
 def _segment(value: str) -> str:
     return urllib.parse.quote(str(value), safe="")
 
 
-def _problem(error: "urllib.error.HTTPError") -> SalsaError:
+def _problem(response: requests.Response) -> SalsaError:
     try:
-        text = error.read().decode("utf-8", "replace")
-        problem = json.loads(text) if text else {}
+        problem = response.json()
         if not isinstance(problem, dict):
-            problem = {"detail": text}
+            problem = {"detail": str(problem)[:500]}
     except ValueError:
-        problem = {"detail": text[:500]}
-    problem.setdefault("status", error.code)
-    problem.setdefault("title", error.reason or "")
-    return SalsaError(error.code, problem)
+        problem = {"detail": response.text[:500]}
+    problem.setdefault("status", response.status_code)
+    problem.setdefault("title", response.reason or "")
+    return SalsaError(response.status_code, problem)
 
 
-def _server_sent_events(stream) -> Iterator[RunEvent]:
+def to_dataframe(rows: List[Mapping[str, Any]]):
+    """Rows (dicts) as a pandas DataFrame; pandas is optional, asked for only here."""
+    try:
+        import pandas
+    except ImportError:
+        raise ImportError("to_dataframe needs pandas: pip install pandas (or apt-get install python3-pandas)") from None
+    return pandas.DataFrame.from_records(list(rows))
+
+
+def _lines(chunks) -> Iterator[bytes]:
+    """Lines as they arrive (iter_content(None) gives each chunk when it comes; iter_lines waits for 512 bytes)."""
+    pending = b""
+    for chunk in chunks:
+        pending += chunk
+        *complete, pending = pending.split(b"\n")
+        yield from complete
+    if pending:
+        yield pending
+
+
+def _server_sent_events(lines) -> Iterator[RunEvent]:
     """Parses text/event-stream (WHATWG HTML, server-sent events): event and data lines, blank line ends one."""
     event, data = "message", []
-    for raw_line in stream:
+    for raw_line in lines:
         line = raw_line.decode("utf-8").rstrip("\r\n")
         if not line:
             if data:

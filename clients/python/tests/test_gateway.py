@@ -1,18 +1,16 @@
 """The client against a running gateway: SALSA_GATEWAY_URL names it, SALSA_API_KEY a key with the
-run scope when it asks for credentials. tests/Salsa.Gateway.Tests/ClientTests.cs starts a real one
-(with authentication on) and runs these; by hand:
+run scope when it asks for credentials. tests/Salsa.Gateway.Tests/ClientTests.cs installs the client
+into a virtual environment of Debian's Python (pip install ./clients/python, offline), starts a real
+gateway (authentication on) and runs these; by hand, with the client installed:
 
     SALSA_GATEWAY_URL=http://127.0.0.1:5080 python3 -m unittest discover -s clients/python/tests -v
 """
 
 import os
-import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-
-from salsa_client import Gateway, SalsaError, __version__  # noqa: E402
+from salsa_client import Gateway, SalsaError, __version__
 
 TOWNS = b"""name,country,lat,lon,population
 Paris,FR,48.857,2.352,2161000
@@ -55,6 +53,11 @@ class GatewayTests(unittest.TestCase):
         self.assertGreaterEqual(page["total"], 1)
         svg = client.artifact(run["id"], "map.svg")
         self.assertIn(b"<svg", svg[:500])
+        clusters = client.clusters(run["id"])
+        self.assertEqual(2, len(clusters))
+        table = client.to_dataframe(run["id"])
+        self.assertEqual(2, len(table))
+        self.assertEqual(set(clusters[0]), set(table.columns))
         with tempfile.TemporaryDirectory() as folder:
             path = os.path.join(folder, "clusters.geojson")
             written = client.download_artifact(run["id"], "clusters.geojson", path)
