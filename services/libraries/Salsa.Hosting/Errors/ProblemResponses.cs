@@ -114,12 +114,13 @@ internal sealed class ProblemResponses : IOpenApiDocumentTransformer
             : "These credentials exceeded their rate limit: try again after the Retry-After header's seconds.", problem);
     }
 
-    private static bool HasMember(IOpenApiRequestBody? body, string member) =>
-        body?.Content?.Values.Any(media => media.Schema?.Properties?.ContainsKey(member) == true) == true;
+    private static bool HasMember(IOpenApiRequestBody? body, string member) => AnyMember(body, name => name == member);
 
     // A JSON body with a member that is an id (datasetId, jobId, …): the operation looks it up.
-    private static bool NamesAnId(IOpenApiRequestBody? body) =>
-        body?.Content?.Values.Any(media => media.Schema?.Properties?.Keys.Any(name => name.EndsWith("Id", StringComparison.Ordinal)) == true) == true;
+    private static bool NamesAnId(IOpenApiRequestBody? body) => AnyMember(body, name => name.EndsWith("Id", StringComparison.Ordinal));
+
+    private static bool AnyMember(IOpenApiRequestBody? body, Func<string, bool> member) =>
+        body?.Content?.Values.Any(media => media.Schema?.Properties?.Keys.Any(member) == true) == true;
 
     private static void Add(OpenApiOperation operation, int status, string description, OpenApiSchemaReference problem) =>
         operation.Responses!.TryAdd(status.ToString(System.Globalization.CultureInfo.InvariantCulture), new OpenApiResponse
