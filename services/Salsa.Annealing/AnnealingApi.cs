@@ -12,7 +12,7 @@ public static class AnnealingApi
     {
         var group = app.MapGroup("/api/annealing").WithTags("Annealing");
 
-        group.MapPost("/jobs", async Task<Accepted<JobView>> (AnnealingJobs jobs, AnnealingRequest request, CancellationToken cancellationToken) =>
+        group.MapPost("/jobs", async Task<Accepted<JobView>> (AnnealingJobs jobs, Contracts.Annealing.StartAnnealingRequest request, CancellationToken cancellationToken) =>
             JobResponses.Accepted(await jobs.StartAsync(request, cancellationToken)))
             .WithName("StartAnnealing")
             .WithSummary("Starts deterministic-annealing clustering of a dense or binary dataset; 202 with the job (watch it at /api/jobs/{id}/events).");

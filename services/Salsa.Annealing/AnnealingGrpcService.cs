@@ -12,7 +12,7 @@ namespace Salsa.Annealing;
 public sealed class AnnealingGrpcService(AnnealingJobs jobs) : global::Salsa.Contracts.Annealing.Annealing.AnnealingBase
 {
     public override async Task<JobInfo> Start(Contracts.Annealing.StartAnnealingRequest request, ServerCallContext context) =>
-        JobViews.ToProto(await jobs.StartAsync(AnnealingRequest.From(request), context.CancellationToken));
+        JobViews.ToProto(await jobs.StartAsync(request, context.CancellationToken));
 
     [Authorize(Scopes.Read)]
     public override async Task<Contracts.Annealing.AnnealingResult> GetResult(JobRef request, ServerCallContext context) =>

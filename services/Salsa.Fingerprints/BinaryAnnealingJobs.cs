@@ -1,3 +1,4 @@
+using Salsa.Contracts.Operations;
 using Salsa.Hosting.Clustering.Annealing;
 using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Jobs;
@@ -12,10 +13,11 @@ namespace Salsa.Fingerprints;
 /// </summary>
 public sealed class BinaryAnnealingJobs(AnnealingJobs annealing, JobManager jobs, DatasetCatalog datasets)
 {
-    public async Task<JobRecord> StartAsync(AnnealingRequest request, CancellationToken cancellationToken)
+    public async Task<JobRecord> StartAsync(Contracts.Annealing.StartAnnealingRequest request, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(request);
-        FingerprintDatasets.RequireBinary(await datasets.GetRequiredAsync(request.DatasetId, cancellationToken));
+        RequestParameters.Check(request);
+        FingerprintDatasets.RequireBinary(await datasets.GetRequiredAsync(DatasetCatalog.ParseId(request.DatasetId), cancellationToken));
         return await annealing.StartAsync(request, cancellationToken);
     }
 

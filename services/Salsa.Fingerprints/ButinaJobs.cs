@@ -1,6 +1,8 @@
 using Google.Protobuf;
 using Microsoft.Extensions.Options;
 using Salsa.Clustering.Fingerprints;
+using Salsa.Contracts.Fingerprints;
+using Salsa.Contracts.Operations;
 using Salsa.Hosting;
 using Salsa.Hosting.Clustering;
 using Salsa.Hosting.Datasets;
@@ -25,14 +27,15 @@ public sealed class ButinaJobs(JobManager jobs, DatasetCatalog datasets, IOption
 
     public const string Kind = "butina";
 
-    public async Task<JobRecord> StartAsync(ButinaRequest request, CancellationToken cancellationToken)
+    public async Task<JobRecord> StartAsync(StartButinaRequest request, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(request);
-        var info = await datasets.GetRequiredAsync(request.DatasetId, cancellationToken);
+        RequestParameters.Check(request);
+        _limits.CheckParameters(request);
+        var info = await datasets.GetRequiredAsync(DatasetCatalog.ParseId(request.DatasetId), cancellationToken);
         FingerprintDatasets.RequireBinary(info);
         _limits.CheckPoints(info.Count, info.Bits);
-        request.Validate();
-        return await jobs.SubmitAsync(Kind, request, info.Id, context => RunAsync(context, request), cancellationToken);
+        return await jobs.SubmitAsync(Kind, request, info.Id, context => RunAsync(context, info.Id, request), cancellationToken);
     }
 
     public async Task<(JobRecord Job, Contracts.Fingerprints.ButinaResult Result)> GetResultAsync(Guid id, CancellationToken cancellationToken)
@@ -73,10 +76,11 @@ public sealed class ButinaJobs(JobManager jobs, DatasetCatalog datasets, IOption
         return new ButinaClustering(ArtifactFormats.ReadInt32s(artifact.Data), [.. result.Cluster.Select(c => c.Centroid)]);
     }
 
-    private async Task<JobOutcome> RunAsync(JobContext context, ButinaRequest request)
+    private async Task<JobOutcome> RunAsync(JobContext context, Guid datasetId, StartButinaRequest request)
     {
-        var (info, points) = await datasets.LoadBinaryAsync(request.DatasetId, context.CancellationToken);
-        var result = TaylorButina.Run(points, request.ToOptions(context.Parallelism), context.ClusteringProgress(), context.CancellationToken);
+        var (info, points) = await datasets.LoadBinaryAsync(datasetId, context.CancellationToken);
+        var options = RequestParameters.Bind(request, new ButinaOptions { Parallel = context.Parallelism });
+        var result = TaylorButina.Run(points, options, context.ClusteringProgress(), context.CancellationToken);
         var message = result.ToMessage(info.Count);
         await context.SaveArtifactAsync(Artifacts.Assignments, Artifacts.OctetStream, ArtifactFormats.Int32s(result.Assignments));
         await context.SaveArtifactAsync(Artifacts.Clustering, Artifacts.Protobuf, message.Clustering.ToByteArray());

@@ -1,5 +1,4 @@
 using Microsoft.AspNetCore.Http.HttpResults;
-using Salsa.Hosting.Clustering.Annealing;
 using Salsa.Hosting.Jobs;
 using Salsa.Hosting.Timing;
 
@@ -12,7 +11,7 @@ public static class FingerprintsApi
     {
         var group = app.MapGroup("/api/fingerprints").WithTags("Fingerprints");
 
-        group.MapPost("/butina/jobs", async Task<Accepted<JobView>> (ButinaJobs jobs, ButinaRequest request, CancellationToken cancellationToken) =>
+        group.MapPost("/butina/jobs", async Task<Accepted<JobView>> (ButinaJobs jobs, Contracts.Fingerprints.StartButinaRequest request, CancellationToken cancellationToken) =>
             JobResponses.Accepted(await jobs.StartAsync(request, cancellationToken)))
             .WithName("StartButina")
             .WithSummary("Starts Taylor–Butina clustering of a binary dataset at a Tanimoto distance cut-off (default 0.35); 202 with the job.");
@@ -22,7 +21,7 @@ public static class FingerprintsApi
             .WithName("GetButinaResult")
             .WithSummary("Clusters (centroid, medoid, size, mean similarity to the centroid) and singletons of a finished Butina job — the gRPC GetButinaResult message as JSON (409 while it runs).");
 
-        group.MapPost("/annealing/jobs", async Task<Accepted<JobView>> (BinaryAnnealingJobs jobs, AnnealingRequest request, CancellationToken cancellationToken) =>
+        group.MapPost("/annealing/jobs", async Task<Accepted<JobView>> (BinaryAnnealingJobs jobs, Contracts.Annealing.StartAnnealingRequest request, CancellationToken cancellationToken) =>
             JobResponses.Accepted(await jobs.StartAsync(request, cancellationToken)))
             .WithName("StartBinaryAnnealing")
             .WithSummary("Starts deterministic annealing of a binary dataset (the annealing service's request and job); 202 with the job.");

@@ -2,7 +2,6 @@ using Grpc.Core;
 using Microsoft.AspNetCore.Authorization;
 using Salsa.Contracts.Common;
 using Salsa.Contracts.Fingerprints;
-using Salsa.Hosting.Clustering.Annealing;
 using Salsa.Hosting.Jobs;
 using Salsa.Hosting.Security;
 using Salsa.Hosting.Timing;
@@ -13,14 +12,14 @@ namespace Salsa.Fingerprints;
 public sealed class FingerprintsGrpcService(ButinaJobs butina, BinaryAnnealingJobs annealing, FingerprintSearch search) : global::Salsa.Contracts.Fingerprints.Fingerprints.FingerprintsBase
 {
     public override async Task<JobInfo> StartButina(StartButinaRequest request, ServerCallContext context) =>
-        JobViews.ToProto(await butina.StartAsync(ButinaRequest.From(request), context.CancellationToken));
+        JobViews.ToProto(await butina.StartAsync(request, context.CancellationToken));
 
     [Authorize(Scopes.Read)]
     public override async Task<ButinaResult> GetButinaResult(JobRef request, ServerCallContext context) =>
         ServerTiming.Reported(context.GetHttpContext(), await butina.GetResultAsync(JobViews.ParseId(request.JobId), context.CancellationToken));
 
     public override async Task<JobInfo> StartAnnealing(Contracts.Annealing.StartAnnealingRequest request, ServerCallContext context) =>
-        JobViews.ToProto(await annealing.StartAsync(AnnealingRequest.From(request), context.CancellationToken));
+        JobViews.ToProto(await annealing.StartAsync(request, context.CancellationToken));
 
     [Authorize(Scopes.Read)]
     public override async Task<Contracts.Annealing.AnnealingResult> GetAnnealingResult(JobRef request, ServerCallContext context) =>

@@ -26,7 +26,7 @@ internal static class FingerprintsOperations
                 Inputs = [new("dataset", T.Fingerprints, true, "binary fingerprints")],
                 Parameters =
                 [
-                    new("cutoff", ParameterKind.Number, "Tanimoto distance cut-off (0.35 is similarity ≥ 0.65)") { Default = new ButinaOptions().Cutoff, ExclusiveMinimum = 0, ExclusiveMaximum = 1 },
+                    .. RequestParameters.Describe<StartButinaRequest>(new ButinaOptions(), limits.Of),
                     new("medoids", ParameterKind.Integer, "how many medoids (of the largest clusters) to output") { Default = 500, Minimum = 1, Maximum = limits.MaxEmbeddingItems, OperationOnly = true },
                     new("tableRows", ParameterKind.Integer, "rows of the cluster table (largest clusters)") { Default = 20, Minimum = 0, Maximum = 1000, OperationOnly = true },
                 ],
@@ -38,7 +38,7 @@ internal static class FingerprintsOperations
                 Artifacts = [Artifacts.Assignments, Artifacts.Clustering],
                 Execute = async c =>
                 {
-                    var request = new StartButinaRequest { DatasetId = c.InputString("dataset"), Cutoff = c.Parameter<double>("cutoff") };
+                    var request = c.Request<StartButinaRequest>();
                     var job = await c.RunJobAsync(FingerprintsService.Name, (invoker, o) => new FingerprintsClient(invoker).StartButinaAsync(request, o));
                     var result = await new FingerprintsClient(await c.InvokerAsync(FingerprintsService.Name)).GetButinaResultAsync(new JobRef { JobId = job.JobId }, c.CallOptions);
                     var largest = result.Cluster.Select((cluster, index) => (cluster, index)).OrderByDescending(x => x.cluster.Size).ThenBy(x => x.index).ToList();

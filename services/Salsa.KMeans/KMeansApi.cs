@@ -11,7 +11,7 @@ public static class KMeansApi
     {
         var group = app.MapGroup("/api/kmeans").WithTags("KMeans");
 
-        group.MapPost("/jobs", async Task<Accepted<JobView>> (KMeansJobs jobs, KMeansRequest request, CancellationToken cancellationToken) =>
+        group.MapPost("/jobs", async Task<Accepted<JobView>> (KMeansJobs jobs, Contracts.KMeans.StartKMeansRequest request, CancellationToken cancellationToken) =>
             JobResponses.Accepted(await jobs.StartAsync(request, cancellationToken)))
             .WithName("StartKMeans")
             .WithSummary("Starts weighted k-means (greedy k-means++ seeding, Lloyd iterations, restarts) of a dense or binary dataset; 202 with the job.");

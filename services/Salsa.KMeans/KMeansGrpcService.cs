@@ -11,7 +11,7 @@ namespace Salsa.KMeans;
 public sealed class KMeansGrpcService(KMeansJobs jobs) : global::Salsa.Contracts.KMeans.KMeans.KMeansBase
 {
     public override async Task<JobInfo> Start(Contracts.KMeans.StartKMeansRequest request, ServerCallContext context) =>
-        JobViews.ToProto(await jobs.StartAsync(KMeansRequest.From(request), context.CancellationToken));
+        JobViews.ToProto(await jobs.StartAsync(request, context.CancellationToken));
 
     [Authorize(Scopes.Read)]
     public override async Task<Contracts.KMeans.KMeansResult> GetResult(JobRef request, ServerCallContext context) =>

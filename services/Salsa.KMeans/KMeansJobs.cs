@@ -1,5 +1,10 @@
 using Microsoft.Extensions.Options;
 using Salsa.Clustering.KMeans;
+using Salsa.Clustering.Parallel;
+using Salsa.Contracts.Common;
+using Salsa.Contracts.KMeans;
+using KMeansResult = Salsa.Contracts.KMeans.KMeansResult; // the message; the algorithm's result is Salsa.Clustering's
+using Salsa.Contracts.Operations;
 using Salsa.Hosting;
 using Salsa.Hosting.Clustering;
 using Salsa.Hosting.Clustering.Grid;
@@ -10,28 +15,34 @@ using Salsa.Store;
 namespace Salsa.KMeans;
 
 /// <summary>k-means as jobs: dense or binary input, progress after each Lloyd iteration.</summary>
-/// <remarks>With <c>Cluster:Enabled</c>, dense datasets are clustered on the cluster (<see cref="GridCompute"/>); binary ones stay here.</remarks>
+/// <remarks>With <c>Cluster:Enabled</c>, dense datasets are clustered on the grid (<see cref="GridCompute"/>); binary ones stay here.</remarks>
 public sealed class KMeansJobs(JobManager jobs, DatasetCatalog datasets, IOptions<ServiceLimits> limits, GridCompute? cluster = null)
-    : VectorClusteringJobs<KMeansRequest, Contracts.KMeans.KMeansResult>(jobs, datasets, limits)
+    : VectorClusteringJobs<StartKMeansRequest, KMeansOptions, KMeansResult>(jobs, datasets, limits)
 {
     public override string Kind => "kmeans";
 
-    protected override Contracts.Common.ClusteringResult ClusteringOf(Contracts.KMeans.KMeansResult result) => result.Clustering;
+    protected override ClusteringResult ClusteringOf(KMeansResult result) => result.Clustering;
 
-    protected override async Task<(int[] Assignments, Contracts.KMeans.KMeansResult Result)> ClusterAsync(KMeansRequest request, DatasetInfo info, VectorInput input, JobContext context)
+    protected override string DatasetOf(StartKMeansRequest request) => request.DatasetId;
+
+    protected override KMeansOptions OptionsOf(StartKMeansRequest request, ParallelismOptions parallel) =>
+        RequestParameters.Bind(request, new KMeansOptions { Parallel = parallel });
+
+    protected override void Validate(KMeansOptions options, int points) => options.Validate(points);
+
+    protected override async Task<(int[] Assignments, KMeansResult Result)> ClusterAsync(KMeansOptions options, DatasetInfo info, VectorInput input, JobContext context)
     {
         if (cluster is null || input.Dense is null)
         {
-            return Cluster(request, info, input, context);
+            return Cluster(options, info, input, context);
         }
 
-        var (result, placement) = await cluster.KMeansAsync(context, info.Id, info.Count, request.ToOptions(context.Parallelism)).ConfigureAwait(false);
+        var (result, placement) = await cluster.KMeansAsync(context, info.Id, info.Count, options).ConfigureAwait(false);
         return (result.Assignments, result.ToMessage(DatasetCatalog.KindName(info.Kind), info.Count, placement));
     }
 
-    protected override (int[] Assignments, Contracts.KMeans.KMeansResult Result) Cluster(KMeansRequest request, DatasetInfo info, VectorInput input, JobContext context)
+    protected override (int[] Assignments, KMeansResult Result) Cluster(KMeansOptions options, DatasetInfo info, VectorInput input, JobContext context)
     {
-        var options = request.ToOptions(context.Parallelism);
         var result = input.Dense is { } dense
             ? WeightedKMeans.Run(dense, options, context.ClusteringProgress(), context.CancellationToken)
             : WeightedKMeans.Run(input.Binary!, options, context.ClusteringProgress(), context.CancellationToken);

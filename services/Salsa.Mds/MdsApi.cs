@@ -11,7 +11,7 @@ public static class MdsApi
     {
         var group = app.MapGroup("/api/mds").WithTags("Mds");
 
-        group.MapPost("/jobs", async Task<Accepted<JobView>> (MdsJobs jobs, EmbeddingRequest request, CancellationToken cancellationToken) =>
+        group.MapPost("/jobs", async Task<Accepted<JobView>> (MdsJobs jobs, Contracts.Mds.StartEmbeddingRequest request, CancellationToken cancellationToken) =>
             JobResponses.Accepted(await jobs.StartAsync(request, cancellationToken)))
             .WithName("StartEmbedding")
             .WithSummary("Starts a weighted SMACOF embedding in 2 or 3 dimensions of a dense (Euclidean) or binary (Tanimoto) dataset, or of some of its points; 202 with the job (watch it at /api/jobs/{id}/events).");

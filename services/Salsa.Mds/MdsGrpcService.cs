@@ -11,7 +11,7 @@ namespace Salsa.Mds;
 public sealed class MdsGrpcService(MdsJobs jobs) : global::Salsa.Contracts.Mds.Mds.MdsBase
 {
     public override async Task<JobInfo> Start(Contracts.Mds.StartEmbeddingRequest request, ServerCallContext context) =>
-        JobViews.ToProto(await jobs.StartAsync(EmbeddingRequest.From(request), context.CancellationToken));
+        JobViews.ToProto(await jobs.StartAsync(request, context.CancellationToken));
 
     [Authorize(Scopes.Read)]
     public override async Task<Contracts.Mds.EmbeddingResult> GetResult(JobRef request, ServerCallContext context) =>

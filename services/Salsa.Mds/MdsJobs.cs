@@ -2,6 +2,9 @@ using Google.Protobuf;
 using Microsoft.Extensions.Options;
 using Salsa.Clustering;
 using Salsa.Clustering.Mds;
+using Salsa.Clustering.Parallel;
+using Salsa.Contracts.Mds;
+using Salsa.Contracts.Operations;
 using Salsa.Contracts.Common;
 using Salsa.Hosting;
 using Salsa.Hosting.Clustering;
@@ -22,26 +25,32 @@ public sealed class MdsJobs(JobManager jobs, DatasetCatalog datasets, IOptions<S
 
     public const string Kind = "mds";
 
-    public async Task<JobRecord> StartAsync(EmbeddingRequest request, CancellationToken cancellationToken)
+    public async Task<JobRecord> StartAsync(StartEmbeddingRequest request, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(request);
-        var info = await datasets.GetRequiredAsync(request.DatasetId, cancellationToken).ConfigureAwait(false);
-        request.Validate(info, _limits);
-        return await jobs.SubmitAsync(Kind, request, info.Id, context => RunAsync(context, request), cancellationToken).ConfigureAwait(false);
+        RequestParameters.Check(request);
+        _limits.CheckParameters(request);
+        var info = await datasets.GetRequiredAsync(DatasetCatalog.ParseId(request.DatasetId), cancellationToken).ConfigureAwait(false);
+        EmbeddingItems.Check(request, OptionsOf(request, new ParallelismOptions()), info, _limits);
+        return await jobs.SubmitAsync(Kind, request, info.Id, context => RunAsync(context, info.Id, request), cancellationToken).ConfigureAwait(false);
     }
 
-    public Task<(JobRecord Job, Contracts.Mds.EmbeddingResult Result)> GetResultAsync(Guid id, CancellationToken cancellationToken) =>
-        jobs.GetResultAsync<Contracts.Mds.EmbeddingResult>(id, cancellationToken);
+    public Task<(JobRecord Job, EmbeddingResult Result)> GetResultAsync(Guid id, CancellationToken cancellationToken) =>
+        jobs.GetResultAsync<EmbeddingResult>(id, cancellationToken);
 
-    private async Task<JobOutcome> RunAsync(JobContext context, EmbeddingRequest request)
+    /// <summary>The request's parameters over the algorithm's defaults, within the items this service embeds.</summary>
+    private SmacofOptions OptionsOf(StartEmbeddingRequest request, ParallelismOptions parallel) =>
+        RequestParameters.Bind(request, new SmacofOptions { MaxItems = Math.Min(_limits.MaxEmbeddingItems, SmacofOptions.LargestSupportedItems), Parallel = parallel });
+
+    private async Task<JobOutcome> RunAsync(JobContext context, Guid datasetId, StartEmbeddingRequest request)
     {
-        var (info, input) = await datasets.LoadVectorsAsync(request.DatasetId, context.CancellationToken).ConfigureAwait(false);
-        var items = request.ItemIndices(info.Count);
+        var (info, input) = await datasets.LoadVectorsAsync(datasetId, context.CancellationToken).ConfigureAwait(false);
+        var items = EmbeddingItems.Of(request, info.Count);
         var dissimilarities = input.Dense is { } dense
             ? Dissimilarities.FromEuclidean(Subset(dense, items))
             : Dissimilarities.FromTanimoto(Subset(input.Binary!, items));
-        var options = request.ToOptions(context.Parallelism, Math.Min(_limits.MaxEmbeddingItems, SmacofOptions.LargestSupportedItems));
-        var weights = request.ItemWeights is { Count: > 0 } given ? [.. given] : (double[]?)null;
+        var options = OptionsOf(request, context.Parallelism);
+        var weights = request.ItemWeights.Count > 0 ? [.. request.ItemWeights] : (double[]?)null;
         var result = Smacof.Run(dissimilarities, options, weights, context.ClusteringProgress(), context.CancellationToken);
         var message = result.ToMessage(DatasetCatalog.KindName(info.Kind), dissimilarities.Source, items);
         await context.SaveArtifactAsync(Artifacts.Coordinates, Artifacts.OctetStream, ArtifactFormats.Doubles(result.Coordinates)).ConfigureAwait(false);

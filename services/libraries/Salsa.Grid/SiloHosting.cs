@@ -153,6 +153,7 @@ public static class SiloHosting
             silo.Services.AddPlacementDirector<Partitions.SiloPinnedPlacement, Partitions.SiloPinnedPlacementDirector>();
             silo.Services.AddSingleton<Partitions.SiloPartitions>();
             silo.Services.SerializeStoreExceptions();
+            silo.Services.AddGridSerialization();
             silo.Services.AddSingleton(_ => new SiloCompute(settings.Ranks));
             silo.Services.Configure<GridJobOptions>(o => (o.CheckpointInterval, o.ResumeCheck, o.PartitionRetry, o.WatchInterval) = (settings.Jobs.CheckpointInterval, settings.Jobs.ResumeCheck, settings.Jobs.PartitionRetry, settings.Jobs.WatchInterval));
             if (settings.Jobs.ResumeCheck < TimeSpan.FromMinutes(1))
@@ -226,6 +227,7 @@ public static class ClusterClientHosting
         {
             client.Configure<ClusterOptions>(o => (o.ClusterId, o.ServiceId) = (settings.ClusterId, settings.ServiceId));
             client.Services.SerializeStoreExceptions();
+            client.Services.AddGridSerialization();
             client.Services.AddSingleton<IClientConnectionRetryFilter, ClusterConnectionRetry>();
             client.Services.TryAddSingleton(TimeProvider.System);
             if (settings.Certificate is { } certificate)

@@ -58,7 +58,7 @@ public static class ServiceDefaults
             // A job's result is its gRPC message, written as the proto3 JSON mapping writes it.
             o.SerializerOptions.Converters.Add(new Rpc.ProtoJson());
         });
-        services.AddOpenApi(o => o.AddDocumentTransformer((document, _, _) =>
+        services.AddOpenApi(o => o.SchemaNames().AddDocumentTransformer((document, _, _) =>
         {
             // The document is the release's contract: it names the release (openapi/*.json, docs/releasing.md).
             document.Info.Version = SalsaVersion.Version;

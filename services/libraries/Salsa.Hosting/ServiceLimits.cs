@@ -1,5 +1,8 @@
 using System.ComponentModel.DataAnnotations;
 using System.Globalization;
+using Google.Protobuf;
+using Salsa.Contracts.Common;
+using Salsa.Contracts.Operations;
 
 namespace Salsa.Hosting;
 
@@ -187,16 +190,43 @@ public sealed class ServiceLimits
 
     public void CheckClusters(int clusters) => Check(clusters, MaxClusters, "clusters", nameof(MaxClusters));
 
-    /// <summary>An iteration count a request asks for, under its name in the request (e.g. <c>maxIterations</c>).</summary>
-    public void CheckIterations(int? iterations, string parameter) => Check(iterations, MaxIterations, $"iterations ({parameter})", nameof(MaxIterations));
-
-    public void CheckRestarts(int? restarts) => Check(restarts, MaxRestarts, "restarts", nameof(MaxRestarts));
-
     /// <summary>The temperatures of a cooling schedule, described by <paramref name="schedule"/>.</summary>
     public void CheckTemperatures(long? temperatures, string schedule) =>
         Check(temperatures, MaxTemperatures, $"temperatures ({schedule})", nameof(MaxTemperatures), "Cool faster (a smaller coolingFactor) or stop warmer (a higher minTemperature).");
 
-    public void CheckSplitMergeAttempts(int? attempts) => Check(attempts, MaxSplitMergeAttempts, "split–merge attempts (splitMergeAttempts)", nameof(MaxSplitMergeAttempts));
+    /// <summary>The value of the limit a parameter's rule names (<c>salsa.common.v1.Limit</c>).</summary>
+    public double? Of(Limit limit) => Limited(limit)?.Value;
+
+    /// <summary>
+    /// Refuses a request that asks for more than a configured limit allows in any field whose rule
+    /// names one (<c>salsa.common.v1.parameter</c>'s <c>limit</c>), naming the field and the setting.
+    /// </summary>
+    public void CheckParameters(IMessage request)
+    {
+        ArgumentNullException.ThrowIfNull(request);
+        foreach (var field in RequestParameters.Fields(request.Descriptor))
+        {
+            if (Limited(field.Rule.Limit) is not { } limit || !field.IsSet(request))
+            {
+                continue;
+            }
+
+            var value = field.Descriptor.Accessor.GetValue(request);
+            var requested = value is System.Collections.ICollection list ? list.Count : Convert.ToInt64(value, CultureInfo.InvariantCulture);
+            Check(requested, limit.Value, limit.What == field.Name ? limit.What : $"{limit.What} ({field.Name})", limit.Key);
+        }
+    }
+
+    private (long Value, string What, string Key)? Limited(Limit limit) => limit switch
+    {
+        Limit.Clusters => (MaxClusters, "clusters", nameof(MaxClusters)),
+        Limit.Iterations => (MaxIterations, "iterations", nameof(MaxIterations)),
+        Limit.Restarts => (MaxRestarts, "restarts", nameof(MaxRestarts)),
+        Limit.SplitMergeAttempts => (MaxSplitMergeAttempts, "split–merge attempts", nameof(MaxSplitMergeAttempts)),
+        Limit.EmbeddingItems => (MaxEmbeddingItems, "items to embed", nameof(MaxEmbeddingItems)),
+        Limit.ImageSide => (MaxImageSide, "pixels", nameof(MaxImageSide)),
+        _ => null,
+    };
 
     /// <summary>A side of a figure, under its name in the request (<c>width</c> or <c>height</c>).</summary>
     public void CheckImageSide(int? pixels, string parameter) => Check(pixels, MaxImageSide, $"pixels ({parameter})", nameof(MaxImageSide));

@@ -3,7 +3,7 @@ using System.Net.Http.Json;
 using System.Text;
 using System.Text.Json;
 using Salsa.Annealing;
-using Salsa.Hosting.Clustering.Annealing;
+using Salsa.Contracts.Operations;
 using Salsa.Clustering;
 using Salsa.Clustering.Annealing;
 using Salsa.Clustering.Parallel;
@@ -44,7 +44,7 @@ public sealed class AnnealingFailoverTests(PostgresFixture postgres)
             });
             var (values, weights, csv) = Mixture();
             var dataset = await service.Rest.UploadCsvAsync("name=mixture&kind=dense&dimension=2&weights=true", csv);
-            var request = new AnnealingRequest { DatasetId = dataset.DatasetId, MaxClusters = 12, CoolingFactor = 0.93, FixedCooling = true };
+            var request = new Contracts.Annealing.StartAnnealingRequest { DatasetId = dataset.DatasetId.ToString(), MaxClusters = 12, CoolingFactor = 0.93, FixedCooling = true };
 
             var job = await service.Rest.StartJobAsync("/api/annealing/jobs", request);
             var watching = service.Rest.WatchAsync(job.JobId);
@@ -61,7 +61,7 @@ public sealed class AnnealingFailoverTests(PostgresFixture postgres)
             await RestCalls.EnsureAsync(response);
             var summary = (await response.Content.ReadFromJsonAsync<Contracts.Annealing.AnnealingResult>(RestCalls.Json, Token))!;
             using var grid = new LocalPartitions(new DenseVectors(values, 2, weights), 12);
-            var reference = DeterministicAnnealing.Run(grid, request.ToOptions(new ParallelismOptions(), 100_000));
+            var reference = DeterministicAnnealing.Run(grid, RequestParameters.Bind(request, new AnnealingOptions { MaxTemperatures = 100_000, Parallel = new ParallelismOptions() }));
             Assert.Equal(reference.Centres.Select(BitConverter.DoubleToInt64Bits), summary.Clustering.Centres.Select(BitConverter.DoubleToInt64Bits));
             Assert.Equal(BitConverter.DoubleToInt64Bits(reference.WeightedCost), BitConverter.DoubleToInt64Bits(summary.Clustering.Cost));
             var assignments = ArtifactFormats.ReadInt32s(await service.Rest.GetByteArrayAsync($"/api/jobs/{job.JobId}/artifacts/assignments", Token));

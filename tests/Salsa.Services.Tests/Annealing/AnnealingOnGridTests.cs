@@ -1,13 +1,12 @@
 using System.Net.Http.Json;
 using Grpc.Core;
 using Salsa.Annealing;
-using Salsa.Hosting.Clustering.Annealing;
 using Salsa.Clustering;
 using Salsa.Clustering.Annealing;
-using Salsa.Clustering.Parallel;
 using Salsa.Clustering.Partitions;
 using Salsa.Contracts.Clients;
 using Salsa.Contracts.Common;
+using Salsa.Contracts.Operations;
 using Salsa.Hosting.Jobs;
 using Salsa.Services.Tests.Support;
 using Salsa.Testing;
@@ -86,7 +85,7 @@ public sealed class AnnealingOnGridTests : IAsyncLifetime
     /// <summary>The grid of <paramref name="partitions"/> computed here, with the service's options for the request.</summary>
     private static AnnealingResult Reference(double[] values, double[] weights, int partitions, int clusters = 5)
     {
-        var options = new AnnealingRequest { DatasetId = Guid.Empty, MaxClusters = clusters }.ToOptions(new ParallelismOptions(), 100_000);
+        var options = RequestParameters.Bind(new Contracts.Annealing.StartAnnealingRequest { MaxClusters = clusters }, new AnnealingOptions { MaxTemperatures = 100_000 });
         using var grid = new LocalPartitions(new DenseVectors(values, 2, weights), partitions);
         return DeterministicAnnealing.Run(grid, options);
     }

@@ -105,10 +105,10 @@ public sealed class FingerprintsBadInputTests(FingerprintsBadInputFixture fixtur
     {
         { "butina", "{\"datasetId\":", 400, "JSON" },
         { "butina", "{\"datasetId\":\"$dense\"}", 400, "binary (fingerprint) dataset" },
-        { "butina", "{\"datasetId\":\"$ecfp\",\"cutoff\":1.5}", 400, "cut-off" },
-        { "butina", "{\"datasetId\":\"$ecfp\",\"cutoff\":0}", 400, "cut-off" },
+        { "butina", "{\"datasetId\":\"$ecfp\",\"cutoff\":1.5}", 400, "cutoff must lie strictly between 0 and 1; it is 1.5." },
+        { "butina", "{\"datasetId\":\"$ecfp\",\"cutoff\":0}", 400, "cutoff must lie strictly between 0 and 1; it is 0." },
         { "butina", "{\"datasetId\":\"" + Unknown + "\"}", 404, "No dataset" },
-        { "annealing", "{\"datasetId\":\"$ecfp\",\"maxClusters\":0}", 400, "Kmax" },
+        { "annealing", "{\"datasetId\":\"$ecfp\",\"maxClusters\":0}", 400, "maxClusters must be at least 1" },
         { "annealing", "{\"datasetId\":\"$ecfp\",\"maxClusters\":2,\"coolingFactor\":0.99999}", 413, "1,381,546 temperatures (coolingFactor 0.99999 from the start temperature down to 10⁻⁶ of it) exceed this service's limit of 100,000 (Salsa:Limits:MaxTemperatures)" },
         { "annealing", "{\"datasetId\":\"$ecfp\",\"maxClusters\":2,\"maxIterationsPerTemperature\":100001}", 413, "(Salsa:Limits:MaxIterations)" },
         { "annealing", "{\"datasetId\":\"$ecfp\",\"maxClusters\":2,\"splitMergeAttempts\":1001}", 413, "(Salsa:Limits:MaxSplitMergeAttempts)" },

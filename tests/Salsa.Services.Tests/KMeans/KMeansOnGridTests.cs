@@ -8,6 +8,7 @@ using Salsa.Clustering.Parallel;
 using Salsa.Clustering.Partitions;
 using Salsa.Contracts.Clients;
 using Salsa.Contracts.Common;
+using Salsa.Contracts.Operations;
 using Salsa.Hosting.Host;
 using Salsa.Hosting.Jobs;
 using Salsa.KMeans;
@@ -70,7 +71,7 @@ public sealed class KMeansOnGridTests : IAsyncLifetime
 
         Assert.Equal("succeeded", events[^1].Data.GetProperty("state").GetString());
         Assert.Contains(events, e => e.Event == "progress" && e.Data.GetProperty("phase").GetString()!.StartsWith("restart", StringComparison.Ordinal));
-        var reference = Reference(values, weights, new KMeansRequest { DatasetId = Guid.Empty, Clusters = 5, Restarts = 4, Seed = 3 });
+        var reference = Reference(values, weights, new Contracts.KMeans.StartKMeansRequest { Clusters = 5, Restarts = 4, Seed = 3 });
         Assert.Equal(reference.Centres.Select(BitConverter.DoubleToInt64Bits), summary.Clustering.Centres.Select(BitConverter.DoubleToInt64Bits));
         Assert.Equal(BitConverter.DoubleToInt64Bits(reference.Inertia), BitConverter.DoubleToInt64Bits(summary.Clustering.Cost));
         Assert.Equal(reference.RestartInertias, summary.RestartInertias);
@@ -95,14 +96,14 @@ public sealed class KMeansOnGridTests : IAsyncLifetime
         Assert.Equal(JobState.Succeeded, final.State);
         Assert.Equal(3, result.Placement.Partitions);
         Assert.Single(result.Placement.Silos);
-        var reference = Reference(values, weights, new KMeansRequest { DatasetId = Guid.Empty, Clusters = 4 });
+        var reference = Reference(values, weights, new Contracts.KMeans.StartKMeansRequest { Clusters = 4 });
         Assert.Equal(reference.Centres.Select(BitConverter.DoubleToInt64Bits), result.Clustering.Centres.Select(BitConverter.DoubleToInt64Bits));
     }
 
     /// <summary>The grid of three computed here, with the service's options for the request.</summary>
-    private static KMeansResult Reference(double[] values, double[] weights, KMeansRequest request)
+    private static KMeansResult Reference(double[] values, double[] weights, Contracts.KMeans.StartKMeansRequest request)
     {
         using var grid = new LocalPartitions(new DenseVectors(values, 2, weights), 3);
-        return WeightedKMeans.Run(grid, request.ToOptions(new ParallelismOptions()));
+        return WeightedKMeans.Run(grid, RequestParameters.Bind(request, new KMeansOptions { Parallel = new ParallelismOptions() }));
     }
 }

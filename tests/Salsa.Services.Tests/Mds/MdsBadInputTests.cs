@@ -60,15 +60,14 @@ public sealed class MdsBadInputTests(MdsBadInputFixture fixture) : IClassFixture
     {
         { "{\"datasetId\":", 400, "JSON" },
         { "[2]", 400, "JSON" },
-        { "{\"datasetId\":\"$planar\"}", 400, "dimensions" },
-        { "{\"datasetId\":\"$planar\",\"dimensions\":1}", 400, "dimensions must be 2 or 3; it is 1" },
-        { "{\"datasetId\":\"$planar\",\"dimensions\":4}", 400, "dimensions must be 2 or 3; it is 4" },
+        { "{\"datasetId\":\"$planar\",\"dimensions\":1}", 400, "dimensions must be between 2 and 3; it is 1." },
+        { "{\"datasetId\":\"$planar\",\"dimensions\":4}", 400, "dimensions must be between 2 and 3; it is 4." },
         { "{\"datasetId\":\"$planar\",\"dimensions\":2,\"items\":[0,1,12]}", 400, "items[2] is 12, but dataset" },
-        { "{\"datasetId\":\"$planar\",\"dimensions\":2,\"items\":[0,-1,2]}", 400, "items[1] is -1" },
+        { "{\"datasetId\":\"$planar\",\"dimensions\":2,\"items\":[0,-1,2]}", 400, "items[1] must not be negative; it is -1." },
         { "{\"datasetId\":\"$planar\",\"dimensions\":2,\"items\":[3,1,3,4]}", 400, "items[2] repeats point 3" },
         { "{\"datasetId\":\"$planar\",\"dimensions\":3,\"items\":[0,1,2]}", 400, "needs at least 4 items" },
         { "{\"datasetId\":\"$planar\",\"dimensions\":2,\"itemWeights\":[1,2,3]}", 400, "3 itemWeights for 12 items" },
-        { "{\"datasetId\":\"$planar\",\"dimensions\":2,\"items\":[0,1,2,3],\"itemWeights\":[1,1,-1,1]}", 400, "itemWeights[2] is -1" },
+        { "{\"datasetId\":\"$planar\",\"dimensions\":2,\"items\":[0,1,2,3],\"itemWeights\":[1,1,-1,1]}", 400, "itemWeights[2] must not be negative; it is -1." },
         { "{\"datasetId\":\"$planar\",\"dimensions\":2,\"items\":[0,1,2,3],\"itemWeights\":[0,0,0,1]}", 400, "two itemWeights must be positive" },
         { "{\"datasetId\":\"$planar\",\"dimensions\":2,\"maxIterations\":0}", 400, "maxIterations" },
         { "{\"datasetId\":\"$planar\",\"dimensions\":2,\"tolerance\":-1}", 400, "tolerance" },
@@ -94,11 +93,11 @@ public sealed class MdsBadInputTests(MdsBadInputFixture fixture) : IClassFixture
     }
 
     [Theory]
-    [InlineData("$planar", 4, new int[0], StatusCode.InvalidArgument, "dimensions must be 2 or 3")]
+    [InlineData("$planar", 4, new int[0], StatusCode.InvalidArgument, "dimensions must be between 2 and 3")]
     [InlineData("$planar", 2, new[] { 0, 1, 99 }, StatusCode.InvalidArgument, "items[2] is 99")]
     [InlineData("$planar", 2, new[] { 5, 5, 6 }, StatusCode.InvalidArgument, "repeats point 5")]
     [InlineData("$large", 2, new int[0], StatusCode.ResourceExhausted, "MaxEmbeddingItems")]
-    [InlineData("", 2, new int[0], StatusCode.InvalidArgument, "dataset id")]
+    [InlineData("", 2, new int[0], StatusCode.InvalidArgument, "datasetId is required")]
     [InlineData(Unknown, 2, new int[0], StatusCode.NotFound, "No dataset")]
     public async Task StartGrpc_BadRequest_Status(string dataset, int dimensions, int[] items, StatusCode expected, string mentions)
     {

@@ -1,3 +1,4 @@
+using System.Text.Json.Serialization;
 using Salsa.Ccr;
 
 namespace Salsa.Clustering.Parallel;
@@ -10,8 +11,10 @@ public sealed record ParallelismOptions
 
     /// <summary>
     /// The dispatcher to run ranks on, with at least <see cref="Ranks"/> threads; a service passes its
-    /// own. When null, one is created for the run.
+    /// own. When null, one is created for the run. A process's own: options that travel (a grid
+    /// job's) leave it out.
     /// </summary>
+    [JsonIgnore]
     public Dispatcher? Dispatcher { get; init; }
 
     /// <summary>

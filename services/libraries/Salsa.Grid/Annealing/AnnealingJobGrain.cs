@@ -33,7 +33,7 @@ public sealed class AnnealingJobGrain(
         AnnealingJobSpec spec, GrainPartitions partitions, AnnealingCheckpoint? resumeFrom, Action<AnnealingCheckpoint> checkpoint, ChannelWriter<ClusteringProgress> progress, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(spec);
-        return StateJson.Write(DeterministicAnnealing.Run(partitions, spec.ToOptions(), progress, resumeFrom, checkpoint, cancellationToken));
+        return StateJson.Write(DeterministicAnnealing.Run(partitions, spec.Options, progress, resumeFrom, checkpoint, cancellationToken));
     }
 
     protected override void Describe(Activity span, AnnealingCheckpoint checkpoint)

@@ -37,7 +37,7 @@ public sealed class KMeansJobGrain(
         KMeansJobSpec spec, GrainPartitions partitions, KMeansCheckpoint? resumeFrom, Action<KMeansCheckpoint> checkpoint, ChannelWriter<ClusteringProgress> progress, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(spec);
-        return StateJson.Write(WeightedKMeans.Run(partitions, spec.ToOptions(), progress, resumeFrom, checkpoint, cancellationToken));
+        return StateJson.Write(WeightedKMeans.Run(partitions, spec.Options, progress, resumeFrom, checkpoint, cancellationToken));
     }
 
     protected override void Describe(Activity span, KMeansCheckpoint checkpoint)

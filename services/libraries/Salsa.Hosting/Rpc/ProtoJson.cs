@@ -1,6 +1,7 @@
 using System.Text.Json;
 using System.Text.Json.Serialization;
 using Google.Protobuf;
+using Salsa.Contracts.Operations;
 
 namespace Salsa.Hosting.Rpc;
 
@@ -30,6 +31,12 @@ public sealed class ProtoJson : JsonConverterFactory
         public override T Read(ref Utf8JsonReader reader, Type typeToConvert, JsonSerializerOptions options)
         {
             using var document = JsonDocument.ParseValue(ref reader);
+            var descriptor = new T().Descriptor;
+            if (RequestParameters.IsRequest(descriptor))
+            {
+                RequestJson.Check(descriptor, document.RootElement);
+            }
+
             try
             {
                 return s_parser.Parse<T>(document.RootElement.GetRawText());

@@ -4,6 +4,7 @@ using Google.Protobuf;
 using Google.Protobuf.Reflection;
 using Microsoft.AspNetCore.OpenApi;
 using Microsoft.OpenApi;
+using Salsa.Contracts.Operations;
 
 namespace Salsa.Hosting.Rpc;
 
@@ -25,7 +26,7 @@ internal sealed class ProtoSchemas : IOpenApiSchemaTransformer
             return Task.CompletedTask;
         }
 
-        var described = Describe(descriptor, depth: 0);
+        var described = RequestParameters.IsRequest(descriptor) ? DescribeRequest(descriptor) : Describe(descriptor, depth: 0);
         schema.Type = described.Type;
         schema.Properties = described.Properties;
         schema.Required = described.Required;
@@ -47,6 +48,49 @@ internal sealed class ProtoSchemas : IOpenApiSchemaTransformer
             Properties = fields.ToDictionary(f => f.JsonName, f => (IOpenApiSchema)Field(f, depth), StringComparer.Ordinal),
         };
     }
+
+    /// <summary>
+    /// A request body: its fields' rules (parameters.proto) give what is required, the bounds, the
+    /// allowed values and the help; a field that may be left out may also be null (the proto3 JSON
+    /// mapping reads null as not given).
+    /// </summary>
+    private static OpenApiSchema DescribeRequest(MessageDescriptor message)
+    {
+        var rules = RequestParameters.Fields(message).ToDictionary(f => f.Descriptor.FieldNumber);
+        var fields = message.Fields.InDeclarationOrder();
+        return new OpenApiSchema
+        {
+            Type = JsonSchemaType.Object,
+            Required = new HashSet<string>(fields.Where(f => rules.TryGetValue(f.FieldNumber, out var r) && r.Rule.Required).Select(f => f.JsonName), StringComparer.Ordinal),
+            Properties = fields.ToDictionary(f => f.JsonName, f => (IOpenApiSchema)RequestField(f, rules.GetValueOrDefault(f.FieldNumber)), StringComparer.Ordinal),
+        };
+    }
+
+    private static OpenApiSchema RequestField(FieldDescriptor field, RequestField? rules)
+    {
+        var schema = Field(field, depth: 0);
+        if (rules?.Rule is not { } rule)
+        {
+            return schema;
+        }
+
+        var value = field.IsRepeated ? (OpenApiSchema)schema.Items! : schema;
+        value.Minimum = rule.HasMinimum ? Number(rule.Minimum) : null;
+        value.Maximum = rule.HasMaximum ? Number(rule.Maximum) : null;
+        value.ExclusiveMinimum = rule.HasExclusiveMinimum ? Number(rule.ExclusiveMinimum) : null;
+        value.ExclusiveMaximum = rule.HasExclusiveMaximum ? Number(rule.ExclusiveMaximum) : null;
+        value.Format = rule.Format.Length > 0 ? rule.Format : value.Format;
+        value.Enum = rule.Allowed.Count > 0 ? [.. rule.Allowed.Select(a => (JsonNode)a)] : value.Enum;
+        schema.Description = rule.Help.Length > 0 ? rule.Help : null;
+        if (!rule.Required)
+        {
+            schema.Type |= JsonSchemaType.Null;
+        }
+
+        return schema;
+    }
+
+    private static string Number(double value) => value.ToString("R", System.Globalization.CultureInfo.InvariantCulture);
 
     private static OpenApiSchema Field(FieldDescriptor field, int depth)
     {
