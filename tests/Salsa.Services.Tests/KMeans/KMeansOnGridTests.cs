@@ -1,4 +1,5 @@
 using System.Globalization;
+using System.Net;
 using System.Net.Http.Json;
 using Grpc.Core;
 using Salsa.Annealing;
@@ -98,6 +99,33 @@ public sealed class KMeansOnGridTests : IAsyncLifetime
         Assert.Single(result.Placement.Silos);
         var reference = Reference(values, weights, new Contracts.KMeans.StartKMeansRequest { Clusters = 4 });
         Assert.Equal(reference.Centres.Select(BitConverter.DoubleToInt64Bits), result.Clustering.Centres.Select(BitConverter.DoubleToInt64Bits));
+    }
+
+    [Fact]
+    public async Task SeedingTrials_GivenOverRestAndGrpc_ReachTheGridsSeeding()
+    {
+        var (values, weights, _) = Fixtures.Gmm;
+        var dataset = await _service.Rest.UploadCsvAsync("name=gmm-trials&kind=dense&dimension=2&weights=true", Fixtures.GmmCsv());
+        // One Lloyd iteration: the centres are the seeding's, one step on.
+        var request = new Contracts.KMeans.StartKMeansRequest { DatasetId = dataset.DatasetId.ToString(), Clusters = 8, MaxIterations = 1, SeedingTrials = 1 };
+        var reference = Reference(values, weights, request);
+        Assert.NotEqual(reference.Centres, Reference(values, weights, new Contracts.KMeans.StartKMeansRequest { Clusters = 8, MaxIterations = 1 }).Centres);
+
+        var rest = await _service.Rest.StartJobAsync("/api/kmeans/jobs", new { datasetId = dataset.DatasetId, clusters = 8, maxIterations = 1, seedingTrials = 1 });
+        await _service.Rest.WatchAsync(rest.JobId);
+        var grpc = await new KMeansClient(_service.Grpc).StartAsync(request, new CallOptions(cancellationToken: Token));
+        await new JobsClient(_service.Grpc).WatchToEndAsync(grpc.JobId, _ => { }, new CallOptions(cancellationToken: Token));
+
+        foreach (var id in new[] { rest.JobId.ToString(), grpc.JobId })
+        {
+            var result = await new KMeansClient(_service.Grpc).GetResultAsync(new JobRef { JobId = id }, new CallOptions(cancellationToken: Token));
+            Assert.Equal(3, result.Placement.Partitions);
+            Assert.Equal(reference.Centres.Select(BitConverter.DoubleToInt64Bits), result.Clustering.Centres.Select(BitConverter.DoubleToInt64Bits));
+        }
+
+        using var refused = await _service.Rest.PostJsonTextAsync("/api/kmeans/jobs", $$"""{"datasetId":"{{dataset.DatasetId}}","clusters":8,"seedingTrials":0}""");
+        Assert.Equal(HttpStatusCode.BadRequest, refused.StatusCode);
+        Assert.Contains("seedingTrials must be between 1 and 100; it is 0.", await refused.Content.ReadAsStringAsync(Token), StringComparison.Ordinal);
     }
 
     /// <summary>The grid of three computed here, with the service's options for the request.</summary>
