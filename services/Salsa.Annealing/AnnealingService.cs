@@ -1,4 +1,4 @@
-using Salsa.Contracts.Operations;
+using Salsa.Contracts.Clients;
 using Salsa.Hosting;
 using Salsa.Hosting.Clustering.Grid;
 using Salsa.Hosting.Host;
@@ -9,8 +9,7 @@ namespace Salsa.Annealing;
 /// <summary>Deterministic-annealing clustering of dense or binary datasets, as a service.</summary>
 public sealed class AnnealingService : ISalsaService
 {
-    public static string Name => "annealing";
-
+    public static string Name => ServiceNames.Annealing;
 
     public static void AddServices(WebApplicationBuilder builder)
     {
@@ -26,6 +25,4 @@ public sealed class AnnealingService : ISalsaService
         app.MapAnnealingApi();
         app.MapGrpcService<AnnealingGrpcService>();
     }
-
-    public static IReadOnlyList<OperationSpec> Operations(ServiceLimits limits) => AnnealingOperations.Describe(limits);
 }

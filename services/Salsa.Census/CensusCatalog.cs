@@ -7,9 +7,6 @@ using Salsa.Store;
 
 namespace Salsa.Census;
 
-/// <summary>A census file the service can import: <paramref name="File"/> is its path below the data folder.</summary>
-public sealed record CensusSource(string Name, string Description, string File);
-
 /// <summary>A selection of block groups; every criterion given must hold (states OR-ed, counties OR-ed).</summary>
 public sealed record CensusQuery
 {
@@ -58,12 +55,7 @@ public sealed class CensusCatalog(DatasetCatalog datasets, IOptions<ServiceLimit
 
     private static readonly string[] NonContiguous = ["02", "15", "72"];
 
-    public static IReadOnlyList<CensusSource> Sources { get; } =
-    [
-        new("us", "All 242,335 block groups of the 50 states, DC and Puerto Rico", CensusBlockGroups.NationalFile),
-        new("indiana", "Indiana's 5,290 block groups", CensusBlockGroups.IndianaFile),
-        new("indiana-1000", "1,000 Indiana block groups (the test fixture)", CensusBlockGroups.IndianaFixtureFile),
-    ];
+    public static IReadOnlyList<CensusSource> Sources => CensusSource.Shipped;
 
     /// <summary>One of: a shipped source, a user's file where it is, a stored census dataset.</summary>
     public Task<DatasetInfo> ImportAsync(CensusImportRequest request, CancellationToken cancellationToken)

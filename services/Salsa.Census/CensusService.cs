@@ -1,4 +1,4 @@
-using Salsa.Contracts.Operations;
+using Salsa.Contracts.Clients;
 using Salsa.Hosting;
 using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Host;
@@ -8,8 +8,7 @@ namespace Salsa.Census;
 /// <summary>US Census 2020 block groups as datasets: import, select, project.</summary>
 public sealed class CensusService : ISalsaService
 {
-    public static string Name => "census";
-
+    public static string Name => ServiceNames.Census;
 
     public static void AddServices(WebApplicationBuilder builder)
     {
@@ -26,6 +25,4 @@ public sealed class CensusService : ISalsaService
         app.MapCensusApi();
         app.MapGrpcService<CensusGrpcService>();
     }
-
-    public static IReadOnlyList<OperationSpec> Operations(ServiceLimits limits) => CensusOperations.Describe(limits);
 }

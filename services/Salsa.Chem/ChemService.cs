@@ -1,5 +1,5 @@
+using Salsa.Contracts.Clients;
 using Salsa.Chemistry;
-using Salsa.Contracts.Operations;
 using Salsa.Hosting;
 using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Host;
@@ -9,8 +9,7 @@ namespace Salsa.Chem;
 /// <summary>Compound sets as datasets: SMILES and ids, and one fingerprint dataset per named type.</summary>
 public sealed class ChemService : ISalsaService
 {
-    public static string Name => "chem";
-
+    public static string Name => ServiceNames.Chem;
 
     public static void AddServices(WebApplicationBuilder builder)
     {
@@ -29,6 +28,4 @@ public sealed class ChemService : ISalsaService
         app.MapChemApi();
         app.MapGrpcService<ChemGrpcService>();
     }
-
-    public static IReadOnlyList<OperationSpec> Operations(ServiceLimits limits) => ChemOperations.Describe();
 }

@@ -11,9 +11,6 @@ using Salsa.Store;
 
 namespace Salsa.Chem;
 
-/// <summary>A compound file the service can import: <paramref name="File"/> is its path below the data folder.</summary>
-public sealed record CompoundSource(string Name, string Description, string File);
-
 /// <summary>A fingerprint type this service can hand out, and where its bits come from.</summary>
 public sealed record FingerprintTypeView(string Name, int Bits, string Description);
 
@@ -61,12 +58,7 @@ public sealed class CompoundCatalog(DatasetCatalog datasets, IOptions<ServiceLim
     /// </summary>
     public const double MinReadableShare = 0.5;
 
-    public static IReadOnlyList<CompoundSource> Sources { get; } =
-    [
-        new("40k", "40,000 compounds (a deterministic subset)", CompoundSet.Subset40kFile),
-        new("all", "All 176,074 compounds", CompoundSet.AllFile),
-        new("fixture", "500 compounds (the test fixture)", CompoundSet.FixtureFile),
-    ];
+    public static IReadOnlyList<CompoundSource> Sources => CompoundSource.Shipped;
 
     public static IReadOnlyList<FingerprintTypeView> Types { get; } =
     [

@@ -9,7 +9,7 @@ public sealed class FingerprintsOptions
 
     /// <summary>Hits one search may ask for; beyond this a search is refused (413 / RESOURCE_EXHAUSTED).</summary>
     [Range(1, int.MaxValue)]
-    public int MaxSearchK { get; set; } = 1000;
+    public int MaxSearchK { get; set; } = Contracts.Clients.SearchBounds.DefaultMaxK;
 
     /// <summary>Threads answering searches (each search is answered whole by one thread).</summary>
     [Range(1, int.MaxValue)]

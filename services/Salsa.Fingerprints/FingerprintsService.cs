@@ -1,6 +1,6 @@
+using Salsa.Contracts.Clients;
 using Salsa.Chemistry;
 using Microsoft.Extensions.Options;
-using Salsa.Contracts.Operations;
 using Salsa.Hosting;
 using Salsa.Hosting.Clustering.Annealing;
 using Salsa.Hosting.Clustering.Grid;
@@ -11,8 +11,7 @@ namespace Salsa.Fingerprints;
 /// <summary>Fingerprint clustering as a service: Taylor–Butina, binary deterministic annealing and cluster-pruned top-k Tanimoto search.</summary>
 public sealed class FingerprintsService : ISalsaService
 {
-    public static string Name => "fingerprints";
-
+    public static string Name => ServiceNames.Fingerprints;
 
     public static void AddServices(WebApplicationBuilder builder)
     {
@@ -37,6 +36,4 @@ public sealed class FingerprintsService : ISalsaService
         app.MapFingerprintsApi();
         app.MapGrpcService<FingerprintsGrpcService>();
     }
-
-    public static IReadOnlyList<OperationSpec> Operations(ServiceLimits limits) => FingerprintsOperations.Describe(limits);
 }

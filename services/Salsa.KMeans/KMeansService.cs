@@ -1,4 +1,4 @@
-using Salsa.Contracts.Operations;
+using Salsa.Contracts.Clients;
 using Salsa.Hosting;
 using Salsa.Hosting.Clustering.Grid;
 using Salsa.Hosting.Host;
@@ -8,8 +8,7 @@ namespace Salsa.KMeans;
 /// <summary>Weighted k-means of dense or binary datasets, as a service.</summary>
 public sealed class KMeansService : ISalsaService
 {
-    public static string Name => "kmeans";
-
+    public static string Name => ServiceNames.KMeans;
 
     public static void AddServices(WebApplicationBuilder builder)
     {
@@ -25,6 +24,4 @@ public sealed class KMeansService : ISalsaService
         app.MapKMeansApi();
         app.MapGrpcService<KMeansGrpcService>();
     }
-
-    public static IReadOnlyList<OperationSpec> Operations(ServiceLimits limits) => KMeansOperations.Describe(limits);
 }

@@ -1,4 +1,4 @@
-using Salsa.Contracts.Operations;
+using Salsa.Contracts.Clients;
 using Salsa.Hosting;
 using Salsa.Hosting.Host;
 
@@ -7,8 +7,7 @@ namespace Salsa.Mds;
 /// <summary>Weighted SMACOF multidimensional scaling as a service, for cluster medoids or samples of up to about 10,000 items.</summary>
 public sealed class MdsService : ISalsaService
 {
-    public static string Name => "mds";
-
+    public static string Name => ServiceNames.Mds;
 
     public static void AddServices(WebApplicationBuilder builder)
     {
@@ -24,6 +23,4 @@ public sealed class MdsService : ISalsaService
         app.MapMdsApi();
         app.MapGrpcService<MdsGrpcService>();
     }
-
-    public static IReadOnlyList<OperationSpec> Operations(ServiceLimits limits) => MdsOperations.Describe(limits);
 }

@@ -1,4 +1,5 @@
 using Salsa.Hosting;
+using Salsa.Rendering;
 using Salsa.Hosting.Datasets;
 using LimitExceededException = Salsa.Hosting.Errors.LimitExceededException; // not Orleans.Runtime's (Orleans' implicit usings come with the cluster)
 using Salsa.Hosting.Jobs;
@@ -8,10 +9,10 @@ namespace Salsa.Render;
 /// <summary>What every figure request may set: the canvas size in PNG pixels (null: the figure's default) and the title.</summary>
 public abstract record FigureRequest
 {
-    public const int MinWidth = 200;
-    public const int MinHeight = 150;
+    public const int MinWidth = FigureBounds.MinWidth;
+    public const int MinHeight = FigureBounds.MinHeight;
 
-    public const int MaxTitleLength = 200;
+    public const int MaxTitleLength = FigureBounds.MaxTitleLength;
 
     public int? Width { get; init; }
 
@@ -122,7 +123,7 @@ public sealed record ScatterRequest : FigureRequest
 /// </summary>
 public sealed record MoleculeGridRequest
 {
-    public const int MaxItems = 200;
+    public const int MaxItems = FigureBounds.MaxMolecules;
 
     public required Guid CompoundsDatasetId { get; init; }
 

@@ -1,4 +1,4 @@
-using Salsa.Contracts.Operations;
+using Salsa.Contracts.Clients;
 using Salsa.Hosting;
 using Salsa.Hosting.Host;
 
@@ -7,8 +7,7 @@ namespace Salsa.Render;
 /// <summary>Census cluster maps (SVG, PNG, GeoJSON), MDS scatter plots and molecule grids (RDKit depictions) as a service.</summary>
 public sealed class RenderService : ISalsaService
 {
-    public static string Name => "render";
-
+    public static string Name => ServiceNames.Render;
 
     public static void AddServices(WebApplicationBuilder builder)
     {
@@ -27,6 +26,4 @@ public sealed class RenderService : ISalsaService
         app.MapRenderApi();
         app.MapGrpcService<RenderGrpcService>();
     }
-
-    public static IReadOnlyList<OperationSpec> Operations(ServiceLimits limits) => RenderOperations.Describe(limits);
 }

@@ -1,14 +1,13 @@
 using Salsa.Contracts.Operations;
-using Salsa.Gateway.Services;
 using Salsa.Hosting;
+using Salsa.Operations;
 
 namespace Salsa.Gateway.Operations;
 
 /// <summary>
-/// Every operation a workflow step can name: the union of what each service declares about its own
-/// operations (<c>ISalsaService.Operations</c>) — parameters with the service's bounds under these
-/// limits, inputs, outputs, files, and the typed calls that perform them. Nothing here restates a
-/// service; the JSON Schema and docs/workflows.md are printed from this catalog.
+/// Every operation a workflow step can name (Salsa.Operations: the services' client side) —
+/// parameters with the services' bounds under these limits, inputs, outputs, files, and the typed
+/// calls that perform them. The JSON Schema and docs/workflows.md are printed from this catalog.
 /// </summary>
 public sealed class OperationCatalog
 {
@@ -18,8 +17,7 @@ public sealed class OperationCatalog
     public OperationCatalog(ServiceLimits? limits = null)
     {
         limits ??= new ServiceLimits();
-        IEnumerable<OperationSpec> all = HostedServices.All.SelectMany(m => m.Operations(limits));
-        _operations = all.ToDictionary(o => o.Key, StringComparer.Ordinal);
+        _operations = WorkflowOperations.All(limits).ToDictionary(o => o.Key, StringComparer.Ordinal);
     }
 
     public IReadOnlyCollection<OperationSpec> Specifications => _operations.Values;

@@ -1,9 +1,7 @@
 using Salsa.Annealing;
 using Salsa.Census;
 using Salsa.Chem;
-using Salsa.Contracts.Operations;
 using Salsa.Fingerprints;
-using Salsa.Hosting;
 using Salsa.Hosting.Host;
 using Salsa.KMeans;
 using Salsa.Mds;
@@ -11,15 +9,15 @@ using Salsa.Render;
 
 namespace Salsa.Gateway.Services;
 
-/// <summary>A service the gateway composes: how to host it in this process and the operations it declares.</summary>
-public sealed record ServiceModule(string Name, Func<ServiceHostSettings, WebApplication> Create, Func<ServiceLimits, IReadOnlyList<OperationSpec>> Operations)
+/// <summary>A service the gateway can host in its own process (the embedded default).</summary>
+public sealed record ServiceModule(string Name, Func<ServiceHostSettings, WebApplication> Create)
 {
     public static ServiceModule Of<TService>()
         where TService : ISalsaService =>
-        new(TService.Name, SalsaServiceHost.Create<TService>, TService.Operations);
+        new(TService.Name, SalsaServiceHost.Create<TService>);
 }
 
-/// <summary>The one list of the services the gateway knows: the directory hosts them, the catalog asks them for their operations.</summary>
+/// <summary>The one list of the services the gateway hosts in its own process; their operations are Salsa.Operations'.</summary>
 public static class HostedServices
 {
     public static IReadOnlyList<ServiceModule> All { get; } =

@@ -16,7 +16,7 @@ public sealed class ProjectGraphTests
     private static readonly string[] ComputeLibraries = ["Salsa.Ccr", "Salsa.Chemistry", "Salsa.Clustering", "Salsa.Datasets", "Salsa.Rendering"];
 
     /// <summary>What every service is built on.</summary>
-    private static readonly string[] PlatformLibraries = ["Salsa.Grid", "Salsa.Contracts", "Salsa.Hosting", "Salsa.Hosting.Clustering", "Salsa.Store"];
+    private static readonly string[] PlatformLibraries = ["Salsa.Grid", "Salsa.Contracts", "Salsa.Hosting", "Salsa.Hosting.Clustering", "Salsa.Operations", "Salsa.Store"];
 
     private static readonly string[] WebOrStorePackages = ["Microsoft.AspNetCore", "Grpc.AspNetCore", "Npgsql", "Microsoft.Data.Sqlite", "SQLitePCLRaw"];
 
@@ -47,6 +47,29 @@ public sealed class ProjectGraphTests
                 Assert.True(allowed, $"{project.Path} references {reference}, which is not a library.");
             }
         }
+    }
+
+    [Fact]
+    public void WorkflowOperations_ReachNoService_EvenIndirectly()
+    {
+        // What a workflow step calls is the services' client side: contracts, clients and the
+        // algorithms' defaults, never a service's server code.
+        Assert.DoesNotContain(Closure("Salsa.Operations"), p => IsService(p.Name));
+    }
+
+    [Fact]
+    public void Gateway_UsesTheServicesOnlyToHostThem()
+    {
+        // The gateway references the service projects to host them in its process (the embedded
+        // default); one file lists them, and nothing else of the gateway knows a service's code.
+        var services = Projects.Values.Where(p => p.Folder == "services").Select(p => p.Name).ToHashSet(StringComparer.Ordinal);
+        var gateway = Path.Combine(Root, "gateway", "Salsa.Gateway");
+        var users = Directory.EnumerateFiles(gateway, "*.cs", SearchOption.AllDirectories)
+            .Where(f => !f.Contains($"{Path.DirectorySeparatorChar}obj{Path.DirectorySeparatorChar}", StringComparison.Ordinal) && !f.Contains($"{Path.DirectorySeparatorChar}bin{Path.DirectorySeparatorChar}", StringComparison.Ordinal))
+            .Where(f => File.ReadLines(f).Any(line => line.StartsWith("using ", StringComparison.Ordinal) && services.Contains(line["using ".Length..].TrimEnd(';'))))
+            .Select(f => Path.GetRelativePath(gateway, f).Replace('\\', '/'))
+            .ToList();
+        Assert.Equal(["Services/HostedServices.cs"], users);
     }
 
     [Fact]

@@ -1,5 +1,4 @@
 using Microsoft.AspNetCore.Builder;
-using Salsa.Contracts.Operations;
 
 namespace Salsa.Hosting.Host;
 
@@ -17,12 +16,6 @@ public interface ISalsaService
 
     static abstract void MapEndpoints(WebApplication app);
 
-    /// <summary>
-    /// The operations a workflow step can name on this service — their parameters' names, bounds and
-    /// defaults as this service enforces them under <paramref name="limits"/>, and the typed calls
-    /// that perform them. The gateway's catalog is made of these.
-    /// </summary>
-    static virtual IReadOnlyList<OperationSpec> Operations(ServiceLimits limits) => [];
 }
 
 /// <summary>A service's two Kestrel endpoints: HTTP/1.1 for REST, h2c for gRPC.</summary>

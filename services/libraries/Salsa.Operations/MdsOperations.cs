@@ -6,10 +6,10 @@ using Salsa.Contracts.Operations;
 using Salsa.Hosting;
 using T = Salsa.Contracts.Operations.ValueTypes;
 
-namespace Salsa.Mds;
+namespace Salsa.Operations;
 
 /// <summary>The MDS service's workflow operation, with SMACOF's defaults and this service's limits.</summary>
-internal static class MdsOperations
+public static class MdsOperations
 {
     public static IReadOnlyList<OperationSpec> Describe(ServiceLimits limits)
     {
@@ -17,7 +17,7 @@ internal static class MdsOperations
         [
             new()
             {
-                Service = MdsService.Name,
+                Service = ServiceNames.Mds,
                 Name = "embed",
                 Summary = $"Weighted SMACOF embedding of a dataset's items (all, or the ones listed; at most {Math.Min(limits.MaxEmbeddingItems, SmacofOptions.LargestSupportedItems):N0}) in 2 or 3 dimensions.",
                 Inputs =
@@ -32,8 +32,8 @@ internal static class MdsOperations
                 Execute = async c =>
                 {
                     var request = c.Request<StartEmbeddingRequest>();
-                    var job = await c.RunJobAsync(MdsService.Name, (invoker, options) => new MdsClient(invoker).StartAsync(request, options));
-                    var result = await new MdsClient(await c.InvokerAsync(MdsService.Name)).GetResultAsync(new JobRef { JobId = job.JobId }, c.CallOptions);
+                    var job = await c.RunJobAsync(ServiceNames.Mds, (invoker, options) => new MdsClient(invoker).StartAsync(request, options));
+                    var result = await new MdsClient(await c.InvokerAsync(ServiceNames.Mds)).GetResultAsync(new JobRef { JobId = job.JobId }, c.CallOptions);
                     return StepOutcome.Of(job, ("job", job.ToJson()), ("stress", result.NormalisedStress), ("items", result.Items));
                 },
             },

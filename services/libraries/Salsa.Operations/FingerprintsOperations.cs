@@ -8,19 +8,18 @@ using Salsa.Datasets;
 using Salsa.Hosting;
 using T = Salsa.Contracts.Operations.ValueTypes;
 
-namespace Salsa.Fingerprints;
+namespace Salsa.Operations;
 
 /// <summary>The fingerprints service's workflow operations: Butina clustering and similarity search (annealing of fingerprints is the annealing service's).</summary>
-internal static class FingerprintsOperations
+public static class FingerprintsOperations
 {
     public static IReadOnlyList<OperationSpec> Describe(ServiceLimits limits)
     {
-        var options = new FingerprintsOptions();
         return
         [
             new()
             {
-                Service = FingerprintsService.Name,
+                Service = ServiceNames.Fingerprints,
                 Name = "butina",
                 Summary = "Taylor–Butina clustering by Tanimoto distance; the medoids of the largest clusters.",
                 Inputs = [new("dataset", T.Fingerprints, true, "binary fingerprints")],
@@ -39,8 +38,8 @@ internal static class FingerprintsOperations
                 Execute = async c =>
                 {
                     var request = c.Request<StartButinaRequest>();
-                    var job = await c.RunJobAsync(FingerprintsService.Name, (invoker, o) => new FingerprintsClient(invoker).StartButinaAsync(request, o));
-                    var result = await new FingerprintsClient(await c.InvokerAsync(FingerprintsService.Name)).GetButinaResultAsync(new JobRef { JobId = job.JobId }, c.CallOptions);
+                    var job = await c.RunJobAsync(ServiceNames.Fingerprints, (invoker, o) => new FingerprintsClient(invoker).StartButinaAsync(request, o));
+                    var result = await new FingerprintsClient(await c.InvokerAsync(ServiceNames.Fingerprints)).GetButinaResultAsync(new JobRef { JobId = job.JobId }, c.CallOptions);
                     var largest = result.Cluster.Select((cluster, index) => (cluster, index)).OrderByDescending(x => x.cluster.Size).ThenBy(x => x.index).ToList();
                     var medoids = largest.Take(c.Parameter<int>("medoids")).ToList();
                     var table = new JsonArray([.. largest.Take(c.Parameter<int>("tableRows")).Select(x => (JsonNode)new JsonObject
@@ -58,7 +57,7 @@ internal static class FingerprintsOperations
             },
             new()
             {
-                Service = FingerprintsService.Name,
+                Service = ServiceNames.Fingerprints,
                 Name = "search",
                 Summary = "The k compounds most similar (Tanimoto) to a query molecule (SMILES, fingerprinted by RDKit) or fingerprint (hex), pruned through a Butina clustering when given. Give querySmiles or queryHex.",
                 Inputs = [new("dataset", T.Fingerprints, true, "the fingerprints searched"), new("butina", T.Butina, false, "a Butina clustering of that dataset, to prune the search")],
@@ -67,7 +66,7 @@ internal static class FingerprintsOperations
                     new("querySmiles", ParameterKind.String, "the query molecule as a SMILES: RDKit fingerprints it as the dataset's were"),
                     new("queryHex", ParameterKind.String, "the query fingerprint in the data files' hex encoding"),
                     new("fingerprintType", ParameterKind.String, "the query's fingerprint type (the dataset's)") { Default = FingerprintType.Ecfp4.Name },
-                    new("k", ParameterKind.Integer, "hits") { Default = 10, Minimum = 1, Maximum = options.MaxSearchK },
+                    new("k", ParameterKind.Integer, "hits") { Default = 10, Minimum = 1, Maximum = SearchBounds.DefaultMaxK },
                 ],
                 Outputs = [new("table", T.Table, "the hits, most similar first"), new("distancesComputed", T.Integer, "Tanimoto distances the search computed")],
                 Execute = async c =>
@@ -85,7 +84,7 @@ internal static class FingerprintsOperations
                         request.ButinaJobId = c.InputJob("butina").JobId;
                     }
 
-                    var response = await new FingerprintsClient(await c.InvokerAsync(FingerprintsService.Name)).SearchAsync(request, c.CallOptions);
+                    var response = await new FingerprintsClient(await c.InvokerAsync(ServiceNames.Fingerprints)).SearchAsync(request, c.CallOptions);
                     var table = new JsonArray([.. response.Hits.Select((h, rank) => (JsonNode)new JsonObject
                     {
                         ["rank"] = rank + 1,

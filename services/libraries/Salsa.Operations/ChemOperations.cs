@@ -1,34 +1,36 @@
 using Salsa.Contracts.Chem;
 using Salsa.Contracts.Clients;
 using Salsa.Contracts.Operations;
+using CompoundSource = Salsa.Datasets.CompoundSource;
+using FingerprintType = Salsa.Datasets.FingerprintType; // not the contract's message of the same name
 using T = Salsa.Contracts.Operations.ValueTypes;
 
-namespace Salsa.Chem;
+namespace Salsa.Operations;
 
 /// <summary>The chem service's workflow operations: import a compound file, take one of its fingerprint datasets.</summary>
-internal static class ChemOperations
+public static class ChemOperations
 {
     public static IReadOnlyList<OperationSpec> Describe() =>
     [
         new()
         {
-            Service = ChemService.Name,
+            Service = ServiceNames.Chem,
             Name = "import",
             Summary = "Imports compounds: a shipped compound file with its fingerprints (source), your own compound file fingerprinted by RDKit (file: a path on the service's machine or an https URL; SMILES lines, CSV or SDF, plain or gzip), or a compounds dataset you uploaded (dataset). Give exactly one of the three.",
             Parameters =
             [
-                new("source", ParameterKind.String, "a shipped compound file") { Allowed = [.. CompoundCatalog.Sources.Select(s => s.Name)] },
+                new("source", ParameterKind.String, "a shipped compound file") { Allowed = [.. CompoundSource.Shipped.Select(s => s.Name)] },
                 new("limit", ParameterKind.Integer, "of a shipped file, import only the first N compounds (0 = all)") { Default = 0, Minimum = 0 },
                 new("file", ParameterKind.String, "a compound file: a path on the chem service's machine, or an https URL it fetches"),
                 new("dataset", ParameterKind.String, "the id of a compounds dataset already stored (POST /api/chem/uploads)"),
                 new("name", ParameterKind.String, "the dataset's name for a file (default: the file's name)"),
                 new("format", ParameterKind.String, "the file's layout") { Allowed = ["auto", "smiles", "csv", "sdf"] },
-                new("fingerprints", ParameterKind.StringList, $"fingerprint types RDKit computes for a file: {string.Join(", ", CompoundCatalog.Types.Select(t => t.Name))} (default: every type)"),
+                new("fingerprints", ParameterKind.StringList, $"fingerprint types RDKit computes for a file: {string.Join(", ", FingerprintType.Shipped.Select(t => t.Name))} (default: every type)"),
             ],
             Outputs = [new("dataset", T.Compounds, "the compounds"), new("count", T.Integer, "compounds"), new("refused", T.Integer, "molecules of a file RDKit could not read (left out)")],
             Execute = async c =>
             {
-                var chem = new ChemClient(await c.InvokerAsync(ChemService.Name));
+                var chem = new ChemClient(await c.InvokerAsync(ServiceNames.Chem));
                 var request = new ImportCompoundsRequest
                 {
                     Source = c.TextOrEmpty("source"),
@@ -45,15 +47,15 @@ internal static class ChemOperations
         },
         new()
         {
-            Service = ChemService.Name,
+            Service = ServiceNames.Chem,
             Name = "fingerprints",
             Summary = "The binary fingerprint dataset of a compound set, of one named type.",
             Inputs = [new("dataset", T.Compounds, true, "imported compounds")],
-            Parameters = [new("type", ParameterKind.String, "the fingerprint type") { Default = CompoundCatalog.Types[0].Name, Allowed = [.. CompoundCatalog.Types.Select(t => t.Name)] }],
+            Parameters = [new("type", ParameterKind.String, "the fingerprint type") { Default = FingerprintType.Shipped[0].Name, Allowed = [.. FingerprintType.Shipped.Select(t => t.Name)] }],
             Outputs = [new("dataset", T.Fingerprints, "one fingerprint per compound"), new("count", T.Integer, "fingerprints"), new("bits", T.Integer, "bits per fingerprint")],
             Execute = async c =>
             {
-                var chem = new ChemClient(await c.InvokerAsync(ChemService.Name));
+                var chem = new ChemClient(await c.InvokerAsync(ServiceNames.Chem));
                 var info = await chem.FingerprintsAsync(new FingerprintRequest { DatasetId = c.InputString("dataset"), FingerprintType = c.Parameter<string>("type") }, c.CallOptions);
                 return StepOutcome.Of(("dataset", info.DatasetId), ("count", info.Count), ("bits", info.Bits));
             },

@@ -1,23 +1,25 @@
 using Salsa.Contracts.Census;
 using Salsa.Contracts.Clients;
 using Salsa.Contracts.Operations;
+using CensusSource = Salsa.Datasets.CensusSource; // the contract has a PlaceColumns of its own
+using Salsa.Hosting;
 using T = Salsa.Contracts.Operations.ValueTypes;
 
-namespace Salsa.Census;
+namespace Salsa.Operations;
 
 /// <summary>The census service's workflow operations: import a shipped file, query it into weighted points.</summary>
-internal static class CensusOperations
+public static class CensusOperations
 {
-    public static IReadOnlyList<OperationSpec> Describe(Hosting.ServiceLimits limits) =>
+    public static IReadOnlyList<OperationSpec> Describe(ServiceLimits limits) =>
     [
         new()
         {
-            Service = CensusService.Name,
+            Service = ServiceNames.Census,
             Name = "import",
             Summary = "Imports places into the store (once; later imports reuse it): a shipped census block-group file (source), your own place file (file: a path on the service's machine or an https URL; CSV or GeoJSON points, plain or gzip), or a place dataset you uploaded (dataset). Give exactly one of the three.",
             Parameters =
             [
-                new("source", ParameterKind.String, "a shipped census file") { Allowed = [.. CensusCatalog.Sources.Select(s => s.Name)] },
+                new("source", ParameterKind.String, "a shipped census file") { Allowed = [.. CensusSource.Shipped.Select(s => s.Name)] },
                 new("file", ParameterKind.String, "a place file: a path on the census service's machine, or an https URL it fetches"),
                 new("dataset", ParameterKind.String, "the id of a census dataset already stored (POST /api/census/uploads)"),
                 new("name", ParameterKind.String, "the dataset's name for a file (default: the file's name)"),
@@ -31,7 +33,7 @@ internal static class CensusOperations
             Outputs = [new("dataset", T.CensusDataset, "the imported places"), new("count", T.Integer, "places")],
             Execute = async c =>
             {
-                var census = new CensusClient(await c.InvokerAsync(CensusService.Name));
+                var census = new CensusClient(await c.InvokerAsync(ServiceNames.Census));
                 var request = new ImportCensusRequest
                 {
                     Source = c.TextOrEmpty("source"),
@@ -57,7 +59,7 @@ internal static class CensusOperations
         },
         new()
         {
-            Service = CensusService.Name,
+            Service = ServiceNames.Census,
             Name = "query",
             Summary = "Selects block groups (states, counties, a bounding box) and projects them to planar km, weighted by population.",
             Inputs = [new("dataset", T.CensusDataset, true, "imported block groups")],
@@ -90,7 +92,7 @@ internal static class CensusOperations
                         : throw new StepFailedException("boundingBox needs four numbers: minLatitude, minLongitude, maxLatitude, maxLongitude.");
                 }
 
-                var census = new CensusClient(await c.InvokerAsync(CensusService.Name));
+                var census = new CensusClient(await c.InvokerAsync(ServiceNames.Census));
                 var info = await census.QueryAsync(request, c.CallOptions);
                 return StepOutcome.Of(("dataset", info.DatasetId), ("count", info.Count));
             },

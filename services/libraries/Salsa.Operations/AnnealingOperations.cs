@@ -6,14 +6,14 @@ using Salsa.Contracts.Operations;
 using Salsa.Hosting;
 using T = Salsa.Contracts.Operations.ValueTypes;
 
-namespace Salsa.Annealing;
+namespace Salsa.Operations;
 
 /// <summary>
 /// The annealing service's workflow operation: deterministic annealing of weighted points or of
 /// binary fingerprints — the parameters of <see cref="StartAnnealingRequest"/> with the algorithm's
 /// defaults and this service's limits.
 /// </summary>
-internal static class AnnealingOperations
+public static class AnnealingOperations
 {
     public static IReadOnlyList<OperationSpec> Describe(ServiceLimits limits)
     {
@@ -22,7 +22,7 @@ internal static class AnnealingOperations
         [
             new()
             {
-                Service = AnnealingService.Name,
+                Service = ServiceNames.Annealing,
                 Name = "cluster",
                 Summary = "Deterministic-annealing clustering of weighted points or of binary fingerprints.",
                 Inputs = [new("dataset", $"{T.Points}|{T.Fingerprints}", true, "weighted points (Euclidean distances) or binary fingerprints (Hamming distances)")],
@@ -39,8 +39,8 @@ internal static class AnnealingOperations
                 Execute = async c =>
                 {
                     var request = c.Request<StartAnnealingRequest>();
-                    var job = await c.RunJobAsync(AnnealingService.Name, (invoker, options) => new AnnealingClient(invoker).StartAsync(request, options));
-                    var answer = await new AnnealingClient(await c.InvokerAsync(AnnealingService.Name)).GetResultAsync(new JobRef { JobId = job.JobId }, c.CallOptions);
+                    var job = await c.RunJobAsync(ServiceNames.Annealing, (invoker, options) => new AnnealingClient(invoker).StartAsync(request, options));
+                    var answer = await new AnnealingClient(await c.InvokerAsync(ServiceNames.Annealing)).GetResultAsync(new JobRef { JobId = job.JobId }, c.CallOptions);
                     return StepOutcome.Of(job, ("job", job.ToJson()), ("clusters", answer.Clustering.Clusters), ("weightedCost", answer.Clustering.Cost), ("iterations", answer.Iterations),
                         ("table", ClusterTable.Of(answer.Clustering)), ("placement", ClusterTable.Placement(answer.Placement)));
                 },

@@ -6,10 +6,10 @@ using Salsa.Contracts.Operations;
 using Salsa.Hosting;
 using T = Salsa.Contracts.Operations.ValueTypes;
 
-namespace Salsa.KMeans;
+namespace Salsa.Operations;
 
 /// <summary>The k-means service's workflow operation, with the algorithm's defaults and this service's limits.</summary>
-internal static class KMeansOperations
+public static class KMeansOperations
 {
     public static IReadOnlyList<OperationSpec> Describe(ServiceLimits limits)
     {
@@ -17,7 +17,7 @@ internal static class KMeansOperations
         [
             new()
             {
-                Service = KMeansService.Name,
+                Service = ServiceNames.KMeans,
                 Name = "cluster",
                 Summary = "Weighted k-means (greedy k-means++ seeding, Lloyd iterations, restarts).",
                 Inputs = [new("dataset", T.Points, true, "weighted points")],
@@ -29,8 +29,8 @@ internal static class KMeansOperations
                 Execute = async c =>
                 {
                     var request = c.Request<StartKMeansRequest>();
-                    var job = await c.RunJobAsync(KMeansService.Name, (invoker, options) => new KMeansClient(invoker).StartAsync(request, options));
-                    var result = await new KMeansClient(await c.InvokerAsync(KMeansService.Name)).GetResultAsync(new JobRef { JobId = job.JobId }, c.CallOptions);
+                    var job = await c.RunJobAsync(ServiceNames.KMeans, (invoker, options) => new KMeansClient(invoker).StartAsync(request, options));
+                    var result = await new KMeansClient(await c.InvokerAsync(ServiceNames.KMeans)).GetResultAsync(new JobRef { JobId = job.JobId }, c.CallOptions);
                     return StepOutcome.Of(job, ("job", job.ToJson()), ("clusters", result.Clustering.Clusters), ("inertia", result.Clustering.Cost), ("table", ClusterTable.Of(result.Clustering)),
                         ("placement", ClusterTable.Placement(result.Placement)));
                 },
