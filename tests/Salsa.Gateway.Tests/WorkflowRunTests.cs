@@ -20,7 +20,7 @@ public sealed class WorkflowRunTests
     {
         var token = TestContext.Current.CancellationToken;
         using var directory = new TemporaryDirectory();
-        using var spans = new ActivityRecorder(GatewayService.ActivitySourceName, "Microsoft.AspNetCore", Salsa.Hosting.SalsaHosting.ActivitySourceName, "Salsa.Grid");
+        using var spans = new ActivityRecorder(RunEngine.ActivitySourceName, "Microsoft.AspNetCore", Salsa.Hosting.SalsaHosting.ActivitySourceName, "Salsa.Grid");
         // As the embedded default runs it: the annealing on the gateway's own silo.
         await using var gateway = await GatewayServer.StartAsync(directory.Combine("salsa.db"), new Dictionary<string, string?> { ["Cluster:Enabled"] = "true" }, token);
 

@@ -42,7 +42,7 @@ public sealed class ProjectGraphTests
             foreach (var reference in project.References)
             {
                 // The gateway hosts every service in its own process in the embedded default, so it
-                // references their projects to start them (through ISalsaService and their operations).
+                // references their projects to start them (Services/HostedServices.cs).
                 var allowed = IsLibrary(reference) || (project.Name == "Salsa.Gateway" && IsService(reference));
                 Assert.True(allowed, $"{project.Path} references {reference}, which is not a library.");
             }
@@ -58,10 +58,20 @@ public sealed class ProjectGraphTests
     }
 
     [Fact]
-    public void Gateway_UsesTheServicesOnlyToHostThem()
+    public void RunEngine_ReachesNoService_EvenIndirectly()
     {
-        // The gateway references the service projects to host them in its process (the embedded
-        // default); one file lists them, and nothing else of the gateway knows a service's code.
+        // The gateway's run engine calls services through Salsa.Operations (their client side) and
+        // hosts them only through what its host gives it (EmbeddedServices).
+        Assert.DoesNotContain(Closure("Salsa.Gateway.Engine"), p => IsService(p.Name));
+    }
+
+    [Fact]
+    public void Services_AreReferencedOnlyByTheGatewaysHost()
+    {
+        // Embedding every service in one process (the default) goes through one project: the
+        // gateway's process, gateway/Salsa.Gateway, whose Services/HostedServices.cs lists them.
+        var referrers = Projects.Values.Where(p => p.References.Any(IsService)).Select(p => p.Name).ToList();
+        Assert.Equal(["Salsa.Gateway"], referrers);
         var services = Projects.Values.Where(p => p.Folder == "services").Select(p => p.Name).ToHashSet(StringComparer.Ordinal);
         var gateway = Path.Combine(Root, "gateway", "Salsa.Gateway");
         var users = Directory.EnumerateFiles(gateway, "*.cs", SearchOption.AllDirectories)
@@ -111,12 +121,13 @@ public sealed class ProjectGraphTests
             Assert.Contains($"`{p.Name}`", readme, StringComparison.Ordinal));
     }
 
+    /// <summary>The services and the gateway's process; the gateway's run engine (gateway/Salsa.Gateway.Engine) is its library.</summary>
     private static IEnumerable<ProjectFile> Deployables =>
-        Projects.Values.Where(p => p.Folder == "services" || p.Path.StartsWith("gateway/", StringComparison.Ordinal));
+        Projects.Values.Where(p => p.Folder == "services" || p.Path == "gateway/Salsa.Gateway/Salsa.Gateway.csproj");
 
     private static IEnumerable<ProjectFile> Libraries => Projects.Values.Where(p => p.Folder == "services/libraries");
 
-    private static bool IsLibrary(string name) => Projects.TryGetValue(name, out var p) && p.Folder == "services/libraries";
+    private static bool IsLibrary(string name) => Projects.TryGetValue(name, out var p) && (p.Folder == "services/libraries" || p.Name == "Salsa.Gateway.Engine");
 
     private static bool IsService(string name) => Projects.TryGetValue(name, out var p) && p.Folder == "services";
 

@@ -19,4 +19,7 @@ public static class ServiceNames
     public const string Chem = "chem";
 
     public const string Render = "render";
+
+    /// <summary>Every service a workflow can call, in a fixed order (the embedded default's pinned ports follow it).</summary>
+    public static IReadOnlyList<string> All { get; } = [Census, Chem, Annealing, KMeans, Fingerprints, Mds, Render];
 }

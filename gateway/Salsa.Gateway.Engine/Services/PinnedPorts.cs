@@ -1,4 +1,5 @@
 using System.Globalization;
+using Salsa.Contracts.Clients;
 using Salsa.Hosting.Host;
 
 namespace Salsa.Gateway.Services;
@@ -7,7 +8,7 @@ namespace Salsa.Gateway.Services;
 /// Where the embedded default listens when its ports are pinned (<see cref="Key"/>, or the
 /// <c>run</c> command's <c>--ports</c>): one block of consecutive loopback ports from the first, in a
 /// fixed order — the gateway's REST and gRPC, the silo's and its gateway's, then REST and gRPC of
-/// each embedded service in <see cref="HostedServices.All"/>'s order — instead of free ports drawn
+/// each embedded service in <see cref="ServiceNames.All"/>'s order — instead of free ports drawn
 /// at random, so two users of one host, or a firewall, can plan for them.
 /// </summary>
 public sealed record PinnedPorts(int First)
@@ -15,7 +16,7 @@ public sealed record PinnedPorts(int First)
     public const string Key = "Gateway:Ports:First";
 
     /// <summary>How many ports the block holds.</summary>
-    public static int Count => 4 + (2 * HostedServices.All.Count);
+    public static int Count => 4 + (2 * ServiceNames.All.Count);
 
     public ServicePorts Gateway => new(First, First + 1);
 
@@ -26,7 +27,7 @@ public sealed record PinnedPorts(int First)
     /// <summary>The REST and gRPC ports of the embedded service <paramref name="name"/>.</summary>
     public ServicePorts Service(string name)
     {
-        var index = HostedServices.All.Select(m => m.Name).ToList().IndexOf(name);
+        var index = ServiceNames.All.ToList().IndexOf(name);
         return index >= 0 ? new(First + 4 + (2 * index), First + 5 + (2 * index)) : throw new ArgumentException($"Unknown service '{name}'.", nameof(name));
     }
 
@@ -37,11 +38,11 @@ public sealed record PinnedPorts(int First)
         yield return (Gateway.Grpc, "the gateway's gRPC");
         yield return (Silo, "the silo");
         yield return (SiloGateway, "the silo's client gateway");
-        foreach (var module in HostedServices.All)
+        foreach (var name in ServiceNames.All)
         {
-            var ports = Service(module.Name);
-            yield return (ports.Rest, $"the {module.Name} service's REST");
-            yield return (ports.Grpc, $"the {module.Name} service's gRPC");
+            var ports = Service(name);
+            yield return (ports.Rest, $"the {name} service's REST");
+            yield return (ports.Grpc, $"the {name} service's gRPC");
         }
     }
 

@@ -1,3 +1,4 @@
+using Salsa.Contracts.Clients;
 using System.Collections.Concurrent;
 using System.Diagnostics;
 using Grpc.Net.Client;
@@ -19,13 +20,13 @@ public sealed record ServiceEndpoint(string Name, Uri GrpcAddress, Uri? RestAddr
 /// host code as when it runs alone and over the gateway's store, started when first needed. Either
 /// way every hop is a real gRPC call.
 /// </summary>
-public sealed class ServiceDirectory(IConfiguration configuration, StoreOptions store, ServiceSecurity security, Microsoft.Extensions.Options.IOptions<AuthSettings> authOptions, ILogger<ServiceDirectory> logger, SiloSettings? silo = null) : IAsyncDisposable
+public sealed class ServiceDirectory(IConfiguration configuration, StoreOptions store, ServiceSecurity security, Microsoft.Extensions.Options.IOptions<AuthSettings> authOptions, ILogger<ServiceDirectory> logger, SiloSettings? silo = null, EmbeddedServices? embedded = null) : IAsyncDisposable
 {
     private readonly AuthSettings auth = authOptions.Value;
 
     public const string Section = "Gateway:Services";
 
-    private static readonly Dictionary<string, ServiceModule> s_embeddable = HostedServices.All.ToDictionary(m => m.Name, StringComparer.Ordinal);
+    private readonly EmbeddedServices _embedded = embedded ?? EmbeddedServices.None;
 
     private readonly ConcurrentDictionary<string, Lazy<Task<(ServiceEndpoint Endpoint, GrpcChannel Channel)>>> _services = new(StringComparer.Ordinal);
     private readonly ConcurrentBag<WebApplication> _hosted = [];
@@ -37,7 +38,7 @@ public sealed class ServiceDirectory(IConfiguration configuration, StoreOptions 
         : security.Enabled ? Convert.ToBase64String(System.Security.Cryptography.RandomNumberGenerator.GetBytes(32)) : null;
 
     /// <summary>The services the gateway knows.</summary>
-    public static IReadOnlyCollection<string> Known => s_embeddable.Keys;
+    public static IReadOnlyCollection<string> Known => [.. ServiceNames.All];
 
     /// <summary>The services reached so far (embedded ones appear once started).</summary>
     public IReadOnlyList<ServiceEndpoint> Endpoints =>
@@ -51,7 +52,7 @@ public sealed class ServiceDirectory(IConfiguration configuration, StoreOptions 
     public async Task<GrpcChannel> ChannelAsync(string service, CancellationToken cancellationToken)
     {
         ObjectDisposedException.ThrowIf(_disposed, this);
-        if (!s_embeddable.ContainsKey(service))
+        if (!ServiceNames.All.Contains(service))
         {
             throw new ArgumentException($"Unknown service '{service}' (known: {string.Join(", ", Known)}).", nameof(service));
         }
@@ -150,7 +151,9 @@ public sealed class ServiceDirectory(IConfiguration configuration, StoreOptions 
         for (var attempt = 1; ; attempt++)
         {
             var ports = pinned?.Service(service) ?? new ServicePorts(ServicePorts.NextFreeLoopbackPort(), ServicePorts.NextFreeLoopbackPort());
-            var app = s_embeddable[service].Create(new ServiceHostSettings { Settings = EmbeddedSettings(ports), LoadAppSettings = false });
+            var module = _embedded.Find(service)
+                ?? throw new InvalidOperationException($"This process hosts no {service} service: give its address as {Section}:{service}.");
+            var app = module.Create(new ServiceHostSettings { Settings = EmbeddedSettings(ports), LoadAppSettings = false });
             try
             {
                 await app.StartAsync(CancellationToken.None).ConfigureAwait(false);

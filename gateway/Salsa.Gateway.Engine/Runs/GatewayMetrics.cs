@@ -5,13 +5,13 @@ using Salsa.Hosting.Telemetry;
 namespace Salsa.Gateway.Runs;
 
 /// <summary>
-/// The gateway's instruments, on its meter (<see cref="GatewayService.Name"/>, exported with its other
+/// The gateway's instruments, on its meter (<see cref="RunEngine.Name"/>, exported with its other
 /// telemetry): hop latency per operation (<c>salsa.hop.duration</c>, the hop table's latency, retries
 /// included), and the runs and steps that ended with their state and duration.
 /// </summary>
 internal static class GatewayMetrics
 {
-    private static readonly Meter s_meter = new(GatewayService.Name);
+    private static readonly Meter s_meter = new(RunEngine.Name);
 
     private static readonly Histogram<double> s_hops = s_meter.CreateHistogram(
         "salsa.hop.duration", "ms", "A gateway → service call's latency as the step saw it, retries included.", advice: TelemetryBuckets.Milliseconds);

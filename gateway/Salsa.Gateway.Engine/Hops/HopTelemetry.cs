@@ -21,7 +21,7 @@ public static class HopTelemetry
     public const string RetriesAttribute = "salsa.hop.retries";
     public const string OutcomeAttribute = "salsa.hop.outcome";
 
-    private static readonly ActivitySource Source = new(GatewayService.ActivitySourceName);
+    private static readonly ActivitySource Source = new(RunEngine.ActivitySourceName);
 
     public static string SpanName(string service, string operation) => $"hop {service}/{operation}";
 

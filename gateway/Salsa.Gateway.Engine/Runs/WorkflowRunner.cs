@@ -18,7 +18,7 @@ namespace Salsa.Gateway.Runs;
 /// </summary>
 internal sealed class WorkflowRunner(OperationCatalog catalog, ServiceDirectory services, IDataStore store, ILogger<WorkflowRunner> logger)
 {
-    public static readonly ActivitySource Activities = new(GatewayService.ActivitySourceName);
+    public static readonly ActivitySource Activities = new(RunEngine.ActivitySourceName);
 
     /// <summary>Runs the steps not yet succeeded; returns the failure that ended the run, or null.</summary>
     public async Task<string?> RunAsync(LiveRun run, RunPersister persist)
