@@ -1,6 +1,7 @@
 using System.Text.Json;
 using System.Text.Json.Serialization;
 using Google.Protobuf;
+using Google.Protobuf.Reflection;
 using Salsa.Contracts.Operations;
 
 namespace Salsa.Hosting.Rpc;
@@ -28,13 +29,14 @@ public sealed class ProtoJson : JsonConverterFactory
     private sealed class MessageConverter<T> : JsonConverter<T>
         where T : IMessage<T>, new()
     {
+        private static readonly MessageDescriptor s_descriptor = new T().Descriptor;
+
         public override T Read(ref Utf8JsonReader reader, Type typeToConvert, JsonSerializerOptions options)
         {
             using var document = JsonDocument.ParseValue(ref reader);
-            var descriptor = new T().Descriptor;
-            if (RequestParameters.IsRequest(descriptor))
+            if (RequestParameters.IsRequest(s_descriptor))
             {
-                RequestJson.Check(descriptor, document.RootElement);
+                RequestJson.Check(s_descriptor, document.RootElement);
             }
 
             try

@@ -1,6 +1,3 @@
-using System.Reflection;
-using Google.Protobuf;
-using Google.Protobuf.Reflection;
 using Microsoft.AspNetCore.OpenApi;
 using Salsa.Contracts.Operations;
 
@@ -18,8 +15,7 @@ internal static class ProtoSchemaNames
     {
         ArgumentNullException.ThrowIfNull(options);
         options.CreateSchemaReferenceId = info =>
-            typeof(IMessage).IsAssignableFrom(info.Type) && info.Type.Name.StartsWith("Start", StringComparison.Ordinal)
-                && info.Type.GetProperty("Descriptor", BindingFlags.Public | BindingFlags.Static)?.GetValue(null) is MessageDescriptor descriptor && RequestParameters.IsRequest(descriptor)
+            info.Type.Name.StartsWith("Start", StringComparison.Ordinal) && ProtoSchemas.DescriptorOf(info.Type) is { } descriptor && RequestParameters.IsRequest(descriptor)
                 ? info.Type.Name["Start".Length..]
                 : OpenApiOptions.CreateDefaultSchemaReferenceId(info);
         return options;

@@ -19,9 +19,7 @@ internal sealed class ProtoSchemas : IOpenApiSchemaTransformer
     {
         ArgumentNullException.ThrowIfNull(schema);
         ArgumentNullException.ThrowIfNull(context);
-        var type = context.JsonTypeInfo.Type;
-        if (!typeof(IMessage).IsAssignableFrom(type)
-            || type.GetProperty("Descriptor", BindingFlags.Public | BindingFlags.Static)?.GetValue(null) is not MessageDescriptor descriptor)
+        if (DescriptorOf(context.JsonTypeInfo.Type) is not { } descriptor)
         {
             return Task.CompletedTask;
         }
@@ -48,6 +46,10 @@ internal sealed class ProtoSchemas : IOpenApiSchemaTransformer
             Properties = fields.ToDictionary(f => f.JsonName, f => (IOpenApiSchema)Field(f, depth), StringComparer.Ordinal),
         };
     }
+
+    /// <summary>The descriptor of a protobuf message type (its generated static <c>Descriptor</c>), or null for any other type.</summary>
+    public static MessageDescriptor? DescriptorOf(Type type) =>
+        typeof(IMessage).IsAssignableFrom(type) ? type.GetProperty("Descriptor", BindingFlags.Public | BindingFlags.Static)?.GetValue(null) as MessageDescriptor : null;
 
     /// <summary>
     /// A request body: its fields' rules (parameters.proto) give what is required, the bounds, the
