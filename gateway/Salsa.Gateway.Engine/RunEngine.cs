@@ -7,6 +7,7 @@ using Salsa.Gateway.Workflows;
 using Salsa.Hosting;
 using Salsa.Hosting.Clustering.Grid;
 using Salsa.Hosting.Security;
+using Salsa.Settings;
 
 namespace Salsa.Gateway;
 
@@ -34,6 +35,7 @@ public static class RunEngine
         var services = builder.Services;
         // The operations as the services this gateway hosts bound them (its Salsa:Limits are theirs).
         services.AddSingleton(sp => new OperationCatalog(sp.GetRequiredService<Microsoft.Extensions.Options.IOptions<Salsa.Hosting.ServiceLimits>>().Value));
+        services.AddSalsaOptions<GatewayOptions>(GatewayOptions.Section);
         services.AddSalsaOptions<WorkflowLimits>(WorkflowLimits.Section);
         services.AddSingleton(sp => new WorkflowParser(sp.GetRequiredService<OperationCatalog>(), sp.GetRequiredService<Microsoft.Extensions.Options.IOptions<WorkflowLimits>>().Value));
         services.AddSingleton<WorkflowLibrary>();

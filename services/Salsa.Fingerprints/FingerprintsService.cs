@@ -5,6 +5,7 @@ using Salsa.Hosting;
 using Salsa.Hosting.Clustering.Annealing;
 using Salsa.Hosting.Clustering.Grid;
 using Salsa.Hosting.Host;
+using Salsa.Settings;
 
 namespace Salsa.Fingerprints;
 

@@ -2,6 +2,7 @@ using Orleans.Dashboard;
 using Salsa.Grid;
 using Salsa.Hosting;
 using Salsa.Hosting.Host;
+using Salsa.Settings;
 using Salsa.Silo;
 
 if (SalsaVersion.PrintIfAsked(args, Console.Out))
@@ -14,7 +15,7 @@ return await SalsaServiceHost.RunAsync("silo", () =>
     var builder = WebApplication.CreateBuilder(args);
     builder.AddServiceDefaults("silo");
     builder.AddStore();
-    builder.AddSalsaSilo(SiloHosting.ReadSettings(builder.Configuration), silo => silo.AddDashboard());
+    builder.AddSalsaSilo(SiloHosting.Settings(builder.Services.BindSalsaOptions<GridOptions>(builder.Configuration, SiloHosting.Section)), silo => silo.AddDashboard());
 
     var app = builder.Build();
     app.MapDefaultEndpoints();

@@ -32,7 +32,7 @@ internal sealed class GatewayProcess : IDisposable
     /// <summary>On <paramref name="ports"/>: a restarted gateway where its callers left it.</summary>
     public static async Task<GatewayProcess> StartAsync(string store, ServicePorts ports, CancellationToken token, params string[] settings)
     {
-        var workflows = new WorkflowLibrary(new WorkflowParser(new OperationCatalog()), new ConfigurationBuilder().Build()).Directory!;
+        var workflows = new WorkflowLibrary(new WorkflowParser(new OperationCatalog()), Microsoft.Extensions.Options.Options.Create(new GatewayOptions())).Directory!;
         var host = await HostProcess.StartAsync("Salsa.Gateway.dll",
         [
             $"--Kestrel:Endpoints:Rest:Url={ports.RestAddress}",

@@ -65,7 +65,7 @@ public sealed class WorkflowValidationTests
     [Fact]
     public void ShippedWorkflows_AllLoad_AndChemRunsItsClusteringsConcurrently()
     {
-        var library = new WorkflowLibrary(s_parser, new ConfigurationBuilder().Build());
+        var library = new WorkflowLibrary(s_parser, Microsoft.Extensions.Options.Options.Create(new GatewayOptions()));
         var entries = library.List();
 
         Assert.Equal(["census-indiana", "census-places", "census-us", "chem-40k", "chem-compounds"], entries.Select(e => e.Name));

@@ -2,6 +2,7 @@ using System.Net;
 using System.Security.Cryptography.X509Certificates;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.Hosting;
+using Salsa.Settings;
 using Salsa.Testing;
 
 namespace Salsa.Grid.Tests;
@@ -46,7 +47,7 @@ public sealed class SiloSettingsTests
     }
 
     [Fact]
-    public void ReadSettings_ClusterCertificate_FromPemOrPkcs12()
+    public void Settings_ClusterCertificate_FromPemOrPkcs12()
     {
         using var directory = new TemporaryDirectory();
         var certificate = ClusterCertificates.Create();
@@ -65,7 +66,7 @@ public sealed class SiloSettingsTests
     }
 
     [Fact]
-    public void ReadSettings_UnusableCertificate_RefusedSayingWhy()
+    public void Settings_UnusableCertificate_RefusedSayingWhy()
     {
         using var directory = new TemporaryDirectory();
         var certificate = ClusterCertificates.Create();
@@ -103,10 +104,10 @@ public sealed class SiloSettingsTests
     [InlineData("SiloPort", "0")]
     [InlineData("GatewayPort", "70000")]
     [InlineData("Ranks", "0")]
-    [InlineData("ProbeTimeoutSeconds", "-1")]
-    [InlineData("ResumeCheckSeconds", "0")]
+    [InlineData("ProbeTimeout", "-00:00:01")]
+    [InlineData("ResumeCheck", "00:00:00")]
     [InlineData("Id", "")]
-    public void ReadSettings_BadValue_RefusedNamingItsKey(string key, string value)
+    public void Settings_BadValue_RefusedNamingItsKey(string key, string value)
     {
         var refused = Assert.Throws<Microsoft.Extensions.Options.OptionsValidationException>(() => Read([(key, value)]));
 
@@ -114,7 +115,7 @@ public sealed class SiloSettingsTests
     }
 
     [Fact]
-    public void ReadSettings_ValueOfTheWrongType_RefusedNamingItsKey()
+    public void Settings_ValueOfTheWrongType_RefusedNamingItsKey()
     {
         var refused = Assert.Throws<InvalidOperationException>(() => Read([("SiloPort", "eleven")]));
 
@@ -122,10 +123,10 @@ public sealed class SiloSettingsTests
     }
 
     [Fact]
-    public void ReadSettings_TheSectionAsWritten_EveryKeyTaken()
+    public void Settings_TheSectionAsWritten_EveryKeyTaken()
     {
         var read = Read([("Id", "blue"), ("ServiceId", "svc"), ("Address", "10.1.2.3"), ("SiloPort", "12000"), ("GatewayPort", "31000"), ("Ranks", "3"),
-            ("CheckpointSeconds", "0.5"), ("ResumeCheckSeconds", "30"), ("PartitionRetrySeconds", "9"), ("ProbeTimeoutSeconds", "1.5"), ("DirectoryLeaseSeconds", "4"),
+            ("CheckpointInterval", "00:00:00.5"), ("ResumeCheck", "00:00:30"), ("PartitionRetry", "00:00:09"), ("ProbeTimeout", "00:00:01.5"), ("DirectoryLease", "00:00:04"),
             ("TraceGrainCalls", "true"), ("ConnectionString", "Host=db")]);
         var defaults = Read([]);
 
@@ -151,9 +152,9 @@ public sealed class SiloSettingsTests
     }
 
     private static SiloSettings Read(IEnumerable<(string Key, string Value)> settings) =>
-        SiloHosting.ReadSettings(new ConfigurationBuilder()
+        SiloHosting.Settings(SalsaOptions.Read<GridOptions>(new ConfigurationBuilder()
             .AddInMemoryCollection(settings.Select(s => KeyValuePair.Create<string, string?>($"{SiloHosting.Section}:{s.Key}", s.Value)))
-            .Build());
+            .Build(), SiloHosting.Section));
 
     private static string Refusal(IEnumerable<(string Key, string Value)> settings) =>
         Assert.Throws<ArgumentException>(() => Read(settings)).Message;

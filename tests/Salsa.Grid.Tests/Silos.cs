@@ -78,7 +78,7 @@ internal static class Silos
     {
         var builder = Host.CreateApplicationBuilder();
         builder.Logging.ClearProviders();
-        builder.Configuration[Store.DataStoreServiceCollectionExtensions.SqlitePathKey] = directory.Combine("salsa.db");
+        builder.Configuration["Store:SqlitePath"] = directory.Combine("salsa.db");
         Store.DataStoreServiceCollectionExtensions.AddDataStore(builder.Services, builder.Configuration);
         configure(builder);
         var host = builder.Build();

@@ -111,7 +111,8 @@ public sealed class DataStoreFactoryTests(PostgresFixture postgres)
     {
         var configuration = Configuration(("ConnectionStrings:salsa", "Data Source=x.db"));
 
-        Assert.Throws<ArgumentException>(() => new ServiceCollection().AddDataStore(configuration));
+        var refused = Assert.Throws<Microsoft.Extensions.Options.OptionsValidationException>(() => new ServiceCollection().AddDataStore(configuration));
+        Assert.Contains("ConnectionStrings:salsa", refused.Message, StringComparison.Ordinal);
     }
 
     [Fact]

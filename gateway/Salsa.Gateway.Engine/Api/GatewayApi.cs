@@ -2,6 +2,7 @@ using System.Net.ServerSentEvents;
 using System.Runtime.CompilerServices;
 using System.Text.Json.Nodes;
 using Microsoft.AspNetCore.Http.HttpResults;
+using Microsoft.Extensions.Options;
 using Salsa.Gateway.Operations;
 using Salsa.Gateway.Runs;
 using Salsa.Gateway.Services;
@@ -84,7 +85,7 @@ public static class GatewayApi
         }).WithTags("Workflows").WithName("ListServices")
           .WithSummary("The services the gateway calls: remote (configured) or embedded, whether started, and their grpc.health.v1 health (serving, not-serving, unreachable; idle for an embedded service not started); where they listen only for the admin scope.");
 
-        app.MapGet("/api/console", (IConfiguration configuration) => TypedResults.Ok(new ConsoleSettings(configuration[ConsoleSettings.TraceUrlKey] is { Length: > 0 } url ? url : null)))
+        app.MapGet("/api/console", (IOptions<GatewayOptions> options) => TypedResults.Ok(new ConsoleSettings(options.Value.Console.TraceUrl is { Length: > 0 } url ? url : null)))
             .WithTags("Workflows").WithName("GetConsoleSettings")
             .WithSummary("What the web console links to: traceUrl, the trace viewer's page of a trace ({traceId} in it), when one is configured (Gateway:Console:TraceUrl).");
 
@@ -192,10 +193,7 @@ public static class GatewayApi
 }
 
 /// <summary>The web console's links: <see cref="TraceUrl"/> holds <c>{traceId}</c>, e.g. the Aspire dashboard's <c>http://127.0.0.1:18888/traces/detail/{traceId}</c>.</summary>
-public sealed record ConsoleSettings(string? TraceUrl)
-{
-    public const string TraceUrlKey = "Gateway:Console:TraceUrl";
-}
+public sealed record ConsoleSettings(string? TraceUrl);
 
 /// <summary>A service the gateway calls: where (embedded or remote), whether started, its health, and for admins its addresses.</summary>
 public sealed record ServiceView(string Name, string Mode, bool Started, string Health, Uri? Grpc, Uri? Rest);

@@ -46,18 +46,11 @@ public sealed record PinnedPorts(int First)
         }
     }
 
-    /// <summary>The pinned block named in <paramref name="configuration"/>, or null when ports are drawn at random.</summary>
-    public static PinnedPorts? From(IConfiguration configuration)
+    /// <summary>The pinned block the gateway's settings name, or null when ports are drawn at random.</summary>
+    public static PinnedPorts? From(GatewayOptions options)
     {
-        ArgumentNullException.ThrowIfNull(configuration);
-        if (configuration[Key] is not { Length: > 0 } text)
-        {
-            return null;
-        }
-
-        return int.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out var first) && first >= 1024 && first + Count - 1 <= 65535
-            ? new PinnedPorts(first)
-            : throw new ArgumentException(string.Create(CultureInfo.InvariantCulture, $"{Key} is '{text}': the first of {Count} consecutive ports, 1024 to {65536 - Count}."));
+        ArgumentNullException.ThrowIfNull(options);
+        return options.Ports.First is { } first ? new PinnedPorts(first) : null;
     }
 
     /// <summary>What a port of the block is for, in an error about it.</summary>

@@ -2,8 +2,8 @@ using Salsa.Contracts.Clients;
 using System.Collections.Concurrent;
 using System.Diagnostics;
 using Grpc.Net.Client;
+using Microsoft.Extensions.Options;
 using Salsa.Grid;
-using Salsa.Hosting.Clustering.Grid;
 using Salsa.Hosting.Host;
 using Salsa.Hosting.Security;
 using Salsa.Store;
@@ -20,11 +20,15 @@ public sealed record ServiceEndpoint(string Name, Uri GrpcAddress, Uri? RestAddr
 /// host code as when it runs alone and over the gateway's store, started when first needed. Either
 /// way every hop is a real gRPC call.
 /// </summary>
-public sealed class ServiceDirectory(IConfiguration configuration, StoreOptions store, ServiceSecurity security, Microsoft.Extensions.Options.IOptions<AuthSettings> authOptions, ILogger<ServiceDirectory> logger, SiloSettings? silo = null, EmbeddedServices? embedded = null) : IAsyncDisposable
+public sealed class ServiceDirectory(
+    IOptions<GatewayOptions> gatewayOptions, IConfiguration configuration, StoreOptions store, ServiceSecurity security, IOptions<AuthSettings> authOptions,
+    IOptions<ExposureOptions> exposure, IOptions<LoggerFilterOptions> logFilters, GridOptions grid, ILogger<ServiceDirectory> logger,
+    SiloSettings? silo = null, EmbeddedServices? embedded = null) : IAsyncDisposable
 {
     private readonly AuthSettings auth = authOptions.Value;
+    private readonly GatewayOptions _options = gatewayOptions.Value;
 
-    public const string Section = "Gateway:Services";
+    public const string Section = $"{GatewayOptions.Section}:{nameof(GatewayOptions.Services)}";
 
     private readonly EmbeddedServices _embedded = embedded ?? EmbeddedServices.None;
 
@@ -45,8 +49,7 @@ public sealed class ServiceDirectory(IConfiguration configuration, StoreOptions 
         [.. _services.Values.Where(l => l.IsValueCreated && l.Value.IsCompletedSuccessfully).Select(l => l.Value.Result.Endpoint).OrderBy(e => e.Name, StringComparer.Ordinal)];
 
     /// <summary>The configured remote address of a service, or null for the embedded default.</summary>
-    public Uri? RemoteAddress(string service) =>
-        configuration[$"{Section}:{service}"] is { Length: > 0 } address ? new Uri(address) : null;
+    public Uri? RemoteAddress(string service) => _options.RemoteAddress(service);
 
     /// <summary>The channel to a service, starting it in this process first when it is embedded.</summary>
     public async Task<GrpcChannel> ChannelAsync(string service, CancellationToken cancellationToken)
@@ -147,13 +150,13 @@ public sealed class ServiceDirectory(IConfiguration configuration, StoreOptions 
         // The host outlives the call that starts it: its background work is not part of the caller's
         // trace (nor attributed to the gateway's telemetry by being that trace's child).
         Activity.Current = null;
-        var pinned = PinnedPorts.From(configuration);
+        var pinned = PinnedPorts.From(_options);
         for (var attempt = 1; ; attempt++)
         {
             var ports = pinned?.Service(service) ?? new ServicePorts(ServicePorts.NextFreeLoopbackPort(), ServicePorts.NextFreeLoopbackPort());
             var module = _embedded.Find(service)
                 ?? throw new InvalidOperationException($"This process hosts no {service} service: give its address as {Section}:{service}.");
-            var app = module.Create(new ServiceHostSettings { Settings = EmbeddedSettings(ports), LoadAppSettings = false });
+            var app = module.Create(EmbeddedSettings(ports));
             try
             {
                 await app.StartAsync(CancellationToken.None).ConfigureAwait(false);
@@ -203,49 +206,55 @@ public sealed class ServiceDirectory(IConfiguration configuration, StoreOptions 
         }
     }
 
-    private Dictionary<string, string?> EmbeddedSettings(ServicePorts ports)
+    /// <summary>
+    /// How the gateway hosts a service: on its ports, over the gateway's store, its log at
+    /// <see cref="GatewayOptions.EmbeddedLogLevel"/> (Orleans' at the gateway's level for Orleans),
+    /// and under the gateway's <c>Salsa</c> and <c>Cluster</c> sections (its limits are theirs) — with
+    /// what the gateway decides for them given as typed options.
+    /// </summary>
+    private ServiceHostSettings EmbeddedSettings(ServicePorts ports)
     {
-        var settings = new Dictionary<string, string?>(ServiceHostSettings.PortSettings(ports))
-        {
-            [DataStoreServiceCollectionExtensions.SqlitePathKey] = store.SqlitePath,
-            [$"ConnectionStrings:{DataStoreServiceCollectionExtensions.ConnectionStringName}"] = store.ConnectionString,
-            ["Logging:LogLevel:Default"] = configuration["Gateway:EmbeddedLogLevel"] ?? "Warning",
-            // The services compute on the cluster as Orleans clients: the gateway's say on Orleans' log is theirs.
-            ["Logging:LogLevel:Orleans"] = configuration["Logging:Console:LogLevel:Orleans"] ?? configuration["Logging:LogLevel:Orleans"],
-        };
-
-        // The gateway's own limits (Salsa:Limits:…) apply to the services it hosts, and its cluster
-        // settings (Cluster:…): with Cluster:Enabled the services it hosts that can compute on the
-        // cluster do so — through this process's silo (below), or as silos of their own when the
-        // gateway is itself only a client.
-        foreach (var (key, value) in configuration.GetSection("Salsa").AsEnumerable().Concat(configuration.GetSection("Cluster").AsEnumerable()))
-        {
-            settings[key] = value;
-        }
-
-        if (Exposure.IsExposed(configuration))
+        List<object> options = [store];
+        if (Exposure.IsExposed(exposure.Value))
         {
             // Every caller of an exposed gateway reaches the services it hosts through it, although
             // their own ports are on loopback: they are exposed too (credentials, files).
-            settings[Exposure.Key] = "true";
+            options.Add(new ExposureOptions { Exposed = true });
         }
 
         if (security.Enabled)
         {
             // A gateway that asks for credentials hosts services that do too, on the key it presents.
-            settings[$"{AuthSettings.Section}:Mode"] = nameof(AuthMode.On);
-            settings[$"{AuthSettings.Section}:ServiceKey"] = _serviceKey;
+            var credentials = auth.Copy();
+            (credentials.Mode, credentials.ServiceKey) = (AuthMode.On, _serviceKey);
+            options.Add(credentials);
         }
 
-        if (silo is not null && !GridComputeFeatures.IsClient(configuration))
+        if (silo is not null && grid.Role != GridRole.Client)
         {
             // This process is the silo: the services it hosts compute through it as its clients.
-            settings[$"{SiloHosting.Section}:Role"] = GridComputeFeatures.ClientRole;
-            settings[$"{SiloHosting.Section}:GatewayPort"] = silo.GatewayPort.ToString(System.Globalization.CultureInfo.InvariantCulture);
+            var client = grid.Copy();
+            (client.Role, client.GatewayPort) = (GridRole.Client, silo.GatewayPort);
+            options.Add(client);
         }
 
-        return settings;
+        return new ServiceHostSettings
+        {
+            Ports = ports,
+            LoadAppSettings = false,
+            Parent = configuration,
+            Options = options,
+            LogLevel = _options.EmbeddedLogLevel,
+            // The services compute on the cluster as Orleans clients: the gateway's say on Orleans' log is theirs.
+            CategoryLogLevels = OrleansLogLevel() is { } orleans ? new Dictionary<string, LogLevel> { ["Orleans"] = orleans } : new Dictionary<string, LogLevel>(),
+        };
     }
+
+    // The gateway's rule for Orleans' log: its console's, else any provider's.
+    private LogLevel? OrleansLogLevel() =>
+        logFilters.Value.Rules.Where(r => r.CategoryName == "Orleans" && r.LogLevel is not null)
+            .OrderBy(r => r.ProviderName is "Console" or "Microsoft.Extensions.Logging.Console.ConsoleLoggerProvider" ? 0 : r.ProviderName is null ? 1 : 2)
+            .FirstOrDefault()?.LogLevel;
 
     public async ValueTask DisposeAsync()
     {

@@ -1,4 +1,5 @@
 using System.Text.Json.Nodes;
+using Microsoft.Extensions.Options;
 
 namespace Salsa.Gateway.Workflows;
 
@@ -10,12 +11,12 @@ public sealed record WorkflowEntry(string Name, string File, WorkflowDefinition?
 /// (<c>Gateway:WorkflowsDirectory</c>, else the first <c>workflows/</c> folder found from the current
 /// directory or the program's folder upwards — the repository's, when run from a clone).
 /// </summary>
-public sealed class WorkflowLibrary(WorkflowParser parser, IConfiguration configuration)
+public sealed class WorkflowLibrary(WorkflowParser parser, IOptions<GatewayOptions> options)
 {
-    public const string DirectoryKey = "Gateway:WorkflowsDirectory";
+    public const string DirectoryKey = $"{GatewayOptions.Section}:{nameof(GatewayOptions.WorkflowsDirectory)}";
 
     /// <summary>The folder, or null when there is none.</summary>
-    public string? Directory { get; } = Locate(configuration[DirectoryKey]);
+    public string? Directory { get; } = Locate(options.Value.WorkflowsDirectory);
 
     public IReadOnlyList<WorkflowEntry> List()
     {

@@ -1,5 +1,6 @@
 using System.CommandLine;
 using Salsa.Gateway.Services;
+using Microsoft.Extensions.Options;
 using Salsa.Hosting.Host;
 
 namespace Salsa.Gateway.Cli;
@@ -80,7 +81,7 @@ public static class GatewayCommandLine
     {
         return await SalsaServiceHost.RunAsync(GatewayService.Name, () => SalsaServiceHost.Create<GatewayService>(args), async app =>
         {
-            if (app.Configuration.GetValue("Gateway:WarmStart", true))
+            if (app.Services.GetRequiredService<IOptions<GatewayOptions>>().Value.WarmStart)
             {
                 // The embedded services start now rather than at the first run's first call.
                 await app.Services.GetRequiredService<ServiceDirectory>().StartAllAsync(app.Lifetime.ApplicationStopping).ConfigureAwait(false);

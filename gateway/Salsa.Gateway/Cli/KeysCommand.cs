@@ -1,6 +1,7 @@
 using System.CommandLine;
 using Microsoft.Extensions.Logging.Abstractions;
 using Salsa.Hosting.Security;
+using Salsa.Settings;
 using Salsa.Store;
 
 namespace Salsa.Gateway.Cli;
@@ -86,8 +87,8 @@ public static class KeysCommand
     private static async Task<OpenKeys> OpenAsync(string? sqlitePath, CancellationToken cancellationToken)
     {
         var configuration = new ConfigurationBuilder().AddEnvironmentVariables().AddInMemoryCollection(
-            sqlitePath is null ? [] : [new KeyValuePair<string, string?>(DataStoreServiceCollectionExtensions.SqlitePathKey, sqlitePath)]).Build();
-        var store = DataStoreFactory.Create(StoreOptions.From(configuration), NullLoggerFactory.Instance);
+            sqlitePath is null ? [] : [new KeyValuePair<string, string?>($"{StoreOptions.Section}:{nameof(StoreOptions.SqlitePath)}", sqlitePath)]).Build();
+        var store = DataStoreFactory.Create(SalsaOptions.Read<StoreOptions>(configuration, StoreOptions.Section), NullLoggerFactory.Instance);
         try
         {
             await store.InitializeAsync(cancellationToken).ConfigureAwait(false);

@@ -9,6 +9,7 @@ using Salsa.Gateway.Runs;
 using Salsa.Gateway.Services;
 using Salsa.Gateway.Workflows;
 using Salsa.Hosting.Host;
+using Salsa.Settings;
 
 namespace Salsa.Gateway.Cli;
 
@@ -59,7 +60,7 @@ public sealed class EmbeddedRunHost : IRunHost
     public static async Task<EmbeddedRunHost> StartAsync(IReadOnlyDictionary<string, string?> configuration, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(configuration);
-        var pinned = PinnedPorts.From(new ConfigurationBuilder().AddInMemoryCollection(configuration).Build());
+        var pinned = PinnedPorts.From(SalsaOptions.Read<GatewayOptions>(new ConfigurationBuilder().AddInMemoryCollection(configuration).Build(), GatewayOptions.Section));
         var ports = pinned?.Gateway ?? new ServicePorts(ServicePorts.NextFreeLoopbackPort(), ServicePorts.NextFreeLoopbackPort());
         var settings = new Dictionary<string, string?>(ServiceHostSettings.PortSettings(ports))
         {
@@ -145,7 +146,7 @@ public sealed class RemoteRunHost : IRunHost
         }
     }
 
-    private readonly WorkflowLibrary _library = new(new WorkflowParser(new OperationCatalog()), new ConfigurationBuilder().Build());
+    private readonly WorkflowLibrary _library = new(new WorkflowParser(new OperationCatalog()), Microsoft.Extensions.Options.Options.Create(new GatewayOptions()));
 
     public Uri Address { get; }
 

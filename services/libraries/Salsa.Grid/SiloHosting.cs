@@ -1,5 +1,4 @@
 using System.Net;
-using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Hosting;
@@ -24,7 +23,7 @@ public sealed record SiloSettings
     /// <summary>The address other silos reach this one at (its namespace's or host's address).</summary>
     public IPAddress Address { get; init; } = IPAddress.Loopback;
 
-    public int SiloPort { get; init; } = 11111;
+    public int SiloPort { get; init; } = SiloHosting.DefaultSiloPort;
 
     public int GatewayPort { get; init; } = 30000;
 
@@ -60,44 +59,39 @@ public static class SiloHosting
     public const string Section = "Cluster";
 
     /// <summary>
-    /// A silo's settings from configuration: the <c>Cluster</c> section (<see cref="ClusterSection"/>,
-    /// bound by the configuration binder and checked — a bad value is an
-    /// <see cref="Microsoft.Extensions.Options.OptionsValidationException"/> naming its key); the
-    /// membership database is <c>Cluster:ConnectionString</c>, else the store's PostgreSQL
-    /// (<c>ConnectionStrings:salsa</c>); the cluster certificate is the file <c>Cluster:Tls:Certificate</c>
-    /// (<see cref="ClusterTls.Load"/>, with <c>Cluster:Tls:Password</c> when it is encrypted).
+    /// A silo's settings from the bound <c>Cluster</c> section: the membership database is
+    /// <c>Cluster:ConnectionString</c>, else the store's PostgreSQL (<c>ConnectionStrings:salsa</c>); the
+    /// cluster certificate is the file <c>Cluster:Tls:Certificate</c> (<see cref="ClusterTls.Load"/>, with
+    /// <c>Cluster:Tls:Password</c> when it is encrypted).
     /// </summary>
-    public static SiloSettings ReadSettings(IConfiguration configuration)
+    public static SiloSettings Settings(GridOptions options)
     {
-        ArgumentNullException.ThrowIfNull(configuration);
-        var section = configuration.GetSection(Section).Get<ClusterSection>() ?? new ClusterSection();
-        if (section.Check() is { Count: > 0 } failures)
-        {
-            throw new Microsoft.Extensions.Options.OptionsValidationException(Section, typeof(ClusterSection), failures);
-        }
-
+        ArgumentNullException.ThrowIfNull(options);
         return new SiloSettings
         {
-            ClusterId = section.Id,
-            ServiceId = section.ServiceId,
-            ConnectionString = section.ConnectionString ?? configuration.GetConnectionString(Store.DataStoreServiceCollectionExtensions.ConnectionStringName),
-            Address = section.Address is { } address ? ResolveAddress(address) : IPAddress.Loopback,
-            SiloPort = section.SiloPort,
-            GatewayPort = section.GatewayPort,
-            Ranks = section.Ranks,
-            ProbeTimeout = TimeSpan.FromSeconds(section.ProbeTimeoutSeconds),
-            DirectoryLease = TimeSpan.FromSeconds(section.DirectoryLeaseSeconds),
-            TraceGrainCalls = section.TraceGrainCalls,
-            Certificate = section.Tls.Certificate is { Length: > 0 } certificate ? ClusterTls.Load(certificate, section.Tls.Password) : null,
+            ClusterId = options.Id,
+            ServiceId = options.ServiceId,
+            ConnectionString = options.ConnectionString ?? options.StoreConnectionString,
+            Address = options.Address is { } address ? ResolveAddress(address) : IPAddress.Loopback,
+            SiloPort = options.SiloPort ?? DefaultSiloPort,
+            GatewayPort = options.GatewayPort,
+            Ranks = options.Ranks,
+            ProbeTimeout = options.ProbeTimeout,
+            DirectoryLease = options.DirectoryLease,
+            TraceGrainCalls = options.TraceGrainCalls,
+            Certificate = options.Tls.Certificate is { Length: > 0 } certificate ? ClusterTls.Load(certificate, options.Tls.Password) : null,
             Jobs = new GridJobOptions
             {
-                CheckpointInterval = TimeSpan.FromSeconds(section.CheckpointSeconds),
-                ResumeCheck = TimeSpan.FromSeconds(section.ResumeCheckSeconds),
-                PartitionRetry = TimeSpan.FromSeconds(section.PartitionRetrySeconds),
-                WatchInterval = TimeSpan.FromMilliseconds(section.WatchIntervalMilliseconds),
+                CheckpointInterval = options.CheckpointInterval,
+                ResumeCheck = options.ResumeCheck,
+                PartitionRetry = options.PartitionRetry,
+                WatchInterval = options.WatchInterval,
             },
         };
     }
+
+    /// <summary>The silo-to-silo port when <c>Cluster:SiloPort</c> is not set.</summary>
+    public const int DefaultSiloPort = 11111;
 
     /// <summary>
     /// <c>Cluster:Address</c>: an IP address, a host name (resolved to its first IPv4 address), or

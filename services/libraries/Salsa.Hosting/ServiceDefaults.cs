@@ -15,6 +15,7 @@ using Salsa.Hosting.Errors;
 using Salsa.Hosting.Rpc;
 using Salsa.Hosting.Telemetry;
 using Salsa.Hosting.Timing;
+using Salsa.Settings;
 
 namespace Salsa.Hosting;
 

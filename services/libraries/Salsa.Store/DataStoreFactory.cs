@@ -78,14 +78,18 @@ public static class DataStoreFactory
 
     internal static void ThrowIfUnrecognised(string? connectionString)
     {
-        if (!string.IsNullOrWhiteSpace(connectionString) && !IsPostgres(connectionString))
+        if (Unrecognised(connectionString) is { } reason)
         {
-            throw new ArgumentException(
-                "The store's connection string (ConnectionStrings:salsa) is set but is not a PostgreSQL one: expected " +
-                "'Host=…;Database=…' or 'postgres://user:password@host:port/database'. To use SQLite leave it empty and set Store:SqlitePath.",
-                nameof(connectionString));
+            throw new ArgumentException(reason, nameof(connectionString));
         }
     }
+
+    /// <summary>Why a connection string set is not a PostgreSQL one, or null when it is one or is empty (SQLite).</summary>
+    internal static string? Unrecognised(string? connectionString) =>
+        !string.IsNullOrWhiteSpace(connectionString) && !IsPostgres(connectionString)
+            ? "The store's connection string (ConnectionStrings:salsa) is set but is not a PostgreSQL one: expected " +
+              "'Host=…;Database=…' or 'postgres://user:password@host:port/database'. To use SQLite leave it empty and set Store:SqlitePath."
+            : null;
 
     /// <summary>
     /// Npgsql's form of a PostgreSQL connection string: a <c>postgres://</c> URI

@@ -2,6 +2,7 @@ using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Logging;
+using Salsa.Settings;
 
 namespace Salsa.Store;
 
@@ -9,9 +10,6 @@ public static class DataStoreServiceCollectionExtensions
 {
     /// <summary>The connection string name: <c>ConnectionStrings:salsa</c>.</summary>
     public const string ConnectionStringName = "salsa";
-
-    /// <summary>The SQLite path key: <c>Store:SqlitePath</c>.</summary>
-    public const string SqlitePathKey = "Store:SqlitePath";
 
     /// <summary>
     /// Registers the shared <see cref="IDataStore"/> (a singleton, disposed with the container)
@@ -23,8 +21,7 @@ public static class DataStoreServiceCollectionExtensions
     {
         ArgumentNullException.ThrowIfNull(services);
         ArgumentNullException.ThrowIfNull(configuration);
-        var options = StoreOptions.From(configuration); // fails at registration, not at first use, on a connection string not understood
-        services.TryAddSingleton(options);
+        services.BindSalsaOptions<StoreOptions>(configuration, StoreOptions.Section); // fails at registration, not at first use, on a connection string not understood
         services.TryAddSingleton(sp => DataStoreFactory.Create(
             sp.GetRequiredService<StoreOptions>(), sp.GetService<ILoggerFactory>(), sp.GetService<TimeProvider>()));
         services.AddHostedService<DataStoreInitializer>();

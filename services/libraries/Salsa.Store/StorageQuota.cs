@@ -1,3 +1,4 @@
+using System.ComponentModel.DataAnnotations;
 using System.Globalization;
 
 namespace Salsa.Store;
@@ -5,7 +6,9 @@ namespace Salsa.Store;
 /// <summary>What one tenant may keep in the store: datasets and their bytes (<c>Salsa:Quota</c>).</summary>
 /// <param name="MaxDatasets">Datasets one tenant may hold at once.</param>
 /// <param name="MaxBytes">Bytes of points one tenant's datasets may hold together (<see cref="DatasetInfo.Bytes"/>).</param>
-public sealed record StorageQuota(int MaxDatasets, long MaxBytes)
+public sealed record StorageQuota(
+    [property: Range(1, int.MaxValue)] int MaxDatasets = StorageQuota.DefaultMaxDatasets,
+    [property: Range(1, long.MaxValue)] long MaxBytes = StorageQuota.DefaultMaxBytes)
 {
     public const string Section = "Salsa:Quota";
 

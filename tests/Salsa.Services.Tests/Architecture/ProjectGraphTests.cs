@@ -16,7 +16,7 @@ public sealed class ProjectGraphTests
     private static readonly string[] ComputeLibraries = ["Salsa.Ccr", "Salsa.Chemistry", "Salsa.Clustering", "Salsa.Datasets", "Salsa.Rendering"];
 
     /// <summary>What every service is built on.</summary>
-    private static readonly string[] PlatformLibraries = ["Salsa.Grid", "Salsa.Contracts", "Salsa.Hosting", "Salsa.Hosting.Clustering", "Salsa.Operations", "Salsa.Store"];
+    private static readonly string[] PlatformLibraries = ["Salsa.Grid", "Salsa.Contracts", "Salsa.Hosting", "Salsa.Hosting.Clustering", "Salsa.Operations", "Salsa.Settings", "Salsa.Store"];
 
     private static readonly string[] WebOrStorePackages = ["Microsoft.AspNetCore", "Grpc.AspNetCore", "Npgsql", "Microsoft.Data.Sqlite", "SQLitePCLRaw"];
 

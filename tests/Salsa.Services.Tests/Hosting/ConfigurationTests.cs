@@ -27,11 +27,26 @@ public sealed partial class ConfigurationTests
     [InlineData("Salsa:Files:MaxBytes", "0")]
     [InlineData("Salsa:Files:AllowedNetworks:0", "the office")]
     [InlineData("Salsa:Auth:RateLimit:Burst", "0")]
+    [InlineData("Salsa:Quota:MaxDatasets", "0")]
+    [InlineData("ConnectionStrings:salsa", "not a connection string")]
     public async Task BadSetting_RefusedAtStartNamingItsKey(string key, string value)
     {
         var refused = await Assert.ThrowsAsync<OptionsValidationException>(() => BootAsync<CensusService>(Loopback(key, value)));
 
         Assert.Contains(key.Replace(":0", "", StringComparison.Ordinal), refused.Message, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("Cluster:ProbeTimeout", "00:00:00")]
+    [InlineData("Cluster:Role", "leader")]
+    [InlineData("Cluster:SiloPort", "eleven")]
+    public async Task BadGridSetting_RefusedAtStartNamingItsKey(string key, string value)
+    {
+        // Bound when the service registers what computes on the grid, whether or not it is enabled.
+        var refused = await Assert.ThrowsAnyAsync<Exception>(() => BootAsync<AnnealingService>(Loopback(key, value)));
+
+        Assert.True(refused is OptionsValidationException or InvalidOperationException, refused.ToString());
+        Assert.Contains(key, refused.Message, StringComparison.Ordinal);
     }
 
     [Fact]

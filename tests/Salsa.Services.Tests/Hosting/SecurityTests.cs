@@ -22,6 +22,7 @@ using Salsa.Hosting.Security;
 using Salsa.Services.Tests.Support;
 using Salsa.Store;
 using Salsa.Testing;
+using Salsa.Settings;
 
 namespace Salsa.Services.Tests.Hosting;
 
@@ -512,7 +513,7 @@ public sealed class SecurityTests
             ["Kestrel:Endpoints:Grpc:Url"] = url,
         }).Build();
         var settings = new AuthSettings { Mode = Enum.Parse<AuthMode>(mode) };
-        Assert.Equal(enabled, settings.ResolveEnabled(configuration));
+        Assert.Equal(enabled, settings.ResolveEnabled(SalsaOptions.Read<ExposureOptions>(configuration, null)));
     }
 
     [Fact]

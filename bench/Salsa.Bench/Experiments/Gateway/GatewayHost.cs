@@ -53,7 +53,7 @@ public sealed class GatewayHost : IAsyncDisposable
         var ports = new ServicePorts(ServicePorts.NextFreeLoopbackPort(), ServicePorts.NextFreeLoopbackPort());
         var settings = new Dictionary<string, string?>(ServiceHostSettings.PortSettings(ports))
         {
-            [DataStoreServiceCollectionExtensions.SqlitePathKey] = directory.Combine("salsa.db"),
+            ["Store:SqlitePath"] = directory.Combine("salsa.db"),
             ["Logging:LogLevel:Default"] = "Warning",
             [$"{RunLimits.Section}:Concurrent"] = concurrent.ToString(CultureInfo.InvariantCulture),
             [$"{RunLimits.Section}:QueueDepth"] = queueDepth.ToString(CultureInfo.InvariantCulture),

@@ -1,6 +1,5 @@
 using System.Diagnostics;
 using Microsoft.AspNetCore.Builder;
-using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Options;
 using Salsa.Clustering;
@@ -14,6 +13,7 @@ using Salsa.Grid.KMeans;
 using Salsa.Grid.Partitions;
 using Salsa.Hosting.Host;
 using Salsa.Hosting.Jobs;
+using Salsa.Settings;
 
 namespace Salsa.Hosting.Clustering.Grid;
 
@@ -126,34 +126,31 @@ public sealed class GridCompute(IGrainFactory grains, IOptions<PartitionLayout> 
 
 public static class GridComputeFeatures
 {
-    /// <summary>Whether <c>Cluster:Enabled</c> is set: this service computes its jobs on the grid.</summary>
-    public static bool GridEnabled(this IConfiguration configuration) =>
-        configuration?.GetValue<bool>($"{SiloHosting.Section}:Enabled") ?? throw new ArgumentNullException(nameof(configuration));
-
     /// <summary>
-    /// With <c>Cluster:Enabled</c>, makes this service's process a silo (<see cref="SiloHosting.ReadSettings"/>;
+    /// With <c>Cluster:Enabled</c>, makes this service's process a silo (<see cref="SiloHosting.Settings"/>;
     /// a single localhost silo on free ports when there is neither a PostgreSQL connection string nor
-    /// a <c>Cluster:SiloPort</c>) — or, with <c>Cluster:Role</c> = <c>client</c>, a client of the cluster's
+    /// a <c>Cluster:SiloPort</c>) — or, with <c>Cluster:Role</c> = <c>Client</c>, a client of the cluster's
     /// silos (through PostgreSQL membership, or the localhost silo at <c>Cluster:GatewayPort</c>) — and
     /// registers <see cref="GridCompute"/> and the <see cref="SiloSettings"/> in effect; otherwise nothing.
+    /// The section is bound once (<see cref="GridOptions"/>, injected).
     /// </summary>
     public static WebApplicationBuilder AddGridCompute(this WebApplicationBuilder builder)
     {
         ArgumentNullException.ThrowIfNull(builder);
-        if (!builder.Configuration.GridEnabled())
+        var grid = builder.Services.BindSalsaOptions<GridOptions>(builder.Configuration, SiloHosting.Section);
+        if (!grid.Enabled)
         {
             return builder;
         }
 
-        var section = builder.Configuration.GetSection(SiloHosting.Section);
-        var settings = SiloHosting.ReadSettings(builder.Configuration);
-        if (IsClient(builder.Configuration))
+        var settings = SiloHosting.Settings(grid);
+        if (grid.Role == GridRole.Client)
         {
             builder.AddSalsaClusterClient(settings);
         }
         else
         {
-            if (settings.ConnectionString is null && section["SiloPort"] is null)
+            if (settings.ConnectionString is null && grid.SiloPort is null)
             {
                 settings = settings with { SiloPort = ServicePorts.NextFreeLoopbackPort(), GatewayPort = ServicePorts.NextFreeLoopbackPort() };
             }
@@ -166,11 +163,4 @@ public static class GridComputeFeatures
         builder.Services.AddSingleton<GridCompute>();
         return builder;
     }
-
-    /// <summary>Whether <c>Cluster:Role</c> is <c>client</c>: the process computes through the cluster's silos without being one.</summary>
-    public static bool IsClient(IConfiguration configuration) =>
-        string.Equals(configuration?[$"{SiloHosting.Section}:Role"], ClientRole, StringComparison.OrdinalIgnoreCase);
-
-    /// <summary>The value of <c>Cluster:Role</c> for a process that is a client of the cluster, not a silo.</summary>
-    public const string ClientRole = "client";
 }

@@ -1,21 +1,33 @@
 using Microsoft.AspNetCore.Builder;
+using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.DependencyInjection.Extensions;
+using Microsoft.Extensions.Options;
 using Salsa.Datasets;
+using Salsa.Settings;
 
 namespace Salsa.Hosting.Datasets;
+
+/// <summary>Where the shipped data sets are: <c>Salsa:DataDirectory</c>; <c>SALSA_DATA</c> and discovery apply when it is absent.</summary>
+public sealed class ShippedDataOptions
+{
+    [ConfigurationPath(ShippedData.DirectoryKey)]
+    public string? DataDirectory { get; set; }
+}
 
 /// <summary>The shipped data sets for services that import them (census, chem).</summary>
 public static class ShippedData
 {
-    /// <summary>Configuration key naming the data folder; <c>SALSA_DATA</c> and discovery apply when it is absent.</summary>
+    /// <summary>Configuration key naming the data folder.</summary>
     public const string DirectoryKey = "Salsa:DataDirectory";
 
     /// <summary>Registers the <see cref="DataDirectory"/> the host imports from.</summary>
     public static WebApplicationBuilder AddShippedData(this WebApplicationBuilder builder)
     {
         ArgumentNullException.ThrowIfNull(builder);
-        var configured = builder.Configuration[DirectoryKey];
-        builder.Services.TryAddSingleton(string.IsNullOrWhiteSpace(configured) ? DataDirectory.Default : new DataDirectory(configured));
+        builder.Services.AddSalsaOptions<ShippedDataOptions>(null);
+        builder.Services.TryAddSingleton(sp => sp.GetRequiredService<IOptions<ShippedDataOptions>>().Value.DataDirectory is { Length: > 0 } configured
+            ? new DataDirectory(configured)
+            : DataDirectory.Default);
         return builder;
     }
 }

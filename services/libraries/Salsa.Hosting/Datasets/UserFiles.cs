@@ -4,7 +4,6 @@ using System.Net.Sockets;
 using Google.Protobuf;
 using Grpc.Core;
 using Microsoft.AspNetCore.Http;
-using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.Options;
 using Mono.Unix.Native;
 using Salsa.Datasets;
@@ -21,7 +20,7 @@ namespace Salsa.Hosting.Datasets;
 /// for a user"): paths only where the process may read them, resolved through every link first; URLs
 /// only to the public internet unless allowed; one message for every way either can fail.
 /// </summary>
-public sealed class UserFiles(IOptions<UserFileOptions> options, IConfiguration configuration, ServiceSecurity security, IHttpClientFactory http)
+public sealed class UserFiles(IOptions<UserFileOptions> options, IOptions<ExposureOptions> exposure, ServiceSecurity security, IHttpClientFactory http)
 {
     public const string HttpClientName = "salsa-user-files";
 
@@ -39,7 +38,7 @@ public sealed class UserFiles(IOptions<UserFileOptions> options, IConfiguration 
     private readonly UserFileOptions _options = options.Value;
 
     // The rule for paths: open to the machine's own user, roots only for anyone else.
-    private readonly bool _ownMachine = !Exposure.IsExposed(configuration) && !security.Enabled;
+    private readonly bool _ownMachine = !Exposure.IsExposed(exposure.Value) && !security.Enabled;
 
     /// <summary>What readers call a file the caller sent, with this service's size limit.</summary>
     public UserFileSource Sent(string? name) => new(name ?? string.Empty) { MaxBytes = _options.MaxBytes, MaxRecordBytes = _options.MaxRecordBytes };

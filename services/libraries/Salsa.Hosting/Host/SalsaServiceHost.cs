@@ -1,8 +1,9 @@
-using System.Globalization;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.Configuration.Json;
 using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
+using Salsa.Settings;
 using Salsa.Hosting.Rpc;
 
 namespace Salsa.Hosting.Host;
@@ -12,8 +13,25 @@ public sealed record ServiceHostSettings
 {
     public IReadOnlyList<string> Args { get; init; } = [];
 
-    /// <summary>Configuration applied last (ports, store, limits), e.g. from the gateway or a test.</summary>
+    /// <summary>Configuration applied last, as an operator would write it (a test's, a benchmark's).</summary>
     public IReadOnlyDictionary<string, string?> Settings { get; init; } = new Dictionary<string, string?>();
+
+    /// <summary>The loopback ports of the service's REST and gRPC endpoints, when its host chooses them.</summary>
+    public ServicePorts? Ports { get; init; }
+
+    /// <summary>
+    /// Options made by the process that hosts this service (the gateway's store, credentials,
+    /// exposure, grid role): they win over the service's own configuration (<see cref="SalsaOptions.Give"/>).
+    /// </summary>
+    public IReadOnlyList<object> Options { get; init; } = [];
+
+    /// <summary>The configuration of the process that hosts this service, whose <c>Salsa</c> and <c>Cluster</c> sections hold for it too.</summary>
+    public IConfiguration? Parent { get; init; }
+
+    /// <summary>The least level of the service's log, and of categories given their own (<c>Orleans</c>); null keeps its configuration's.</summary>
+    public LogLevel? LogLevel { get; init; }
+
+    public IReadOnlyDictionary<string, LogLevel> CategoryLogLevels { get; init; } = new Dictionary<string, LogLevel>();
 
     /// <summary>Read the service's appsettings.json beside its assembly (off when embedded: the host owns configuration).</summary>
     public bool LoadAppSettings { get; init; } = true;
@@ -104,8 +122,32 @@ public static class SalsaServiceHost
             }
         }
 
+        if (settings.Parent is { } parent)
+        {
+            builder.Configuration.AddSections(parent, "Salsa", "Cluster");
+        }
+
         // Highest priority: what the caller says (the ports of a standalone run are its appsettings.json's, stated there only).
         builder.Configuration.AddInMemoryCollection(settings.Settings);
+        if (settings.Ports is { } ports)
+        {
+            builder.Configuration.AddInMemoryCollection(ServiceHostSettings.PortSettings(ports));
+        }
+
+        foreach (var options in settings.Options)
+        {
+            builder.Services.Give(options);
+        }
+
+        if (settings.LogLevel is { } level)
+        {
+            builder.Logging.SetMinimumLevel(level).AddFilter(null, level);
+        }
+
+        foreach (var (category, categoryLevel) in settings.CategoryLogLevels)
+        {
+            builder.Logging.AddFilter(category, categoryLevel);
+        }
 
         builder.AddServiceDefaults(TService.Name);
         TService.AddServices(builder);
@@ -114,20 +156,5 @@ public static class SalsaServiceHost
         TService.MapEndpoints(app);
         app.MapGrpcHealthNames();
         return app;
-    }
-
-    /// <summary>The REST and gRPC addresses the running application listens on, from its configuration.</summary>
-    public static ServicePorts Ports(IConfiguration configuration)
-    {
-        ArgumentNullException.ThrowIfNull(configuration);
-        return new ServicePorts(PortOf(configuration, "Rest"), PortOf(configuration, "Grpc"));
-    }
-
-    private static int PortOf(IConfiguration configuration, string endpoint)
-    {
-        var url = configuration[$"Kestrel:Endpoints:{endpoint}:Url"] ?? throw new InvalidOperationException($"Kestrel:Endpoints:{endpoint}:Url is not configured.");
-        return new Uri(url.Replace("*", "localhost", StringComparison.Ordinal)).Port is var port and > 0
-            ? port
-            : throw new InvalidOperationException(string.Create(CultureInfo.InvariantCulture, $"Kestrel:Endpoints:{endpoint}:Url ({url}) has no port."));
     }
 }

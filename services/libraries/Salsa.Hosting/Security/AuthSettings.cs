@@ -1,5 +1,5 @@
 using System.ComponentModel.DataAnnotations;
-using Microsoft.Extensions.Configuration;
+using Microsoft.Extensions.Options;
 
 namespace Salsa.Hosting.Security;
 
@@ -42,10 +42,13 @@ public sealed class AuthSettings
     [Range(typeof(TimeSpan), "00:00:00", "1.00:00:00")]
     public TimeSpan KeyCacheTime { get; set; } = TimeSpan.FromSeconds(10);
 
+    /// <summary>A copy, for a process that hosts others (the gateway's services ask for its credentials).</summary>
+    public AuthSettings Copy() => (AuthSettings)MemberwiseClone();
+
     /// <summary>Whether authentication is on, given the process's <see cref="Exposure"/>; Off when exposed is refused.</summary>
-    public bool ResolveEnabled(IConfiguration configuration)
+    public bool ResolveEnabled(ExposureOptions exposure)
     {
-        var exposed = Exposure.Reason(configuration);
+        var exposed = Exposure.Reason(exposure);
         return Mode switch
         {
             AuthMode.On => true,
@@ -62,26 +65,26 @@ public sealed class AuthSettings
 /// What <see cref="AuthSettings"/> may not be, checked at start: a service key shorter than 32
 /// characters, authentication off on an exposed process.
 /// </summary>
-internal sealed class AuthSettingsValidation(IConfiguration configuration) : Microsoft.Extensions.Options.IValidateOptions<AuthSettings>
+internal sealed class AuthSettingsValidation(IOptions<ExposureOptions> exposure) : IValidateOptions<AuthSettings>
 {
-    public Microsoft.Extensions.Options.ValidateOptionsResult Validate(string? name, AuthSettings options)
+    public ValidateOptionsResult Validate(string? name, AuthSettings options)
     {
         ArgumentNullException.ThrowIfNull(options);
         if (options.ServiceKey is { Length: > 0 and < 32 })
         {
-            return Microsoft.Extensions.Options.ValidateOptionsResult.Fail(
+            return ValidateOptionsResult.Fail(
                 $"{AuthSettings.Section}:ServiceKey has {options.ServiceKey.Length} characters; a service key has at least 32 (e.g. `openssl rand -base64 32`).");
         }
 
         try
         {
-            options.ResolveEnabled(configuration);
+            options.ResolveEnabled(exposure.Value);
         }
         catch (InvalidOperationException refused)
         {
-            return Microsoft.Extensions.Options.ValidateOptionsResult.Fail(refused.Message);
+            return ValidateOptionsResult.Fail(refused.Message);
         }
 
-        return Microsoft.Extensions.Options.ValidateOptionsResult.Success;
+        return ValidateOptionsResult.Success;
     }
 }

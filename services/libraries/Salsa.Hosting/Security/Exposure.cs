@@ -1,7 +1,35 @@
 using System.Net;
-using Microsoft.Extensions.Configuration;
+using Salsa.Settings;
 
 namespace Salsa.Hosting.Security;
+
+/// <summary>Where the server is configured to listen, and <see cref="Exposure.Key"/>: bound from those keys (<see cref="Exposure"/>).</summary>
+public sealed class ExposureOptions
+{
+    /// <summary><c>Salsa:Exposed</c>: treat the process as reachable from other machines whatever its endpoints.</summary>
+    [ConfigurationPath(Exposure.Key)]
+    public bool Exposed { get; set; }
+
+    /// <summary><c>Kestrel:Endpoints</c>, by name.</summary>
+    [ConfigurationPath("Kestrel:Endpoints")]
+    public Dictionary<string, KestrelEndpoint> Endpoints { get; set; } = [];
+
+    /// <summary><c>urls</c>: semicolon-separated listen URLs.</summary>
+    [ConfigurationPath("urls")]
+    public string? Urls { get; set; }
+
+    [ConfigurationPath("http_ports")]
+    public string? HttpPorts { get; set; }
+
+    [ConfigurationPath("https_ports")]
+    public string? HttpsPorts { get; set; }
+}
+
+/// <summary>A Kestrel endpoint as configured: its URL.</summary>
+public sealed class KestrelEndpoint
+{
+    public string? Url { get; set; }
+}
 
 /// <summary>
 /// Whether other machines can reach a process: it listens beyond loopback, or <see cref="Key"/> says
@@ -17,39 +45,39 @@ public static class Exposure
     public const string Key = "Salsa:Exposed";
 
     /// <summary>What exposes the process — its first endpoint beyond loopback, or the setting — or null when only this machine reaches it.</summary>
-    public static string? Reason(IConfiguration configuration)
+    public static string? Reason(ExposureOptions options)
     {
-        ArgumentNullException.ThrowIfNull(configuration);
-        if (configuration.GetValue<bool>(Key))
+        ArgumentNullException.ThrowIfNull(options);
+        if (options.Exposed)
         {
             return $"{Key} is true";
         }
 
-        return ListenAddresses(configuration).FirstOrDefault(a => !IsLoopback(a)) is { } address ? $"it listens on {address}, beyond loopback" : null;
+        return ListenAddresses(options).FirstOrDefault(a => !IsLoopback(a)) is { } address ? $"it listens on {address}, beyond loopback" : null;
     }
 
-    public static bool IsExposed(IConfiguration configuration) => Reason(configuration) is not null;
+    public static bool IsExposed(ExposureOptions options) => Reason(options) is not null;
 
     /// <summary>The URLs the server is configured to listen on (Kestrel endpoints, <c>urls</c>, <c>http_ports</c>).</summary>
-    public static IEnumerable<string> ListenAddresses(IConfiguration configuration)
+    public static IEnumerable<string> ListenAddresses(ExposureOptions options)
     {
-        ArgumentNullException.ThrowIfNull(configuration);
-        foreach (var endpoint in configuration.GetSection("Kestrel:Endpoints").GetChildren())
+        ArgumentNullException.ThrowIfNull(options);
+        foreach (var endpoint in options.Endpoints.Values)
         {
-            if (endpoint["Url"] is { Length: > 0 } url)
+            if (endpoint.Url is { Length: > 0 } url)
             {
                 yield return url;
             }
         }
 
-        foreach (var url in (configuration["urls"] ?? "").Split(';', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries))
+        foreach (var url in (options.Urls ?? "").Split(';', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries))
         {
             yield return url;
         }
 
-        foreach (var key in new[] { "http_ports", "https_ports" })
+        foreach (var ports in new[] { options.HttpPorts, options.HttpsPorts })
         {
-            if (configuration[key] is { Length: > 0 } ports)
+            if (ports is { Length: > 0 })
             {
                 yield return $"*:{ports}"; // every interface
             }

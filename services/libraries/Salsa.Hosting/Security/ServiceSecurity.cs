@@ -7,11 +7,11 @@ using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Mvc;
 using Microsoft.AspNetCore.RateLimiting;
-using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Options;
 using Microsoft.IdentityModel.Tokens;
+using Salsa.Settings;
 
 namespace Salsa.Hosting.Security;
 
@@ -38,11 +38,12 @@ public sealed class ServiceSecurity(bool enabled, bool bearerTokens = false)
         ArgumentNullException.ThrowIfNull(builder);
         var services = builder.Services;
         services.AddSalsaOptions<AuthSettings>(AuthSettings.Section);
+        services.AddSalsaOptions<ExposureOptions>(null);
         services.AddSingleton<IValidateOptions<AuthSettings>, AuthSettingsValidation>();
         services.AddSingleton(sp =>
         {
             var settings = sp.GetRequiredService<IOptions<AuthSettings>>().Value;
-            return new ServiceSecurity(settings.ResolveEnabled(sp.GetRequiredService<IConfiguration>()), settings.Jwt.Enabled);
+            return new ServiceSecurity(settings.ResolveEnabled(sp.GetRequiredService<IOptions<ExposureOptions>>().Value), settings.Jwt.Enabled);
         });
         services.TryAddSingleton(TimeProvider.System);
         services.AddSingleton<ApiKeys>();
