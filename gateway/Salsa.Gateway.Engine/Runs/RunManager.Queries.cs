@@ -1,0 +1,179 @@
+using System.Runtime.CompilerServices;
+using Salsa.Hosting.Errors;
+using Salsa.Hosting.Security;
+using Salsa.Store;
+
+namespace Salsa.Gateway.Runs;
+
+/// <summary>Runs as callers read them: one, a page, the feed of the list, a run's events, its artifacts and step logs; and cancelling one.</summary>
+public sealed partial class RunManager
+{
+    /// <summary>The calling tenant's run; null when unknown or another tenant's.</summary>
+    public async Task<RunView?> GetAsync(Guid id, CancellationToken cancellationToken = default)
+    {
+        var tenant = CallerTenant.Current;
+        if (_live.TryGetValue(id, out var live))
+        {
+            return live.Tenant == tenant ? live.View() : null;
+        }
+
+        var record = await store.GetJobAsync(id, cancellationToken).ConfigureAwait(false);
+        return record is { Service: Service } && record.Tenant == tenant ? FromRecord(record) : null;
+    }
+
+    public async Task<RunView> GetRequiredAsync(Guid id, CancellationToken cancellationToken = default) =>
+        await GetAsync(id, cancellationToken).ConfigureAwait(false) ?? throw new NotFoundException($"No run {id}.");
+
+    public async Task<IReadOnlyList<RunView>> ListAsync(int limit, CancellationToken cancellationToken = default) =>
+        (await QueryAsync(new RunQuery { Limit = limit }, cancellationToken).ConfigureAwait(false)).Runs;
+
+    /// <summary>A page of the calling tenant's runs that <paramref name="query"/> selects, newest first, and how many it selects in all.</summary>
+    public async Task<RunPage> QueryAsync(RunQuery query, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(query);
+        // The runs live before the query: a run that ends meanwhile is its newest view here even if
+        // the store answered before its final write (a run leaves the live set only once stored).
+        var live = _live.ToDictionary();
+        var page = await store.QueryJobsAsync(new JobQuery
+        {
+            Service = Service,
+            Tenant = CallerTenant.Current,
+            Kind = query.Workflow,
+            State = query.State is { } state ? ToJobState(state) : null,
+            CreatedFrom = query.From,
+            CreatedBefore = query.Before,
+            Offset = query.Offset,
+            Limit = query.Limit,
+        }, cancellationToken).ConfigureAwait(false);
+        return new([.. page.Jobs.Select(r => live.TryGetValue(r.Id, out var run) ? run.View() : FromRecord(r))], page.Total);
+    }
+
+    /// <summary>
+    /// Every run of the calling tenant accepted or changing state from now on, until cancelled. The
+    /// first item, null, says the watch has begun: a list read after it misses no change.
+    /// </summary>
+    public async IAsyncEnumerable<RunSummary?> WatchListAsync([EnumeratorCancellation] CancellationToken cancellationToken = default)
+    {
+        var reader = _feed.Watch(CallerTenant.Current);
+        try
+        {
+            yield return null;
+            await foreach (var summary in reader.ReadAllAsync(cancellationToken).ConfigureAwait(false))
+            {
+                yield return summary;
+            }
+        }
+        finally
+        {
+            _feed.Unwatch(reader);
+        }
+    }
+
+    public async Task<RunView> CancelAsync(Guid id, CancellationToken cancellationToken = default)
+    {
+        await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false); // the caller's, or a 404
+        if (_live.TryGetValue(id, out var live))
+        {
+            await live.Cancellation.CancelAsync().ConfigureAwait(false);
+            return live.View();
+        }
+
+        return await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false); // ended: as stored
+    }
+
+    /// <summary>The run's events until it ends (just its state when it has ended).</summary>
+    public async IAsyncEnumerable<RunEvent> WatchAsync(Guid id, [EnumeratorCancellation] CancellationToken cancellationToken = default)
+    {
+        await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false); // the caller's, or a 404
+        if (!_live.TryGetValue(id, out var live))
+        {
+            // Ended, perhaps since the line above read it live: a run leaves the live set only once
+            // its final view is stored, so the store has that view now.
+            yield return new RunEvent.RunChanged(await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false));
+            yield break;
+        }
+
+        var reader = live.Watch();
+        try
+        {
+            await foreach (var item in reader.ReadAllAsync(cancellationToken).ConfigureAwait(false))
+            {
+                yield return item;
+            }
+        }
+        finally
+        {
+            live.Unwatch(reader);
+        }
+    }
+
+    /// <summary>Waits until the run has ended and returns it.</summary>
+    public async Task<RunView> WaitAsync(Guid id, CancellationToken cancellationToken = default)
+    {
+        await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false); // the caller's, or a 404
+        if (_live.TryGetValue(id, out var live))
+        {
+            // Its final view, as every watcher hears it; not read back from the store.
+            await live.Completion.Task.WaitAsync(cancellationToken).ConfigureAwait(false);
+            return live.View();
+        }
+
+        // Ended (perhaps since the line above read it live): stored before it left the live set.
+        return await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false);
+    }
+
+    public async Task<Artifact> GetArtifactAsync(Guid id, string name, CancellationToken cancellationToken = default)
+    {
+        await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false);
+        return await store.GetArtifactAsync(id, name, cancellationToken).ConfigureAwait(false)
+            ?? throw new NotFoundException($"Run {id} has no artifact '{name}'.");
+    }
+
+    /// <summary>
+    /// What the service jobs of a step of the caller's run logged, as text: each job's lines (its
+    /// service's <c>Jobs.GetLog</c>) under a heading naming the job, or a line saying why its service
+    /// could not give them (it let them go or restarted, or it is unreachable).
+    /// </summary>
+    public async Task<string> GetStepLogAsync(Guid id, string stepId, CancellationToken cancellationToken = default)
+    {
+        var run = await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false);
+        var step = run.Steps.FirstOrDefault(s => s.Id == stepId)
+            ?? throw new NotFoundException($"Run {id} has no step '{stepId}'; its steps are {string.Join(", ", run.Steps.Select(s => $"'{s.Id}'"))}.");
+        var text = new System.Text.StringBuilder();
+        if (step.Jobs.Count == 0)
+        {
+            text.Append(System.Globalization.CultureInfo.InvariantCulture, $"# step {step.Id} ({step.Service}.{step.Operation}) {(step.State is StepState.Pending ? "has not started" : "started no service job")}: no log.\n");
+        }
+
+        foreach (var job in step.Jobs)
+        {
+            text.Append(System.Globalization.CultureInfo.InvariantCulture, $"# {job.Service} job {job.JobId} (step {step.Id})\n");
+            try
+            {
+                var channel = await services.ChannelAsync(job.Service, cancellationToken).ConfigureAwait(false);
+                var log = await new Salsa.Contracts.Clients.JobsClient(channel)
+                    .GetLogAsync(new Salsa.Contracts.Common.JobRef { JobId = job.JobId }, new Grpc.Core.CallOptions(deadline: DateTime.UtcNow.AddSeconds(10), cancellationToken: cancellationToken))
+                    .ConfigureAwait(false);
+                foreach (var line in log.Lines)
+                {
+                    text.Append(line).Append('\n');
+                }
+
+                if (log.DroppedLines > 0)
+                {
+                    text.Append(System.Globalization.CultureInfo.InvariantCulture, $"# … {log.DroppedLines} more lines not kept by the {job.Service} service\n");
+                }
+            }
+            catch (Grpc.Core.RpcException exception) when (exception.StatusCode is Grpc.Core.StatusCode.NotFound)
+            {
+                text.Append("# ").Append(exception.Status.Detail).Append('\n');
+            }
+            catch (Grpc.Core.RpcException exception) when (exception.StatusCode is Grpc.Core.StatusCode.Unavailable or Grpc.Core.StatusCode.DeadlineExceeded)
+            {
+                text.Append(System.Globalization.CultureInfo.InvariantCulture, $"# the {job.Service} service did not answer ({exception.StatusCode}); try again later.\n");
+            }
+        }
+
+        return text.ToString();
+    }
+}
