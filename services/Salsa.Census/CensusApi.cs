@@ -18,7 +18,7 @@ public static class CensusApi
     {
         var group = app.MapGroup("/api/census").WithTags("Census");
 
-        group.MapGet("/sources", () => TypedResults.Ok(CensusCatalog.Sources.Select(s => new { s.Name, s.Description })))
+        group.MapGet("/sources", () => TypedResults.Ok(CensusSource.Shipped.Select(s => new { s.Name, s.Description })))
             .WithName("ListCensusSources").WithSummary("The census files this service can import.");
 
         group.MapPost("/imports", async Task<Ok<DatasetView>> (CensusCatalog census, CensusImportRequest request, CancellationToken cancellationToken) =>

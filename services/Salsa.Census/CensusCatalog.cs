@@ -55,8 +55,6 @@ public sealed class CensusCatalog(DatasetCatalog datasets, IOptions<ServiceLimit
 
     private static readonly string[] NonContiguous = ["02", "15", "72"];
 
-    public static IReadOnlyList<CensusSource> Sources => CensusSource.Shipped;
-
     /// <summary>One of: a shipped source, a user's file where it is, a stored census dataset.</summary>
     public Task<DatasetInfo> ImportAsync(CensusImportRequest request, CancellationToken cancellationToken)
     {
@@ -64,7 +62,7 @@ public sealed class CensusCatalog(DatasetCatalog datasets, IOptions<ServiceLimit
         var given = new[] { !string.IsNullOrEmpty(request.Source), !string.IsNullOrEmpty(request.Location), request.DatasetId is not null }.Count(g => g);
         if (given != 1)
         {
-            throw new ArgumentException($"An import names one of source (a census file: {string.Join(", ", Sources.Select(s => s.Name))}), location (a place file's path or https URL) or datasetId (a stored census dataset); this one names {given}.");
+            throw new ArgumentException($"An import names one of source (a census file: {string.Join(", ", CensusSource.Shipped.Select(s => s.Name))}), location (a place file's path or https URL) or datasetId (a stored census dataset); this one names {given}.");
         }
 
         return !string.IsNullOrEmpty(request.Location) ? ImportFileAsync(request.Location, request.Name, request.Format, request.Columns, cancellationToken)
@@ -74,8 +72,8 @@ public sealed class CensusCatalog(DatasetCatalog datasets, IOptions<ServiceLimit
 
     public async Task<DatasetInfo> ImportAsync(string? source, CancellationToken cancellationToken)
     {
-        var file = Sources.FirstOrDefault(s => s.Name == source)
-            ?? throw new ArgumentException($"Unknown census source '{source}': use one of {string.Join(", ", Sources.Select(s => s.Name))}.");
+        var file = CensusSource.Shipped.FirstOrDefault(s => s.Name == source)
+            ?? throw new ArgumentException($"Unknown census source '{source}': use one of {string.Join(", ", CensusSource.Shipped.Select(s => s.Name))}.");
         // Checked before anything is read; the id follows the file's content, so it is the same on every machine.
         var shipped = data.Check(file.File);
         var id = DatasetIds.For("census", file.Name, shipped.Entry.Sha256);

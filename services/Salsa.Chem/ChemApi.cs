@@ -1,4 +1,5 @@
 using Microsoft.AspNetCore.Http.HttpResults;
+using Salsa.Datasets;
 using Salsa.Hosting.Datasets;
 
 namespace Salsa.Chem;
@@ -20,7 +21,7 @@ public static class ChemApi
     {
         var group = app.MapGroup("/api/chem").WithTags("Chem");
 
-        group.MapGet("/sources", () => TypedResults.Ok(CompoundCatalog.Sources.Select(s => new { s.Name, s.Description })))
+        group.MapGet("/sources", () => TypedResults.Ok(CompoundSource.Shipped.Select(s => new { s.Name, s.Description })))
             .WithName("ListCompoundSources").WithSummary("The compound files this service can import.");
 
         group.MapGet("/fingerprint-types", () => TypedResults.Ok(CompoundCatalog.Types))

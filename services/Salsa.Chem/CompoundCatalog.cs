@@ -58,8 +58,6 @@ public sealed class CompoundCatalog(DatasetCatalog datasets, IOptions<ServiceLim
     /// </summary>
     public const double MinReadableShare = 0.5;
 
-    public static IReadOnlyList<CompoundSource> Sources => CompoundSource.Shipped;
-
     public static IReadOnlyList<FingerprintTypeView> Types { get; } =
     [
         new(FingerprintType.Ecfp4.Name, FingerprintType.Ecfp4.Bits, "RDKit Morgan radius 2 (ECFP4), folded to 1024 bits; shipped with the data, computed by RDKit for uploads"),
@@ -73,7 +71,7 @@ public sealed class CompoundCatalog(DatasetCatalog datasets, IOptions<ServiceLim
         var given = new[] { !string.IsNullOrEmpty(request.Source), !string.IsNullOrEmpty(request.Location), request.DatasetId is not null }.Count(g => g);
         if (given != 1)
         {
-            throw new ArgumentException($"An import names one of source (a compound file: {string.Join(", ", Sources.Select(s => s.Name))}), location (a compound file's path or https URL) or datasetId (a stored compounds dataset); this one names {given}.");
+            throw new ArgumentException($"An import names one of source (a compound file: {string.Join(", ", CompoundSource.Shipped.Select(s => s.Name))}), location (a compound file's path or https URL) or datasetId (a stored compounds dataset); this one names {given}.");
         }
 
         if (!string.IsNullOrEmpty(request.Location))
@@ -97,8 +95,8 @@ public sealed class CompoundCatalog(DatasetCatalog datasets, IOptions<ServiceLim
 
     public async Task<DatasetInfo> ImportAsync(string? source, int limit, CancellationToken cancellationToken)
     {
-        var file = Sources.FirstOrDefault(s => s.Name == source)
-            ?? throw new ArgumentException($"Unknown compound source '{source}': use one of {string.Join(", ", Sources.Select(s => s.Name))}.");
+        var file = CompoundSource.Shipped.FirstOrDefault(s => s.Name == source)
+            ?? throw new ArgumentException($"Unknown compound source '{source}': use one of {string.Join(", ", CompoundSource.Shipped.Select(s => s.Name))}.");
         if (limit < 0)
         {
             throw new ArgumentException($"The limit must be 0 (all) or a positive number of compounds; it is {limit}.");

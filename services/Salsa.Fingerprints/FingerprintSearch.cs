@@ -15,10 +15,10 @@ namespace Salsa.Fingerprints;
 /// dataset (binary, same fingerprint type, same length) and the limits, the dataset's index is taken
 /// from the cache or built, and the search runs on the search dispatcher — pruned through a Butina
 /// job's clusters when one is named, otherwise comparing every compound — on the dataset's
-/// partitions across the cluster when the service computes there (<c>Cluster:Enabled</c>), with the
+/// partitions across the grid when the service computes there (<c>Cluster:Enabled</c>), with the
 /// same hits.
 /// </summary>
-public sealed class FingerprintSearch(DatasetCatalog datasets, ButinaJobs butina, SearchIndexCache cache, SearchDispatcher dispatcher, IOptions<FingerprintsOptions> options, Rdkit rdkit, GridCompute? cluster = null)
+public sealed class FingerprintSearch(DatasetCatalog datasets, ButinaJobs butina, SearchIndexCache cache, SearchDispatcher dispatcher, IOptions<FingerprintsOptions> options, Rdkit rdkit, GridCompute? grid = null)
 {
     public async Task<FingerprintSearchResult> SearchAsync(FingerprintSearchRequest request, CancellationToken cancellationToken)
     {
@@ -37,10 +37,10 @@ public sealed class FingerprintSearch(DatasetCatalog datasets, ButinaJobs butina
             await butina.RequireSearchableAsync(jobId, info, cancellationToken);
         }
 
-        if (cluster is not null && request.ButinaJobId is null)
+        if (grid is not null && request.ButinaJobId is null)
         {
             // A brute-force search compares every compound: the partitions do so where they are.
-            var found = await cluster.SearchAsync(info.Id, info.Count, query, request.K, cancellationToken);
+            var found = await grid.SearchAsync(info.Id, info.Count, query, request.K, cancellationToken);
             var smiles = await CompoundSmilesAsync(info, cancellationToken);
             return new FingerprintSearchResult(
                 [.. found.Answer.Hits.Select(h => new SearchHit(h.Compound, found.Labels.GetValueOrDefault(h.Compound, ""), h.Similarity, smiles?[h.Compound]))], found.Answer.DistancesComputed);
@@ -55,7 +55,7 @@ public sealed class FingerprintSearch(DatasetCatalog datasets, ButinaJobs butina
     /// <summary>
     /// The SMILES of the fingerprints' compounds, when they were made from a compounds dataset that
     /// is still stored (the chem service names it in their metadata; its compounds are in the same
-    /// order); null otherwise. Read once per cached index, and per search on the cluster's path.
+    /// order); null otherwise. Read once per cached index, and per search on the grid's path.
     /// </summary>
     private async Task<string[]?> CompoundSmilesAsync(DatasetInfo info, CancellationToken cancellationToken)
     {

@@ -16,7 +16,7 @@ namespace Salsa.KMeans;
 
 /// <summary>k-means as jobs: dense or binary input, progress after each Lloyd iteration.</summary>
 /// <remarks>With <c>Cluster:Enabled</c>, dense datasets are clustered on the grid (<see cref="GridCompute"/>); binary ones stay here.</remarks>
-public sealed class KMeansJobs(JobManager jobs, DatasetCatalog datasets, IOptions<ServiceLimits> limits, GridCompute? cluster = null)
+public sealed class KMeansJobs(JobManager jobs, DatasetCatalog datasets, IOptions<ServiceLimits> limits, GridCompute? grid = null)
     : VectorClusteringJobs<StartKMeansRequest, KMeansOptions, KMeansResult>(jobs, datasets, limits)
 {
     public override string Kind => "kmeans";
@@ -32,12 +32,12 @@ public sealed class KMeansJobs(JobManager jobs, DatasetCatalog datasets, IOption
 
     protected override async Task<(int[] Assignments, KMeansResult Result)> ClusterAsync(KMeansOptions options, DatasetInfo info, VectorInput input, JobContext context)
     {
-        if (cluster is null || input.Dense is null)
+        if (grid is null || input.Dense is null)
         {
             return Cluster(options, info, input, context);
         }
 
-        var (result, placement) = await cluster.KMeansAsync(context, info.Id, info.Count, options).ConfigureAwait(false);
+        var (result, placement) = await grid.KMeansAsync(context, info.Id, info.Count, options).ConfigureAwait(false);
         return (result.Assignments, result.ToMessage(DatasetCatalog.KindName(info.Kind), info.Count, placement));
     }
 

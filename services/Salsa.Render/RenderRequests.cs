@@ -9,11 +9,6 @@ namespace Salsa.Render;
 /// <summary>What every figure request may set: the canvas size in PNG pixels (null: the figure's default) and the title.</summary>
 public abstract record FigureRequest
 {
-    public const int MinWidth = FigureBounds.MinWidth;
-    public const int MinHeight = FigureBounds.MinHeight;
-
-    public const int MaxTitleLength = FigureBounds.MaxTitleLength;
-
     public int? Width { get; init; }
 
     public int? Height { get; init; }
@@ -28,11 +23,11 @@ public abstract record FigureRequest
     public void Validate(ServiceLimits limits)
     {
         ArgumentNullException.ThrowIfNull(limits);
-        CheckSide("width", Width, MinWidth, limits);
-        CheckSide("height", Height, MinHeight, limits);
-        if (Title is { Length: > MaxTitleLength })
+        CheckSide("width", Width, FigureBounds.MinWidth, limits);
+        CheckSide("height", Height, FigureBounds.MinHeight, limits);
+        if (Title is { Length: > FigureBounds.MaxTitleLength })
         {
-            throw new ArgumentException($"The title has {Title.Length} characters; at most {MaxTitleLength} fit on a figure.");
+            throw new ArgumentException($"The title has {Title.Length} characters; at most {FigureBounds.MaxTitleLength} fit on a figure.");
         }
     }
 
@@ -161,9 +156,9 @@ public sealed record MoleculeGridRequest
             throw new ArgumentException($"cellSize must be 80 to 800 pixels; it is {CellSize}.");
         }
 
-        if (Title is { Length: > FigureRequest.MaxTitleLength })
+        if (Title is { Length: > FigureBounds.MaxTitleLength })
         {
-            throw new ArgumentException($"The title has {Title.Length} characters; at most {FigureRequest.MaxTitleLength} fit on a figure.");
+            throw new ArgumentException($"The title has {Title.Length} characters; at most {FigureBounds.MaxTitleLength} fit on a figure.");
         }
     }
 

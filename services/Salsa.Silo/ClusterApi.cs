@@ -32,7 +32,7 @@ public static class ClusterApi
     private static async Task<Results<Ok<GridJobView>, ProblemHttpResult>> JobAsync(IGridJobGrain job, string algorithm, Guid id)
     {
         var view = await job.GetAsync();
-        return view.Status == JobStatuses.New
+        return view.Status is null
             ? TypedResults.Problem(statusCode: StatusCodes.Status404NotFound, title: "No such job", detail: $"The cluster has no {algorithm} job {id}.")
             : TypedResults.Ok(view);
     }

@@ -49,7 +49,7 @@ public sealed class AnnealingJobTests(PostgresFixture postgres)
 
         Mixture.AssertSameBits(reference, oneSilo);
         Mixture.AssertSameBits(reference, twoSilos);
-        Assert.Equal(JobStatuses.Running, again.Status);
+        Assert.Equal(JobState.Running, again.Status);
         Assert.Equal(2, view.Silos.Length);
         Assert.Equal(Partitions, view.Partitions);
         Assert.True(view.Passes.Passes > 10, $"{view.Passes.Passes} passes");
@@ -104,12 +104,12 @@ public sealed class AnnealingJobTests(PostgresFixture postgres)
         }));
 
         var final = await coordinator.GetAsync();
-        Assert.Equal(JobStatuses.Succeeded, final.Status);
+        Assert.Equal(JobState.Succeeded, final.Status);
         Assert.True(final.Checkpoints > 1, $"{final.Checkpoints} checkpoints");
         foreach (var seen in watches)
         {
             Assert.True(seen[^1].IsFinished, "the stream ends with the finished job");
-            Assert.Equal(JobStatuses.Succeeded, seen[^1].Status);
+            Assert.Equal(JobState.Succeeded, seen[^1].Status);
             Assert.Single(seen, v => v.IsFinished);
             Assert.True(seen.Count > 2, $"{seen.Count} views: the steps between the start and the end");
             var iterations = seen.Select(v => v.Iterations).ToArray();
@@ -123,7 +123,7 @@ public sealed class AnnealingJobTests(PostgresFixture postgres)
             after.Add(view);
         }
 
-        Assert.Equal(JobStatuses.Succeeded, Assert.Single(after).Status);
+        Assert.Equal(JobState.Succeeded, Assert.Single(after).Status);
         await silo.StopAsync(Token);
     }
 
@@ -151,7 +151,7 @@ public sealed class AnnealingJobTests(PostgresFixture postgres)
         }
 
         var final = seen[^1].View;
-        Assert.Equal(JobStatuses.Succeeded, final.Status);
+        Assert.Equal(JobState.Succeeded, final.Status);
         // No checkpoint was due (an hour apart), so every view but the first and the last is
         // progress alone: at most one per interval of the watch's time.
         var progress = seen.Count - 2;
@@ -174,7 +174,7 @@ public sealed class AnnealingJobTests(PostgresFixture postgres)
         await grains.GetGrain<IAnnealingJobGrain>(job).StartAsync(AnnealingJobSpec.From(Guid.NewGuid(), 3, Options));
         var view = await Jobs.WaitAsync(grains, job, _ => false, Token);
 
-        Assert.Equal(JobStatuses.Failed, view.Status);
+        Assert.Equal(JobState.Failed, view.Status);
         Assert.Contains("No dataset", view.Error, StringComparison.Ordinal);
         await silo.StopAsync(Token);
     }

@@ -1,6 +1,7 @@
 using Salsa.Clustering.Annealing;
 using Salsa.Grid.Annealing;
 using Salsa.Grid.Jobs;
+using Salsa.Store;
 
 namespace Salsa.Grid.Tests;
 
@@ -57,7 +58,7 @@ internal static class Jobs
         where TGrain : IGridJobGrain
     {
         var view = await WaitAsync<TGrain>(grains, job, _ => false, cancellationToken);
-        Assert.True(view.Status == JobStatuses.Succeeded, $"The job ended {view.Status}: {view.Error}");
+        Assert.True(view.Status == JobState.Succeeded, $"The job ended {view.Status}: {view.Error}");
         var json = await grains.GetGrain<TGrain>(job).ResultAsync();
         return (view, StateJson.Read<TResult>(json!));
     }

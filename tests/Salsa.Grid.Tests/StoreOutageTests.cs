@@ -2,7 +2,6 @@ using Microsoft.Extensions.DependencyInjection;
 using Npgsql;
 using Salsa.Clustering.Annealing;
 using Salsa.Grid.Annealing;
-using Salsa.Grid.Jobs;
 using Salsa.Store;
 using Salsa.Testing;
 
@@ -40,10 +39,10 @@ public sealed class StoreOutageTests(PostgresFixture postgres)
         await datasets.StartAgainAsync(Token);
         var (view, result) = await Jobs.ResultAsync(grains, job, Token);
 
-        Assert.Equal(JobStatuses.Running, waiting.Status);
+        Assert.Equal(JobState.Running, waiting.Status);
         Assert.Equal(0, waiting.Passes.Passes);
         Mixture.AssertSameBits(mixture.Reference(Partitions, Options), result);
-        Assert.Equal(JobStatuses.Succeeded, view.Status);
+        Assert.Equal(JobState.Succeeded, view.Status);
     }
 
     [Fact]

@@ -3,6 +3,7 @@ using Salsa.Clustering.KMeans;
 using Salsa.Grid.Annealing;
 using Salsa.Grid.Jobs;
 using Salsa.Grid.KMeans;
+using Salsa.Store;
 
 namespace Salsa.Bench.Experiments;
 
@@ -43,7 +44,7 @@ internal static class ClusterJobs
                 {
                     if (view.IsFinished)
                     {
-                        return view.Status == JobStatuses.Succeeded
+                        return view.Status == JobState.Succeeded
                             ? (view, await coordinator.ResultAsync() ?? throw new InvalidOperationException("The job succeeded without a result."))
                             : throw new InvalidOperationException($"The job ended {view.Status}: {view.Error}");
                     }

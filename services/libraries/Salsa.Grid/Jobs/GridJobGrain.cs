@@ -7,6 +7,7 @@ using Microsoft.Extensions.Options;
 using Salsa.Clustering;
 using Salsa.Grid.Compute;
 using Salsa.Grid.Partitions;
+using Salsa.Store;
 
 namespace Salsa.Grid.Jobs;
 
@@ -69,7 +70,7 @@ public abstract partial class GridJobGrain<TSpec, TCheckpoint>(
     public override Task OnActivateAsync(CancellationToken cancellationToken)
     {
         _id = this.GetPrimaryKey();
-        if (State.Status == JobStatuses.Running)
+        if (State.Status == JobState.Running)
         {
             // A job that was running when its coordinator was lost: continue from its last checkpoint.
             State.Resumes++;
@@ -128,14 +129,14 @@ public abstract partial class GridJobGrain<TSpec, TCheckpoint>(
 
     public async Task<GridJobView> CancelAsync()
     {
-        if (State.Status == JobStatuses.Running)
+        if (State.Status == JobState.Running)
         {
             if (_stop is { } stop)
             {
                 await stop.CancelAsync();
             }
 
-            await FinishAsync(JobStatuses.Cancelled, null, "The job was cancelled.");
+            await FinishAsync(JobState.Cancelled, null, "The job was cancelled.");
         }
 
         return View();
@@ -143,7 +144,7 @@ public abstract partial class GridJobGrain<TSpec, TCheckpoint>(
 
     public async Task CheckpointAsync(string checkpoint, PassStatistics passes, string[] silos)
     {
-        if (State.Status != JobStatuses.Running)
+        if (State.Status != JobState.Running)
         {
             return;
         }
@@ -158,14 +159,14 @@ public abstract partial class GridJobGrain<TSpec, TCheckpoint>(
 
     public async Task CompleteAsync(string? result, string? failure, PassStatistics passes, string[] silos)
     {
-        if (State.Status != JobStatuses.Running)
+        if (State.Status != JobState.Running)
         {
             return;
         }
 
         State.Passes = _earlier.Add(passes);
         MoveTo(silos);
-        await FinishAsync(failure is null ? JobStatuses.Succeeded : JobStatuses.Failed, result, failure);
+        await FinishAsync(failure is null ? JobState.Succeeded : JobState.Failed, result, failure);
     }
 
     // The job computes on `silos` now; the silos it used before and does not now are former ones.
@@ -180,7 +181,7 @@ public abstract partial class GridJobGrain<TSpec, TCheckpoint>(
     public Task ReceiveReminder(string reminderName, TickStatus status)
     {
         // Activating the grain resumed a running job (OnActivateAsync); a finished one needs no reminder.
-        return State.Status == JobStatuses.Running ? Task.CompletedTask : UnregisterAsync();
+        return State.Status == JobState.Running ? Task.CompletedTask : UnregisterAsync();
     }
 
     /// <summary>
@@ -201,7 +202,7 @@ public abstract partial class GridJobGrain<TSpec, TCheckpoint>(
         }
 
         spec.Validate();
-        (State.Spec, State.Status, State.TraceParent) = (spec, JobStatuses.Running, traceParent);
+        (State.Spec, State.Status, State.TraceParent) = (spec, JobState.Running, traceParent);
         await state.WriteStateAsync();
         await this.RegisterOrUpdateReminder(ResumeReminder, options.Value.ResumeCheck, options.Value.ResumeCheck);
         StartLoop();
@@ -219,7 +220,7 @@ public abstract partial class GridJobGrain<TSpec, TCheckpoint>(
     {
     }
 
-    private async Task FinishAsync(string status, string? result, string? error)
+    private async Task FinishAsync(JobState status, string? result, string? error)
     {
         (State.Status, State.Result, State.Error, State.Checkpoint) = (status, result, error, null);
         await state.WriteStateAsync();

@@ -1,5 +1,6 @@
 using System.Text.Json;
 using System.Text.Json.Serialization;
+using Salsa.Store;
 
 namespace Salsa.Grid.Jobs;
 
@@ -15,21 +16,20 @@ public interface IGridJobSpec
     void Validate();
 }
 
-/// <summary>Where a job is: <c>running</c>, <c>succeeded</c>, <c>failed</c> or <c>cancelled</c>.</summary>
-public static class JobStatuses
-{
-    public const string New = "new";
-    public const string Running = "running";
-    public const string Succeeded = "succeeded";
-    public const string Failed = "failed";
-    public const string Cancelled = "cancelled";
-}
+/// <summary>
+/// A job's state as JSON writes it: the store's <see cref="JobState"/> (the one definition), lower
+/// case (<c>running</c>, <c>succeeded</c>), as the services' Jobs API names it.
+/// </summary>
+public sealed class JobStateJson() : JsonStringEnumConverter<JobState>(JsonNamingPolicy.SnakeCaseLower);
 
 /// <summary>A job as its caller sees it: status, latest progress, and where it ran.</summary>
 [GenerateSerializer, Immutable]
 public sealed record GridJobView
 {
-    [Id(0)] public required string Status { get; init; }
+    /// <summary>Where the job is; null for a job never started.</summary>
+    [Id(0)]
+    [JsonConverter(typeof(JobStateJson))]
+    public required JobState? Status { get; init; }
 
     [Id(1)] public string? Phase { get; init; }
 
@@ -67,7 +67,7 @@ public sealed record GridJobView
     /// <summary>Silos the job's partitions computed on earlier and no longer do: lost (the job moved off them), or left.</summary>
     [Id(15)] public string[] FormerSilos { get; init; } = [];
 
-    public bool IsFinished => Status is JobStatuses.Succeeded or JobStatuses.Failed or JobStatuses.Cancelled;
+    public bool IsFinished => Status is JobState.Succeeded or JobState.Failed or JobState.Cancelled;
 }
 
 /// <summary>A coordinator's persisted state: what it runs, how far it got, how it ended.</summary>
@@ -77,7 +77,8 @@ public sealed class GridJobState<TSpec>
 {
     [Id(0)] public TSpec? Spec { get; set; }
 
-    [Id(1)] public string Status { get; set; } = JobStatuses.New;
+    /// <summary>Null until the job starts.</summary>
+    [Id(1)] public JobState? Status { get; set; }
 
     /// <summary>The last checkpoint (the algorithm's checkpoint as JSON) while running.</summary>
     [Id(2)] public string? Checkpoint { get; set; }

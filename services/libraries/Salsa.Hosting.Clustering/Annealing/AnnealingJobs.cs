@@ -15,7 +15,7 @@ namespace Salsa.Hosting.Clustering.Annealing;
 
 /// <summary>Deterministic annealing as jobs: dense or binary input, progress after each temperature.</summary>
 /// <remarks>With <c>Cluster:Enabled</c>, dense datasets are annealed on the grid (<see cref="GridCompute"/>); binary ones stay here.</remarks>
-public sealed class AnnealingJobs(JobManager jobs, DatasetCatalog datasets, IOptions<ServiceLimits> limits, GridCompute? cluster = null)
+public sealed class AnnealingJobs(JobManager jobs, DatasetCatalog datasets, IOptions<ServiceLimits> limits, GridCompute? grid = null)
     : VectorClusteringJobs<StartAnnealingRequest, AnnealingOptions, AnnealingResult>(jobs, datasets, limits)
 {
     public override string Kind => "annealing";
@@ -39,12 +39,12 @@ public sealed class AnnealingJobs(JobManager jobs, DatasetCatalog datasets, IOpt
 
     protected override async Task<(int[] Assignments, AnnealingResult Result)> ClusterAsync(AnnealingOptions options, DatasetInfo info, VectorInput input, JobContext context)
     {
-        if (cluster is null || input.Dense is null)
+        if (grid is null || input.Dense is null)
         {
             return Cluster(options, info, input, context);
         }
 
-        var (result, placement) = await cluster.AnnealAsync(context, info.Id, info.Count, options).ConfigureAwait(false);
+        var (result, placement) = await grid.AnnealAsync(context, info.Id, info.Count, options).ConfigureAwait(false);
         return (result.Assignments, result.ToMessage(DatasetCatalog.KindName(info.Kind), info.Count, placement));
     }
 

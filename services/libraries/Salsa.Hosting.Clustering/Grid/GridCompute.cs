@@ -14,6 +14,7 @@ using Salsa.Grid.Partitions;
 using Salsa.Hosting.Host;
 using Salsa.Hosting.Jobs;
 using Salsa.Settings;
+using JobState = Salsa.Store.JobState;
 
 namespace Salsa.Hosting.Clustering.Grid;
 
@@ -96,9 +97,9 @@ public sealed class GridCompute(IGrainFactory grains, IOptions<PartitionLayout> 
         }
 
         context.CancellationToken.ThrowIfCancellationRequested();
-        if (view.Status != JobStatuses.Succeeded)
+        if (view.Status != JobState.Succeeded)
         {
-            throw new InvalidOperationException($"The {view.Algorithm} job on the grid {view.Status}: {view.Error}");
+            throw new InvalidOperationException($"The {view.Algorithm} job on the grid {JobViews.StateName(view.Status ?? JobState.Queued)}: {view.Error}");
         }
 
         var json = await coordinator.ResultAsync().ConfigureAwait(false) ?? throw new InvalidOperationException("The grid job succeeded without a result.");
