@@ -1,4 +1,6 @@
+using System.IO.Compression;
 using Microsoft.AspNetCore.ResponseCompression;
+using Microsoft.Extensions.Options;
 using Salsa.Gateway.Api;
 using Salsa.Gateway.Operations;
 using Salsa.Gateway.Runs;
@@ -34,10 +36,10 @@ public static class RunEngine
         builder.AddGridCompute();
         var services = builder.Services;
         // The operations as the services this gateway hosts bound them (its Salsa:Limits are theirs).
-        services.AddSingleton(sp => new OperationCatalog(sp.GetRequiredService<Microsoft.Extensions.Options.IOptions<Salsa.Hosting.ServiceLimits>>().Value));
+        services.AddSingleton(sp => new OperationCatalog(sp.GetRequiredService<IOptions<Salsa.Hosting.ServiceLimits>>().Value));
         services.AddSalsaOptions<GatewayOptions>(GatewayOptions.Section);
         services.AddSalsaOptions<WorkflowLimits>(WorkflowLimits.Section);
-        services.AddSingleton(sp => new WorkflowParser(sp.GetRequiredService<OperationCatalog>(), sp.GetRequiredService<Microsoft.Extensions.Options.IOptions<WorkflowLimits>>().Value));
+        services.AddSingleton(sp => new WorkflowParser(sp.GetRequiredService<OperationCatalog>(), sp.GetRequiredService<IOptions<WorkflowLimits>>().Value));
         services.AddSingleton<WorkflowLibrary>();
         services.AddSingleton<ServiceDirectory>();
         services.AddSalsaOptions<RunLimits>(RunLimits.Section);
@@ -54,8 +56,8 @@ public static class RunEngine
             o.Providers.Add<GzipCompressionProvider>();
             o.MimeTypes = [.. ResponseCompressionDefaults.MimeTypes, "image/svg+xml", "application/geo+json", "text/csv", "application/problem+json"];
         });
-        services.Configure<BrotliCompressionProviderOptions>(o => o.Level = System.IO.Compression.CompressionLevel.Fastest);
-        services.Configure<GzipCompressionProviderOptions>(o => o.Level = System.IO.Compression.CompressionLevel.Fastest);
+        services.Configure<BrotliCompressionProviderOptions>(o => o.Level = CompressionLevel.Fastest);
+        services.Configure<GzipCompressionProviderOptions>(o => o.Level = CompressionLevel.Fastest);
 
         // A workflow that does not validate: a 400 whose `errors` list every problem with its line.
         services.PostConfigure<ProblemDetailsOptions>(o =>

@@ -1,5 +1,6 @@
-using Salsa.Contracts.Clients;
+using Microsoft.Extensions.Options;
 using Salsa.Chemistry;
+using Salsa.Contracts.Clients;
 using Salsa.Hosting;
 using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Host;
@@ -17,7 +18,7 @@ public sealed class ChemService : ISalsaService
         builder.AddDatasets();
         builder.AddShippedData();
         // RDKit on as many isolates as the service has compute ranks, its first made as the service starts.
-        builder.Services.AddRdkit(services => services.GetRequiredService<Microsoft.Extensions.Options.IOptions<ServiceLimits>>().Value.Ranks);
+        builder.Services.AddRdkit(services => services.GetRequiredService<IOptions<ServiceLimits>>().Value.Ranks);
         builder.Services.AddSingleton<CompoundCatalog>();
         builder.Services.AddSingleton<ChemGrpcService>();
     }

@@ -1,3 +1,4 @@
+using Microsoft.Extensions.Options;
 using Salsa.Contracts.Clients;
 using Salsa.Hosting;
 using Salsa.Hosting.Host;
@@ -15,7 +16,7 @@ public sealed class RenderService : ISalsaService
         builder.AddJobs().AddDatasets();
         builder.Services.AddSingleton<StoredJobs>();
         // RDKit draws molecules (its engines start on first use).
-        builder.Services.AddSingleton(services => new Salsa.Chemistry.Rdkit(services.GetRequiredService<Microsoft.Extensions.Options.IOptions<ServiceLimits>>().Value.Ranks));
+        builder.Services.AddSingleton(services => new Salsa.Chemistry.Rdkit(services.GetRequiredService<IOptions<ServiceLimits>>().Value.Ranks));
         builder.Services.AddSingleton<RenderJobs>();
         builder.Services.AddSingleton<RenderGrpcService>();
     }

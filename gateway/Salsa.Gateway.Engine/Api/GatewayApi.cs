@@ -1,5 +1,7 @@
+using System.Globalization;
 using System.Net.ServerSentEvents;
 using System.Runtime.CompilerServices;
+using System.Security.Claims;
 using System.Text.Json.Nodes;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.Extensions.Options;
@@ -69,7 +71,7 @@ public static class GatewayApi
             artifacts = o.Artifacts,
         }))).WithTags("Workflows").WithName("ListOperations").WithSummary("Every operation a step can name: inputs, parameters, outputs, files.");
 
-        app.MapGet("/api/services", async (ServiceDirectory directory, System.Security.Claims.ClaimsPrincipal user, CancellationToken cancellationToken) =>
+        app.MapGet("/api/services", async (ServiceDirectory directory, ClaimsPrincipal user, CancellationToken cancellationToken) =>
         {
             // Where the services listen is the deployment's inside: for its administrators only.
             var addresses = Scopes.Grant(CallerClaims.ScopesOf(user), Scopes.Admin);
@@ -121,7 +123,7 @@ public static class GatewayApi
         runs.MapGet("/", async (RunManager manager, HttpResponse response, string? workflow, string? state, DateTimeOffset? from, DateTimeOffset? before, int? offset, int? limit, CancellationToken cancellationToken) =>
         {
             var page = await manager.QueryAsync(RunQuery.Of(workflow, state, from, before, offset, limit), cancellationToken);
-            response.Headers[TotalCountHeader] = page.Total.ToString(System.Globalization.CultureInfo.InvariantCulture);
+            response.Headers[TotalCountHeader] = page.Total.ToString(CultureInfo.InvariantCulture);
             return TypedResults.Ok(page.Runs.Select(RunSummary.Of).ToList());
         }).WithName("ListRuns")
           .WithSummary("The caller's runs, newest first: a page (offset, limit ≤ 1000) of those of a workflow, in a state, created in [from, before); X-Total-Count says how many match.");

@@ -2,6 +2,7 @@ using System.Diagnostics;
 using System.Globalization;
 using Google.Protobuf;
 using Grpc.Core;
+using Grpc.Core.Interceptors;
 
 namespace Salsa.Gateway.Hops;
 
@@ -243,14 +244,14 @@ public sealed class HopRecorder(IEnumerable<Hop>? earlier = null)
 /// operation calls its service through a typed client over this, and the hop is named by the
 /// method the client called — no method name is written by hand.
 /// </summary>
-internal sealed class HopInterceptor(HopRecorder hops, string step, string service) : Grpc.Core.Interceptors.Interceptor
+internal sealed class HopInterceptor(HopRecorder hops, string step, string service) : Interceptor
 {
-    public override AsyncUnaryCall<TResponse> AsyncUnaryCall<TRequest, TResponse>(TRequest request, Grpc.Core.Interceptors.ClientInterceptorContext<TRequest, TResponse> context,
-        Grpc.Core.Interceptors.Interceptor.AsyncUnaryCallContinuation<TRequest, TResponse> continuation)
+    public override AsyncUnaryCall<TResponse> AsyncUnaryCall<TRequest, TResponse>(TRequest request, ClientInterceptorContext<TRequest, TResponse> context,
+        Interceptor.AsyncUnaryCallContinuation<TRequest, TResponse> continuation)
     {
         AsyncUnaryCall<TResponse>? attempt = null;
         var response = hops.CallAsync(step, service, context.Method.Name, request, (r, options) =>
-            attempt = continuation(r, new Grpc.Core.Interceptors.ClientInterceptorContext<TRequest, TResponse>(context.Method, context.Host, context.Options.WithCancellationToken(options.CancellationToken))),
+            attempt = continuation(r, new ClientInterceptorContext<TRequest, TResponse>(context.Method, context.Host, context.Options.WithCancellationToken(options.CancellationToken))),
             context.Options.CancellationToken);
         return new AsyncUnaryCall<TResponse>(
             response,

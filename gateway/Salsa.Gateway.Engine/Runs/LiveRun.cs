@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using System.Text.Json;
 using System.Threading.Channels;
 using Salsa.Gateway.Hops;
 using Salsa.Gateway.Operations;
@@ -50,7 +51,7 @@ internal sealed class LiveRun
     public RunRequestRecord Request { get; }
 
     /// <summary><see cref="Request"/> as every write of the run stores it (it never changes, so it is serialized once, by the first write).</summary>
-    public string RequestJson => _requestJson ??= System.Text.Json.JsonSerializer.Serialize(Request, RunManager.Json);
+    public string RequestJson => _requestJson ??= JsonSerializer.Serialize(Request, RunManager.Json);
 
     public HopRecorder Hops { get; }
 

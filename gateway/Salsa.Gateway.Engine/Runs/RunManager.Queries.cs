@@ -1,4 +1,7 @@
+using System.Globalization;
 using System.Runtime.CompilerServices;
+using System.Text;
+using Grpc.Core;
 using Salsa.Hosting.Errors;
 using Salsa.Hosting.Security;
 using Salsa.Store;
@@ -139,20 +142,20 @@ public sealed partial class RunManager
         var run = await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false);
         var step = run.Steps.FirstOrDefault(s => s.Id == stepId)
             ?? throw new NotFoundException($"Run {id} has no step '{stepId}'; its steps are {string.Join(", ", run.Steps.Select(s => $"'{s.Id}'"))}.");
-        var text = new System.Text.StringBuilder();
+        var text = new StringBuilder();
         if (step.Jobs.Count == 0)
         {
-            text.Append(System.Globalization.CultureInfo.InvariantCulture, $"# step {step.Id} ({step.Service}.{step.Operation}) {(step.State is StepState.Pending ? "has not started" : "started no service job")}: no log.\n");
+            text.Append(CultureInfo.InvariantCulture, $"# step {step.Id} ({step.Service}.{step.Operation}) {(step.State is StepState.Pending ? "has not started" : "started no service job")}: no log.\n");
         }
 
         foreach (var job in step.Jobs)
         {
-            text.Append(System.Globalization.CultureInfo.InvariantCulture, $"# {job.Service} job {job.JobId} (step {step.Id})\n");
+            text.Append(CultureInfo.InvariantCulture, $"# {job.Service} job {job.JobId} (step {step.Id})\n");
             try
             {
                 var channel = await services.ChannelAsync(job.Service, cancellationToken).ConfigureAwait(false);
                 var log = await new Salsa.Contracts.Clients.JobsClient(channel)
-                    .GetLogAsync(new Salsa.Contracts.Common.JobRef { JobId = job.JobId }, new Grpc.Core.CallOptions(deadline: DateTime.UtcNow.AddSeconds(10), cancellationToken: cancellationToken))
+                    .GetLogAsync(new Salsa.Contracts.Common.JobRef { JobId = job.JobId }, new CallOptions(deadline: DateTime.UtcNow.AddSeconds(10), cancellationToken: cancellationToken))
                     .ConfigureAwait(false);
                 foreach (var line in log.Lines)
                 {
@@ -161,16 +164,16 @@ public sealed partial class RunManager
 
                 if (log.DroppedLines > 0)
                 {
-                    text.Append(System.Globalization.CultureInfo.InvariantCulture, $"# … {log.DroppedLines} more lines not kept by the {job.Service} service\n");
+                    text.Append(CultureInfo.InvariantCulture, $"# … {log.DroppedLines} more lines not kept by the {job.Service} service\n");
                 }
             }
-            catch (Grpc.Core.RpcException exception) when (exception.StatusCode is Grpc.Core.StatusCode.NotFound)
+            catch (RpcException exception) when (exception.StatusCode is StatusCode.NotFound)
             {
                 text.Append("# ").Append(exception.Status.Detail).Append('\n');
             }
-            catch (Grpc.Core.RpcException exception) when (exception.StatusCode is Grpc.Core.StatusCode.Unavailable or Grpc.Core.StatusCode.DeadlineExceeded)
+            catch (RpcException exception) when (exception.StatusCode is StatusCode.Unavailable or StatusCode.DeadlineExceeded)
             {
-                text.Append(System.Globalization.CultureInfo.InvariantCulture, $"# the {job.Service} service did not answer ({exception.StatusCode}); try again later.\n");
+                text.Append(CultureInfo.InvariantCulture, $"# the {job.Service} service did not answer ({exception.StatusCode}); try again later.\n");
             }
         }
 

@@ -2,6 +2,7 @@ using System.Collections.Concurrent;
 using System.Diagnostics;
 using System.Text.Json;
 using System.Text.Json.Nodes;
+using Microsoft.Extensions.Options;
 using Salsa.Gateway.Operations;
 using Salsa.Gateway.Workflows;
 using Salsa.Hosting.Datasets;
@@ -24,7 +25,7 @@ namespace Salsa.Gateway.Runs;
 // Running are resumed — steps that had succeeded keep their outputs, the others run again — or,
 // when resuming is off or impossible, marked Interrupted with the reason. None vanish.
 public sealed partial class RunManager(IDataStore store, WorkflowLibrary library, OperationCatalog catalog, Services.ServiceDirectory services,
-    Microsoft.Extensions.Options.IOptions<RunLimits> options, ILoggerFactory loggers) : IHostedLifecycleService
+    IOptions<RunLimits> options, ILoggerFactory loggers) : IHostedLifecycleService
 {
     /// <summary>The records' service: not the gateway's own name, whose job manager marks its jobs interrupted at start.</summary>
     public const string Service = DatasetCatalog.RunsOwner;

@@ -1,3 +1,5 @@
+using System.Security.Cryptography;
+using System.Text;
 using System.Text.Json.Nodes;
 using System.Text.Json.Serialization;
 using Salsa.Gateway.Hops;
@@ -275,5 +277,5 @@ public abstract record RunEvent
 public sealed record RunRequestRecord(string Workflow, string Yaml, string? File, IReadOnlyDictionary<string, JsonNode?> Parameters)
 {
     /// <summary>The first 12 hex digits of the SHA-256 of the workflow's text.</summary>
-    public string Version => Convert.ToHexStringLower(System.Security.Cryptography.SHA256.HashData(System.Text.Encoding.UTF8.GetBytes(Yaml)))[..12];
+    public string Version => Convert.ToHexStringLower(SHA256.HashData(Encoding.UTF8.GetBytes(Yaml)))[..12];
 }

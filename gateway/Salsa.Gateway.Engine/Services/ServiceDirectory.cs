@@ -1,8 +1,11 @@
-using Salsa.Contracts.Clients;
 using System.Collections.Concurrent;
 using System.Diagnostics;
+using System.Security.Cryptography;
+using Grpc.Core;
+using Grpc.Health.V1;
 using Grpc.Net.Client;
 using Microsoft.Extensions.Options;
+using Salsa.Contracts.Clients;
 using Salsa.Grid;
 using Salsa.Hosting.Host;
 using Salsa.Hosting.Security;
@@ -39,7 +42,7 @@ public sealed class ServiceDirectory(
     // The service key the gateway presents: the configured one, or — for the services it hosts
     // itself while it asks its own callers for credentials — one made for this process.
     private readonly string? _serviceKey = authOptions.Value.ServiceKey is { Length: > 0 } configured ? configured
-        : security.Enabled ? Convert.ToBase64String(System.Security.Cryptography.RandomNumberGenerator.GetBytes(32)) : null;
+        : security.Enabled ? Convert.ToBase64String(RandomNumberGenerator.GetBytes(32)) : null;
 
     /// <summary>The services the gateway knows.</summary>
     public static IReadOnlyCollection<string> Known => [.. ServiceNames.All];
@@ -119,11 +122,11 @@ public sealed class ServiceDirectory(
             {
                 HttpHandler = new ServiceCredentials(_serviceKey) { InnerHandler = new SocketsHttpHandler { ConnectTimeout = timeout } },
             });
-            var reply = await new Grpc.Health.V1.Health.HealthClient(channel)
-                .CheckAsync(new Grpc.Health.V1.HealthCheckRequest(), deadline: DateTime.UtcNow + timeout).ConfigureAwait(false);
-            return reply.Status == Grpc.Health.V1.HealthCheckResponse.Types.ServingStatus.Serving ? "serving" : "not-serving";
+            var reply = await new Health.HealthClient(channel)
+                .CheckAsync(new HealthCheckRequest(), deadline: DateTime.UtcNow + timeout).ConfigureAwait(false);
+            return reply.Status == HealthCheckResponse.Types.ServingStatus.Serving ? "serving" : "not-serving";
         }
-        catch (Exception exception) when (exception is Grpc.Core.RpcException or HttpRequestException or InvalidOperationException)
+        catch (Exception exception) when (exception is RpcException or HttpRequestException or InvalidOperationException)
         {
             return "unreachable";
         }

@@ -112,7 +112,7 @@ internal sealed class WorkflowChecker(OperationCatalog catalog, WorkflowLimits l
     // Whatever number type the value holds (parsed from YAML or JSON, or set in code).
     private static long? ProgressLimit(OperationSpec? spec, IReadOnlyDictionary<string, JsonNode?> parameters) =>
         spec?.ProgressLimit is { } name && parameters.GetValueOrDefault(name) is { } value
-            && long.TryParse(value.ToJsonString(), System.Globalization.NumberStyles.Integer, System.Globalization.CultureInfo.InvariantCulture, out var limit) && limit > 0
+            && long.TryParse(value.ToJsonString(), NumberStyles.Integer, CultureInfo.InvariantCulture, out var limit) && limit > 0
             ? limit
             : null;
 

@@ -1,3 +1,4 @@
+using System.Globalization;
 using System.Text.Json.Nodes;
 
 namespace Salsa.Gateway.Workflows;
@@ -5,7 +6,7 @@ namespace Salsa.Gateway.Workflows;
 /// <summary>A place in a workflow's YAML text (1-based), for errors a person can act on.</summary>
 public readonly record struct SourcePosition(int Line, int Column)
 {
-    public override string ToString() => string.Create(System.Globalization.CultureInfo.InvariantCulture, $"{Line}:{Column}");
+    public override string ToString() => string.Create(CultureInfo.InvariantCulture, $"{Line}:{Column}");
 }
 
 /// <summary>A parsed and validated workflow: steps forming a DAG over the services' operations.</summary>
@@ -89,7 +90,7 @@ public sealed record WorkflowError(int Line, int Column, string Message)
     public string Message { get; init; } = Message.Length <= MaxMessageLength ? Message
         : string.Concat(Message.AsSpan(0, (MaxMessageLength / 2) - 1), "…", Message.AsSpan(Message.Length - (MaxMessageLength / 2)));
 
-    public override string ToString() => string.Create(System.Globalization.CultureInfo.InvariantCulture, $"{Line}:{Column}: {Message}");
+    public override string ToString() => string.Create(CultureInfo.InvariantCulture, $"{Line}:{Column}: {Message}");
 }
 
 /// <summary>
@@ -110,5 +111,5 @@ public sealed class WorkflowValidationException(string origin, IReadOnlyList<Wor
 
     private static IReadOnlyList<WorkflowError> Listed(IReadOnlyList<WorkflowError> errors) =>
         errors.Count <= MaxListed ? errors
-            : [.. errors.Take(MaxListed), new WorkflowError(errors[MaxListed].Line, errors[MaxListed].Column, string.Create(System.Globalization.CultureInfo.InvariantCulture, $"… and {errors.Count - MaxListed:N0} more errors"))];
+            : [.. errors.Take(MaxListed), new WorkflowError(errors[MaxListed].Line, errors[MaxListed].Column, string.Create(CultureInfo.InvariantCulture, $"… and {errors.Count - MaxListed:N0} more errors"))];
 }

@@ -1,4 +1,5 @@
 using System.Collections.Concurrent;
+using System.Text;
 using System.Text.Json.Nodes;
 using Salsa.Gateway.Operations;
 using LimitExceededException = Salsa.Hosting.Errors.LimitExceededException;
@@ -40,7 +41,7 @@ public sealed class WorkflowParser(OperationCatalog catalog, WorkflowLimits? lim
     public WorkflowDefinition Parse(string yaml, string origin, string? file = null, IReadOnlyDictionary<string, JsonNode?>? overrides = null)
     {
         ArgumentNullException.ThrowIfNull(yaml);
-        var bytes = System.Text.Encoding.UTF8.GetByteCount(yaml);
+        var bytes = Encoding.UTF8.GetByteCount(yaml);
         if (bytes > _limits.MaxBytes)
         {
             throw Beyond($"{origin} is {bytes:N0} bytes of YAML", _limits.MaxBytes, "bytes", nameof(WorkflowLimits.MaxBytes));

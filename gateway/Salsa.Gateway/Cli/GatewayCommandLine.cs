@@ -1,6 +1,8 @@
 using System.CommandLine;
-using Salsa.Gateway.Services;
+using System.CommandLine.Parsing;
+using System.Text;
 using Microsoft.Extensions.Options;
+using Salsa.Gateway.Services;
 using Salsa.Hosting.Host;
 
 namespace Salsa.Gateway.Cli;
@@ -36,7 +38,7 @@ public static class GatewayCommandLine
     {
         var result = Create().Parse(args);
         // UTF-8 whatever the locale: what the commands print (the schema, the operations reference) is committed.
-        await using var stdout = output is null ? new StreamWriter(Console.OpenStandardOutput(), new System.Text.UTF8Encoding(false)) { AutoFlush = true } : null;
+        await using var stdout = output is null ? new StreamWriter(Console.OpenStandardOutput(), new UTF8Encoding(false)) { AutoFlush = true } : null;
         var configuration = new InvocationConfiguration
         {
             Output = output ?? stdout!,
@@ -69,7 +71,7 @@ public static class GatewayCommandLine
     private static string CommandPath(ParseResult result)
     {
         var names = new List<string>();
-        for (var command = result.CommandResult; command is not null; command = command.Parent as System.CommandLine.Parsing.CommandResult)
+        for (var command = result.CommandResult; command is not null; command = command.Parent as CommandResult)
         {
             names.Insert(0, command.Command is RootCommand ? "Salsa.Gateway" : command.Command.Name);
         }

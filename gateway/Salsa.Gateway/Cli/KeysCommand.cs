@@ -1,5 +1,6 @@
 using System.CommandLine;
 using Microsoft.Extensions.Logging.Abstractions;
+using Microsoft.Extensions.Options;
 using Salsa.Hosting.Security;
 using Salsa.Settings;
 using Salsa.Store;
@@ -99,7 +100,7 @@ public static class KeysCommand
             throw;
         }
 
-        return new OpenKeys(store, new ApiKeys(store, Microsoft.Extensions.Options.Options.Create(new AuthSettings()), TimeProvider.System));
+        return new OpenKeys(store, new ApiKeys(store, Options.Create(new AuthSettings()), TimeProvider.System));
     }
 
     private sealed record OpenKeys(IDataStore Store, ApiKeys Keys) : IAsyncDisposable

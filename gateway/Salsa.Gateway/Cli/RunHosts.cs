@@ -1,8 +1,10 @@
+using System.Globalization;
 using System.Net;
 using System.Net.ServerSentEvents;
 using System.Runtime.CompilerServices;
 using System.Text.Json;
 using System.Text.Json.Nodes;
+using Microsoft.Extensions.Options;
 using Salsa.Gateway.Hops;
 using Salsa.Gateway.Operations;
 using Salsa.Gateway.Runs;
@@ -73,8 +75,8 @@ public sealed class EmbeddedRunHost : IRunHost
         };
         if (pinned is not null)
         {
-            settings["Cluster:SiloPort"] = pinned.Silo.ToString(System.Globalization.CultureInfo.InvariantCulture);
-            settings["Cluster:GatewayPort"] = pinned.SiloGateway.ToString(System.Globalization.CultureInfo.InvariantCulture);
+            settings["Cluster:SiloPort"] = pinned.Silo.ToString(CultureInfo.InvariantCulture);
+            settings["Cluster:GatewayPort"] = pinned.SiloGateway.ToString(CultureInfo.InvariantCulture);
         }
 
         foreach (var (key, value) in configuration)
@@ -146,7 +148,7 @@ public sealed class RemoteRunHost : IRunHost
         }
     }
 
-    private readonly WorkflowLibrary _library = new(new WorkflowParser(new OperationCatalog()), Microsoft.Extensions.Options.Options.Create(new GatewayOptions()));
+    private readonly WorkflowLibrary _library = new(new WorkflowParser(new OperationCatalog()), Options.Create(new GatewayOptions()));
 
     public Uri Address { get; }
 

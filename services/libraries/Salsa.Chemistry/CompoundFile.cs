@@ -1,3 +1,4 @@
+using System.Globalization;
 using System.Text;
 using Salsa.Datasets;
 
@@ -182,7 +183,7 @@ public static class CompoundFile
 
             if ((bytes += Encoding.UTF8.GetByteCount(text) + 1) > source.MaxRecordBytes)
             {
-                throw new FileTooLargeException(string.Create(System.Globalization.CultureInfo.InvariantCulture,
+                throw new FileTooLargeException(string.Create(CultureInfo.InvariantCulture,
                     $"{source} line {start:N0}: an SD record longer than {source.MaxRecordBytes:N0} bytes, the longest record a file may have here ({UserFileSource.MaxRecordBytesKey}); nothing of it is stored."));
             }
 

@@ -1,3 +1,4 @@
+
 namespace Salsa.Datasets;
 
 /// <summary>One census block group's centre of population (2020 Census).</summary>
@@ -31,7 +32,7 @@ public static class CensusBlockGroups
     public static List<CensusBlockGroup> ReadFile(string path)
     {
         using var stream = CsvLines.Open(path);
-        return Read(stream, System.IO.Path.GetFileName(path)).ToList();
+        return Read(stream, Path.GetFileName(path)).ToList();
     }
 
     public static IEnumerable<CensusBlockGroup> Read(Stream stream, string sourceName)

@@ -1,3 +1,4 @@
+using System.Buffers;
 using System.Buffers.Binary;
 
 namespace Salsa.Datasets;
@@ -76,7 +77,7 @@ public sealed class CompoundSet
     public static CompoundSet ReadFile(string path, int maxCompounds = int.MaxValue)
     {
         using var stream = CsvLines.Open(path);
-        return Read(stream, System.IO.Path.GetFileName(path), maxCompounds);
+        return Read(stream, Path.GetFileName(path), maxCompounds);
     }
 
     public static CompoundSet Read(Stream stream, string sourceName, int maxCompounds = int.MaxValue)
@@ -122,7 +123,7 @@ public sealed class CompoundSet
         Span<byte> bytes = stackalloc byte[type.Words * 8];
         bytes.Clear();
         var status = Convert.FromHexString(hex, bytes, out _, out var written);
-        if (status != System.Buffers.OperationStatus.Done || written != type.HexLength / 2)
+        if (status != OperationStatus.Done || written != type.HexLength / 2)
         {
             throw new InvalidDataException($"{source} line {line}: {type.Name} is not valid hex.");
         }

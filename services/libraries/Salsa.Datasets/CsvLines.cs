@@ -1,3 +1,4 @@
+using System.Globalization;
 using System.IO.Compression;
 using System.Text;
 
@@ -57,12 +58,12 @@ public static class CsvLines
     }
 
     internal static double ParseDouble(string text, int line, string column, string source) =>
-        double.TryParse(text, System.Globalization.NumberStyles.Float, System.Globalization.CultureInfo.InvariantCulture, out var value) && double.IsFinite(value)
+        double.TryParse(text, NumberStyles.Float, CultureInfo.InvariantCulture, out var value) && double.IsFinite(value)
             ? value
             : throw new InvalidDataException($"{source} line {line}: '{column}' is '{text}', not a finite number.");
 
     internal static int ParseInt(string text, int line, string column, string source) =>
-        int.TryParse(text, System.Globalization.NumberStyles.Integer, System.Globalization.CultureInfo.InvariantCulture, out var value)
+        int.TryParse(text, NumberStyles.Integer, CultureInfo.InvariantCulture, out var value)
             ? value
             : throw new InvalidDataException($"{source} line {line}: '{column}' is '{text}', not an integer.");
 }

@@ -154,13 +154,13 @@ public static class UserFile
             Decode(control < 0 ? bytes : bytes[..control], flush: false);
             if (control >= 0)
             {
-                throw NotText(_offset + control, string.Create(System.Globalization.CultureInfo.InvariantCulture, $"byte 0x{bytes[control]:X2}, a control character"));
+                throw NotText(_offset + control, string.Create(CultureInfo.InvariantCulture, $"byte 0x{bytes[control]:X2}, a control character"));
             }
 
             _offset += bytes.Length;
             if (_offset > source.MaxBytes)
             {
-                throw new FileTooLargeException(string.Create(System.Globalization.CultureInfo.InvariantCulture,
+                throw new FileTooLargeException(string.Create(CultureInfo.InvariantCulture,
                     $"{source} holds more than {source.MaxBytes:N0} bytes{(gzip ? " once decompressed" : string.Empty)}, the most a file may have here ({UserFileSource.MaxBytesKey})."));
             }
         }
@@ -188,7 +188,7 @@ public static class UserFile
         }
 
         private InvalidDataException NotText(long offset, string what) =>
-            new(string.Create(System.Globalization.CultureInfo.InvariantCulture, $"{source}{(gzip ? ", decompressed," : string.Empty)} is not text at byte {offset:N0} ({what}); nothing of it is stored."));
+            new(string.Create(CultureInfo.InvariantCulture, $"{source}{(gzip ? ", decompressed," : string.Empty)} is not text at byte {offset:N0} ({what}); nothing of it is stored."));
     }
 
     /// <summary>A forward-only stream whose first bytes can be looked at before it is read, or that is given bytes to give first.</summary>

@@ -1,3 +1,5 @@
+using System.Globalization;
+
 namespace Salsa.Datasets;
 
 /// <summary>
@@ -38,7 +40,7 @@ public sealed record UserFileSource(string Name)
     public string Quote(string value) => Quotable ? $" '{value}'" : string.Empty;
 
     /// <summary><c> 123.5</c> when messages may quote the file, else nothing.</summary>
-    public string Number(double value) => Quotable ? " " + value.ToString(System.Globalization.CultureInfo.InvariantCulture) : string.Empty;
+    public string Number(double value) => Quotable ? " " + value.ToString(CultureInfo.InvariantCulture) : string.Empty;
 
     /// <summary><c>; its columns are a, b, c</c> when messages may quote the file, else nothing.</summary>
     public string Columns(IEnumerable<string> columns, string lead = "; its columns are ") => Quotable ? lead + string.Join(", ", columns) : string.Empty;

@@ -1,5 +1,6 @@
 using System.Security.Cryptography;
 using System.Security.Cryptography.X509Certificates;
+using System.Text;
 using Orleans.Connections.Security;
 
 namespace Salsa.Grid;
@@ -110,6 +111,6 @@ public static class ClusterTls
         Span<byte> start = stackalloc byte[64];
         using var file = File.OpenRead(path);
         var read = file.ReadAtLeast(start, start.Length, throwOnEndOfStream: false);
-        return System.Text.Encoding.ASCII.GetString(start[..read]).Contains("-----BEGIN", StringComparison.Ordinal);
+        return Encoding.ASCII.GetString(start[..read]).Contains("-----BEGIN", StringComparison.Ordinal);
     }
 }

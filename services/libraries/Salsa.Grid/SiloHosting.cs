@@ -1,4 +1,6 @@
 using System.Net;
+using System.Net.Sockets;
+using System.Security.Cryptography.X509Certificates;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Hosting;
@@ -49,7 +51,7 @@ public sealed record SiloSettings
     /// The cluster certificate (<see cref="ClusterTls"/>): with it every connection between silos and
     /// from clients is mutual TLS; a silo listening beyond loopback must have it.
     /// </summary>
-    public System.Security.Cryptography.X509Certificates.X509Certificate2? Certificate { get; init; }
+    public X509Certificate2? Certificate { get; init; }
 }
 
 /// <summary>A process becomes a silo of the Salsa cluster.</summary>
@@ -107,7 +109,7 @@ public static class SiloHosting
         }
 
         var auto = string.Equals(address, "auto", StringComparison.OrdinalIgnoreCase);
-        var candidates = Dns.GetHostAddresses(auto ? Dns.GetHostName() : address).Where(a => a.AddressFamily == System.Net.Sockets.AddressFamily.InterNetwork).ToList();
+        var candidates = Dns.GetHostAddresses(auto ? Dns.GetHostName() : address).Where(a => a.AddressFamily == AddressFamily.InterNetwork).ToList();
         return candidates.FirstOrDefault(a => !IPAddress.IsLoopback(a)) ?? candidates.FirstOrDefault()
             ?? throw new ArgumentException($"Cluster:Address '{address}' has no IPv4 address.", nameof(address));
     }

@@ -1,4 +1,5 @@
 using System.Reflection;
+using System.Runtime.InteropServices;
 
 namespace Salsa.Hosting;
 
@@ -27,7 +28,7 @@ public static class SalsaVersion
 
     /// <summary>What <c>GET /api/version</c> answers.</summary>
     public static VersionView View(string service) =>
-        new(service, Version, Commit, Contract, System.Runtime.InteropServices.RuntimeInformation.FrameworkDescription);
+        new(service, Version, Commit, Contract, RuntimeInformation.FrameworkDescription);
 
     /// <summary>
     /// A process asked only for its version (<c>--version</c>) prints <see cref="Informational"/> and

@@ -1,4 +1,5 @@
 using System.Globalization;
+using System.Text.Json.Serialization;
 using Grpc.AspNetCore.Server.Model;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Diagnostics.HealthChecks;
@@ -52,10 +53,10 @@ public static class ServiceDefaults
         services.Configure<RouteHandlerOptions>(o => o.ThrowOnBadRequest = true);
         services.Configure<JsonOptions>(o =>
         {
-            o.SerializerOptions.NumberHandling = System.Text.Json.Serialization.JsonNumberHandling.Strict;
+            o.SerializerOptions.NumberHandling = JsonNumberHandling.Strict;
             // A member the request type does not have is a mistake (a misspelt option would
             // otherwise silently take its default) or padding: refused, naming the member.
-            o.SerializerOptions.UnmappedMemberHandling = System.Text.Json.Serialization.JsonUnmappedMemberHandling.Disallow;
+            o.SerializerOptions.UnmappedMemberHandling = JsonUnmappedMemberHandling.Disallow;
             // A job's result is its gRPC message, written as the proto3 JSON mapping writes it.
             o.SerializerOptions.Converters.Add(new Rpc.ProtoJson());
         });

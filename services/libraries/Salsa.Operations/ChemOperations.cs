@@ -1,3 +1,4 @@
+using System.Globalization;
 using Salsa.Contracts.Chem;
 using Salsa.Contracts.Clients;
 using Salsa.Contracts.Operations;
@@ -41,7 +42,7 @@ public static class ChemOperations
                 };
                 request.Compounds.Fingerprints.AddRange(c.Strings("fingerprints"));
                 var info = await chem.ImportAsync(request, c.CallOptions);
-                var refused = info.Metadata.TryGetValue("refused", out var text) ? int.Parse(text, System.Globalization.CultureInfo.InvariantCulture) : 0;
+                var refused = info.Metadata.TryGetValue("refused", out var text) ? int.Parse(text, CultureInfo.InvariantCulture) : 0;
                 return StepOutcome.Of(("dataset", info.DatasetId), ("count", info.Count), ("refused", refused));
             },
         },

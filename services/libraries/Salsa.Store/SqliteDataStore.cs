@@ -1,4 +1,5 @@
 using System.Data;
+using System.Globalization;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using Microsoft.Data.Sqlite;
@@ -123,7 +124,7 @@ public sealed class SqliteDataStore : IDataStore
             using (var wal = connection.CreateCommand())
             {
                 wal.CommandText = "PRAGMA journal_mode = WAL;";
-                var mode = Convert.ToString(wal.ExecuteScalar(), System.Globalization.CultureInfo.InvariantCulture);
+                var mode = Convert.ToString(wal.ExecuteScalar(), CultureInfo.InvariantCulture);
                 if (!string.Equals(mode, "wal", StringComparison.OrdinalIgnoreCase))
                 {
                     throw new InvalidOperationException($"SQLite refused WAL mode for {Path} (journal_mode is '{mode}'); the file system may not support shared memory.");
@@ -135,7 +136,7 @@ public sealed class SqliteDataStore : IDataStore
             long found;
             using (var version = Command(connection, transaction, "PRAGMA user_version;"))
             {
-                found = Convert.ToInt64(version.ExecuteScalar(), System.Globalization.CultureInfo.InvariantCulture);
+                found = Convert.ToInt64(version.ExecuteScalar(), CultureInfo.InvariantCulture);
                 if (found > StoreSchema.Version)
                 {
                     throw new NotSupportedException($"{Path} has schema version {found}; this build of Salsa.Store knows versions up to {StoreSchema.Version}.");
@@ -367,7 +368,7 @@ public sealed class SqliteDataStore : IDataStore
         // rate per row, which is what a ten-million-point import is made of.
         var columns = "dataset_pk, idx, weight" + (content.Values is not null || content.Words is not null ? ", vector" : "")
             + (content.Labels is not null ? ", label" : "") + (content.Texts is not null ? ", text" : "");
-        var values = string.Join(", ", columns.Split(", ").Select((_, c) => "?" + (c + 1).ToString(System.Globalization.CultureInfo.InvariantCulture)));
+        var values = string.Join(", ", columns.Split(", ").Select((_, c) => "?" + (c + 1).ToString(CultureInfo.InvariantCulture)));
         var db = connection.Handle!;
         Check(raw.sqlite3_prepare_v2(db, $"INSERT INTO dataset_points ({columns}) VALUES ({values});", out var statement), db);
         using (statement)
@@ -705,7 +706,7 @@ public sealed class SqliteDataStore : IDataStore
             using (var live = Command(connection, transaction, "SELECT COUNT(*) FROM api_keys WHERE tenant = $tenant AND revoked_us IS NULL;"))
             {
                 live.Parameters.AddWithValue("$tenant", key.Tenant);
-                StoreValidation.RequireKeyRoom(key.Tenant, Convert.ToInt32(live.ExecuteScalar(), System.Globalization.CultureInfo.InvariantCulture), maxLiveKeys);
+                StoreValidation.RequireKeyRoom(key.Tenant, Convert.ToInt32(live.ExecuteScalar(), CultureInfo.InvariantCulture), maxLiveKeys);
             }
 
             using var insert = Command(connection, transaction, """

@@ -1,3 +1,4 @@
+using System.Diagnostics.CodeAnalysis;
 using System.Collections.Concurrent;
 using Salsa.Ccr.Internal;
 
@@ -9,7 +10,7 @@ namespace Salsa.Ccr;
 // that frees a slot hands out one release the same CAS way the dispatcher wakes sleepers, so a
 // waiter is never stranded. Arbiters activated here are tracked so Close can cancel them; tasks
 // still queued at Close are dropped and, when cancellable, cancelled.
-[System.Diagnostics.CodeAnalysis.SuppressMessage("Reliability", "CA1001", Justification = "The semaphore never allocates a wait handle (AvailableWaitHandle is not used), so there is nothing to dispose; queues live as long as their dispatcher.")]
+[SuppressMessage("Reliability", "CA1001", Justification = "The semaphore never allocates a wait handle (AvailableWaitHandle is not used), so there is nothing to dispose; queues live as long as their dispatcher.")]
 public sealed class DispatcherQueue
 {
     [ThreadStatic]

@@ -1,3 +1,5 @@
+using System.Runtime.ExceptionServices;
+
 namespace Salsa.Ccr;
 
 /// <summary>Posts continuations back to a <see cref="DispatcherQueue"/>.</summary>
@@ -52,7 +54,7 @@ internal sealed class DispatcherSynchronizationContext(DispatcherQueue queue) : 
         done.Wait();
         if (failure is not null)
         {
-            System.Runtime.ExceptionServices.ExceptionDispatchInfo.Capture(failure).Throw();
+            ExceptionDispatchInfo.Capture(failure).Throw();
         }
     }
 

@@ -1,4 +1,5 @@
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 
 namespace Salsa.Ccr.Internal;
 
@@ -122,20 +123,20 @@ internal sealed class SpscQueue<T>
 }
 
 /// <summary>The SPSC indexes, each side's on its own padded line (outside the generic queue: generic types cannot have explicit layout).</summary>
-[System.Runtime.InteropServices.StructLayout(System.Runtime.InteropServices.LayoutKind.Explicit, Size = 3 * CacheLine.Size)]
+[StructLayout(LayoutKind.Explicit, Size = 3 * CacheLine.Size)]
 internal struct SegmentIndexes
 {
     // Consumer's line.
-    [System.Runtime.InteropServices.FieldOffset(CacheLine.Size)]
+    [FieldOffset(CacheLine.Size)]
     public int First;
 
-    [System.Runtime.InteropServices.FieldOffset(CacheLine.Size + sizeof(int))]
+    [FieldOffset(CacheLine.Size + sizeof(int))]
     public int LastCopy;
 
     // Producer's line.
-    [System.Runtime.InteropServices.FieldOffset(2 * CacheLine.Size)]
+    [FieldOffset(2 * CacheLine.Size)]
     public int Last;
 
-    [System.Runtime.InteropServices.FieldOffset(2 * CacheLine.Size + sizeof(int))]
+    [FieldOffset(2 * CacheLine.Size + sizeof(int))]
     public int FirstCopy;
 }

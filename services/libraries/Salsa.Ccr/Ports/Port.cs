@@ -1,4 +1,5 @@
 using System.Collections.Concurrent;
+using System.Runtime.CompilerServices;
 
 namespace Salsa.Ccr;
 
@@ -67,7 +68,7 @@ public class Port<T> : IPort
     /// reported: the <c>salsa.ccr.port.backlog.warnings</c> counter and a <c>PortBacklog</c> event
     /// of the <c>Salsa.Ccr</c> event source (item type and count; dotnet-trace, an EventListener).
     /// </summary>
-    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
+    [MethodImpl(MethodImplOptions.NoInlining)]
     private void CheckBacklog()
     {
         var threshold = CcrTelemetry.PortBacklogWarningThreshold;

@@ -1,3 +1,5 @@
+using System.Runtime.CompilerServices;
+
 
 namespace Salsa.Ccr;
 
@@ -14,7 +16,7 @@ public sealed partial class Communicator
         CheckAgreement(generation);
     }
 
-    [System.Runtime.CompilerServices.AsyncMethodBuilder(typeof(System.Runtime.CompilerServices.PoolingAsyncValueTaskMethodBuilder))]
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
     public async ValueTask BarrierAsync()
     {
         var generation = await EnterAsync(Signature(CollectiveKind.Barrier)).ConfigureAwait(true);
@@ -45,7 +47,7 @@ public sealed partial class Communicator
         return slots[root, generation];
     }
 
-    [System.Runtime.CompilerServices.AsyncMethodBuilder(typeof(System.Runtime.CompilerServices.PoolingAsyncValueTaskMethodBuilder<>))]
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     public async ValueTask<T> BroadcastAsync<T>(T value, int root = 0)
     {
         CheckRank(root, nameof(root));
@@ -90,7 +92,7 @@ public sealed partial class Communicator
         return buffer[0];
     }
 
-    [System.Runtime.CompilerServices.AsyncMethodBuilder(typeof(System.Runtime.CompilerServices.PoolingAsyncValueTaskMethodBuilder))]
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
     public async ValueTask AllreduceAsync(ReadOnlyMemory<double> send, Memory<double> receive, ReduceOperation operation)
     {
         ArgumentNullException.ThrowIfNull(operation);
@@ -120,7 +122,7 @@ public sealed partial class Communicator
         }
     }
 
-    [System.Runtime.CompilerServices.AsyncMethodBuilder(typeof(System.Runtime.CompilerServices.PoolingAsyncValueTaskMethodBuilder))]
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder))]
     public async ValueTask ReduceAsync(ReadOnlyMemory<double> send, Memory<double> receive, ReduceOperation operation, int root = 0)
     {
         ArgumentNullException.ThrowIfNull(operation);
@@ -151,7 +153,7 @@ public sealed partial class Communicator
         return result;
     }
 
-    [System.Runtime.CompilerServices.AsyncMethodBuilder(typeof(System.Runtime.CompilerServices.PoolingAsyncValueTaskMethodBuilder<>))]
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     public async ValueTask<T> AllreduceAsync<T>(T value, Func<T, T, T> combine)
     {
         ArgumentNullException.ThrowIfNull(combine);
@@ -183,7 +185,7 @@ public sealed partial class Communicator
         return Collect(slots, generation);
     }
 
-    [System.Runtime.CompilerServices.AsyncMethodBuilder(typeof(System.Runtime.CompilerServices.PoolingAsyncValueTaskMethodBuilder<>))]
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     public async ValueTask<T[]?> GatherAsync<T>(T value, int root = 0)
     {
         CheckRank(root, nameof(root));
@@ -213,7 +215,7 @@ public sealed partial class Communicator
         return Collect(slots, generation);
     }
 
-    [System.Runtime.CompilerServices.AsyncMethodBuilder(typeof(System.Runtime.CompilerServices.PoolingAsyncValueTaskMethodBuilder<>))]
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     public async ValueTask<T[]> AllgatherAsync<T>(T value)
     {
         var generation = await EnterAsync(Signature<T>(CollectiveKind.Allgather)).ConfigureAwait(true);

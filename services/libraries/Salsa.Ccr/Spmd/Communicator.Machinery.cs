@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using Salsa.Ccr.Internal;
 
 namespace Salsa.Ccr;
@@ -35,7 +36,7 @@ public sealed partial class Communicator
     }
 
     /// <summary>The owner's unlocked send; false once another thread has sent (then it locks too).</summary>
-    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private bool TryEnqueueAsOwner<T>(SpscQueue<T> mailbox, T message)
     {
         Volatile.Write(ref _counters.OwnerSending, 1);
@@ -52,7 +53,7 @@ public sealed partial class Communicator
 
     // No try/finally: enqueueing throws only when memory runs out, and a waiter for the lock gives up
     // when the run is aborted, as the failing rank's run then is.
-    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
+    [MethodImpl(MethodImplOptions.NoInlining)]
     private void EnqueueLocked<T>(SpscQueue<T> mailbox, T message)
     {
         if (Interlocked.CompareExchange(ref _counters.SendLock, 1, 0) != 0)
@@ -77,7 +78,7 @@ public sealed partial class Communicator
     }
 
     /// <summary>Holding the send lock, off the rank's flow: ends the flow's unlocked sends and waits out one in flight.</summary>
-    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
+    [MethodImpl(MethodImplOptions.NoInlining)]
     private void ShareWithOwner()
     {
         if (Volatile.Read(ref _counters.Shared) == 0)
@@ -130,7 +131,7 @@ public sealed partial class Communicator
         return generation;
     }
 
-    [System.Runtime.CompilerServices.AsyncMethodBuilder(typeof(System.Runtime.CompilerServices.PoolingAsyncValueTaskMethodBuilder<>))]
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     private async ValueTask<long> EnterAsync(long signature)
     {
         var generation = ++_counters.Generation;

@@ -1,3 +1,5 @@
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 using Salsa.Ccr.Internal;
 
 namespace Salsa.Ccr;
@@ -158,7 +160,7 @@ public sealed partial class Communicator
         return output;
     }
 
-    [System.Runtime.CompilerServices.AsyncMethodBuilder(typeof(System.Runtime.CompilerServices.PoolingAsyncValueTaskMethodBuilder<>))]
+    [AsyncMethodBuilder(typeof(PoolingAsyncValueTaskMethodBuilder<>))]
     public async ValueTask<T> PipelineAsync<T>(T input, Func<T, T> stage)
     {
         ArgumentNullException.ThrowIfNull(stage);
@@ -174,24 +176,24 @@ public sealed partial class Communicator
 }
 
 /// <summary>A rank's own sequence numbers, alone on their cache lines.</summary>
-[System.Runtime.InteropServices.StructLayout(System.Runtime.InteropServices.LayoutKind.Explicit, Size = 3 * CacheLine.Size)]
+[StructLayout(LayoutKind.Explicit, Size = 3 * CacheLine.Size)]
 internal struct RankCounters
 {
-    [System.Runtime.InteropServices.FieldOffset(CacheLine.Size)]
+    [FieldOffset(CacheLine.Size)]
     public long Generation;
 
-    [System.Runtime.InteropServices.FieldOffset(CacheLine.Size + sizeof(long))]
+    [FieldOffset(CacheLine.Size + sizeof(long))]
     public long ExchangeSequence;
 
     /// <summary>1 while the rank's own thread enqueues a message on the unlocked path (see SendTagged).</summary>
-    [System.Runtime.InteropServices.FieldOffset(CacheLine.Size + 2 * sizeof(long))]
+    [FieldOffset(CacheLine.Size + 2 * sizeof(long))]
     public int OwnerSending;
 
     /// <summary>1 once another thread of the rank has sent: every send takes <see cref="SendLock"/>.</summary>
-    [System.Runtime.InteropServices.FieldOffset(CacheLine.Size + 2 * sizeof(long) + sizeof(int))]
+    [FieldOffset(CacheLine.Size + 2 * sizeof(long) + sizeof(int))]
     public int Shared;
 
     /// <summary>The spin lock of shared sends.</summary>
-    [System.Runtime.InteropServices.FieldOffset(CacheLine.Size + 2 * sizeof(long) + 2 * sizeof(int))]
+    [FieldOffset(CacheLine.Size + 2 * sizeof(long) + 2 * sizeof(int))]
     public int SendLock;
 }

@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using Salsa.Ccr.Internal;
 
 namespace Salsa.Ccr;
@@ -40,7 +41,7 @@ internal sealed class MailboxTable<T>(int size)
 /// </summary>
 internal sealed class CollectiveSlots<T>(int size)
 {
-    private static readonly int Stride = Math.Max(1, (CacheLine.Size + System.Runtime.CompilerServices.Unsafe.SizeOf<T>() - 1) / System.Runtime.CompilerServices.Unsafe.SizeOf<T>());
+    private static readonly int Stride = Math.Max(1, (CacheLine.Size + Unsafe.SizeOf<T>() - 1) / Unsafe.SizeOf<T>());
 
     // Two slots per rank, each rank starting on a fresh line; one spare stride at each end.
     private readonly T[] _values = new T[(size * 2 + 2) * Stride];
@@ -87,7 +88,7 @@ internal readonly struct AllRanksReached(RankState[] ranks, long generation) : I
 /// </summary>
 internal sealed class ExchangeCells<T>(int size)
 {
-    private static readonly int Stride = Math.Max(1, (2 * CacheLine.Size + System.Runtime.CompilerServices.Unsafe.SizeOf<Cell>() - 1) / System.Runtime.CompilerServices.Unsafe.SizeOf<Cell>());
+    private static readonly int Stride = Math.Max(1, (2 * CacheLine.Size + Unsafe.SizeOf<Cell>() - 1) / Unsafe.SizeOf<Cell>());
 
     private readonly Cell[] _cells = new Cell[(size * 2 + 2) * Stride];
 

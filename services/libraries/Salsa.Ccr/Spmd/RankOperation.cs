@@ -1,3 +1,4 @@
+using System.Runtime.ExceptionServices;
 using System.Threading.Tasks.Sources;
 using Salsa.Ccr.Internal;
 
@@ -176,7 +177,7 @@ internal sealed class RankOperation<TOperation, TResult> : IValueTaskSource<TRes
 
         if (_error is { } error)
         {
-            System.Runtime.ExceptionServices.ExceptionDispatchInfo.Throw(error);
+            ExceptionDispatchInfo.Throw(error);
         }
 
         var result = _result;

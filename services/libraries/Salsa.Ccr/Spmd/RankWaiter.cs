@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using System.Runtime.InteropServices;
 using Salsa.Ccr.Internal;
 
 namespace Salsa.Ccr;
@@ -383,15 +384,15 @@ internal sealed class RankWaiter
 /// What a rank writes on every wait and its wakers read, alone on its cache lines: the ranks' waiters
 /// are allocated side by side, and a class's own fields could otherwise share a line with a neighbour's.
 /// </summary>
-[System.Runtime.InteropServices.StructLayout(System.Runtime.InteropServices.LayoutKind.Explicit, Size = 3 * CacheLine.Size)]
+[StructLayout(LayoutKind.Explicit, Size = 3 * CacheLine.Size)]
 internal struct WaiterState
 {
-    [System.Runtime.InteropServices.FieldOffset(CacheLine.Size)]
+    [FieldOffset(CacheLine.Size)]
     public int State;
 
-    [System.Runtime.InteropServices.FieldOffset(CacheLine.Size + sizeof(int))]
+    [FieldOffset(CacheLine.Size + sizeof(int))]
     public int Epoch;
 
-    [System.Runtime.InteropServices.FieldOffset(CacheLine.Size + 2 * sizeof(int))]
+    [FieldOffset(CacheLine.Size + 2 * sizeof(int))]
     public IResumable? Suspended;
 }

@@ -1,6 +1,7 @@
 using System.Buffers;
 using System.Diagnostics;
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 using Salsa.Ccr.Internal;
 
 namespace Salsa.Ccr;
@@ -254,19 +255,19 @@ internal sealed class RankState(int index, RankWaiter waiter)
 }
 
 /// <summary>Padding on both sides: a class's field order is the runtime's choice, a struct's explicit layout is not.</summary>
-[System.Runtime.InteropServices.StructLayout(System.Runtime.InteropServices.LayoutKind.Explicit, Size = 3 * CacheLine.Size)]
+[StructLayout(LayoutKind.Explicit, Size = 3 * CacheLine.Size)]
 internal struct PublishedState
 {
     /// <summary>The last collective this rank entered with its data written; readers wait on it.</summary>
-    [System.Runtime.InteropServices.FieldOffset(CacheLine.Size)]
+    [FieldOffset(CacheLine.Size)]
     public long Generation;
 
     /// <summary>What the rank called as an even collective (see <see cref="CollectiveSignature"/>); on the generation's line.</summary>
-    [System.Runtime.InteropServices.FieldOffset(CacheLine.Size + sizeof(long))]
+    [FieldOffset(CacheLine.Size + sizeof(long))]
     public long EvenSignature;
 
     /// <summary>The same for an odd collective.</summary>
-    [System.Runtime.InteropServices.FieldOffset(CacheLine.Size + 2 * sizeof(long))]
+    [FieldOffset(CacheLine.Size + 2 * sizeof(long))]
     public long OddSignature;
 
     /// <summary>Written before the generation is published, so a reader that saw the generation sees it.</summary>

@@ -1,3 +1,4 @@
+using System.Diagnostics.CodeAnalysis;
 using System.Text.Json.Serialization;
 using Salsa.Ccr;
 
@@ -40,7 +41,7 @@ public sealed record ParallelismOptions
 /// <summary>Runs an algorithm's ranks with cancellation and error reporting shared by all algorithms.</summary>
 internal static class ClusteringExecution
 {
-    [System.Diagnostics.CodeAnalysis.SuppressMessage("Design", "CA1068", Justification = "The rank body, usually a multi-line lambda, reads best last.")]
+    [SuppressMessage("Design", "CA1068", Justification = "The rank body, usually a multi-line lambda, reads best last.")]
     public static void Run(ParallelismOptions options, CancellationToken cancellationToken, Action<Communicator> rank)
     {
         options.Validate();

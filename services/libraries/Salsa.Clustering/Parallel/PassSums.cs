@@ -1,3 +1,5 @@
+using System.Diagnostics.CodeAnalysis;
+
 namespace Salsa.Clustering.Parallel;
 
 /// <summary>
@@ -16,7 +18,7 @@ internal readonly record struct PassSums(int Kp, int Dimension)
     public static PassSums Of(CentreSet centres) => new(centres.Kp, centres.Dimension);
 
     /// <summary>E-step, Lloyd, scatter and cluster costs: the weight (soft or hard) of centre <paramref name="centre"/>.</summary>
-    [System.Diagnostics.CodeAnalysis.SuppressMessage("Performance", "CA1822:Mark members as static", Justification = "Read beside the other offsets of the same layout.")]
+    [SuppressMessage("Performance", "CA1822:Mark members as static", Justification = "Read beside the other offsets of the same layout.")]
     public int Mass(int centre) => centre;
 
     /// <summary>E-step and Lloyd: the weighted sum of coordinate <paramref name="coordinate"/> over centre <paramref name="centre"/>'s points.</summary>

@@ -1,4 +1,6 @@
+using System.Data.Common;
 using System.Diagnostics;
+using Orleans.Runtime.Messaging;
 using Salsa.Clustering.KMeans;
 using Salsa.Clustering.Partitions;
 using Salsa.Grid.Jobs;
@@ -488,8 +490,8 @@ public sealed class GrainPartitions : IKMeansGrid
     // A lost silo, a message refused or timed out while the cluster learns of it, a partition that
     // could not reach the database to load its rows: worth asking again.
     internal static bool IsTransient(Exception exception) =>
-        exception is SiloUnavailableException or OrleansMessageRejectionException or TimeoutException or Orleans.Runtime.Messaging.ConnectionFailedException
-            or System.Data.Common.DbException { IsTransient: true }
+        exception is SiloUnavailableException or OrleansMessageRejectionException or TimeoutException or ConnectionFailedException
+            or DbException { IsTransient: true }
             // The runtime gave up on a call while its directory or placement waited on a lost silo.
             or OperationCanceledException
         || (exception is OrleansException && exception.Message.Contains("unavailable", StringComparison.OrdinalIgnoreCase));

@@ -1,5 +1,6 @@
 using System.Collections.Concurrent;
 using System.Diagnostics;
+using System.Runtime.CompilerServices;
 using Orleans.Placement;
 using Orleans.Runtime.Placement;
 using Salsa.Clustering.KMeans;
@@ -20,7 +21,7 @@ public sealed class SiloPartitions
 
     // A partition's k-means seeding state, kept between seeding steps (each then costs one distance
     // per row) and shared by its grain and a coordinator computing it in place: one state per rows.
-    private readonly System.Runtime.CompilerServices.ConditionalWeakTable<DensePartition, KMeansPartition> _kmeans = [];
+    private readonly ConditionalWeakTable<DensePartition, KMeansPartition> _kmeans = [];
 
     public void Add(string key, DensePartition partition) => _held[key] = partition;
 

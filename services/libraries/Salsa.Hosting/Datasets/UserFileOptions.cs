@@ -1,4 +1,5 @@
 using System.ComponentModel.DataAnnotations;
+using System.Net;
 using Salsa.Hosting.Security;
 
 namespace Salsa.Hosting.Datasets;
@@ -42,7 +43,7 @@ public sealed class UserFileOptions : IValidatableObject
     /// <summary>Every allowed network is one (CIDR), checked at start.</summary>
     public IEnumerable<ValidationResult> Validate(ValidationContext validationContext)
     {
-        foreach (var network in AllowedNetworks.Where(n => !System.Net.IPNetwork.TryParse(n, out _)))
+        foreach (var network in AllowedNetworks.Where(n => !IPNetwork.TryParse(n, out _)))
         {
             yield return new ValidationResult($"'{network}' is not a network in CIDR notation (10.20.0.0/16, 127.0.0.1/32, fd00::/8).", [nameof(AllowedNetworks)]);
         }

@@ -1,3 +1,4 @@
+using System.Globalization;
 using System.Text.Json.Nodes;
 using Microsoft.AspNetCore.OpenApi;
 using Microsoft.OpenApi;
@@ -123,7 +124,7 @@ internal sealed class ProblemResponses : IOpenApiDocumentTransformer
         body?.Content?.Values.Any(media => media.Schema?.Properties?.Keys.Any(member) == true) == true;
 
     private static void Add(OpenApiOperation operation, int status, string description, OpenApiSchemaReference problem) =>
-        operation.Responses!.TryAdd(status.ToString(System.Globalization.CultureInfo.InvariantCulture), new OpenApiResponse
+        operation.Responses!.TryAdd(status.ToString(CultureInfo.InvariantCulture), new OpenApiResponse
         {
             Description = description,
             Content = new Dictionary<string, OpenApiMediaType> { [ProblemJson] = new() { Schema = problem } },

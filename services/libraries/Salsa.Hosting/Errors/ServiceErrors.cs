@@ -1,5 +1,10 @@
+using System.Data.Common;
+using System.Globalization;
 using System.Net;
+using System.Text.Json;
+using Google.Protobuf;
 using Grpc.Core;
+using Microsoft.AspNetCore.Http;
 
 namespace Salsa.Hosting.Errors;
 
@@ -38,16 +43,16 @@ public static class ServiceErrors
         LimitExceededException or Salsa.Datasets.FileTooLargeException => (HttpStatusCode.RequestEntityTooLarge, StatusCode.ResourceExhausted, "Over a configured limit"),
         // The store restarting or briefly out of reach (reads have ridden it out for half a minute
         // already; writes are not asked again): the caller retries, nothing is lost or half-done.
-        System.Data.Common.DbException { IsTransient: true } => (HttpStatusCode.ServiceUnavailable, StatusCode.Unavailable, "The store is unreachable"),
+        DbException { IsTransient: true } => (HttpStatusCode.ServiceUnavailable, StatusCode.Unavailable, "The store is unreachable"),
         // The installation's fault, not the request's: said plainly, with the file and the remedy.
         Salsa.Datasets.DataFileException => (HttpStatusCode.InternalServerError, StatusCode.Internal, "A shipped data file is missing or damaged"),
         // Validation of every kind: ClusteringInputException, ArgumentException and subclasses, bad
         // formats and bad data in uploads.
-        ArgumentException or FormatException or InvalidDataException or Google.Protobuf.InvalidProtocolBufferException or System.Text.Json.JsonException
+        ArgumentException or FormatException or InvalidDataException or InvalidProtocolBufferException or JsonException
             => (HttpStatusCode.BadRequest, StatusCode.InvalidArgument, "Invalid request"),
-        Microsoft.AspNetCore.Http.BadHttpRequestException bad when bad.StatusCode == 413
+        BadHttpRequestException bad when bad.StatusCode == 413
             => (HttpStatusCode.RequestEntityTooLarge, StatusCode.ResourceExhausted, "Request too large"),
-        Microsoft.AspNetCore.Http.BadHttpRequestException => (HttpStatusCode.BadRequest, StatusCode.InvalidArgument, "Invalid request"),
+        BadHttpRequestException => (HttpStatusCode.BadRequest, StatusCode.InvalidArgument, "Invalid request"),
         OperationCanceledException => (HttpStatusCode.ServiceUnavailable, StatusCode.Cancelled, "Cancelled"),
         // A service's answer passed on (the gateway forwarding an upload): the caller's mistake stays
         // the caller's; anything else is a fault.
@@ -70,7 +75,7 @@ public static class ServiceErrors
         ArgumentNullException.ThrowIfNull(exception);
         return exception switch
         {
-            System.Data.Common.DbException => string.Create(System.Globalization.CultureInfo.InvariantCulture, $"The store did not answer (it may be restarting); retry after {StoreRetryAfter.TotalSeconds:0} s."),
+            DbException => string.Create(CultureInfo.InvariantCulture, $"The store did not answer (it may be restarting); retry after {StoreRetryAfter.TotalSeconds:0} s."),
             RpcException rpc => rpc.Status.Detail,
             Salsa.Datasets.DataFileException data => data.Detail,
             _ => exception.Message,
@@ -81,7 +86,7 @@ public static class ServiceErrors
     public static TimeSpan? RetryAfter(Exception exception) => exception switch
     {
         QueueFullException full => full.RetryAfter,
-        System.Data.Common.DbException { IsTransient: true } => StoreRetryAfter,
+        DbException { IsTransient: true } => StoreRetryAfter,
         _ => null,
     };
 
@@ -99,7 +104,7 @@ public static class ServiceErrors
 
         if (RetryAfter(exception) is { } retry)
         {
-            trailers.Add("retry-after-ms", ((long)retry.TotalMilliseconds).ToString(System.Globalization.CultureInfo.InvariantCulture));
+            trailers.Add("retry-after-ms", ((long)retry.TotalMilliseconds).ToString(CultureInfo.InvariantCulture));
         }
 
         return trailers;

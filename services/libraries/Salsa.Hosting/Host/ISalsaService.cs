@@ -1,3 +1,4 @@
+using System.Net.Sockets;
 using Microsoft.AspNetCore.Builder;
 
 namespace Salsa.Hosting.Host;
@@ -50,7 +51,7 @@ public sealed record ServicePorts(int Rest, int Grpc)
                 using var listener = new System.Net.Sockets.TcpListener(System.Net.IPAddress.Loopback, port);
                 listener.Start();
             }
-            catch (System.Net.Sockets.SocketException)
+            catch (SocketException)
             {
                 continue;
             }

@@ -1,10 +1,12 @@
+using System.Security.Cryptography;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.Configuration.Json;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
-using Salsa.Settings;
+using Microsoft.Extensions.Options;
 using Salsa.Hosting.Rpc;
+using Salsa.Settings;
 
 namespace Salsa.Hosting.Host;
 
@@ -101,7 +103,7 @@ public static class SalsaServiceHost
 
     // What configuration and the machine refuse, as opposed to a fault of the program.
     private static bool IsRefusal(Exception exception) => exception is InvalidOperationException or ArgumentException or IOException
-        or Microsoft.Extensions.Options.OptionsValidationException or UnauthorizedAccessException or System.Security.Cryptography.CryptographicException;
+        or OptionsValidationException or UnauthorizedAccessException or CryptographicException;
 
     public static WebApplication Create<TService>(ServiceHostSettings settings)
         where TService : ISalsaService

@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Globalization;
+using System.Net;
 using System.Text.Json;
 using System.Threading.Channels;
 using Microsoft.Extensions.Logging;
@@ -168,7 +169,7 @@ internal sealed class LiveJob : ITask, ICancellableJob
         catch (Exception exception)
 #pragma warning restore CA1031
         {
-            var validation = Errors.ServiceErrors.Classify(exception) is { Http: System.Net.HttpStatusCode.BadRequest };
+            var validation = Errors.ServiceErrors.Classify(exception) is { Http: HttpStatusCode.BadRequest };
             if (!validation)
             {
                 JobLogMessages.JobFailed(_manager.Logger, Id, exception);

@@ -1,13 +1,14 @@
 using System.Buffers;
+using System.Globalization;
 using System.IO.Pipelines;
 using System.Net.ServerSentEvents;
 using System.Reflection;
 using System.Text;
 using System.Text.Json;
+using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Http.Json;
 using Microsoft.AspNetCore.Http.Metadata;
-using Microsoft.AspNetCore.Builder;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Options;
 
@@ -80,7 +81,7 @@ public sealed class EventStreamResult(IAsyncEnumerable<SseItem<object>> events, 
 
         if (item.ReconnectionInterval is { } retry)
         {
-            Field(body, "retry: "u8, ((long)retry.TotalMilliseconds).ToString(System.Globalization.CultureInfo.InvariantCulture));
+            Field(body, "retry: "u8, ((long)retry.TotalMilliseconds).ToString(CultureInfo.InvariantCulture));
         }
 
         if (item.Data is string text)

@@ -1,3 +1,4 @@
+using System.Globalization;
 using System.Reflection;
 using System.Text.Json.Nodes;
 using Google.Protobuf;
@@ -92,7 +93,7 @@ internal sealed class ProtoSchemas : IOpenApiSchemaTransformer
         return schema;
     }
 
-    private static string Number(double value) => value.ToString("R", System.Globalization.CultureInfo.InvariantCulture);
+    private static string Number(double value) => value.ToString("R", CultureInfo.InvariantCulture);
 
     private static OpenApiSchema Field(FieldDescriptor field, int depth)
     {

@@ -1,6 +1,8 @@
+using System.Globalization;
 using System.Security.Cryptography;
 using System.Text;
 using System.Text.Encodings.Web;
+using System.Text.Json;
 using Microsoft.AspNetCore.Authentication;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Mvc;
@@ -95,7 +97,7 @@ internal sealed class CredentialsHandler(
         var failure = (await Context.AuthenticateAsync(ServiceSecurity.PolicyScheme).ConfigureAwait(false)).Failure;
         if (failure is TooManyFailuresException tooMany)
         {
-            var seconds = Math.Max(1, (int)Math.Ceiling(tooMany.RetryAfter.TotalSeconds)).ToString(System.Globalization.CultureInfo.InvariantCulture);
+            var seconds = Math.Max(1, (int)Math.Ceiling(tooMany.RetryAfter.TotalSeconds)).ToString(CultureInfo.InvariantCulture);
             Response.Headers.RetryAfter = seconds;
             await RespondAsync(Refusals.TooManyFailures, $"{tooMany.Message} Retry after {seconds} s.").ConfigureAwait(false);
             return;
@@ -130,7 +132,7 @@ internal sealed class CredentialsHandler(
         // A caller that accepts no JSON (an EventSource asks for text/event-stream only) still gets the problem.
         if (!await problems.TryWriteAsync(new ProblemDetailsContext { HttpContext = Context, ProblemDetails = problem }).ConfigureAwait(false))
         {
-            await Response.WriteAsJsonAsync(problem, (System.Text.Json.JsonSerializerOptions?)null, "application/problem+json").ConfigureAwait(false);
+            await Response.WriteAsJsonAsync(problem, (JsonSerializerOptions?)null, "application/problem+json").ConfigureAwait(false);
         }
     }
 
@@ -140,9 +142,9 @@ internal sealed class CredentialsHandler(
     /// <summary>A trailers-only gRPC response: what every gRPC client reads as this status.</summary>
     internal static void WriteGrpcStatus(HttpResponse response, int code, string message)
     {
-        response.StatusCode = Microsoft.AspNetCore.Http.StatusCodes.Status200OK;
+        response.StatusCode = StatusCodes.Status200OK;
         response.ContentType = "application/grpc";
-        response.Headers["grpc-status"] = code.ToString(System.Globalization.CultureInfo.InvariantCulture);
+        response.Headers["grpc-status"] = code.ToString(CultureInfo.InvariantCulture);
         response.Headers["grpc-message"] = Uri.EscapeDataString(message);
     }
 }

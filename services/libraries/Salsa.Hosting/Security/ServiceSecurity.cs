@@ -7,6 +7,7 @@ using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Mvc;
 using Microsoft.AspNetCore.RateLimiting;
+using Microsoft.AspNetCore.Routing;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Options;
@@ -230,7 +231,7 @@ internal sealed class ScopeHandler : AuthorizationHandler<ScopeRequirement>
     }
 
     private static string Inferred(Endpoint endpoint) =>
-        endpoint.Metadata.GetMetadata<Microsoft.AspNetCore.Routing.IHttpMethodMetadata>() is { } methods
+        endpoint.Metadata.GetMetadata<IHttpMethodMetadata>() is { } methods
         && methods.HttpMethods.Count > 0
         && methods.HttpMethods.All(m => m is "GET" or "HEAD")
         && endpoint.Metadata.GetMetadata<Grpc.AspNetCore.Server.GrpcMethodMetadata>() is null
