@@ -71,8 +71,7 @@ public sealed class ButinaJobs(JobManager jobs, DatasetCatalog datasets, IOption
     public async Task<ButinaClustering> ReadClusteringAsync(Guid id, CancellationToken cancellationToken)
     {
         var (_, result) = await GetResultAsync(id, cancellationToken);
-        var artifact = await datasets.Store.GetArtifactAsync(id, Artifacts.Assignments, cancellationToken)
-            ?? throw new NotFoundException($"Butina job {id} has no {Artifacts.Assignments} artifact.");
+        var artifact = await jobs.GetArtifactAsync(id, Artifacts.Assignments, cancellationToken);
         return new ButinaClustering(ArtifactFormats.ReadInt32s(artifact.Data), [.. result.Cluster.Select(c => c.Centroid)]);
     }
 

@@ -48,7 +48,7 @@ public sealed record MoleculeGridSummary(Guid CompoundsDatasetId, int Molecules,
 /// datasets it names before it is accepted; the drawing runs on the compute dispatcher and its
 /// files become the job's artifacts.
 /// </summary>
-public sealed class RenderJobs(JobManager jobs, DatasetCatalog datasets, StoredJobs stored, IOptions<ServiceLimits> serviceLimits, Rdkit rdkit)
+public sealed class RenderJobs(JobManager jobs, DatasetCatalog datasets, JobResults results, IOptions<ServiceLimits> serviceLimits, Rdkit rdkit)
 {
     private readonly ServiceLimits _limits = serviceLimits.Value;
 
@@ -66,7 +66,7 @@ public sealed class RenderJobs(JobManager jobs, DatasetCatalog datasets, StoredJ
         request.Validate(_limits);
         var points = await datasets.GetRequiredAsync(request.PointsDatasetId, cancellationToken).ConfigureAwait(false);
         RequireProjectedPoints(points);
-        var (clustering, result) = await stored.GetClusteringAsync(request.ClusteringJobId, "a census map", cancellationToken).ConfigureAwait(false);
+        var (clustering, result) = await results.GetClusteringAsync(request.ClusteringJobId, "a census map", cancellationToken).ConfigureAwait(false);
         if (request.ClusteringService is { } expected && expected != clustering.Service)
         {
             throw new ArgumentException($"Job {clustering.Id} is a job of the {clustering.Service} service, not of the {expected} service the request names.");
@@ -90,7 +90,7 @@ public sealed class RenderJobs(JobManager jobs, DatasetCatalog datasets, StoredJ
     {
         ArgumentNullException.ThrowIfNull(request);
         request.Validate(_limits);
-        var (embedding, result) = await stored.GetEmbeddingAsync(request.EmbeddingJobId, "a scatter plot", cancellationToken).ConfigureAwait(false);
+        var (embedding, result) = await results.GetEmbeddingAsync(request.EmbeddingJobId, "a scatter plot", cancellationToken).ConfigureAwait(false);
         if (request.Clusters is { Count: > 0 } && request.ClusteringJobId is not null)
         {
             throw new ArgumentException("Give the items' clusters or a clustering job to take them from (clusteringJobId), not both.");
@@ -144,13 +144,13 @@ public sealed class RenderJobs(JobManager jobs, DatasetCatalog datasets, StoredJ
     /// </summary>
     private async Task<int[]> ClustersOfItemsAsync(JobRecord embedding, Contracts.Mds.EmbeddingResult result, Guid clusteringJobId, CancellationToken cancellationToken)
     {
-        var (job, clustering) = await stored.GetClusteringAsync(clusteringJobId, "colouring a scatter plot by cluster", cancellationToken).ConfigureAwait(false);
+        var (job, clustering) = await results.GetClusteringAsync(clusteringJobId, "colouring a scatter plot by cluster", cancellationToken).ConfigureAwait(false);
         if (job.DatasetId != embedding.DatasetId)
         {
             throw new ArgumentException($"Job {job.Id} clustered dataset {job.DatasetId}, but the embedding {embedding.Id} is of dataset {embedding.DatasetId}; colour an embedding by a clustering of its own dataset.");
         }
 
-        var assignments = await stored.GetAssignmentsAsync(job, clustering, cancellationToken).ConfigureAwait(false);
+        var assignments = await results.GetAssignmentsAsync(job, clustering, cancellationToken).ConfigureAwait(false);
         return result.ItemIndices.Count > 0
             ? [.. result.ItemIndices.Select(i => (uint)i < (uint)assignments.Length ? assignments[i] : throw new InvalidDataException($"Embedding {embedding.Id} names item {i}, beyond the {assignments.Length} points of its dataset."))]
             : [.. assignments.Take(result.Items)];
@@ -176,7 +176,7 @@ public sealed class RenderJobs(JobManager jobs, DatasetCatalog datasets, StoredJ
         var token = context.CancellationToken;
         var (info, points) = await datasets.LoadDenseAsync(request.PointsDatasetId, token).ConfigureAwait(false);
         var projection = RequireProjectedPoints(info);
-        var assignments = await stored.GetAssignmentsAsync(clustering, result, token).ConfigureAwait(false);
+        var assignments = await results.GetAssignmentsAsync(clustering, result, token).ConfigureAwait(false);
         if (assignments.Length != points.Count)
         {
             throw new InvalidDataException($"Job {clustering.Id} assigned {assignments.Length} points, but dataset {info.Id} has {points.Count}.");

@@ -14,7 +14,6 @@ public sealed class RenderService : ISalsaService
     {
         ArgumentNullException.ThrowIfNull(builder);
         builder.AddJobs().AddDatasets();
-        builder.Services.AddSingleton<StoredJobs>();
         // RDKit draws molecules (its engines start on first use).
         builder.Services.AddSingleton(services => new Salsa.Chemistry.Rdkit(services.GetRequiredService<IOptions<ServiceLimits>>().Value.Ranks));
         builder.Services.AddSingleton<RenderJobs>();

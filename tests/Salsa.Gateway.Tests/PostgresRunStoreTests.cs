@@ -1,4 +1,7 @@
+using System.Text.Json.Nodes;
+using Microsoft.Extensions.DependencyInjection;
 using Salsa.Gateway.Runs;
+using Salsa.Store;
 using Salsa.Testing;
 
 namespace Salsa.Gateway.Tests;
@@ -30,10 +33,23 @@ public sealed class PostgresRunStoreTests(PostgresFixture postgres)
 
         var before = await second.Runs.GetRequiredAsync(finished, token);
         Assert.Equal(RunState.Succeeded, before.State);
-        Assert.Equal(10, before.Hops.Count);
+        Assert.Equal(8, before.Hops.Count); // import, query, cluster (start, watch, result), map (start, watch, its files listed)
         Assert.Equal(3, before.Artifacts.Count);
         var png = await second.Http.GetByteArrayAsync($"/api/runs/{finished}/artifacts/map.png", token);
         Assert.Equal(before.Artifacts.Single(a => a.Name == "map.png").Size, png.Length);
+
+        // A run recorded before files stayed with their jobs names no job and kept its own copy: that copy is served.
+        var store = second.App.Services.GetRequiredService<IDataStore>();
+        var record = (await store.GetJobAsync(finished, token))!;
+        var legacy = JsonNode.Parse(record.ResultJson!)!;
+        foreach (var artifact in legacy["artifacts"]!.AsArray())
+        {
+            artifact!.AsObject().Remove("job");
+        }
+
+        await store.UpdateJobAsync(record with { ResultJson = legacy.ToJsonString() }, token);
+        await store.PutArtifactAsync(finished, new Artifact("map.png", "image/png", [1, 2, 3]), token);
+        Assert.Equal([1, 2, 3], await second.Http.GetByteArrayAsync($"/api/runs/{finished}/artifacts/map.png", token));
         Assert.Equal([inFlight, finished], (await second.Runs.ListAsync(10, token)).Select(r => r.Id));
     }
 }

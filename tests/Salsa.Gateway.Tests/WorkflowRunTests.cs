@@ -4,7 +4,9 @@ using System.Text.Json;
 using Grpc.Core;
 using Salsa.Contracts.Clients;
 using Salsa.Contracts.Gateway;
+using Microsoft.Extensions.DependencyInjection;
 using Salsa.Datasets;
+using Salsa.Store;
 using Salsa.Testing;
 
 namespace Salsa.Gateway.Tests;
@@ -65,11 +67,23 @@ public sealed class WorkflowRunTests
         Assert.Equal("FeatureCollection", geojson.RootElement.GetProperty("type").GetString());
         Assert.True(geojson.RootElement.GetProperty("features").GetArrayLength() >= 20);
 
+        // Each file moved once: it stays with the render job that stored it (the run names that job),
+        // the run's download is that job's copy byte for byte, and the gateway stored none of its own.
+        var mapJob = Step(run, "map").GetProperty("jobs")[0].GetProperty("jobId").GetString()!;
+        Assert.All(run.GetProperty("artifacts").EnumerateArray(), a =>
+        {
+            Assert.Equal(mapJob, a.GetProperty("job").GetProperty("jobId").GetString());
+            Assert.Equal("render", a.GetProperty("job").GetProperty("service").GetString());
+        });
+        var store = gateway.App.Services.GetRequiredService<IDataStore>();
+        Assert.Equal(png, (await store.GetArtifactAsync(Guid.Parse(mapJob), "map.png", token))!.Data);
+        Assert.Empty(await store.ListArtifactsAsync(id, token));
+
         // Every hop: which step and call, the client's latency, the service's own time where it reports it.
         var hops = run.GetProperty("hops").EnumerateArray().ToList();
         Assert.Equal(
             ["import:Import", "query:Query", "cluster:Start", "cluster:Jobs.Watch", "cluster:GetResult", "map:StartCensusMap", "map:Jobs.Watch",
-             "map:Jobs.DownloadArtifact", "map:Jobs.DownloadArtifact", "map:Jobs.DownloadArtifact"],
+             "map:Jobs.Get"],
             hops.Select(h => $"{h.GetProperty("step").GetString()}:{h.GetProperty("operation").GetString()}"));
         foreach (var hop in hops.Where(h => h.GetProperty("operation").GetString() is "Import" or "Query" or "Start" or "GetResult" or "StartCensusMap"))
         {

@@ -137,7 +137,10 @@ public sealed class GatewayGrpcService(RunManager runs) : global::Salsa.Contract
 
         run.Steps.AddRange(view.Steps.Select(ToProto));
         run.Hops.AddRange(view.Hops.Select(ToProto));
-        run.Artifacts.AddRange(view.Artifacts.Select(a => new RunArtifact { Name = a.Name, ContentType = a.ContentType, Size = a.Size, Step = a.Step }));
+        run.Artifacts.AddRange(view.Artifacts.Select(a => new RunArtifact
+        {
+            Name = a.Name, ContentType = a.ContentType, Size = a.Size, Step = a.Step, JobId = a.Job?.JobId ?? "", Service = a.Job?.Service ?? "",
+        }));
         return run;
     }
 

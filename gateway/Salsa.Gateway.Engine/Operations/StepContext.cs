@@ -206,30 +206,12 @@ public sealed class StepContext(StepDefinition step, IReadOnlyDictionary<string,
         }
     }
 
-    /// <summary>Downloads a file of a job (streamed in chunks), recorded as a hop.</summary>
-    public async Task<(byte[] Data, string ContentType)> DownloadAsync(JobAddress job, string name)
+    /// <summary>The files a succeeded job stored (names, types, sizes), as its service lists them; recorded as a hop.</summary>
+    public async Task<IReadOnlyList<ArtifactInfo>> ArtifactsOfAsync(JobAddress job)
     {
         ArgumentNullException.ThrowIfNull(job);
         var channel = await Services.ChannelAsync(job.Service, CancellationToken).ConfigureAwait(false);
-        var clock = Stopwatch.GetTimestamp();
-        var began = DateTimeOffset.UtcNow;
-        var request = new DownloadArtifactRequest { JobId = job.JobId, Name = name };
-        try
-        {
-            var (data, contentType) = await new JobsClient(channel).DownloadArtifactAsync(job.JobId, name, new CallOptions(cancellationToken: CancellationToken)).ConfigureAwait(false);
-            Hops.Add(Download(began, clock, request.CalculateSize(), data.Length, "ok"));
-            return (data, contentType);
-        }
-        catch (RpcException exception)
-        {
-            Hops.Add(Download(began, clock, request.CalculateSize(), 0, exception.StatusCode.ToString()));
-            throw;
-        }
-
-        Hop Download(DateTimeOffset began, long clock, long requestBytes, long responseBytes, string outcome) => new()
-        {
-            Step = Step.Id, Service = job.Service, Operation = "Jobs.DownloadArtifact", Start = began, LatencyMs = Stopwatch.GetElapsedTime(clock).TotalMilliseconds,
-            RequestBytes = requestBytes, ResponseBytes = responseBytes, Outcome = outcome,
-        };
+        var info = await Hops.CallAsync(Step.Id, job.Service, "Jobs.Get", new JobRef { JobId = job.JobId }, new JobsClient(channel).GetAsync, CancellationToken).ConfigureAwait(false);
+        return info.Artifacts;
     }
 }

@@ -2,6 +2,8 @@ using System.Globalization;
 using System.Runtime.CompilerServices;
 using System.Text;
 using Grpc.Core;
+using Salsa.Contracts.Clients;
+using Salsa.Contracts.Common;
 using Salsa.Hosting.Errors;
 using Salsa.Hosting.Security;
 using Salsa.Store;
@@ -125,11 +127,26 @@ public sealed partial class RunManager
         return await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false);
     }
 
+    /// <summary>
+    /// A file of the caller's run, read from the one copy: the service job that stored it, through
+    /// that service's <c>Jobs.DownloadArtifact</c> (a run recorded before files stayed with their
+    /// jobs reads its own copy).
+    /// </summary>
     public async Task<Artifact> GetArtifactAsync(Guid id, string name, CancellationToken cancellationToken = default)
     {
-        await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false);
-        return await store.GetArtifactAsync(id, name, cancellationToken).ConfigureAwait(false)
-            ?? throw new NotFoundException($"Run {id} has no artifact '{name}'.");
+        var run = await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false);
+        var kept = run.Artifacts.FirstOrDefault(a => a.Name == name)
+            ?? throw new NotFoundException($"Run {id} has no artifact '{name}'{(run.Artifacts.Count == 0 ? "" : $"; it has {string.Join(", ", run.Artifacts.Select(a => $"'{a.Name}'"))}")}.");
+        if (kept.Job is not { } job)
+        {
+            return await store.GetArtifactAsync(id, name, cancellationToken).ConfigureAwait(false)
+                ?? throw new NotFoundException($"Run {id} has no artifact '{name}'.");
+        }
+
+        var channel = await services.ChannelAsync(job.Service, cancellationToken).ConfigureAwait(false);
+        var (data, contentType) = await new JobsClient(channel)
+            .DownloadArtifactAsync(job.JobId, name, new CallOptions(cancellationToken: cancellationToken)).ConfigureAwait(false);
+        return new Artifact(name, contentType, data);
     }
 
     /// <summary>
@@ -154,8 +171,8 @@ public sealed partial class RunManager
             try
             {
                 var channel = await services.ChannelAsync(job.Service, cancellationToken).ConfigureAwait(false);
-                var log = await new Salsa.Contracts.Clients.JobsClient(channel)
-                    .GetLogAsync(new Salsa.Contracts.Common.JobRef { JobId = job.JobId }, new CallOptions(deadline: DateTime.UtcNow.AddSeconds(10), cancellationToken: cancellationToken))
+                var log = await new JobsClient(channel)
+                    .GetLogAsync(new JobRef { JobId = job.JobId }, new CallOptions(deadline: DateTime.UtcNow.AddSeconds(10), cancellationToken: cancellationToken))
                     .ConfigureAwait(false);
                 foreach (var line in log.Lines)
                 {

@@ -37,7 +37,7 @@ public sealed partial class RunManager(IDataStore store, WorkflowLibrary library
     private readonly TenantScheduler<LiveRun> _scheduler = new(
         new TenantShares(options.Value.Concurrent, options.Value.QueueDepth, options.Value.MaxQueuedPerTenant, options.Value.MaxRunningPerTenant ?? options.Value.Concurrent - 1),
         run => run.Admitted.TrySetResult());
-    private readonly WorkflowRunner _runner = new(catalog, services, store, loggers.CreateLogger<WorkflowRunner>());
+    private readonly WorkflowRunner _runner = new(catalog, services, loggers.CreateLogger<WorkflowRunner>());
     private readonly ILogger _logger = loggers.CreateLogger<RunManager>();
     private readonly RunFeed _feed = new();
     private volatile bool _stopping;

@@ -126,8 +126,12 @@ internal static class ProgressHistory
     }
 }
 
-/// <summary>A file a run kept (from a step's service job).</summary>
-public sealed record RunArtifactView(string Name, string ContentType, long Size, string Step);
+/// <summary>
+/// A file a run kept: the step's service job stored it and keeps it; the run refers to it by that
+/// job (<see cref="Job"/>) and every download reads the service's one copy. Runs recorded before
+/// artifacts stayed with their jobs have no job here: their copy is the run's own.
+/// </summary>
+public sealed record RunArtifactView(string Name, string ContentType, long Size, string Step, StepJob? Job = null);
 
 /// <summary>A run, as the API returns it and the store keeps it.</summary>
 public sealed record RunView

@@ -5,7 +5,6 @@ using Salsa.Contracts.Operations;
 using Salsa.Gateway.Operations;
 using Salsa.Gateway.Services;
 using Salsa.Gateway.Workflows;
-using Salsa.Store;
 
 namespace Salsa.Gateway.Runs;
 
@@ -16,7 +15,7 @@ namespace Salsa.Gateway.Runs;
 /// steps after it are skipped. Each step is an Activity under the run's, so one trace spans the
 /// gateway and every service it calls.
 /// </summary>
-internal sealed class WorkflowRunner(OperationCatalog catalog, ServiceDirectory services, IDataStore store, ILogger<WorkflowRunner> logger)
+internal sealed class WorkflowRunner(OperationCatalog catalog, ServiceDirectory services, ILogger<WorkflowRunner> logger)
 {
     public static readonly ActivitySource Activities = new(RunEngine.ActivitySourceName);
 
@@ -217,8 +216,12 @@ internal sealed class WorkflowRunner(OperationCatalog catalog, ServiceDirectory 
         }
     }
 
-    /// <summary>Downloads the files the step keeps from its service job into the run's artifacts.</summary>
-    private async Task KeepArtifactsAsync(LiveRun run, StepDefinition step, StepContext context, StepOutcome outcome)
+    /// <summary>
+    /// Records the files the step keeps: each stays with the service job that stored it and the run
+    /// refers to it by that job, so it moves once — downloads and <c>out/</c> read the service's copy.
+    /// A file the job did not store fails the step here, not a download later.
+    /// </summary>
+    private static async Task KeepArtifactsAsync(LiveRun run, StepDefinition step, StepContext context, StepOutcome outcome)
     {
         if (step.Artifacts.Count == 0)
         {
@@ -226,11 +229,12 @@ internal sealed class WorkflowRunner(OperationCatalog catalog, ServiceDirectory 
         }
 
         var job = outcome.Job ?? throw new InvalidOperationException($"Step '{step.Id}' keeps files but its operation ran no job.");
+        var stored = (await context.ArtifactsOfAsync(job).ConfigureAwait(false)).ToDictionary(a => a.Name, StringComparer.Ordinal);
         foreach (var name in step.Artifacts)
         {
-            var (data, contentType) = await context.DownloadAsync(job, name).ConfigureAwait(false);
-            await store.PutArtifactAsync(run.Id, new Artifact(name, contentType, data), context.CancellationToken).ConfigureAwait(false);
-            run.AddArtifact(new RunArtifactView(name, contentType, data.Length, step.Id));
+            var file = stored.GetValueOrDefault(name)
+                ?? throw new StepFailedException($"The {job.Service} job {job.JobId} stored no '{name}' file; it stored {(stored.Count == 0 ? "none" : string.Join(", ", stored.Keys.Select(k => $"'{k}'")))}.");
+            run.AddArtifact(new RunArtifactView(name, file.ContentType, file.Size, step.Id, new StepJob(job.Service, job.JobId)));
         }
     }
 }

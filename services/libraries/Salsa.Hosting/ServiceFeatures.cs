@@ -44,6 +44,7 @@ public static class ServiceFeatures
         builder.AddStore();
         builder.Services.AddSingleton<ComputeRuntime>();
         builder.Services.AddSingleton<JobManager>();
+        builder.Services.AddSingleton<JobResults>();
         builder.Services.AddHostedService(sp => sp.GetRequiredService<JobManager>());
         builder.Services.AddSingleton<JobsGrpcService>();
         builder.Logging.AddProvider(new JobLogProvider());

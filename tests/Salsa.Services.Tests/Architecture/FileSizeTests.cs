@@ -1,5 +1,3 @@
-using Salsa.Testing;
-
 namespace Salsa.Services.Tests.Architecture;
 
 /// <summary>
@@ -25,9 +23,8 @@ public sealed class FileSizeTests
     public void ProductionFiles_FitTheirBound()
     {
         var over = new List<string>();
-        foreach (var (file, bound) in Files())
+        foreach (var (file, relative, bound) in Files())
         {
-            var relative = Path.GetRelativePath(Repository.Root, file).Replace('\\', '/');
             var lines = File.ReadLines(file).Count();
             var allowed = s_stillOver.GetValueOrDefault(relative, bound);
             if (lines > allowed)
@@ -43,27 +40,7 @@ public sealed class FileSizeTests
         Assert.True(over.Count == 0, string.Join('\n', over));
     }
 
-    private static IEnumerable<(string File, int Bound)> Files()
-    {
-        foreach (var folder in new[] { "services", "gateway" })
-        {
-            foreach (var file in Directory.EnumerateFiles(Path.Combine(Repository.Root, folder), "*.*", SearchOption.AllDirectories))
-            {
-                var parts = Path.GetRelativePath(Repository.Root, file).Split(Path.DirectorySeparatorChar);
-                if (parts.Any(p => p is "bin" or "obj" or "node_modules" or "Generated"))
-                {
-                    continue;
-                }
-
-                if (file.EndsWith(".cs", StringComparison.Ordinal))
-                {
-                    yield return (file, MaxCSharpLines);
-                }
-                else if (file.EndsWith(".js", StringComparison.Ordinal) && parts.Contains("wwwroot"))
-                {
-                    yield return (file, MaxScriptLines);
-                }
-            }
-        }
-    }
+    private static IEnumerable<(string File, string Relative, int Bound)> Files() =>
+        ProductionSources.Files(".cs").Select(f => (f.File, f.Relative, MaxCSharpLines))
+            .Concat(ProductionSources.Files(".js").Where(f => f.Relative.Contains("/wwwroot/", StringComparison.Ordinal)).Select(f => (f.File, f.Relative, MaxScriptLines)));
 }

@@ -5,7 +5,6 @@ using Microsoft.Extensions.Options;
 using Salsa.Grid;
 using Salsa.Settings;
 using Salsa.Store;
-using Salsa.Testing;
 
 namespace Salsa.Services.Tests.Architecture;
 
@@ -23,23 +22,7 @@ public sealed partial class SettingsBindingTests
     [Fact]
     public void ConfigurationKeys_AreReadOnlyByTheBinding()
     {
-        var binding = Path.Combine("services", "libraries", "Salsa.Settings") + Path.DirectorySeparatorChar;
-        var reads = new List<string>();
-        foreach (var folder in new[] { "services", "gateway" })
-        {
-            foreach (var file in Directory.EnumerateFiles(Path.Combine(Repository.Root, folder), "*.cs", SearchOption.AllDirectories))
-            {
-                var relative = Path.GetRelativePath(Repository.Root, file);
-                if (relative.StartsWith(binding, StringComparison.Ordinal) || relative.Split(Path.DirectorySeparatorChar).Any(d => d is "bin" or "obj"))
-                {
-                    continue;
-                }
-
-                var lines = File.ReadAllLines(file);
-                reads.AddRange(lines.Select((line, i) => (line, i)).Where(l => ConfigurationRead().IsMatch(l.line)).Select(l => $"{relative}:{l.i + 1}: {l.line.Trim()}"));
-            }
-        }
-
+        var reads = ProductionSources.Lines(ConfigurationRead(), "services/libraries/Salsa.Settings/");
         Assert.True(reads.Count == 0, "Configuration read outside an options type's binding (give it an options type, AddSalsaOptions or BindSalsaOptions):\n" + string.Join('\n', reads));
     }
 

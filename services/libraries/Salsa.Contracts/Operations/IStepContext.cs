@@ -53,9 +53,6 @@ public interface IStepContext
     /// succeeded; any other end is a <see cref="StepFailedException"/> with the service's reason.
     /// </summary>
     Task<JobAddress> RunJobAsync(string service, Func<CallInvoker, CallOptions, AsyncUnaryCall<JobInfo>> start);
-
-    /// <summary>Downloads a file of a job (streamed in chunks), recorded as a hop.</summary>
-    Task<(byte[] Data, string ContentType)> DownloadAsync(JobAddress job, string name);
 }
 
 /// <summary>Reading parameters the way proto3 messages take them.</summary>

@@ -62,6 +62,8 @@ public static class ServiceErrors
             => (HttpStatusCode.Forbidden, StatusCode.ResourceExhausted, "Over the tenant's quota"),
         RpcException { StatusCode: StatusCode.ResourceExhausted } => (HttpStatusCode.RequestEntityTooLarge, StatusCode.ResourceExhausted, "Over a configured limit"),
         RpcException { StatusCode: StatusCode.FailedPrecondition } => (HttpStatusCode.Conflict, StatusCode.FailedPrecondition, "Not in a state that allows this"),
+        // The service that holds what was asked for (a run's file with its job) is down or slow: try again later.
+        RpcException { StatusCode: StatusCode.Unavailable or StatusCode.DeadlineExceeded } => (HttpStatusCode.ServiceUnavailable, StatusCode.Unavailable, "A service is unreachable"),
         _ => null,
     };
 

@@ -133,6 +133,14 @@ public sealed class JobManager(IDataStore store, ComputeRuntime runtime, Service
     public async Task<JobRecord> GetRequiredAsync(Guid id, CancellationToken cancellationToken = default) =>
         await GetAsync(id, cancellationToken).ConfigureAwait(false) ?? throw new NotFoundException($"No job {id} on the {Service} service.");
 
+    /// <summary>A file the caller's job <paramref name="id"/> of this service stored; a clear 404 when the job or the file is unknown.</summary>
+    public async Task<Artifact> GetArtifactAsync(Guid id, string name, CancellationToken cancellationToken = default)
+    {
+        var job = await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false);
+        return await Store.GetArtifactAsync(job.Id, name, cancellationToken).ConfigureAwait(false)
+            ?? throw new NotFoundException($"Job {job.Id} has no artifact '{name}'.");
+    }
+
     /// <summary>What the caller's job <paramref name="id"/> logged (see <see cref="JobLogs"/>).</summary>
     public async Task<JobLog> GetLogAsync(Guid id, CancellationToken cancellationToken = default)
     {

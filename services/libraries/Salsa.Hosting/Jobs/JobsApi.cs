@@ -4,7 +4,6 @@ using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.AspNetCore.Routing;
-using Salsa.Hosting.Errors;
 using Salsa.Hosting.Timing;
 using Salsa.Store;
 
@@ -50,11 +49,9 @@ public static class JobsApi
             return TypedResults.Text(result, "application/json");
         }).WithName("GetJobResult").WithSummary("The result summary of a succeeded job (409 while it runs or if it failed).");
 
-        group.MapGet("/{id}/artifacts/{name}", async (JobManager jobs, IDataStore store, string id, string name, CancellationToken cancellationToken) =>
+        group.MapGet("/{id}/artifacts/{name}", async (JobManager jobs, string id, string name, CancellationToken cancellationToken) =>
         {
-            var job = await jobs.GetRequiredAsync(JobViews.ParseId(id), cancellationToken);
-            var artifact = await store.GetArtifactAsync(job.Id, name, cancellationToken)
-                ?? throw new NotFoundException($"Job {job.Id} has no artifact '{name}'.");
+            var artifact = await jobs.GetArtifactAsync(JobViews.ParseId(id), name, cancellationToken);
             return TypedResults.File(artifact.Data, artifact.ContentType, artifact.Name);
         }).WithName("GetJobArtifact").WithSummary("A file the job produced (assignments, maps, GeoJSON).");
 

@@ -2,7 +2,6 @@ using Google.Protobuf;
 using Grpc.Core;
 using Microsoft.AspNetCore.Authorization;
 using Salsa.Contracts.Common;
-using Salsa.Hosting.Errors;
 using Salsa.Hosting.Security;
 using Salsa.Hosting.Timing;
 using Salsa.Store;
@@ -63,9 +62,7 @@ public sealed class JobsGrpcService(JobManager jobs, IDataStore store) : global:
     [Authorize(Scopes.Read)]
     public override async Task DownloadArtifact(DownloadArtifactRequest request, IServerStreamWriter<Chunk> responseStream, ServerCallContext context)
     {
-        var job = await jobs.GetRequiredAsync(JobViews.ParseId(request.JobId), context.CancellationToken);
-        var artifact = await store.GetArtifactAsync(job.Id, request.Name, context.CancellationToken)
-            ?? throw new NotFoundException($"Job {job.Id} has no artifact '{request.Name}'.");
+        var artifact = await jobs.GetArtifactAsync(JobViews.ParseId(request.JobId), request.Name, context.CancellationToken);
         await ArtifactChunks.WriteAsync(artifact, responseStream);
     }
 

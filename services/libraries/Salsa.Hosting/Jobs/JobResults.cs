@@ -2,21 +2,23 @@ using Google.Protobuf;
 using Salsa.Contracts.Common;
 using Salsa.Contracts.Mds;
 using Salsa.Hosting.Errors;
-using Salsa.Hosting.Jobs;
 using Salsa.Hosting.Security;
 using Salsa.Store;
 using JobState = Salsa.Store.JobState;
 
-namespace Salsa.Render;
+namespace Salsa.Hosting.Jobs;
 
 /// <summary>
-/// Other services' jobs of the calling tenant, read from the store every service shares, in their declared shapes only:
-/// a clustering job's <c>clustering</c> artifact (<see cref="ClusteringResult"/>) and <c>assignments</c>,
-/// an embedding job's <c>embedding</c> artifact (<see cref="EmbeddingResult"/>); see
-/// <see cref="Artifacts"/>. Says clearly when a job is unknown, unfinished or of a kind that
-/// leaves no such result.
+/// The one declared artifact contract between services: how one service reads the results of
+/// another's job, and the only way it may. Only succeeded jobs of the calling tenant, and only
+/// their published files in their declared shapes (<see cref="Artifacts"/>): a clustering job's
+/// <c>clustering</c> (<see cref="ClusteringResult"/>) and <c>assignments</c> (int32 per point), an
+/// embedding job's <c>embedding</c> (<see cref="EmbeddingResult"/>). Says clearly when a job is
+/// unknown, unfinished or of a kind that leaves no such result. A service's own jobs are read
+/// through its <see cref="JobManager"/>; no service reads the store's jobs or files otherwise
+/// (a source test holds it).
 /// </summary>
-public sealed class StoredJobs(IDataStore store)
+public sealed class JobResults(IDataStore store)
 {
     /// <summary>A succeeded job; <paramref name="purpose"/> completes "… can be drawn" in the errors.</summary>
     public async Task<JobRecord> GetSucceededAsync(Guid id, string purpose, CancellationToken cancellationToken)
