@@ -20,6 +20,14 @@ namespace Salsa.Client.Generated.Models
 #else
         public string ContentType { get; set; }
 #endif
+        /// <summary>The job property</summary>
+#if NETSTANDARD2_1_OR_GREATER || NETCOREAPP3_1_OR_GREATER
+#nullable enable
+        public global::Salsa.Client.Generated.Models.StepJob? Job { get; set; }
+#nullable restore
+#else
+        public global::Salsa.Client.Generated.Models.StepJob Job { get; set; }
+#endif
         /// <summary>The name property</summary>
 #if NETSTANDARD2_1_OR_GREATER || NETCOREAPP3_1_OR_GREATER
 #nullable enable
@@ -57,6 +65,7 @@ namespace Salsa.Client.Generated.Models
             return new Dictionary<string, Action<IParseNode>>
             {
                 { "contentType", n => { ContentType = n.GetStringValue(); } },
+                { "job", n => { Job = n.GetObjectValue<global::Salsa.Client.Generated.Models.StepJob>(global::Salsa.Client.Generated.Models.StepJob.CreateFromDiscriminatorValue); } },
                 { "name", n => { Name = n.GetStringValue(); } },
                 { "size", n => { Size = n.GetLongValue(); } },
                 { "step", n => { Step = n.GetStringValue(); } },
@@ -70,6 +79,7 @@ namespace Salsa.Client.Generated.Models
         {
             if(ReferenceEquals(writer, null)) throw new ArgumentNullException(nameof(writer));
             writer.WriteStringValue("contentType", ContentType);
+            writer.WriteObjectValue<global::Salsa.Client.Generated.Models.StepJob>("job", Job);
             writer.WriteStringValue("name", Name);
             writer.WriteLongValue("size", Size);
             writer.WriteStringValue("step", Step);
