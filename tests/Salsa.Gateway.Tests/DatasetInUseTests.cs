@@ -5,6 +5,7 @@ using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Errors;
 using Salsa.Hosting.Security;
 using Salsa.Store;
+using Salsa.Store.Sqlite;
 using Salsa.Testing;
 
 namespace Salsa.Gateway.Tests;

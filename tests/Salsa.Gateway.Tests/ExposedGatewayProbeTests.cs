@@ -9,7 +9,7 @@ using Microsoft.Extensions.Options;
 using Mono.Unix.Native;
 using Salsa.Hosting.Host;
 using Salsa.Hosting.Security;
-using Salsa.Store;
+using Salsa.Store.Sqlite;
 using Salsa.Testing;
 
 namespace Salsa.Gateway.Tests;

@@ -1,7 +1,7 @@
 using System.Globalization;
 using System.Text;
 using System.Text.Json;
-using Salsa.Store;
+using Salsa.Store.Sqlite;
 using Salsa.Testing;
 
 namespace Salsa.Gateway.Tests;

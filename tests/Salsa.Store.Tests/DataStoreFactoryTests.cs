@@ -2,6 +2,8 @@ using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Npgsql;
+using Salsa.Store.Postgres;
+using Salsa.Store.Sqlite;
 using Salsa.Testing;
 
 namespace Salsa.Store.Tests;

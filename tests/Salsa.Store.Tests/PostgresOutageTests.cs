@@ -1,4 +1,5 @@
 using Npgsql;
+using Salsa.Store.Postgres;
 using Salsa.Testing;
 
 namespace Salsa.Store.Tests;

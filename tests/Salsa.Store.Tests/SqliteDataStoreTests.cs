@@ -1,5 +1,6 @@
 using System.Globalization;
 using Microsoft.Data.Sqlite;
+using Salsa.Store.Sqlite;
 using Salsa.Testing;
 
 namespace Salsa.Store.Tests;
@@ -150,7 +151,7 @@ public sealed class SqliteDataStoreTests : DataStoreContractTests
         var path = _directory.Combine("v1.db");
         // The schema of version 1 as the store ships it (its first SQLite script).
         string v1;
-        using (var script = new StreamReader(typeof(SqliteDataStore).Assembly.GetManifestResourceStream("Salsa.Store.Sql.Sqlite.001-schema.sql")!))
+        using (var script = new StreamReader(typeof(SqliteDataStore).Assembly.GetManifestResourceStream("Salsa.Store.Sqlite.Sql.001-schema.sql")!))
         {
             v1 = await script.ReadToEndAsync(Ct);
         }

@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Globalization;
+using Salsa.Store.Sqlite;
 
 namespace Salsa.Store.Tests;
 

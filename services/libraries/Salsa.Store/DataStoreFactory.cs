@@ -2,6 +2,8 @@ using System.Data.Common;
 using System.Globalization;
 using Microsoft.Extensions.Logging;
 using Npgsql;
+using Salsa.Store.Postgres;
+using Salsa.Store.Sqlite;
 
 namespace Salsa.Store;
 

@@ -1,5 +1,7 @@
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
+using Salsa.Store.Postgres;
+using Salsa.Store.Sqlite;
 
 namespace Salsa.Store;
 

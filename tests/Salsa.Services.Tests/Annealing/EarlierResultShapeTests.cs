@@ -5,6 +5,7 @@ using Salsa.Contracts.Clients;
 using Salsa.Contracts.Common;
 using Salsa.Services.Tests.Support;
 using Salsa.Store;
+using Salsa.Store.Sqlite;
 using Salsa.Testing;
 
 namespace Salsa.Services.Tests.Annealing;

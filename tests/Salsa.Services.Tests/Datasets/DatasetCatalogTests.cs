@@ -3,6 +3,7 @@ using Salsa.Hosting;
 using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Security;
 using Salsa.Store;
+using Salsa.Store.Sqlite;
 using Salsa.Testing;
 
 namespace Salsa.Services.Tests.Datasets;

@@ -5,6 +5,8 @@ using Salsa.Bench.Harness;
 using Salsa.Clustering;
 using Salsa.Datasets;
 using Salsa.Store;
+using Salsa.Store.Postgres;
+using Salsa.Store.Sqlite;
 
 namespace Salsa.Bench.Experiments.Large;
 
