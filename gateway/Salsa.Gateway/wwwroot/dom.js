@@ -2,6 +2,9 @@
 
 const SVG = 'http://www.w3.org/2000/svg';
 
+/** The page's first element that `selector` selects. */
+export const $ = (selector) => document.querySelector(selector);
+
 function build(element, attributes, children) {
   for (const [name, value] of Object.entries(attributes ?? {})) {
     if (value === undefined || value === null || value === false) continue;

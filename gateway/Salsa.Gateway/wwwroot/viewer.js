@@ -1,14 +1,13 @@
 // A figure at full size: zoom (the wheel at the pointer, + and −, Fit, 1:1) and pan (drag, arrow
 // keys) in a modal dialog, with the figure's downloads beside the controls.
 
-import { replace } from './dom.js';
+import { $, replace } from './dom.js';
 
 const MIN_SCALE = 0.05;
 const MAX_SCALE = 16;
 const STEP = 1.25;
 const PAN = 60;
 
-const $ = (selector) => document.querySelector(selector);
 const view = { scale: 1, x: 0, y: 0 };
 let drag = null;
 

@@ -1,0 +1,223 @@
+// A run's header (state, times, trace, re-run and cancel), the re-run form, its steps with the
+// workflow's graph, and the live progress of the step that reports it.
+
+import { h, replace } from './dom.js';
+import * as format from './format.js';
+import { api, runUrl, stepLogUrl } from './api.js';
+import { renderLineChart } from './chart.js';
+import { renderDag } from './dag.js';
+import { parameterForm, parametersText } from './parameters.js';
+import { badge, refreshRuns } from './runs.js';
+import { consoleSettings } from './services.js';
+import { operations } from './workflows.js';
+import { ACTIVE, applyRun } from './run.js';
+import { gatewayLink } from './run-result.js';
+
+const STREAM_TEXT = {
+  connecting: 'connecting to events…',
+  live: 'live',
+  reconnecting: 'reconnecting…',
+  polling: 'events unavailable: polling',
+  ended: 'run ended',
+};
+
+export function renderHeader(current) {
+  const run = current.run;
+  if (!run) return;
+  const active = ACTIVE.has(run.state);
+  const field = (label, value, attributes = {}) => h('div', { class: 'field' }, h('dt', {}, label), h('dd', attributes, value));
+  const cancel = active
+    ? h('button', {
+      type: 'button', class: 'secondary cancel',
+      onclick: async (event) => {
+        event.target.disabled = true;
+        try {
+          applyRun(current, await api(`${runUrl(run.id)}/cancel`, { method: 'POST' }));
+        } catch (error) {
+          alert(`Cancel failed: ${error.message}`);
+          event.target.disabled = false;
+        }
+      },
+    }, 'Cancel')
+    : null;
+  const rerun = h('button', { type: 'button', class: 'secondary rerun-now', onclick: (event) => rerunWith(current, {}, event.target) }, 'Re-run');
+  const rerunWithChanges = h('button', {
+    type: 'button', class: 'secondary rerun-changes', 'aria-controls': 'rerun', 'aria-expanded': String(!current.el.rerun.hidden),
+    onclick: () => toggleRerunForm(current),
+  }, 'Re-run with changes');
+  let state = current.el.header.querySelector('#run-state');
+  if (!state) state = h('span', { id: 'run-state' });
+  state.className = `badge large state-${run.state}`;
+  state.textContent = run.state;
+  replace(current.el.header,
+    h('div', { class: 'run-title' },
+      h('h1', {}, run.workflow ?? 'workflow'),
+      state,
+      h('span', { class: `stream stream-${current.stream}` }, STREAM_TEXT[current.stream] ?? current.stream),
+      h('span', { class: 'spacer' }),
+      rerun,
+      rerunWithChanges,
+      cancel),
+    h('dl', { class: 'meta' },
+      field('run', run.id, { class: 'mono' }),
+      field('created', format.time(run.created), { title: run.created ?? '' }),
+      field('started', format.time(run.started), { title: run.started ?? '' }),
+      field('finished', format.time(run.finished), { title: run.finished ?? '' }),
+      field('duration', format.ms(format.between(run.started, run.finished, run.state === 'running'))),
+      field('trace', run.traceId && consoleSettings.traceUrl
+        ? h('a', { href: consoleSettings.traceUrl.replace('{traceId}', encodeURIComponent(run.traceId)), target: '_blank', rel: 'noopener', class: 'trace-link', title: 'the run\'s trace in the trace viewer' }, run.traceId)
+        : run.traceId ?? '–', { class: 'mono' }),
+      run.resumes ? field('resumes', String(run.resumes)) : null,
+      field('parameters', parametersText(run.parameters), { class: 'mono run-parameters-field' }),
+      run.workflowVersion ? field('workflow version', run.workflowVersion, { class: 'mono', title: "the first 12 hex digits of the SHA-256 of the workflow's text this run ran" }) : null,
+      run.rerunOf ? field('re-run of', h('a', { href: `#/runs/${run.rerunOf}` }, run.rerunOf.slice(0, 8)), { class: 'mono' }) : null),
+    run.error ? h('div', { class: 'alert' }, h('strong', {}, 'Error: '), String(run.error)) : null);
+}
+
+/** POST …/rerun with `changes` over the run's parameters, then opens the new run. */
+async function rerunWith(current, changes, button) {
+  if (button) button.disabled = true;
+  try {
+    const next = await api(`${runUrl(current.run.id)}/rerun`, { method: 'POST', body: { parameters: changes } });
+    refreshRuns();
+    location.hash = `#/runs/${next.id}`;
+  } catch (error) {
+    if (!button) throw error;
+    alert(`Re-run failed: ${error.message}`);
+  } finally {
+    if (button) button.disabled = false;
+  }
+}
+
+/** Shows (or hides) the form of the run's parameters; its submit re-runs with the changes. */
+async function toggleRerunForm(current) {
+  const box = current.el.rerun;
+  const toggle = current.el.header.querySelector('.rerun-changes');
+  if (!box.hidden) {
+    box.hidden = true;
+    toggle?.setAttribute('aria-expanded', 'false');
+    toggle?.focus();
+    return;
+  }
+  box.hidden = false;
+  toggle?.setAttribute('aria-expanded', 'true');
+  replace(box, h('p', { class: 'muted' }, 'loading the operations…'));
+  try {
+    const catalog = await operations();
+    if (current.closed) return;
+    replace(box,
+      h('h2', {}, 'Re-run with changes ', h('span', { class: 'muted' }, "each field holds what the step ran with; an emptied override goes back to the workflow's value")),
+      parameterForm(current.run, catalog, {
+        submitText: 'Start the re-run',
+        onSubmit: (changes) => rerunWith(current, changes),
+        onCancel: () => toggleRerunForm(current),
+      }));
+    box.querySelector('input, select')?.focus();
+  } catch (error) {
+    replace(box, h('p', { class: 'error' }, `Operations: ${error.message}`));
+  }
+}
+
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A step's scalar outputs as short key/value chips (ids cut to their first 8 characters). */
+function outputChips(outputs) {
+  if (!outputs || typeof outputs !== 'object') return [];
+  return Object.entries(outputs)
+    .filter(([, value]) => value !== null && typeof value !== 'object')
+    .map(([key, value]) => {
+      const text = typeof value === 'number' ? format.compact(value) : String(value);
+      const short = GUID.test(text) ? `${text.slice(0, 8)}…` : text.length > 24 ? `${text.slice(0, 23)}…` : text;
+      return h('span', { class: 'chip', title: `${key}: ${value}` }, h('span', { class: 'chip-key' }, key), ' ', short);
+    });
+}
+
+/** A running step whose service job still waits in the service's queue says so: queued, not running. */
+const waiting = (step) => step.state === 'running' && step.jobState === 'queued';
+
+function stepBadge(step) {
+  return waiting(step)
+    ? badge('queued', { title: `in the ${step.service} service's queue: accepted, not started yet: the service runs other jobs first` })
+    : badge(step.state);
+}
+
+
+export function renderSteps(current) {
+  const steps = current.run?.steps ?? [];
+  if (steps.length === 0) {
+    replace(current.el.steps, h('p', { class: 'muted' }, 'No steps.'));
+    return;
+  }
+  const dag = h('div', { class: 'dag-box', tabindex: 0, role: 'region', 'aria-label': "The workflow's graph" });
+  renderDag(dag, steps.map((step) => (waiting(step) ? { ...step, state: 'queued' } : step)));
+  replace(current.el.steps, dag, h('div', { class: 'table-wrap', tabindex: 0, role: 'region', 'aria-label': 'Steps' }, h('table', { class: 'steps-table' },
+    h('thead', {}, h('tr', {},
+      h('th', { scope: 'col' }, 'step'), h('th', { scope: 'col' }, 'state'), h('th', { scope: 'col', class: 'num', title: 'attempts' }, 'tries'), h('th', { scope: 'col', class: 'num' }, 'duration'), h('th', { scope: 'col' }, 'outputs'))),
+    h('tbody', {}, steps.map((step) => h('tr', { class: `step-${step.state}`, dataset: { step: step.id } },
+      h('td', {},
+        h('div', { class: 'step-id' }, step.id),
+        h('div', { class: 'step-op muted' }, `${step.service}.${step.operation}`, step.dependsOn?.length ? ` ← ${step.dependsOn.join(', ')}` : ''),
+        step.jobs?.length
+          ? gatewayLink(stepLogUrl(current.run.id, step.id), { class: 'step-log small', title: `What the ${step.service} job${step.jobs.length > 1 ? 's' : ''} of ${step.id} logged` }, step.jobs.length > 1 ? `logs (${step.jobs.length} jobs)` : 'job log')
+          : null),
+      h('td', {}, stepBadge(step)),
+      h('td', { class: 'num' }, step.attempts ?? '–'),
+      h('td', { class: 'num' }, format.ms(step.durationMs ?? format.between(step.started, step.finished, step.state === 'running'))),
+      h('td', { class: 'outputs' },
+        outputChips(step.outputs),
+        step.error ? h('div', { class: 'error' }, String(step.error)) : null)))))));
+}
+
+export function renderLive(current) {
+  const run = current.run;
+  const steps = run?.steps ?? [];
+  const seen = (st) => current.history.get(st.id)?.length ?? 0;
+  const reporting = steps.filter((st) => st.progress || seen(st) > 0);
+  // The step the reader picked; else the running one; else the one that said the most (the clustering).
+  const step = reporting.find((st) => st.id === current.liveStep)
+    ?? reporting.find((st) => st.state === 'running')
+    ?? [...reporting].sort((a, b) => seen(b) - seen(a))[0]
+    ?? steps.find((st) => st.state === 'running');
+  if (!step) {
+    replace(current.el.live, h('p', { class: 'muted' }, run && ACTIVE.has(run.state) ? 'Waiting for a step to report progress…' : 'No step reported progress.'));
+    return;
+  }
+  const history = current.history.get(step.id) ?? [];
+  const progress = step.progress ?? history[history.length - 1] ?? {};
+  const gauge = (label, value, title) => h('div', { class: 'gauge', title: title ?? '' }, h('div', { class: 'gauge-label' }, label), h('div', { class: 'gauge-value' }, value));
+  const objectiveLabel = /anneal/i.test(progress.phase ?? '') ? 'free energy' : 'objective';
+  const known = new Set(['phase', 'iteration', 'temperature', 'clusters', 'objective', 'elapsedMs']);
+  const others = Object.entries(progress).filter(([key, value]) => !known.has(key) && (typeof value === 'number' || typeof value === 'string'));
+  const charted = history.length > 1 || ACTIVE.has(step.state);
+  const objectiveChart = h('div', { class: 'chart-box' });
+  const clustersChart = h('div', { class: 'chart-box' });
+  const tabs = reporting.length > 1
+    ? h('div', { class: 'tabs', role: 'tablist' }, reporting.map((st) => h('button', {
+      type: 'button', role: 'tab', class: `tab${st.id === step.id ? ' active' : ''}`, 'aria-selected': st.id === step.id ? 'true' : 'false',
+      onclick: () => {
+        current.liveStep = st.id;
+        renderLive(current);
+      },
+    }, st.id)))
+    : null;
+  replace(current.el.live,
+    tabs,
+    h('div', { class: 'live-step' },
+      h('span', { class: 'step-id' }, step.id),
+      h('span', { class: 'muted' }, ` ${step.service}.${step.operation}`),
+      progress.phase ? h('span', { class: 'phase' }, progress.phase) : null,
+      badge(step.state)),
+    h('div', { class: 'gauges' },
+      gauge('iteration', format.number(progress.iteration)),
+      gauge('temperature', format.compact(progress.temperature), String(progress.temperature ?? '')),
+      gauge('clusters', format.number(progress.clusters)),
+      gauge(objectiveLabel, format.compact(progress.objective), typeof progress.objective === 'number' ? String(progress.objective) : ''),
+      gauge('elapsed', format.ms(progress.elapsedMs)),
+      others.map(([key, value]) => gauge(key, typeof value === 'number' ? format.compact(value) : value))),
+    charted ? h('div', { class: 'charts' }, objectiveChart, clustersChart) : null,
+    charted ? null : h('p', { class: 'muted small' }, 'This run kept no progress history (it ran before the gateway kept one): only its last progress.'));
+  if (charted) {
+    renderLineChart(objectiveChart, { title: objectiveLabel, values: history.map((p) => p.objective), kind: 'objective' });
+    renderLineChart(clustersChart, { title: 'clusters', values: history.map((p) => p.clusters), stepped: true, kind: 'clusters' });
+  }
+}

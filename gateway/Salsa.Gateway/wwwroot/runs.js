@@ -1,0 +1,240 @@
+// The runs: a page of them as a list or as Airflow's grid, filtered by workflow, state and days,
+// kept current by the runs' event stream (GET /api/runs, GET /api/runs/events).
+
+import { $, h, replace } from './dom.js';
+import * as format from './format.js';
+import { askForKey, authHeaders, connection, eventSource } from './api.js';
+import { parametersText } from './parameters.js';
+
+/** The runs list follows the runs' event stream; without it, it is reloaded this often. */
+const RUNS_FALLBACK_MS = 15000;
+const RUNS_PAGE = 50;
+
+export const badge = (state, attributes = {}) => h('span', { ...attributes, class: `badge state-${state ?? 'unknown'}` }, state ?? '?');
+
+function renderRuns(runs, total) {
+  const first = runsQuery.offset + 1;
+  const last = runsQuery.offset + runs.length;
+  $('#runs-count').textContent = `(${format.number(total)})`;
+  $('#runs-count').title = 'the runs stored that the filters select';
+  $('#runs-page').textContent = runs.length ? `${format.number(first)}–${format.number(last)} of ${format.number(total)}` : '';
+  $('#runs-newer').disabled = runsQuery.offset === 0;
+  $('#runs-older').disabled = last >= total;
+  const container = $('#runs');
+  if (runs.length === 0) {
+    const filtered = ['workflow', 'state', 'from', 'to'].some((key) => runsQuery[key]);
+    replace(container, h('p', { class: 'muted' }, filtered ? 'No run matches these filters.' : runsQuery.offset ? 'No runs on this page.' : 'No runs yet. Start a workflow above.'));
+    return;
+  }
+  const selected = currentRunId();
+  // The list is rebuilt as runs change: the row (or grid column) that had the keyboard focus gets it back.
+  const focused = document.activeElement?.closest?.('#runs [data-run]')?.dataset.run;
+  if (runsView === 'grid') {
+    replace(container, ...runsGrid(runs, selected));
+    if (focused) container.querySelector(`a[data-run="${CSS.escape(focused)}"]`)?.focus({ preventScroll: true });
+    return;
+  }
+  replace(container, h('table', { class: 'runs-table' },
+    h('caption', { class: 'visually-hidden' }, 'Runs, newest first: Enter opens one'),
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'state'), h('th', { scope: 'col' }, 'workflow'), h('th', { scope: 'col' }, 'created'), h('th', { scope: 'col', class: 'num' }, 'duration'))),
+    h('tbody', {}, runs.map((run) => h('tr', {
+      class: run.id === selected ? 'selected' : '',
+      dataset: { run: run.id },
+      tabindex: 0,
+      title: `run ${run.id}`,
+      onclick: () => { location.hash = `#/runs/${run.id}`; },
+      onkeydown: (event) => { if (event.key === 'Enter') location.hash = `#/runs/${run.id}`; },
+    },
+    h('td', {}, badge(run.state)),
+    h('td', {}, h('a', { href: `#/runs/${run.id}`, tabindex: -1 }, run.workflow ?? '(yaml)'),
+      Object.keys(run.parameters ?? {}).length ? h('div', { class: 'run-parameters' }, parametersText(run.parameters)) : null),
+    h('td', { title: run.created ?? '' }, format.time(run.created)),
+    h('td', { class: 'num' }, format.ms(format.between(run.started, run.finished, run.state === 'running'))))))));
+  if (focused) container.querySelector(`tr[data-run="${CSS.escape(focused)}"]`)?.focus({ preventScroll: true });
+}
+
+/**
+ * The runs as Airflow's grid: for each workflow on the page, its runs as columns (oldest left) and
+ * its steps as rows, each cell in the step's state (queued while its service job waits); a column's
+ * head opens its run.
+ */
+function runsGrid(runs, selected) {
+  const byWorkflow = new Map();
+  for (const run of runs) {
+    const name = run.workflow ?? '(yaml)';
+    if (!byWorkflow.has(name)) byWorkflow.set(name, []);
+    byWorkflow.get(name).push(run);
+  }
+  return [...byWorkflow].map(([name, newestFirst]) => {
+    const columns = [...newestFirst].reverse();
+    const steps = [];
+    for (const run of columns) {
+      for (const cell of run.stepStates ?? []) if (!steps.includes(cell.id)) steps.push(cell.id);
+    }
+    const cellState = (cell) => (cell?.state === 'running' && cell.jobState === 'queued' ? 'queued' : cell?.state);
+    const title = `${name} · ${columns.length} run${columns.length === 1 ? '' : 's'}, oldest left`;
+    return h('div', { class: 'grid-block' },
+      h('p', { class: 'grid-title' }, name, h('span', { class: 'muted' }, ` · ${columns.length} run${columns.length === 1 ? '' : 's'}, oldest left`)),
+      h('table', { class: 'runs-grid', dataset: { workflow: name }, 'aria-label': title },
+      h('thead', {}, h('tr', {},
+        h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'step')),
+        columns.map((run) => h('th', { scope: 'col', class: run.id === selected ? 'selected' : '' },
+          h('a', {
+            href: `#/runs/${run.id}`,
+            class: `grid-run state-${run.state}`,
+            dataset: { run: run.id },
+            title: `${run.state} · ${format.time(run.created)} · ${format.ms(format.between(run.started, run.finished, run.state === 'running'))}`,
+            'aria-label': `run of ${format.time(run.created)}: ${run.state}`,
+          }))))),
+      h('tbody', {}, steps.map((step) => h('tr', {},
+        h('th', { scope: 'row', class: 'grid-step' }, step),
+        columns.map((run) => {
+          const cell = (run.stepStates ?? []).find((c) => c.id === step);
+          const state = cellState(cell);
+          return h('td', {
+            class: `grid-cell ${state ? `state-${state}` : 'grid-none'}`,
+            title: cell ? `${step}: ${state}${cell.durationMs != null ? ` · ${format.ms(cell.durationMs)}` : ''}` : `${step}: not in this run`,
+          }, h('span', { class: 'visually-hidden' }, state ?? 'none'));
+        }))))));
+  });
+}
+
+/** How the runs are shown: 'list' or 'grid' (kept across visits). */
+let runsView = localStorage.getItem('salsa.runsView') === 'grid' ? 'grid' : 'list';
+
+export function setupRunsViews() {
+  const show = (view) => {
+    runsView = view;
+    localStorage.setItem('salsa.runsView', view);
+    $('#runs-as-list').setAttribute('aria-pressed', String(view === 'list'));
+    $('#runs-as-grid').setAttribute('aria-pressed', String(view === 'grid'));
+    $('#runs').setAttribute('aria-label', view === 'grid' ? 'Runs grid' : 'Runs list');
+    refreshRuns();
+  };
+  $('#runs-as-list').addEventListener('click', () => show('list'));
+  $('#runs-as-grid').addEventListener('click', () => show('grid'));
+  $('#runs-as-list').setAttribute('aria-pressed', String(runsView === 'list'));
+  $('#runs-as-grid').setAttribute('aria-pressed', String(runsView === 'grid'));
+}
+
+/** The runs list's filters and page: GET /api/runs?workflow&state&from&before&offset&limit. */
+const runsQuery = { workflow: '', state: '', from: '', to: '', offset: 0 };
+
+function runsPath() {
+  const query = new URLSearchParams({ limit: RUNS_PAGE, offset: runsQuery.offset });
+  if (runsQuery.workflow) query.set('workflow', runsQuery.workflow);
+  if (runsQuery.state) query.set('state', runsQuery.state);
+  // Dates are the reader's days: from its midnight, to the next day's.
+  if (runsQuery.from) query.set('from', new Date(`${runsQuery.from}T00:00`).toISOString());
+  if (runsQuery.to) {
+    const end = new Date(`${runsQuery.to}T00:00`);
+    end.setDate(end.getDate() + 1);
+    query.set('before', end.toISOString());
+  }
+  return `/api/runs?${query}`;
+}
+
+let runsTimer = 0;
+let runsLoading = null;
+let runsAgain = false;
+
+/** Reloads the runs list now (one request at a time; a change during one loads once more after it). */
+export function refreshRuns() {
+  if (runsLoading) {
+    runsAgain = true;
+    return runsLoading;
+  }
+  clearTimeout(runsTimer);
+  runsLoading = (async () => {
+    try {
+      const response = await fetch(runsPath(), { headers: { Accept: 'application/json', ...authHeaders() }, cache: 'no-store' });
+      connection(true);
+      if (!response.ok) {
+        const problem = await response.json().catch(() => null);
+        if (response.status === 401) askForKey(problem?.detail);
+        throw new Error(`${response.status} ${problem?.detail ?? problem?.title ?? response.statusText}`);
+      }
+      const runs = await response.json();
+      renderRuns(runs, Number(response.headers.get('X-Total-Count') ?? runs.length));
+    } catch (error) {
+      if (error instanceof TypeError) connection(false, error.message);
+      replace($('#runs'), h('p', { class: 'error' }, `Runs: ${error.message}`));
+    } finally {
+      runsLoading = null;
+      if (runsAgain) {
+        runsAgain = false;
+        refreshRuns();
+      } else if (!runsFeed || runsFeed.readyState === 2) {
+        runsTimer = setTimeout(refreshRuns, RUNS_FALLBACK_MS);
+      }
+    }
+  })();
+  return runsLoading;
+}
+
+/** The runs' event stream (/api/runs/events): a run accepted or changing state reloads the list. */
+let runsFeed = null;
+let runsFeedRetry = 0;
+
+export function followRuns() {
+  runsFeed?.close();
+  const url = '/api/runs/events';
+  const source = eventSource(url);
+  runsFeed = source;
+  let pending = 0;
+  source.addEventListener('run', () => {
+    runsFeedRetry = 0;
+    clearTimeout(pending);
+    pending = setTimeout(refreshRuns, 150); // a burst of changes loads the list once
+  });
+  source.addEventListener('ready', () => {
+    runsFeedRetry = 0;
+    clearTimeout(runsTimer);
+    refreshRuns(); // the watch has begun: what changed before it (or while a stream was down)
+  });
+  source.addEventListener('error', () => {
+    if (runsFeed !== source) return;
+    if (source.readyState === 2) {
+      // Closed for good (e.g. the gateway restarted): poll until a new stream opens.
+      runsFeedRetry = Math.min(runsFeedRetry + 1, 6);
+      clearTimeout(runsTimer);
+      runsTimer = setTimeout(refreshRuns, 1000);
+      setTimeout(() => { if (runsFeed === source) followRuns(); }, 500 * 2 ** runsFeedRetry);
+    }
+  });
+}
+
+export function setupRunsFilter() {
+  const form = $('#runs-filter');
+  const read = () => {
+    runsQuery.workflow = $('#filter-workflow').value;
+    runsQuery.state = $('#filter-state').value;
+    runsQuery.from = $('#filter-from').value;
+    runsQuery.to = $('#filter-to').value;
+    runsQuery.offset = 0;
+    refreshRuns();
+  };
+  form.addEventListener('change', read);
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    read();
+  });
+  $('#runs-newer').addEventListener('click', () => {
+    runsQuery.offset = Math.max(0, runsQuery.offset - RUNS_PAGE);
+    refreshRuns();
+  });
+  $('#runs-older').addEventListener('click', () => {
+    runsQuery.offset += RUNS_PAGE;
+    refreshRuns();
+  });
+}
+
+/** The run the address names (#/runs/{id}), or null. */
+export function currentRunId() {
+  const match = /^#\/runs\/([^/?#]+)/.exec(location.hash);
+  return match ? decodeURIComponent(match[1]) : null;
+}
+
+export function highlightRun(id) {
+  for (const row of document.querySelectorAll('#runs tr[data-run]')) row.classList.toggle('selected', row.dataset.run === id);
+}
