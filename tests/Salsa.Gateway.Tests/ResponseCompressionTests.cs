@@ -22,7 +22,7 @@ public sealed class ResponseCompressionTests
         Assert.Equal(RunState.Succeeded, (await gateway.Runs.WaitAsync(id, token)).State);
         using var raw = new HttpClient(new SocketsHttpHandler { AutomaticDecompression = DecompressionMethods.None }) { BaseAddress = gateway.Http.BaseAddress };
 
-        foreach (var (path, type) in new[] { ($"/api/runs/{id}/artifacts/map.svg", "image/svg+xml"), ($"/api/runs/{id}/artifacts/clusters.geojson", "application/geo+json"), ("/app.js", "text/javascript") })
+        foreach (var (path, type) in new[] { ($"/api/runs/{id}/artifacts/map.svg", "image/svg+xml"), ($"/api/runs/{id}/artifacts/clusters.geojson", "application/geo+json"), ("/run-view.js", "text/javascript") })
         {
             var plain = await raw.GetByteArrayAsync(path, token);
             foreach (var encoding in new[] { "br", "gzip" })
