@@ -2,7 +2,7 @@ using System.IO.Compression;
 using Microsoft.AspNetCore.ResponseCompression;
 using Microsoft.Extensions.Options;
 using Salsa.Gateway.Api;
-using Salsa.Gateway.Operations;
+using Salsa.Gateway.Catalog;
 using Salsa.Gateway.Runs;
 using Salsa.Gateway.Services;
 using Salsa.Gateway.Workflows;

@@ -1,7 +1,7 @@
 using Microsoft.AspNetCore.Http.HttpResults;
+using Salsa.Hosting.Clustering.Annealing;
 using Salsa.Hosting.Jobs;
 using Salsa.Hosting.Timing;
-using Salsa.Hosting.Clustering.Annealing;
 
 namespace Salsa.Annealing;
 

@@ -1,10 +1,10 @@
 using Grpc.Core;
 using Microsoft.AspNetCore.Authorization;
 using Salsa.Contracts.Common;
+using Salsa.Hosting.Clustering.Annealing;
 using Salsa.Hosting.Jobs;
 using Salsa.Hosting.Security;
 using Salsa.Hosting.Timing;
-using Salsa.Hosting.Clustering.Annealing;
 
 namespace Salsa.Annealing;
 

@@ -1,8 +1,8 @@
 using Salsa.Contracts.Clients;
 using Salsa.Hosting;
+using Salsa.Hosting.Clustering.Annealing;
 using Salsa.Hosting.Clustering.Grid;
 using Salsa.Hosting.Host;
-using Salsa.Hosting.Clustering.Annealing;
 
 namespace Salsa.Annealing;
 

@@ -1,6 +1,6 @@
 using System.Globalization;
 using Microsoft.Extensions.Options;
-using Salsa.Datasets;
+using Salsa.DataFiles;
 using Salsa.Hosting;
 using Salsa.Hosting.Datasets;
 using Salsa.Store;

@@ -2,7 +2,7 @@ using Grpc.Core;
 using Salsa.Contracts.Census;
 using Salsa.Contracts.Datasets;
 using Salsa.Hosting.Datasets;
-using PlaceColumns = Salsa.Datasets.PlaceColumns;
+using PlaceColumns = Salsa.DataFiles.PlaceColumns;
 
 namespace Salsa.Census;
 

@@ -1,5 +1,5 @@
 using Microsoft.AspNetCore.Http.HttpResults;
-using Salsa.Datasets;
+using Salsa.DataFiles;
 using Salsa.Hosting.Datasets;
 
 namespace Salsa.Chem;

@@ -4,27 +4,12 @@ using System.Security.Cryptography;
 using System.Text.Json;
 using Microsoft.Extensions.Options;
 using Salsa.Chemistry;
-using Salsa.Datasets;
+using Salsa.DataFiles;
 using Salsa.Hosting;
 using Salsa.Hosting.Datasets;
 using Salsa.Store;
 
 namespace Salsa.Chem;
-
-/// <summary>A fingerprint type this service can hand out, and where its bits come from.</summary>
-public sealed record FingerprintTypeView(string Name, int Bits, string Description);
-
-/// <summary>A compound of an upload RDKit could not read: where it was, and RDKit's reason.</summary>
-public sealed record RefusedCompound(int Line, string Id, string Smiles, string Reason);
-
-/// <summary>One compound's properties from its file.</summary>
-public sealed record CompoundPropertyRow(string Id, IReadOnlyDictionary<string, string> Values);
-
-/// <summary>A page of an upload's compound properties: the columns the file had, and each compound's values.</summary>
-public sealed record CompoundProperties(Guid DatasetId, int Count, IReadOnlyList<string> Columns, IReadOnlyList<CompoundPropertyRow> Compounds);
-
-/// <summary>An upload's compounds dataset, and the compounds left out of it.</summary>
-public sealed record CompoundUpload(DatasetInfo Compounds, IReadOnlyList<RefusedCompound> Refused);
 
 /// <summary>
 /// Imports compound files: a compounds dataset (ids, SMILES) and, for every fingerprint type the

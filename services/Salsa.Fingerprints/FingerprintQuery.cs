@@ -1,5 +1,5 @@
 using Salsa.Chemistry;
-using Salsa.Datasets;
+using Salsa.DataFiles;
 using Salsa.Store;
 
 namespace Salsa.Fingerprints;

@@ -5,8 +5,8 @@ using Salsa.Clustering;
 using Salsa.Clustering.Fingerprints;
 using Salsa.Hosting.Clustering.Grid;
 using Salsa.Hosting.Datasets;
-using LimitExceededException = Salsa.Hosting.Errors.LimitExceededException; // not Orleans.Runtime's (Orleans' implicit usings come with the cluster)
 using Salsa.Store;
+using LimitExceededException = Salsa.Hosting.Errors.LimitExceededException; // not Orleans.Runtime's (Orleans' implicit usings come with the cluster)
 
 namespace Salsa.Fingerprints;
 

@@ -1,6 +1,6 @@
-using Salsa.Contracts.Clients;
-using Salsa.Chemistry;
 using Microsoft.Extensions.Options;
+using Salsa.Chemistry;
+using Salsa.Contracts.Clients;
 using Salsa.Hosting;
 using Salsa.Hosting.Clustering.Annealing;
 using Salsa.Hosting.Clustering.Grid;

@@ -3,7 +3,6 @@ using Salsa.Clustering.KMeans;
 using Salsa.Clustering.Parallel;
 using Salsa.Contracts.Common;
 using Salsa.Contracts.KMeans;
-using KMeansResult = Salsa.Contracts.KMeans.KMeansResult; // the message; the algorithm's result is Salsa.Clustering's
 using Salsa.Contracts.Operations;
 using Salsa.Hosting;
 using Salsa.Hosting.Clustering;
@@ -11,6 +10,7 @@ using Salsa.Hosting.Clustering.Grid;
 using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Jobs;
 using Salsa.Store;
+using KMeansResult = Salsa.Contracts.KMeans.KMeansResult; // the message; the algorithm's result is Salsa.Clustering's
 
 namespace Salsa.KMeans;
 

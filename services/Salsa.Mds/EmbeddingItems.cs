@@ -3,8 +3,8 @@ using Salsa.Clustering.Mds;
 using Salsa.Contracts.Mds;
 using Salsa.Hosting;
 using Salsa.Hosting.Datasets;
-using LimitExceededException = Salsa.Hosting.Errors.LimitExceededException; // not Orleans.Runtime's (Orleans' implicit usings come with the cluster)
 using Salsa.Store;
+using LimitExceededException = Salsa.Hosting.Errors.LimitExceededException; // not Orleans.Runtime's (Orleans' implicit usings come with the cluster)
 
 namespace Salsa.Mds;
 

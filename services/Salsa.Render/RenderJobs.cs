@@ -4,7 +4,7 @@ using System.Text;
 using Microsoft.Extensions.Options;
 using Salsa.Chemistry;
 using Salsa.Contracts.Common;
-using Salsa.Datasets;
+using Salsa.DataFiles;
 using Salsa.Hosting;
 using Salsa.Hosting.Clustering;
 using Salsa.Hosting.Datasets;

@@ -1,8 +1,8 @@
 using Salsa.Hosting;
-using Salsa.Rendering;
 using Salsa.Hosting.Datasets;
-using LimitExceededException = Salsa.Hosting.Errors.LimitExceededException; // not Orleans.Runtime's (Orleans' implicit usings come with the cluster)
 using Salsa.Hosting.Jobs;
+using Salsa.Rendering;
+using LimitExceededException = Salsa.Hosting.Errors.LimitExceededException; // not Orleans.Runtime's (Orleans' implicit usings come with the cluster)
 
 namespace Salsa.Render;
 

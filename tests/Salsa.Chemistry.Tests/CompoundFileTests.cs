@@ -1,6 +1,6 @@
-using Salsa.Datasets;
 using System.IO.Compression;
 using System.Text;
+using Salsa.DataFiles;
 
 namespace Salsa.Chemistry.Tests;
 

@@ -90,7 +90,7 @@ public sealed class DeterministicAnnealingTests
     [InlineData(4)]
     public void Run_AnyNumberOfRanks_BitIdenticalToOneRank(int ranks)
     {
-        var points = TestData.Census(Salsa.Datasets.CensusBlockGroups.IndianaFixturePath);
+        var points = TestData.Census(Salsa.DataFiles.CensusBlockGroups.IndianaFixturePath);
         var options = new AnnealingOptions { MaxClusters = 8, Parallel = new ParallelismOptions { Ranks = 1, BlockSize = 64 } };
 
         var one = DeterministicAnnealing.Run(points, options);

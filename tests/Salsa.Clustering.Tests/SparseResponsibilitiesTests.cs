@@ -49,7 +49,7 @@ public sealed class SparseResponsibilitiesTests
     public void EStep_NationalCensusAt100Centres_EvaluatesFewPairsWhenColdAndAllWhenHot()
     {
         // Block groups are stored by state and county, so a window of them covers a small area.
-        var points = TestData.Census(Salsa.Datasets.CensusBlockGroups.NationalPath);
+        var points = TestData.Census(Salsa.DataFiles.CensusBlockGroups.NationalPath);
         var (centres, logMass) = CentresOf(points, 100);
         double Share(double temperature)
         {

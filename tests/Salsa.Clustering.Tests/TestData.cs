@@ -1,5 +1,5 @@
 using System.Globalization;
-using Salsa.Datasets;
+using Salsa.DataFiles;
 
 namespace Salsa.Clustering.Tests;
 

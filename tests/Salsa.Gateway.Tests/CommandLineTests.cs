@@ -49,7 +49,7 @@ public sealed class CommandLineTests
         var (code, output, _) = await InvokeAsync(["operations"]);
 
         Assert.Equal(0, code);
-        Assert.All(new Operations.OperationCatalog().Specifications, o => Assert.Contains(o.Key, output, StringComparison.Ordinal));
+        Assert.All(new Catalog.OperationCatalog().Specifications, o => Assert.Contains(o.Key, output, StringComparison.Ordinal));
     }
 
     [Theory]

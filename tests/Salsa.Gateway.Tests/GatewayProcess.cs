@@ -1,4 +1,4 @@
-using Salsa.Gateway.Operations;
+using Salsa.Gateway.Catalog;
 using Salsa.Gateway.Workflows;
 using Salsa.Hosting.Host;
 using Salsa.Testing;

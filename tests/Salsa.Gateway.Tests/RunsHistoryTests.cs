@@ -4,7 +4,6 @@ using Google.Protobuf.WellKnownTypes;
 using Grpc.Core;
 using Microsoft.Extensions.DependencyInjection;
 using Salsa.Contracts.Gateway;
-using Salsa.Gateway.Operations;
 using Salsa.Gateway.Runs;
 using Salsa.Hosting.Host;
 using Salsa.Store;

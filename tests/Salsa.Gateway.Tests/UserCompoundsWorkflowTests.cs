@@ -1,6 +1,6 @@
 using System.Text;
 using System.Xml.Linq;
-using Salsa.Datasets;
+using Salsa.DataFiles;
 using Salsa.Testing;
 
 namespace Salsa.Gateway.Tests;

@@ -158,7 +158,7 @@ public sealed class WebUiTests
         var token = timeout.Token;
         var browserDirectory = await BrowserDirectoryAsync(token);
         using var directory = new TemporaryDirectory();
-        var shipped = Salsa.Datasets.CompoundSet.ReadFile(Salsa.Datasets.CompoundSet.FixturePath);
+        var shipped = Salsa.DataFiles.CompoundSet.ReadFile(Salsa.DataFiles.CompoundSet.FixturePath);
         var lines = Enumerable.Range(0, 80).Select(i => $"{shipped.Smiles[i]} {shipped.Ids[i]}").Append("C1CC not-a-ring");
         var file = directory.Combine("my-compounds.smi");
         await File.WriteAllTextAsync(file, string.Join('\n', lines), token);

@@ -5,7 +5,7 @@ using System.Text.Json;
 using Grpc.Core;
 using Salsa.Contracts.Clients;
 using Salsa.Contracts.Gateway;
-using Salsa.Gateway.Operations;
+using Salsa.Gateway.Catalog;
 using Salsa.Gateway.Workflows;
 using Salsa.Testing;
 using LimitExceededException = Salsa.Hosting.Errors.LimitExceededException;

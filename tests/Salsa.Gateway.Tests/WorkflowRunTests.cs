@@ -2,10 +2,10 @@ using System.Diagnostics;
 using System.Globalization;
 using System.Text.Json;
 using Grpc.Core;
+using Microsoft.Extensions.DependencyInjection;
 using Salsa.Contracts.Clients;
 using Salsa.Contracts.Gateway;
-using Microsoft.Extensions.DependencyInjection;
-using Salsa.Datasets;
+using Salsa.DataFiles;
 using Salsa.Store;
 using Salsa.Testing;
 

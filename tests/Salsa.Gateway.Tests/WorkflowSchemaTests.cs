@@ -1,13 +1,12 @@
 using System.Globalization;
 using System.Text.Json.Nodes;
 using System.Text.RegularExpressions;
+using Salsa.Gateway.Catalog;
 using Salsa.Gateway.Cli;
-using Salsa.Gateway.Operations;
 using Salsa.Gateway.Workflows;
+using Salsa.Testing;
 using YamlDotNet.Core;
 using YamlDotNet.RepresentationModel;
-
-using Salsa.Testing;
 
 namespace Salsa.Gateway.Tests;
 

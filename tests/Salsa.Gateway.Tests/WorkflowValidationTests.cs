@@ -1,5 +1,5 @@
 using System.Text.Json.Nodes;
-using Salsa.Gateway.Operations;
+using Salsa.Gateway.Catalog;
 using Salsa.Gateway.Workflows;
 
 namespace Salsa.Gateway.Tests;

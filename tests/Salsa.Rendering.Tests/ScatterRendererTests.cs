@@ -1,6 +1,6 @@
 using System.Globalization;
 using System.Xml.Linq;
-using Salsa.Datasets;
+using Salsa.DataFiles;
 using Salsa.Rendering.Drawing;
 using Salsa.Rendering.Scatter;
 

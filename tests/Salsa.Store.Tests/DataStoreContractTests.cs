@@ -1,5 +1,5 @@
 using System.Text;
-using Salsa.Datasets;
+using Salsa.DataFiles;
 
 namespace Salsa.Store.Tests;
 

@@ -1,4 +1,4 @@
-using Salsa.Datasets;
+using Salsa.DataFiles;
 
 namespace Salsa.Store.Tests;
 

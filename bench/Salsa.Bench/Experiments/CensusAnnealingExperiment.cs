@@ -32,7 +32,7 @@ public sealed class CensusAnnealingExperiment : IExperiment
     {
         var runs = new List<(string Name, DenseVectors Points, int Kmax, int Repeats, string Goal)>
         {
-            ("indiana", KernelData.Census(Salsa.Datasets.CensusBlockGroups.IndianaPath, skipUnpopulated: true), 20, 5, "≤ 1 s"),
+            ("indiana", KernelData.Census(Salsa.DataFiles.CensusBlockGroups.IndianaPath, skipUnpopulated: true), 20, 5, "≤ 1 s"),
         };
         if (!context.Quick)
         {

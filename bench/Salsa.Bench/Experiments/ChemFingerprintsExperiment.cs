@@ -3,7 +3,7 @@ using System.Globalization;
 using System.Text.Json;
 using Salsa.Bench.Harness;
 using Salsa.Chemistry;
-using Salsa.Datasets;
+using Salsa.DataFiles;
 
 namespace Salsa.Bench.Experiments;
 

@@ -6,7 +6,7 @@ using Salsa.Clustering;
 using Salsa.Clustering.Annealing;
 using Salsa.Clustering.Fingerprints;
 using Salsa.Clustering.Mds;
-using Salsa.Datasets;
+using Salsa.DataFiles;
 
 namespace Salsa.Bench.Experiments;
 

@@ -33,9 +33,9 @@ public sealed class ClusteringPeersExperiment : IExperiment
     {
         var missing = Missing();
         IEnumerable<(string Name, string? Path, int K)> cases = context.Quick
-            ? [("indiana", Salsa.Datasets.CensusBlockGroups.IndianaPath, 20)]
-            : [("national", null, 100), ("indiana", Salsa.Datasets.CensusBlockGroups.IndianaPath, 10),
-               ("indiana", Salsa.Datasets.CensusBlockGroups.IndianaPath, 20), ("indiana", Salsa.Datasets.CensusBlockGroups.IndianaPath, 40)];
+            ? [("indiana", Salsa.DataFiles.CensusBlockGroups.IndianaPath, 20)]
+            : [("national", null, 100), ("indiana", Salsa.DataFiles.CensusBlockGroups.IndianaPath, 10),
+               ("indiana", Salsa.DataFiles.CensusBlockGroups.IndianaPath, 20), ("indiana", Salsa.DataFiles.CensusBlockGroups.IndianaPath, 40)];
         foreach (var (name, path, k) in cases)
         {
             KMeansRows(context, name, KernelData.Census(path, skipUnpopulated: true), k, missing, cancellationToken);

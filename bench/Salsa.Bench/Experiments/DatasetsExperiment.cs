@@ -1,5 +1,5 @@
 using Salsa.Bench.Harness;
-using Salsa.Datasets;
+using Salsa.DataFiles;
 
 namespace Salsa.Bench.Experiments;
 

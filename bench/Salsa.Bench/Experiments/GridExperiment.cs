@@ -72,7 +72,7 @@ public sealed class GridExperiment : IExperiment
         // Indiana as census-indiana runs it (populated block groups, Kmax 20, the service's grid for
         // its size): a job of a tenth of a second, where what a silo adds per job shows most. Twice
         // per side, as k-means: the first job in a process compiles its code.
-        var indiana = KernelData.Census(Salsa.Datasets.CensusBlockGroups.IndianaPath, skipUnpopulated: true);
+        var indiana = KernelData.Census(Salsa.DataFiles.CensusBlockGroups.IndianaPath, skipUnpopulated: true);
         var indianaPartitions = new Salsa.Hosting.Clustering.Grid.PartitionLayout().PartitionsFor(indiana.Count);
         var indianaJob = new AnnealingOptions { MaxClusters = 20 };
         var indianaId = Guid.NewGuid();

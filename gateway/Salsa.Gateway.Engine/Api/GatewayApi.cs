@@ -2,10 +2,9 @@ using System.Globalization;
 using System.Net.ServerSentEvents;
 using System.Runtime.CompilerServices;
 using System.Security.Claims;
-using System.Text.Json.Nodes;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.Extensions.Options;
-using Salsa.Gateway.Operations;
+using Salsa.Gateway.Catalog;
 using Salsa.Gateway.Runs;
 using Salsa.Gateway.Services;
 using Salsa.Gateway.Workflows;
@@ -14,28 +13,6 @@ using Salsa.Hosting.Rpc;
 using Salsa.Hosting.Security;
 
 namespace Salsa.Gateway.Api;
-
-/// <summary>A workflow as listed: its steps and their dependencies (or the errors that keep it from loading).</summary>
-public sealed record WorkflowView(string Name, string Description, string File, IReadOnlyList<WorkflowStepView> Steps, IReadOnlyList<WorkflowError> Errors, string? Yaml)
-{
-    public static WorkflowView Of(WorkflowEntry entry, bool withYaml)
-    {
-        ArgumentNullException.ThrowIfNull(entry);
-        var definition = entry.Definition;
-        return new(entry.Name, definition?.Description ?? "", Path.GetFileName(entry.File),
-            definition is null ? [] : StepsOf(definition), entry.Errors, withYaml ? System.IO.File.ReadAllText(entry.File) : null);
-    }
-
-    public static IReadOnlyList<WorkflowStepView> StepsOf(WorkflowDefinition definition) =>
-        [.. definition.Steps.Select(s => new WorkflowStepView(s.Id, s.Service, s.Operation, s.DependsOn, s.Artifacts, s.Parameters))];
-}
-
-/// <summary>A step of a workflow: what it calls, what it waits for, what it keeps, and the parameters it runs with unless a run overrides them.</summary>
-public sealed record WorkflowStepView(string Id, string Service, string Operation, IReadOnlyList<string> DependsOn, IReadOnlyList<string> Artifacts,
-    IReadOnlyDictionary<string, JsonNode?> Parameters);
-
-/// <summary>A workflow to check: YAML and optional parameter overrides.</summary>
-public sealed record ValidateRequest(string? Yaml, Dictionary<string, JsonNode?>? Parameters);
 
 /// <summary>REST: workflows, operations, services, and runs (start, list, get, events, cancel, artifacts).</summary>
 public static class GatewayApi
@@ -193,15 +170,3 @@ public static class GatewayApi
         }
     }
 }
-
-/// <summary>The web console's links: <see cref="TraceUrl"/> holds <c>{traceId}</c>, e.g. the Aspire dashboard's <c>http://127.0.0.1:18888/traces/detail/{traceId}</c>.</summary>
-public sealed record ConsoleSettings(string? TraceUrl);
-
-/// <summary>A service the gateway calls: where (embedded or remote), whether started, its health, and for admins its addresses.</summary>
-public sealed record ServiceView(string Name, string Mode, bool Started, string Health, Uri? Grpc, Uri? Rest);
-
-/// <summary>The first event of a watch: what is watched.</summary>
-public sealed record WatchReady(string Watching);
-
-/// <summary>A step's progress as the run's event stream sends it: which step, and its progress.</summary>
-public sealed record RunProgressEvent(string Step, StepProgress Progress);

@@ -182,7 +182,7 @@ public sealed class GatewayGrpcService(RunManager runs) : global::Salsa.Contract
         return step;
     }
 
-    private static JobProgress ToProto(Operations.StepProgress p)
+    private static JobProgress ToProto(Runs.StepProgress p)
     {
         var progress = new JobProgress { Phase = p.Phase, Iteration = p.Iteration, Clusters = p.Clusters, Objective = p.Objective, ElapsedMs = p.ElapsedMs };
         if (p.Temperature is { } t)

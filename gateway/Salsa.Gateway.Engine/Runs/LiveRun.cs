@@ -2,7 +2,6 @@ using System.Diagnostics;
 using System.Text.Json;
 using System.Threading.Channels;
 using Salsa.Gateway.Hops;
-using Salsa.Gateway.Operations;
 using Salsa.Gateway.Workflows;
 
 namespace Salsa.Gateway.Runs;

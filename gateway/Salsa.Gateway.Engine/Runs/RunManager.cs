@@ -3,7 +3,7 @@ using System.Diagnostics;
 using System.Text.Json;
 using System.Text.Json.Nodes;
 using Microsoft.Extensions.Options;
-using Salsa.Gateway.Operations;
+using Salsa.Gateway.Catalog;
 using Salsa.Gateway.Workflows;
 using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Errors;

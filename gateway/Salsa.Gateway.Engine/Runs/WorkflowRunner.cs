@@ -2,7 +2,7 @@ using System.Diagnostics;
 using System.Text.Json.Nodes;
 using Grpc.Core;
 using Salsa.Contracts.Operations;
-using Salsa.Gateway.Operations;
+using Salsa.Gateway.Catalog;
 using Salsa.Gateway.Services;
 using Salsa.Gateway.Workflows;
 

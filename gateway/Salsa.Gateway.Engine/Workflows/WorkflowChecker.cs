@@ -2,7 +2,7 @@ using System.Globalization;
 using System.Text.Json;
 using System.Text.Json.Nodes;
 using Salsa.Contracts.Operations;
-using Salsa.Gateway.Operations;
+using Salsa.Gateway.Catalog;
 using YamlDotNet.RepresentationModel;
 using static Salsa.Gateway.Workflows.WorkflowReader;
 

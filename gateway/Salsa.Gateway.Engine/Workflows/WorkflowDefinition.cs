@@ -1,13 +1,6 @@
-using System.Globalization;
 using System.Text.Json.Nodes;
 
 namespace Salsa.Gateway.Workflows;
-
-/// <summary>A place in a workflow's YAML text (1-based), for errors a person can act on.</summary>
-public readonly record struct SourcePosition(int Line, int Column)
-{
-    public override string ToString() => string.Create(CultureInfo.InvariantCulture, $"{Line}:{Column}");
-}
 
 /// <summary>A parsed and validated workflow: steps forming a DAG over the services' operations.</summary>
 public sealed record WorkflowDefinition
@@ -80,36 +73,4 @@ public sealed record RetryPolicy(int Attempts, TimeSpan Backoff)
     /// <summary>The wait before attempt <paramref name="attempt"/> (2, 3, …): backoff, 2×backoff, 4×backoff…, at most a timer's longest.</summary>
     public TimeSpan DelayBefore(int attempt) =>
         attempt <= 1 ? TimeSpan.Zero : TimeSpan.FromTicks((long)Math.Min(Backoff.Ticks * Math.Pow(2, Math.Min(attempt - 2, 10)), LongestWait.Ticks));
-}
-
-/// <summary>One reason a workflow is not valid, with where it is; a message quoting a long name or value keeps its first and last words (at most <see cref="MaxMessageLength"/> characters).</summary>
-public sealed record WorkflowError(int Line, int Column, string Message)
-{
-    public const int MaxMessageLength = 300;
-
-    public string Message { get; init; } = Message.Length <= MaxMessageLength ? Message
-        : string.Concat(Message.AsSpan(0, (MaxMessageLength / 2) - 1), "…", Message.AsSpan(Message.Length - (MaxMessageLength / 2)));
-
-    public override string ToString() => string.Create(CultureInfo.InvariantCulture, $"{Line}:{Column}: {Message}");
-}
-
-/// <summary>
-/// A workflow that does not parse or validate; the errors found are listed, each with its line — the
-/// first <see cref="MaxListed"/>, then one saying how many more, so an answer stays small however many
-/// a text was made to hold.
-/// </summary>
-public sealed class WorkflowValidationException(string origin, IReadOnlyList<WorkflowError> errors)
-    : ArgumentException($"{origin} is not a valid workflow:\n" + string.Join('\n', Listed(errors).Select(e => $"  {origin}:{e}")))
-{
-    /// <summary>The most errors listed one by one.</summary>
-    public const int MaxListed = 50;
-
-    /// <summary>The file name, or <c>inline</c>.</summary>
-    public string Origin { get; } = origin;
-
-    public IReadOnlyList<WorkflowError> Errors { get; } = Listed(errors);
-
-    private static IReadOnlyList<WorkflowError> Listed(IReadOnlyList<WorkflowError> errors) =>
-        errors.Count <= MaxListed ? errors
-            : [.. errors.Take(MaxListed), new WorkflowError(errors[MaxListed].Line, errors[MaxListed].Column, string.Create(CultureInfo.InvariantCulture, $"… and {errors.Count - MaxListed:N0} more errors"))];
 }

@@ -1,7 +1,7 @@
 using System.Collections.Concurrent;
 using System.Text;
 using System.Text.Json.Nodes;
-using Salsa.Gateway.Operations;
+using Salsa.Gateway.Catalog;
 using LimitExceededException = Salsa.Hosting.Errors.LimitExceededException;
 
 namespace Salsa.Gateway.Workflows;

@@ -2,7 +2,7 @@ using System.Text.Encodings.Web;
 using System.Text.Json;
 using System.Text.Json.Nodes;
 using Salsa.Contracts.Operations;
-using Salsa.Gateway.Operations;
+using Salsa.Gateway.Catalog;
 
 namespace Salsa.Gateway.Workflows;
 

@@ -1,5 +1,5 @@
 using System.CommandLine;
-using Salsa.Gateway.Operations;
+using Salsa.Gateway.Catalog;
 using Salsa.Gateway.Workflows;
 
 namespace Salsa.Gateway.Cli;

@@ -1,6 +1,6 @@
 using System.Globalization;
 using System.Text;
-using Salsa.Datasets;
+using Salsa.DataFiles;
 
 namespace Salsa.Chemistry;
 
@@ -57,7 +57,7 @@ public static class CompoundFile
     {
         ArgumentNullException.ThrowIfNull(stream);
         source ??= "the file";
-        using var reader = new StreamReader(UserFile.Text(stream, source), Encoding.UTF8, detectEncodingFromByteOrderMarks: true, bufferSize: 1 << 16);
+        using var reader = new StreamReader(UserFileText.Text(stream, source), Encoding.UTF8, detectEncodingFromByteOrderMarks: true, bufferSize: 1 << 16);
         var text = new UserFileLines(reader, source); // each line at most source.MaxRecordBytes
         var first = text.ReadLine();
         if (first is null)
@@ -77,7 +77,7 @@ public static class CompoundFile
         var header = SplitHeader(first);
         var sdf = format == CompoundFileFormat.Sdf
             || (format == CompoundFileFormat.Auto && head.Count == 4 && (head[3].Contains("V2000", StringComparison.Ordinal) || head[3].Contains("V3000", StringComparison.Ordinal)));
-        var csv = !sdf && (format == CompoundFileFormat.Csv || (format == CompoundFileFormat.Auto && header is not null && UserFile.FindColumn(header.Value.Columns, SmilesColumns) >= 0));
+        var csv = !sdf && (format == CompoundFileFormat.Csv || (format == CompoundFileFormat.Auto && header is not null && UserFileText.FindColumn(header.Value.Columns, SmilesColumns) >= 0));
         var records = sdf ? ReadSdf(lines, source) : csv ? ReadCsv(first, header, lines, source) : ReadSmiles(lines);
         foreach (var record in records)
         {
@@ -109,7 +109,7 @@ public static class CompoundFile
             var split = trimmed.IndexOfAny([' ', '\t']);
             var smiles = split < 0 ? trimmed : trimmed[..split];
             var id = split < 0 ? string.Empty : trimmed[(split + 1)..].Trim();
-            yield return new CompoundRecord(line, id.Length > 0 ? id : UserFile.DefaultId(line), smiles);
+            yield return new CompoundRecord(line, id.Length > 0 ? id : UserFileText.DefaultId(line), smiles);
         }
     }
 
@@ -121,13 +121,13 @@ public static class CompoundFile
         }
 
         var (columns, delimiter) = header.Value;
-        var smilesColumn = UserFile.FindColumn(columns, SmilesColumns);
+        var smilesColumn = UserFileText.FindColumn(columns, SmilesColumns);
         if (smilesColumn < 0)
         {
             throw new InvalidDataException($"{source} line 1: no SMILES column (one of {string.Join(", ", SmilesColumns)}){source.Columns(columns, " among ")}.");
         }
 
-        var idColumn = UserFile.FindColumn(columns, IdColumns);
+        var idColumn = UserFileText.FindColumn(columns, IdColumns);
         var line = 1;
         foreach (var text in Following(lines))
         {
@@ -137,7 +137,7 @@ public static class CompoundFile
                 continue;
             }
 
-            var fields = UserFile.Fields(text, delimiter, source, line);
+            var fields = UserFileText.Fields(text, delimiter, source, line);
             if (smilesColumn >= fields.Length || string.IsNullOrWhiteSpace(fields[smilesColumn]))
             {
                 throw new InvalidDataException($"{source} line {line}: no SMILES in column '{columns[smilesColumn]}'.");
@@ -153,7 +153,7 @@ public static class CompoundFile
                 }
             }
 
-            yield return new CompoundRecord(line, id.Length > 0 ? id : UserFile.DefaultId(line), fields[smilesColumn]) { Properties = properties };
+            yield return new CompoundRecord(line, id.Length > 0 ? id : UserFileText.DefaultId(line), fields[smilesColumn]) { Properties = properties };
         }
     }
 
@@ -226,11 +226,11 @@ public static class CompoundFile
 
         var molblock = block.ToString();
         var title = molblock[..molblock.IndexOf('\n', StringComparison.Ordinal)].Trim();
-        var id = title.Length > 0 ? title : dataId ?? UserFile.DefaultId(start);
+        var id = title.Length > 0 ? title : dataId ?? UserFileText.DefaultId(start);
         return new CompoundRecord(start, id, molblock) { IsMolBlock = true };
     }
 
     /// <summary>A header's columns and delimiter, if the line looks like one (a delimiter and no SMILES-only content).</summary>
     private static (string[] Columns, string Delimiter)? SplitHeader(string line) =>
-        UserFile.SplitHeader(line) ?? (UserFile.FindColumn([line.Trim()], SmilesColumns) >= 0 ? ([line.Trim()], ",") : null);
+        UserFileText.SplitHeader(line) ?? (UserFileText.FindColumn([line.Trim()], SmilesColumns) >= 0 ? ([line.Trim()], ",") : null);
 }

@@ -42,7 +42,7 @@ internal sealed unsafe class RdkitNative
     }
 
     /// <summary>
-    /// ECFP4 (Morgan radius 2 folded to <see cref="Datasets.FingerprintType.Ecfp4"/>'s bits) into
+    /// ECFP4 (Morgan radius 2 folded to <see cref="DataFiles.FingerprintType.Ecfp4"/>'s bits) into
     /// <paramref name="morgan"/> unless it is empty, MACCS into <paramref name="maccs"/> unless it is
     /// empty (both zeroed words of their type). False where RDKit here did not make them (it cannot
     /// read the SMILES, or the text is not a one-line SMILES): MinimalLib then answers, with its reason.
@@ -54,7 +54,7 @@ internal sealed unsafe class RdkitNative
             return false;
         }
 
-        if ((!morgan.IsEmpty && morgan.Length < Datasets.FingerprintType.Ecfp4.Words) || (!maccs.IsEmpty && maccs.Length < Datasets.FingerprintType.Maccs.Words))
+        if ((!morgan.IsEmpty && morgan.Length < DataFiles.FingerprintType.Ecfp4.Words) || (!maccs.IsEmpty && maccs.Length < DataFiles.FingerprintType.Maccs.Words))
         {
             throw new ArgumentException("A fingerprint's words are fewer than its type's.");
         }
@@ -68,7 +68,7 @@ internal sealed unsafe class RdkitNative
         fixed (ulong* morganWords = morgan)
         fixed (ulong* maccsWords = maccs)
         {
-            return _fingerprints(smilesBytes, morgan.IsEmpty ? 0 : Datasets.FingerprintType.Ecfp4.Bits, (byte*)morganWords, maccs.IsEmpty ? null : (byte*)maccsWords) == 0;
+            return _fingerprints(smilesBytes, morgan.IsEmpty ? 0 : DataFiles.FingerprintType.Ecfp4.Bits, (byte*)morganWords, maccs.IsEmpty ? null : (byte*)maccsWords) == 0;
         }
     }
 }

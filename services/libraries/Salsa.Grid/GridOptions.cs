@@ -85,11 +85,3 @@ public sealed class GridOptions
     /// <summary>A copy, for a process that hosts others (the gateway's services are its clients).</summary>
     public GridOptions Copy() => (GridOptions)MemberwiseClone();
 }
-
-/// <summary><c>Cluster:Tls</c>: the cluster certificate's file (PEM or PKCS#12) and its password, if it has one.</summary>
-public sealed class GridTlsOptions
-{
-    public string? Certificate { get; set; }
-
-    public string? Password { get; set; }
-}

@@ -1,8 +1,6 @@
 using System.Net;
 using System.Net.Sockets;
-using System.Security.Cryptography.X509Certificates;
 using Microsoft.Extensions.DependencyInjection;
-using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Hosting;
 using Orleans.Configuration;
 using Orleans.Serialization;
@@ -10,49 +8,6 @@ using Salsa.Grid.Compute;
 using Salsa.Grid.Jobs;
 
 namespace Salsa.Grid;
-
-/// <summary>Where a silo listens and which cluster it joins.</summary>
-public sealed record SiloSettings
-{
-    /// <summary>Silos with the same cluster id form one cluster.</summary>
-    public string ClusterId { get; init; } = "salsa";
-
-    public string ServiceId { get; init; } = "salsa";
-
-    /// <summary>PostgreSQL for membership; null runs a single silo on localhost clustering (the embedded default).</summary>
-    public string? ConnectionString { get; init; }
-
-    /// <summary>The address other silos reach this one at (its namespace's or host's address).</summary>
-    public IPAddress Address { get; init; } = IPAddress.Loopback;
-
-    public int SiloPort { get; init; } = SiloHosting.DefaultSiloPort;
-
-    public int GatewayPort { get; init; } = 30000;
-
-    /// <summary>The cores a partition's pass runs on.</summary>
-    public int Ranks { get; init; } = Environment.ProcessorCount;
-
-    /// <summary>Checkpoints, resumption and retries of the jobs this silo coordinates.</summary>
-    public GridJobOptions Jobs { get; init; } = new();
-
-    /// <summary>
-    /// How long a silo that stopped answering (killed, cut off) goes unnoticed at most, roughly: the
-    /// probe timeout, of which two in a row missed make the others vote it dead.
-    /// </summary>
-    public TimeSpan ProbeTimeout { get; init; } = TimeSpan.FromSeconds(2);
-
-    /// <summary>Exports a span per grain call (Orleans' activity sources) besides the jobs' own spans; off by default (thousands per second).</summary>
-    public bool TraceGrainCalls { get; init; }
-
-    /// <summary>How long the grains of a lost silo wait before they activate elsewhere (the directory's safety lease).</summary>
-    public TimeSpan DirectoryLease { get; init; } = TimeSpan.FromSeconds(10);
-
-    /// <summary>
-    /// The cluster certificate (<see cref="ClusterTls"/>): with it every connection between silos and
-    /// from clients is mutual TLS; a silo listening beyond loopback must have it.
-    /// </summary>
-    public X509Certificate2? Certificate { get; init; }
-}
 
 /// <summary>A process becomes a silo of the Salsa cluster.</summary>
 public static class SiloHosting
@@ -201,45 +156,6 @@ public static class SiloHosting
             }
 
             configure?.Invoke(silo);
-        });
-        return builder;
-    }
-}
-
-/// <summary>A process that is not a silo talks to the cluster as an Orleans client.</summary>
-public static class ClusterClientHosting
-{
-    /// <summary>
-    /// Joins the cluster of <paramref name="settings"/> as a client: through its PostgreSQL membership,
-    /// or — without a connection string — the single localhost silo whose gateway listens on
-    /// <see cref="SiloSettings.GatewayPort"/> (the embedded default, where the gateway's process is the silo).
-    /// Started before any silo, it waits for one (<see cref="ClusterConnectionRetry"/>) rather than failing.
-    /// </summary>
-    public static IHostApplicationBuilder AddSalsaClusterClient(this IHostApplicationBuilder builder, SiloSettings settings)
-    {
-        ArgumentNullException.ThrowIfNull(builder);
-        ArgumentNullException.ThrowIfNull(settings);
-        builder.UseOrleansClient(client =>
-        {
-            client.Configure<ClusterOptions>(o => (o.ClusterId, o.ServiceId) = (settings.ClusterId, settings.ServiceId));
-            client.Services.SerializeStoreExceptions();
-            client.Services.AddGridSerialization();
-            client.Services.AddSingleton<IClientConnectionRetryFilter, ClusterConnectionRetry>();
-            client.Services.TryAddSingleton(TimeProvider.System);
-            if (settings.Certificate is { } certificate)
-            {
-                client.UseClusterTls(certificate);
-            }
-
-            if (settings.ConnectionString is { } connectionString)
-            {
-                client.UseAdoNetClustering(o => (o.Invariant, o.ConnectionString) = (SiloHosting.AdoNetInvariant, connectionString));
-                client.Configure<GatewayOptions>(o => o.GatewayListRefreshPeriod = TimeSpan.FromSeconds(5));
-            }
-            else
-            {
-                client.UseLocalhostClustering(settings.GatewayPort, settings.ServiceId, settings.ClusterId);
-            }
         });
         return builder;
     }

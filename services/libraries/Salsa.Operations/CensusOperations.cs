@@ -1,8 +1,8 @@
 using Salsa.Contracts.Census;
 using Salsa.Contracts.Clients;
 using Salsa.Contracts.Operations;
-using CensusSource = Salsa.Datasets.CensusSource; // the contract has a PlaceColumns of its own
 using Salsa.Hosting;
+using CensusSource = Salsa.DataFiles.CensusSource; // the contract has a PlaceColumns of its own
 using T = Salsa.Contracts.Operations.ValueTypes;
 
 namespace Salsa.Operations;

@@ -2,8 +2,8 @@ using System.Globalization;
 using Salsa.Contracts.Chem;
 using Salsa.Contracts.Clients;
 using Salsa.Contracts.Operations;
-using CompoundSource = Salsa.Datasets.CompoundSource;
-using FingerprintType = Salsa.Datasets.FingerprintType; // not the contract's message of the same name
+using CompoundSource = Salsa.DataFiles.CompoundSource;
+using FingerprintType = Salsa.DataFiles.FingerprintType; // not the contract's message of the same name
 using T = Salsa.Contracts.Operations.ValueTypes;
 
 namespace Salsa.Operations;

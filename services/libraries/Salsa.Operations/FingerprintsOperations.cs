@@ -4,7 +4,7 @@ using Salsa.Contracts.Clients;
 using Salsa.Contracts.Common;
 using Salsa.Contracts.Fingerprints;
 using Salsa.Contracts.Operations;
-using Salsa.Datasets;
+using Salsa.DataFiles;
 using Salsa.Hosting;
 using T = Salsa.Contracts.Operations.ValueTypes;
 

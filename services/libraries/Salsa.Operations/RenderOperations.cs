@@ -5,8 +5,8 @@ using Salsa.Contracts.Operations;
 using Salsa.Contracts.Render;
 using Salsa.Hosting;
 using Salsa.Rendering;
-using Salsa.Rendering.Molecules;
 using Salsa.Rendering.Maps;
+using Salsa.Rendering.Molecules;
 using Salsa.Rendering.Scatter;
 using T = Salsa.Contracts.Operations.ValueTypes;
 

@@ -13,7 +13,7 @@ namespace Salsa.Services.Tests.Architecture;
 public sealed class ProjectGraphTests
 {
     /// <summary>The algorithms and data: runnable in any process, a benchmark or a test.</summary>
-    private static readonly string[] ComputeLibraries = ["Salsa.Ccr", "Salsa.Chemistry", "Salsa.Clustering", "Salsa.Datasets", "Salsa.Rendering"];
+    private static readonly string[] ComputeLibraries = ["Salsa.Ccr", "Salsa.Chemistry", "Salsa.Clustering", "Salsa.DataFiles", "Salsa.Rendering"];
 
     /// <summary>What every service is built on.</summary>
     private static readonly string[] PlatformLibraries = ["Salsa.Grid", "Salsa.Contracts", "Salsa.Hosting", "Salsa.Hosting.Clustering", "Salsa.Operations", "Salsa.Settings", "Salsa.Store"];

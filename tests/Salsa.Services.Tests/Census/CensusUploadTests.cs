@@ -10,7 +10,7 @@ using Microsoft.Extensions.Configuration;
 using Salsa.Census;
 using Salsa.Contracts.Census;
 using Salsa.Contracts.Clients;
-using Salsa.Datasets;
+using Salsa.DataFiles;
 using Salsa.Hosting.Datasets;
 using Salsa.Services.Tests.Support;
 using Salsa.Testing;

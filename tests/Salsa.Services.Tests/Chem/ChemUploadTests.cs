@@ -4,7 +4,7 @@ using System.Text;
 using Salsa.Chem;
 using Salsa.Chemistry;
 using Salsa.Contracts.Clients;
-using Salsa.Datasets;
+using Salsa.DataFiles;
 using Salsa.Services.Tests.Support;
 
 namespace Salsa.Services.Tests.Chem;

@@ -4,7 +4,7 @@ using Salsa.Annealing;
 using Salsa.Chem;
 using Salsa.Clustering;
 using Salsa.Contracts.Common;
-using Salsa.Datasets;
+using Salsa.DataFiles;
 using Salsa.Fingerprints;
 using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Jobs;

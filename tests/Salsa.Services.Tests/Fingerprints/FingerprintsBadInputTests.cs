@@ -5,7 +5,7 @@ using Grpc.Core;
 using Salsa.Contracts.Clients;
 using Salsa.Contracts.Common;
 using Salsa.Contracts.Fingerprints;
-using Salsa.Datasets;
+using Salsa.DataFiles;
 using Salsa.Hosting.Jobs;
 using Salsa.Services.Tests.Support;
 using Salsa.Testing;

@@ -1,6 +1,6 @@
 using System.Net.Http.Json;
 using Salsa.Clustering.Fingerprints;
-using Salsa.Datasets;
+using Salsa.DataFiles;
 using Salsa.Fingerprints;
 using Salsa.Services.Tests.Support;
 using Salsa.Testing;

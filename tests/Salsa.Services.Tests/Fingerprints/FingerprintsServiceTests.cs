@@ -4,7 +4,7 @@ using Salsa.Clustering.Fingerprints;
 using Salsa.Contracts.Clients;
 using Salsa.Contracts.Common;
 using Salsa.Contracts.Fingerprints;
-using Salsa.Datasets;
+using Salsa.DataFiles;
 using Salsa.Fingerprints;
 using Salsa.Hosting.Timing;
 using Salsa.Services.Tests.Support;

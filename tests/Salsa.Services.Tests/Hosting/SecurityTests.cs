@@ -20,9 +20,9 @@ using Salsa.Hosting.Errors;
 using Salsa.Hosting.Host;
 using Salsa.Hosting.Security;
 using Salsa.Services.Tests.Support;
+using Salsa.Settings;
 using Salsa.Store;
 using Salsa.Testing;
-using Salsa.Settings;
 
 namespace Salsa.Services.Tests.Hosting;
 

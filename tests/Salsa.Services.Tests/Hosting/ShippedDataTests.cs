@@ -4,7 +4,7 @@ using Salsa.Chem;
 using Salsa.Contracts.Census;
 using Salsa.Contracts.Chem;
 using Salsa.Contracts.Clients;
-using Salsa.Datasets;
+using Salsa.DataFiles;
 using Salsa.Services.Tests.Support;
 using Salsa.Testing;
 

@@ -4,7 +4,7 @@ using Salsa.Chem;
 using Salsa.Clustering.Fingerprints;
 using Salsa.Contracts.Clients;
 using Salsa.Contracts.Common;
-using Salsa.Datasets;
+using Salsa.DataFiles;
 using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Jobs;
 using Salsa.Mds;

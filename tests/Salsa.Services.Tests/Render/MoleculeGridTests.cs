@@ -3,7 +3,7 @@ using System.Text;
 using System.Xml.Linq;
 using Salsa.Chem;
 using Salsa.Contracts.Common;
-using Salsa.Datasets;
+using Salsa.DataFiles;
 using Salsa.Render;
 using Salsa.Services.Tests.Support;
 using Salsa.Testing;

@@ -1,6 +1,6 @@
 using System.Globalization;
 using System.Text;
-using Salsa.Datasets;
+using Salsa.DataFiles;
 
 namespace Salsa.Services.Tests.Support;
 

@@ -222,13 +222,13 @@ internal static class KernelData
     /// <summary>A census file (by default the national set), population-weighted, in planar km.</summary>
     public static DenseVectors Census(string? path = null, bool skipUnpopulated = false)
     {
-        var rows = Salsa.Datasets.CensusBlockGroups.ReadFile(path ?? Salsa.Datasets.CensusBlockGroups.NationalPath);
+        var rows = Salsa.DataFiles.CensusBlockGroups.ReadFile(path ?? Salsa.DataFiles.CensusBlockGroups.NationalPath);
         if (skipUnpopulated)
         {
             rows = [.. rows.Where(r => r.Population > 0)];
         }
 
-        var projection = Salsa.Datasets.EquirectangularProjection.CentredOn(rows);
+        var projection = Salsa.DataFiles.EquirectangularProjection.CentredOn(rows);
         var values = new double[rows.Count * 2];
         var weights = new double[rows.Count];
         for (var i = 0; i < rows.Count; i++)
@@ -243,7 +243,7 @@ internal static class KernelData
     /// <summary>The 40k compounds' ECFP4 fingerprints.</summary>
     public static BinaryVectors Fingerprints()
     {
-        var set = Salsa.Datasets.CompoundSet.ReadFile(Salsa.Datasets.CompoundSet.Subset40kPath);
-        return new BinaryVectors(set.Fingerprints[Salsa.Datasets.FingerprintType.Ecfp4], Salsa.Datasets.FingerprintType.Ecfp4.Bits);
+        var set = Salsa.DataFiles.CompoundSet.ReadFile(Salsa.DataFiles.CompoundSet.Subset40kPath);
+        return new BinaryVectors(set.Fingerprints[Salsa.DataFiles.FingerprintType.Ecfp4], Salsa.DataFiles.FingerprintType.Ecfp4.Bits);
     }
 }

@@ -3,7 +3,7 @@ using System.Globalization;
 using System.Text.Json;
 using Salsa.Bench.Harness;
 using Salsa.Clustering;
-using Salsa.Datasets;
+using Salsa.DataFiles;
 using Salsa.Store;
 using Salsa.Store.Postgres;
 using Salsa.Store.Sqlite;

@@ -7,7 +7,7 @@ using Grpc.Net.Client;
 using Salsa.Bench.Harness;
 using Salsa.Contracts.Clients;
 using Salsa.Contracts.Common;
-using Salsa.Datasets;
+using Salsa.DataFiles;
 using Salsa.Hosting.Host;
 using Salsa.Testing;
 

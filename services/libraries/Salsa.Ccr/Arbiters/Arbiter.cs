@@ -85,21 +85,3 @@ public static class Arbiter
         queue.Activate(arbiters);
     }
 }
-
-/// <summary>Receivers that run alone, once, last.</summary>
-public sealed class TeardownReceiverGroup(params ArbiterTask[] receivers)
-{
-    internal ArbiterTask[] Receivers { get; } = receivers;
-}
-
-/// <summary>Receivers whose handlers never overlap any other handler of the interleave.</summary>
-public sealed class ExclusiveReceiverGroup(params ArbiterTask[] receivers)
-{
-    internal ArbiterTask[] Receivers { get; } = receivers;
-}
-
-/// <summary>Receivers whose handlers may run together.</summary>
-public sealed class ConcurrentReceiverGroup(params ArbiterTask[] receivers)
-{
-    internal ArbiterTask[] Receivers { get; } = receivers;
-}

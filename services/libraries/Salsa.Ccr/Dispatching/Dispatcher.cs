@@ -418,14 +418,6 @@ public sealed class Dispatcher : IDisposable
     }
 }
 
-/// <summary>A handler exception no error port took.</summary>
-public sealed class DispatcherExceptionEventArgs(DispatcherQueue queue, Exception exception) : EventArgs
-{
-    public DispatcherQueue Queue { get; } = queue;
-
-    public Exception Exception { get; } = exception;
-}
-
 /// <summary>A task that knows the queue it resumes on (what a local slot may hold).</summary>
 internal interface IResumable : ITask
 {

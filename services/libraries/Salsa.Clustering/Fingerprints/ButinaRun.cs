@@ -1,5 +1,5 @@
-using System.Runtime.CompilerServices;
 using System.Diagnostics;
+using System.Runtime.CompilerServices;
 using System.Threading.Channels;
 using Salsa.Ccr;
 using Salsa.Clustering.Parallel;

@@ -2,66 +2,11 @@ using System.Text.Json.Nodes;
 
 namespace Salsa.Contracts.Operations;
 
-/// <summary>
-/// What flows between steps. A step's input accepts an output of the same type; the checks run
-/// when the workflow loads, so a wrong wiring is an error with its line, not a failed run.
-/// </summary>
-#pragma warning disable CA1720 // The names are what workflow authors read.
-public static class ValueTypes
-{
-    /// <summary>A census dataset (latitude/longitude, population) as imported.</summary>
-    public const string CensusDataset = "census-dataset";
-
-    /// <summary>Dense, weighted points (e.g. a census query projected to planar km).</summary>
-    public const string Points = "points";
-
-    /// <summary>A compound set (ids and SMILES).</summary>
-    public const string Compounds = "compounds";
-
-    /// <summary>A binary fingerprint dataset of one fingerprint type.</summary>
-    public const string Fingerprints = "fingerprints";
-
-    /// <summary>A finished clustering job with per-point assignments: <c>{ service, jobId }</c>.</summary>
-    public const string Clustering = "clustering";
-
-    /// <summary>A finished Butina job: <c>{ service, jobId }</c>.</summary>
-    public const string Butina = "butina";
-
-    /// <summary>A finished MDS job: <c>{ service, jobId }</c>.</summary>
-    public const string Embedding = "embedding";
-
-    /// <summary>Point indices into a dataset.</summary>
-    public const string Indices = "indices";
-
-    /// <summary>Numbers, e.g. weights of the items an index list names.</summary>
-    public const string Numbers = "numbers";
-
-    public const string Integer = "integer";
-
-    public const string Number = "number";
-
-    /// <summary>Rows of flat objects (a cluster table, search hits).</summary>
-    public const string Table = "table";
-
-    /// <summary>A finished rendering job whose files are artifacts.</summary>
-    public const string Rendering = "rendering";
-}
 #pragma warning restore CA1720
 
 /// <summary>An input of an operation: which output type it takes.</summary>
 public sealed record InputSpec(string Name, string Type, bool Required, string Description);
 
-/// <summary>What a parameter's value must be (the JSON Schema type names).</summary>
-#pragma warning disable CA1720 // The names are the JSON Schema types workflow authors read.
-public enum ParameterKind
-{
-    String,
-    Integer,
-    Number,
-    Boolean,
-    StringList,
-    NumberList,
-}
 #pragma warning restore CA1720
 
 /// <summary>
@@ -130,27 +75,4 @@ public sealed record OperationSpec
     public required Func<IStepContext, Task<StepOutcome>> Execute { get; init; }
 
     public string Key => $"{Service}.{Name}";
-}
-
-/// <summary>What a step produced: its outputs, and the service job whose files it may keep.</summary>
-public sealed record StepOutcome(IReadOnlyDictionary<string, JsonNode?> Outputs, JobAddress? Job = null)
-{
-    public static StepOutcome Of(params (string Name, JsonNode? Value)[] outputs) => Of(null, outputs);
-
-    public static StepOutcome Of(JobAddress? job, params (string Name, JsonNode? Value)[] outputs)
-    {
-        ArgumentNullException.ThrowIfNull(outputs);
-        return new(outputs.ToDictionary(o => o.Name, o => o.Value, StringComparer.Ordinal), job);
-    }
-}
-
-/// <summary>A job on a service, as passed between steps: <c>{ "service": "annealing", "jobId": "…" }</c>.</summary>
-public sealed record JobAddress(string Service, string JobId)
-{
-    public JsonNode ToJson() => new JsonObject { ["service"] = Service, ["jobId"] = JobId };
-
-    public static JobAddress FromJson(JsonNode? node) =>
-        node is JsonObject o && o["service"]?.GetValue<string>() is { } service && o["jobId"]?.GetValue<string>() is { } id
-            ? new JobAddress(service, id)
-            : throw new InvalidOperationException($"Not a job reference: {node?.ToJsonString() ?? "null"}.");
 }

@@ -9,16 +9,6 @@ using Salsa.Grid.Partitions;
 
 namespace Salsa.Grid.KMeans;
 
-/// <summary>The coordinator of one k-means job (keyed by the job's id).</summary>
-public interface IKMeansJobGrain : IGridJobGrain
-{
-    /// <summary>
-    /// Starts the job; starting it again with the same spec returns it as it is (no second run).
-    /// <paramref name="traceParent"/> (W3C) puts the job's spans in the caller's trace. The result is a <see cref="KMeansResult"/>.
-    /// </summary>
-    Task<GridJobView> StartAsync(KMeansJobSpec spec, string? traceParent = null);
-}
-
 /// <summary>
 /// k-means over the partition grains: each k-means++ step asks every partition for its mass and the
 /// chosen one for its point, each Lloyd iteration sends the centres to every partition and folds

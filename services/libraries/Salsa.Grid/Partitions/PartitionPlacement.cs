@@ -1,6 +1,3 @@
-using Orleans.Placement;
-using Orleans.Runtime.Placement;
-
 namespace Salsa.Grid.Partitions;
 
 /// <summary>
@@ -12,18 +9,4 @@ namespace Salsa.Grid.Partitions;
 public sealed class PartitionPlacement : PlacementStrategy
 {
     public static PartitionPlacement Instance { get; } = new();
-}
-
-[AttributeUsage(AttributeTargets.Class, AllowMultiple = false)]
-public sealed class PartitionPlacementAttribute() : PlacementAttribute(PartitionPlacement.Instance);
-
-public sealed class PartitionPlacementDirector : IPlacementDirector
-{
-    public Task<SiloAddress> OnAddActivation(PlacementStrategy strategy, PlacementTarget target, IPlacementContext context)
-    {
-        ArgumentNullException.ThrowIfNull(context);
-        var silos = context.GetCompatibleSilos(target).OrderBy(s => s.ToString(), StringComparer.Ordinal).ToArray();
-        var key = PartitionKey.Parse(target.GrainIdentity.Key.ToString()!);
-        return Task.FromResult(silos[key.Index % silos.Length]);
-    }
 }

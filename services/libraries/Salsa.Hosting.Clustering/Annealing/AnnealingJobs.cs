@@ -3,13 +3,13 @@ using Microsoft.Extensions.Options;
 using Salsa.Clustering.Annealing;
 using Salsa.Clustering.Parallel;
 using Salsa.Contracts.Annealing;
-using AnnealingResult = Salsa.Contracts.Annealing.AnnealingResult; // the message; the algorithm's result is Salsa.Clustering's
 using Salsa.Contracts.Common;
 using Salsa.Contracts.Operations;
 using Salsa.Hosting.Clustering.Grid;
 using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Jobs;
 using Salsa.Store;
+using AnnealingResult = Salsa.Contracts.Annealing.AnnealingResult; // the message; the algorithm's result is Salsa.Clustering's
 
 namespace Salsa.Hosting.Clustering.Annealing;
 

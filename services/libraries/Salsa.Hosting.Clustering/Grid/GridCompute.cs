@@ -1,19 +1,14 @@
 using System.Diagnostics;
-using Microsoft.AspNetCore.Builder;
-using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Options;
 using Salsa.Clustering;
 using Salsa.Clustering.Annealing;
 using Salsa.Clustering.KMeans;
 using Salsa.Contracts.Common;
-using Salsa.Grid;
 using Salsa.Grid.Annealing;
 using Salsa.Grid.Jobs;
 using Salsa.Grid.KMeans;
 using Salsa.Grid.Partitions;
-using Salsa.Hosting.Host;
 using Salsa.Hosting.Jobs;
-using Salsa.Settings;
 using JobState = Salsa.Store.JobState;
 
 namespace Salsa.Hosting.Clustering.Grid;
@@ -122,46 +117,5 @@ public sealed class GridCompute(IGrainFactory grains, IOptions<PartitionLayout> 
         };
         placement.Silos.Add(view.Silos);
         return placement;
-    }
-}
-
-public static class GridComputeFeatures
-{
-    /// <summary>
-    /// With <c>Cluster:Enabled</c>, makes this service's process a silo (<see cref="SiloHosting.Settings"/>;
-    /// a single localhost silo on free ports when there is neither a PostgreSQL connection string nor
-    /// a <c>Cluster:SiloPort</c>) — or, with <c>Cluster:Role</c> = <c>Client</c>, a client of the cluster's
-    /// silos (through PostgreSQL membership, or the localhost silo at <c>Cluster:GatewayPort</c>) — and
-    /// registers <see cref="GridCompute"/> and the <see cref="SiloSettings"/> in effect; otherwise nothing.
-    /// The section is bound once (<see cref="GridOptions"/>, injected).
-    /// </summary>
-    public static WebApplicationBuilder AddGridCompute(this WebApplicationBuilder builder)
-    {
-        ArgumentNullException.ThrowIfNull(builder);
-        var grid = builder.Services.BindSalsaOptions<GridOptions>(builder.Configuration, SiloHosting.Section);
-        if (!grid.Enabled)
-        {
-            return builder;
-        }
-
-        var settings = SiloHosting.Settings(grid);
-        if (grid.Role == GridRole.Client)
-        {
-            builder.AddSalsaClusterClient(settings);
-        }
-        else
-        {
-            if (settings.ConnectionString is null && grid.SiloPort is null)
-            {
-                settings = settings with { SiloPort = ServicePorts.NextFreeLoopbackPort(), GatewayPort = ServicePorts.NextFreeLoopbackPort() };
-            }
-
-            builder.AddSalsaSilo(settings);
-        }
-
-        builder.Services.AddSingleton(settings);
-        builder.Services.AddSalsaOptions<PartitionLayout>(SiloHosting.Section);
-        builder.Services.AddSingleton<GridCompute>();
-        return builder;
     }
 }

@@ -37,7 +37,7 @@ public sealed class DatasetBuilder
                 throw new ArgumentException($"Uploads are dense or binary datasets, not '{kind}'.");
         }
 
-        if (kind == DatasetKind.Binary && !string.IsNullOrEmpty(fingerprintType) && Salsa.Datasets.FingerprintType.Find(fingerprintType) is { } known && known.Bits != bits)
+        if (kind == DatasetKind.Binary && !string.IsNullOrEmpty(fingerprintType) && Salsa.DataFiles.FingerprintType.Find(fingerprintType) is { } known && known.Bits != bits)
         {
             throw new ArgumentException($"Fingerprint type '{known.Name}' has {known.Bits} bits, not {bits}.");
         }

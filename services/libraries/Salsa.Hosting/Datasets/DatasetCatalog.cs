@@ -2,11 +2,10 @@ using System.Diagnostics;
 using Google.Protobuf.WellKnownTypes;
 using Microsoft.Extensions.Options;
 using Salsa.Hosting.Errors;
+using Salsa.Hosting.Jobs;
 using Salsa.Hosting.Security;
 using Salsa.Store;
 using Proto = Salsa.Contracts.Datasets;
-
-using Salsa.Hosting.Jobs;
 
 namespace Salsa.Hosting.Datasets;
 

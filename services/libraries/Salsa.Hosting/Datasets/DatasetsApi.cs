@@ -4,7 +4,7 @@ using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.AspNetCore.Routing;
 using Microsoft.AspNetCore.WebUtilities;
-using Salsa.Datasets;
+using Salsa.DataFiles;
 using Salsa.Store;
 
 namespace Salsa.Hosting.Datasets;

@@ -2,17 +2,10 @@ using Microsoft.AspNetCore.Builder;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Options;
-using Salsa.Datasets;
+using Salsa.DataFiles;
 using Salsa.Settings;
 
 namespace Salsa.Hosting.Datasets;
-
-/// <summary>Where the shipped data sets are: <c>Salsa:DataDirectory</c>; <c>SALSA_DATA</c> and discovery apply when it is absent.</summary>
-public sealed class ShippedDataOptions
-{
-    [ConfigurationPath(ShippedData.DirectoryKey)]
-    public string? DataDirectory { get; set; }
-}
 
 /// <summary>The shipped data sets for services that import them (census, chem).</summary>
 public static class ShippedData

@@ -24,7 +24,7 @@ public sealed class UserFileOptions : IValidatableObject
     /// GeoJSON feature — counted as the file is read, so a file of one huge line is refused at it.
     /// </summary>
     [Range(1024L, 1L << 30)]
-    public long MaxRecordBytes { get; set; } = Salsa.Datasets.UserFileSource.DefaultMaxRecordBytes;
+    public long MaxRecordBytes { get; set; } = Salsa.DataFiles.UserFileSource.DefaultMaxRecordBytes;
 
     /// <summary>How long fetching a URL may take.</summary>
     [Range(typeof(TimeSpan), "00:00:00.001", "1.00:00:00")]

@@ -6,7 +6,7 @@ using Grpc.Core;
 using Microsoft.AspNetCore.Http;
 using Microsoft.Extensions.Options;
 using Mono.Unix.Native;
-using Salsa.Datasets;
+using Salsa.DataFiles;
 using Salsa.Hosting.Errors;
 using Salsa.Hosting.Security;
 

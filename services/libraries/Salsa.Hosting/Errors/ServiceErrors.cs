@@ -8,21 +8,6 @@ using Microsoft.AspNetCore.Http;
 
 namespace Salsa.Hosting.Errors;
 
-/// <summary>An id that names nothing (dataset, job, artifact).</summary>
-public sealed class NotFoundException(string message) : Exception(message);
-
-/// <summary>A request the current state does not allow (e.g. the result of a job still running).</summary>
-public sealed class ConflictException(string message) : Exception(message);
-
-/// <summary>The job queue is full: the caller should retry after <see cref="RetryAfter"/>.</summary>
-public sealed class QueueFullException(string message, TimeSpan retryAfter) : Exception(message)
-{
-    public TimeSpan RetryAfter { get; } = retryAfter;
-}
-
-/// <summary>A request beyond a configured limit (points, dimensions, clusters, bytes).</summary>
-public sealed class LimitExceededException(string message) : Exception(message);
-
 /// <summary>
 /// One mapping from the services' exceptions to what callers see, for both faces: an HTTP status
 /// with a ProblemDetails body, and a gRPC status. Anything not listed is a server fault (500 /
@@ -40,12 +25,12 @@ public static class ServiceErrors
         QueueFullException => (HttpStatusCode.TooManyRequests, StatusCode.ResourceExhausted, "The job queue is full"),
         // Retrying will not help until the tenant deletes something: no Retry-After.
         Salsa.Store.QuotaExceededException => (HttpStatusCode.Forbidden, StatusCode.ResourceExhausted, "Over the tenant's quota"),
-        LimitExceededException or Salsa.Datasets.FileTooLargeException => (HttpStatusCode.RequestEntityTooLarge, StatusCode.ResourceExhausted, "Over a configured limit"),
+        LimitExceededException or Salsa.DataFiles.FileTooLargeException => (HttpStatusCode.RequestEntityTooLarge, StatusCode.ResourceExhausted, "Over a configured limit"),
         // The store restarting or briefly out of reach (reads have ridden it out for half a minute
         // already; writes are not asked again): the caller retries, nothing is lost or half-done.
         DbException { IsTransient: true } => (HttpStatusCode.ServiceUnavailable, StatusCode.Unavailable, "The store is unreachable"),
         // The installation's fault, not the request's: said plainly, with the file and the remedy.
-        Salsa.Datasets.DataFileException => (HttpStatusCode.InternalServerError, StatusCode.Internal, "A shipped data file is missing or damaged"),
+        Salsa.DataFiles.DataFileException => (HttpStatusCode.InternalServerError, StatusCode.Internal, "A shipped data file is missing or damaged"),
         // Validation of every kind: ClusteringInputException, ArgumentException and subclasses, bad
         // formats and bad data in uploads.
         ArgumentException or FormatException or InvalidDataException or InvalidProtocolBufferException or JsonException
@@ -79,7 +64,7 @@ public static class ServiceErrors
         {
             DbException => string.Create(CultureInfo.InvariantCulture, $"The store did not answer (it may be restarting); retry after {StoreRetryAfter.TotalSeconds:0} s."),
             RpcException rpc => rpc.Status.Detail,
-            Salsa.Datasets.DataFileException data => data.Detail,
+            Salsa.DataFiles.DataFileException data => data.Detail,
             _ => exception.Message,
         };
     }

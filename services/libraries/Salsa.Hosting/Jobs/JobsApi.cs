@@ -2,7 +2,6 @@ using System.Net.ServerSentEvents;
 using System.Runtime.CompilerServices;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Http;
-using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.AspNetCore.Routing;
 using Salsa.Hosting.Timing;
 using Salsa.Store;
@@ -72,12 +71,4 @@ public static class JobsApi
             };
         }
     }
-}
-
-/// <summary>Responses shared by the services' job-starting endpoints.</summary>
-public static class JobResponses
-{
-    /// <summary>202 Accepted with the job and its URL.</summary>
-    public static Accepted<JobView> Accepted(JobRecord job) =>
-        TypedResults.Accepted($"/api/jobs/{job.Id}", JobViews.ToView(job, []));
 }

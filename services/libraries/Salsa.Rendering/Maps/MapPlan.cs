@@ -1,4 +1,4 @@
-using Salsa.Datasets;
+using Salsa.DataFiles;
 using Salsa.Rendering.Atlas;
 using Salsa.Rendering.Drawing;
 

@@ -1,0 +1,8 @@
+namespace Salsa.Gateway.Runs;
+
+/// <summary>
+/// A file a run kept: the step's service job stored it and keeps it; the run refers to it by that
+/// job (<see cref="Job"/>) and every download reads the service's one copy. Runs recorded before
+/// artifacts stayed with their jobs have no job here: their copy is the run's own.
+/// </summary>
+public sealed record RunArtifactView(string Name, string ContentType, long Size, string Step, StepJob? Job = null);

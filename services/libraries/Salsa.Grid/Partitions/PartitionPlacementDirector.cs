@@ -1,0 +1,14 @@
+using Orleans.Runtime.Placement;
+
+namespace Salsa.Grid.Partitions;
+
+public sealed class PartitionPlacementDirector : IPlacementDirector
+{
+    public Task<SiloAddress> OnAddActivation(PlacementStrategy strategy, PlacementTarget target, IPlacementContext context)
+    {
+        ArgumentNullException.ThrowIfNull(context);
+        var silos = context.GetCompatibleSilos(target).OrderBy(s => s.ToString(), StringComparer.Ordinal).ToArray();
+        var key = PartitionKey.Parse(target.GrainIdentity.Key.ToString()!);
+        return Task.FromResult(silos[key.Index % silos.Length]);
+    }
+}
