@@ -23,15 +23,20 @@ echo "ab: base $base, working tree $(git -C "$root" rev-parse --short HEAD)+chan
 git -C "$root" worktree add --detach "$work/base-src" "$base" > /dev/null
 trap 'git -C "$root" worktree remove --force "$work/base-src" > /dev/null 2>&1 || true' EXIT
 
-dotnet build "$work/base-src/bench/Salsa.Bench" -c Release -o "$work/base-bin" -v quiet -nologo > "$work/base-build.log"
-dotnet build "$root/bench/Salsa.Bench" -c Release -o "$work/head-bin" -v quiet -nologo > "$work/head-build.log"
+# Each side's binaries under its own source tree (bin/ is ignored): an experiment that builds its
+# peers finds the repository above its binaries.
+base_bin=$work/base-src/bench/Salsa.Bench/bin/ab
+head_bin=$root/bench/Salsa.Bench/bin/ab-head
+dotnet build "$work/base-src/bench/Salsa.Bench" -c Release -o "$base_bin" -v quiet -nologo > "$work/base-build.log"
+dotnet build "$root/bench/Salsa.Bench" -c Release -o "$head_bin" -v quiet -nologo > "$work/head-build.log"
 
 for round in $(seq 1 "$rounds"); do
   for side in base head; do
     # Each side reads the repository's own data folder; the base worktree has its own copy.
     src=$root; [[ $side == base ]] && src=$work/base-src
     echo "ab: round $round/$rounds, $side"
-    (cd "$src" && SALSA_DATA="$src/data" dotnet "$work/$side-bin/Salsa.Bench.dll" "${experiments[@]}" "${options[@]}" \
+    bin=$base_bin; [[ $side == head ]] && bin=$head_bin
+    (cd "$src" && SALSA_DATA="$src/data" dotnet "$bin/Salsa.Bench.dll" "${experiments[@]}" "${options[@]}" \
       --out "$work/$side-$round" > "$work/$side-$round.log" 2>&1)
   done
 done
