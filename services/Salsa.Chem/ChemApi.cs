@@ -24,8 +24,8 @@ public static class ChemApi
         group.MapGet("/sources", () => TypedResults.Ok(CompoundSource.Shipped.Select(s => new { s.Name, s.Description })))
             .WithName("ListCompoundSources").WithSummary("The compound files this service can import.");
 
-        group.MapGet("/fingerprint-types", () => TypedResults.Ok(CompoundCatalog.Types))
-            .WithName("ListFingerprintTypes").WithSummary("Named fingerprint types and their sizes.");
+        group.MapGet("/fingerprint-types", async (CompoundCatalog chem, CancellationToken cancellationToken) => TypedResults.Ok(await chem.TypesAsync(cancellationToken)))
+            .WithName("ListFingerprintTypes").WithSummary("Named fingerprint types, their sizes, and the RDKit release (and call) that makes them here.");
 
         group.MapPost("/imports", async Task<Ok<DatasetView>> (CompoundCatalog chem, CompoundImportRequest request, CancellationToken cancellationToken) =>
             TypedResults.Ok(DatasetCatalog.ToView(await chem.ImportAsync(request, cancellationToken))))

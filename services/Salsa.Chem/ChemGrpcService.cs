@@ -49,10 +49,13 @@ public sealed class ChemGrpcService(CompoundCatalog chem, UserFiles files, Salsa
         new() { Svg = await ChemApi.DepictAsync(rdkit, request.Smiles, request.Width == 0 ? null : request.Width, request.Height == 0 ? null : request.Height, context.CancellationToken) };
 
     [Authorize(Scopes.Read)]
-    public override Task<ListFingerprintTypesResponse> ListFingerprintTypes(ListFingerprintTypesRequest request, ServerCallContext context)
+    public override async Task<ListFingerprintTypesResponse> ListFingerprintTypes(ListFingerprintTypesRequest request, ServerCallContext context)
     {
         var response = new ListFingerprintTypesResponse();
-        response.Types_.Add(CompoundCatalog.Types.Select(t => new FingerprintType { Name = t.Name, Bits = t.Bits, Description = t.Description }));
-        return Task.FromResult(response);
+        response.Types_.Add((await chem.TypesAsync(context.CancellationToken)).Select(t => new FingerprintType
+        {
+            Name = t.Name, Bits = t.Bits, Description = t.Description, RdkitVersion = t.RdkitVersion ?? "", Options = t.Options ?? "",
+        }));
+        return response;
     }
 }

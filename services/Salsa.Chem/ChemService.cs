@@ -4,6 +4,7 @@ using Salsa.Contracts.Clients;
 using Salsa.Hosting;
 using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Host;
+using Salsa.Settings;
 
 namespace Salsa.Chem;
 
@@ -18,6 +19,7 @@ public sealed class ChemService : ISalsaService
         builder.AddDatasets();
         builder.AddShippedData();
         // RDKit on as many isolates as the service has compute ranks, its first made as the service starts.
+        builder.Services.AddSalsaOptions<RdkitOptions>(RdkitOptions.Section);
         builder.Services.AddRdkit(services => services.GetRequiredService<IOptions<ServiceLimits>>().Value.Ranks);
         builder.Services.AddSingleton<CompoundCatalog>();
         builder.Services.AddSingleton<ChemGrpcService>();

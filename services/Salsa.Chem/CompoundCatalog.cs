@@ -7,6 +7,7 @@ using Salsa.Chemistry;
 using Salsa.DataFiles;
 using Salsa.Hosting;
 using Salsa.Hosting.Datasets;
+using Salsa.Hosting.Errors;
 using Salsa.Store;
 
 namespace Salsa.Chem;
@@ -43,11 +44,18 @@ public sealed class CompoundCatalog(DatasetCatalog datasets, IOptions<ServiceLim
     /// </summary>
     public const double MinReadableShare = 0.5;
 
-    public static IReadOnlyList<FingerprintTypeView> Types { get; } =
+    private static readonly IReadOnlyList<FingerprintTypeView> s_types =
     [
-        new(FingerprintType.Ecfp4.Name, FingerprintType.Ecfp4.Bits, "RDKit Morgan radius 2 (ECFP4), folded to 1024 bits; shipped with the data, computed by RDKit for uploads"),
-        new(FingerprintType.Maccs.Name, FingerprintType.Maccs.Bits, "RDKit MACCS keys, 167 bits; shipped with the data, computed by RDKit for uploads"),
+        new(FingerprintType.Ecfp4.Name, FingerprintType.Ecfp4.Bits, "RDKit Morgan radius 2 (ECFP4), folded to 1024 bits; shipped with the data, computed by RDKit for uploads", Options: Rdkit.OptionsOf(FingerprintType.Ecfp4)),
+        new(FingerprintType.Maccs.Name, FingerprintType.Maccs.Bits, "RDKit MACCS keys, 167 bits; shipped with the data, computed by RDKit for uploads", Options: Rdkit.OptionsOf(FingerprintType.Maccs)),
     ];
+
+    /// <summary>The fingerprint types this service makes, with the RDKit release that makes them here.</summary>
+    public async Task<IReadOnlyList<FingerprintTypeView>> TypesAsync(CancellationToken cancellationToken)
+    {
+        var version = await rdkit.FingerprintsVersionAsync(cancellationToken);
+        return [.. s_types.Select(t => t with { RdkitVersion = version })];
+    }
 
     /// <summary>One of: a shipped source, a user's file where it is (fingerprinted by RDKit), a stored compounds dataset.</summary>
     public async Task<DatasetInfo> ImportAsync(CompoundImportRequest request, CancellationToken cancellationToken)
@@ -115,7 +123,7 @@ public sealed class CompoundCatalog(DatasetCatalog datasets, IOptions<ServiceLim
         var compoundsId = IdOf(limit);
         _limits.CheckPoints(set.Count, FingerprintType.Ecfp4.Bits);
         var name = limit == 0 ? $"compounds-{file.Name}" : $"compounds-{file.Name}-{limit}";
-        return await StoreAsync(set, compoundsId, name, new Dictionary<string, string> { ["compound_source"] = file.Name },
+        return await StoreAsync(set, compoundsId, name, new Dictionary<string, string> { ["compound_source"] = file.Name }, CompoundSource.ShippedRdkitVersion,
             $"compound import: {Path.GetFileName(file.File)}", type => $"{type.Name} fingerprints shipped in {Path.GetFileName(file.File)}", cancellationToken);
     }
 
@@ -148,7 +156,9 @@ public sealed class CompoundCatalog(DatasetCatalog datasets, IOptions<ServiceLim
 
         var bytesHash = Convert.ToHexString(await SHA256.HashDataAsync(file, cancellationToken));
         file.Position = 0;
-        var compoundsId = DatasetIds.For("compound-upload", name, string.Join(',', types.Select(t => t.Name)), bytesHash);
+        // ... and the RDKit release that fingerprints it: another release's fingerprints are another dataset.
+        var release = await rdkit.FingerprintsVersionAsync(cancellationToken);
+        var compoundsId = DatasetIds.For("compound-upload", name, string.Join(',', types.Select(t => t.Name)), bytesHash, "rdkit " + release);
         if (await datasets.FindAsync(compoundsId, cancellationToken) is { } uploaded)
         {
             return new CompoundUpload(uploaded, await RefusedAsync(uploaded, cancellationToken));
@@ -175,7 +185,14 @@ public sealed class CompoundCatalog(DatasetCatalog datasets, IOptions<ServiceLim
         {
             span?.SetTag("salsa.molecules", records.Count);
             span?.SetTag("salsa.fingerprint_types", string.Join(',', types.Select(t => t.Name)));
-            computed = await rdkit.FingerprintsAsync([.. records.Select(r => r.Smiles)], types, cancellationToken: cancellationToken);
+            try
+            {
+                computed = await rdkit.FingerprintsAsync([.. records.Select(r => r.Smiles)], types, cancellationToken: cancellationToken);
+            }
+            catch (TimeoutException over)
+            {
+                throw new LimitExceededException($"{source}: {over.Message} Nothing was stored.");
+            }
         }
 
         // What RDKit says of a molecule quotes it: a file the service read from where it lies is not quoted.
@@ -197,7 +214,15 @@ public sealed class CompoundCatalog(DatasetCatalog datasets, IOptions<ServiceLim
         var blocks = kept.Select((i, k) => (i, k)).Where(p => records[p.i].IsMolBlock).ToList();
         if (blocks.Count > 0)
         {
-            var (canonical, _) = await rdkit.SmilesAsync([.. blocks.Select(p => records[p.i].Smiles)], cancellationToken: cancellationToken);
+            string?[] canonical;
+            try
+            {
+                (canonical, _) = await rdkit.SmilesAsync([.. blocks.Select(p => records[p.i].Smiles)], cancellationToken: cancellationToken);
+            }
+            catch (TimeoutException over)
+            {
+                throw new LimitExceededException($"{source}: {over.Message} Nothing was stored.");
+            }
             for (var b = 0; b < blocks.Count; b++)
             {
                 smiles[blocks[b].k] = canonical[b] ?? throw new InvalidOperationException($"RDKit read the molblock at line {records[blocks[b].i].Line} for its fingerprints but not for its SMILES.");
@@ -225,7 +250,7 @@ public sealed class CompoundCatalog(DatasetCatalog datasets, IOptions<ServiceLim
                 [.. refused.Select(r => r.Id)], [.. refused.Select(r => JsonSerializer.Serialize(r))], new() { ["compounds_dataset"] = compoundsId.ToString() }, cancellationToken)).Id.ToString();
         }
 
-        var info = await StoreAsync(set, compoundsId, name, metadata,
+        var info = await StoreAsync(set, compoundsId, name, metadata, computed.RdkitVersion,
             $"compound upload: {name} ({records.Count} compounds, {refused.Count} refused by RDKit)", type => $"{type.Name} fingerprints computed by RDKit from the SMILES of {name}", cancellationToken);
         return new CompoundUpload(info, refused);
     }
@@ -300,8 +325,9 @@ public sealed class CompoundCatalog(DatasetCatalog datasets, IOptions<ServiceLim
     }
 
     /// <summary>A compounds dataset and its fingerprint datasets, stored once per content (and tenant).</summary>
-    private async Task<DatasetInfo> StoreAsync(CompoundSet set, Guid compoundsId, string name, Dictionary<string, string> metadata, string source, Func<FingerprintType, string> fingerprintSource, CancellationToken cancellationToken)
+    private async Task<DatasetInfo> StoreAsync(CompoundSet set, Guid compoundsId, string name, Dictionary<string, string> metadata, string rdkitVersion, string source, Func<FingerprintType, string> fingerprintSource, CancellationToken cancellationToken)
     {
+        metadata[DatasetMetadataKeys.RdkitVersion] = rdkitVersion;
         foreach (var (type, words) in set.Fingerprints)
         {
             var fingerprints = await datasets.GetOrCreateAsync(DatasetIds.For("fingerprints", compoundsId.ToString(), type.Name), () => (
@@ -315,7 +341,12 @@ public sealed class CompoundCatalog(DatasetCatalog datasets, IOptions<ServiceLim
                     FingerprintType = type.Name,
                     Created = DateTimeOffset.UtcNow,
                     Source = fingerprintSource(type),
-                    Metadata = new Dictionary<string, string> { ["compounds_dataset"] = compoundsId.ToString() },
+                    Metadata = new Dictionary<string, string>
+                    {
+                        ["compounds_dataset"] = compoundsId.ToString(),
+                        [DatasetMetadataKeys.RdkitVersion] = rdkitVersion,
+                        [DatasetMetadataKeys.FingerprintOptions] = Rdkit.OptionsOf(type),
+                    },
                 },
                 new DatasetContent { Words = words, Weights = Ones(set.Count), Labels = [.. set.Ids] }), cancellationToken);
             metadata[FingerprintKeyPrefix + type.Name] = fingerprints.Id.ToString();

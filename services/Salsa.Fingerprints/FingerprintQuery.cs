@@ -1,5 +1,7 @@
 using Salsa.Chemistry;
 using Salsa.DataFiles;
+using Salsa.Hosting.Datasets;
+using LimitExceededException = Salsa.Hosting.Errors.LimitExceededException; // not Orleans.Runtime's
 using Salsa.Store;
 
 namespace Salsa.Fingerprints;
@@ -45,7 +47,25 @@ public static class FingerprintQuery
             RequireSameType(queryType, dataset);
         }
 
-        var computed = await rdkit.FingerprintsAsync([smiles], [type], cancellationToken: cancellationToken);
+        // The query's bits must be the release's that made the dataset's: another release's differ
+        // for some molecules, and a search would quietly miss them.
+        var release = await rdkit.FingerprintsVersionAsync(cancellationToken);
+        if (dataset.Metadata.TryGetValue(DatasetMetadataKeys.RdkitVersion, out var made) && made != release)
+        {
+            throw new ArgumentException(
+                $"Dataset {dataset.Id} holds fingerprints made by RDKit {made}; this service fingerprints with RDKit {release}, whose bits differ for some molecules: " +
+                $"a SMILES query is not fingerprinted by a release other than the dataset's. Search with queryHex made by RDKit {made}, or import the compounds again with this service.");
+        }
+
+        MoleculeFingerprints computed;
+        try
+        {
+            computed = await rdkit.FingerprintsAsync([smiles], [type], cancellationToken: cancellationToken);
+        }
+        catch (TimeoutException over)
+        {
+            throw new LimitExceededException($"The query SMILES: {over.Message}");
+        }
         return computed.Errors[0] is { } reason
             ? throw new ArgumentException($"RDKit cannot read the query SMILES '{(smiles.Length <= 80 ? smiles : smiles[..77] + "...")}': {reason}")
             : computed.Fingerprint(type, 0).ToArray();

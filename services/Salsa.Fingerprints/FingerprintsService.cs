@@ -26,6 +26,7 @@ public sealed class FingerprintsService : ISalsaService
         services.AddSingleton<SearchDispatcher>();
         services.AddSingleton<SearchIndexCache>();
         // RDKit fingerprints a SMILES query (its first engine made as the service starts).
+        services.AddSalsaOptions<RdkitOptions>(RdkitOptions.Section);
         services.AddRdkit(sp => sp.GetRequiredService<IOptions<ServiceLimits>>().Value.Ranks);
         services.AddSingleton<FingerprintSearch>();
         services.AddSingleton<FingerprintsGrpcService>();

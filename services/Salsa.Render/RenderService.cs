@@ -1,7 +1,9 @@
 using Microsoft.Extensions.Options;
+using Salsa.Chemistry;
 using Salsa.Contracts.Clients;
 using Salsa.Hosting;
 using Salsa.Hosting.Host;
+using Salsa.Settings;
 
 namespace Salsa.Render;
 
@@ -15,7 +17,8 @@ public sealed class RenderService : ISalsaService
         ArgumentNullException.ThrowIfNull(builder);
         builder.AddJobs().AddDatasets();
         // RDKit draws molecules (its engines start on first use).
-        builder.Services.AddSingleton(services => new Salsa.Chemistry.Rdkit(services.GetRequiredService<IOptions<ServiceLimits>>().Value.Ranks));
+        builder.Services.AddSalsaOptions<RdkitOptions>(RdkitOptions.Section);
+        builder.Services.AddSingleton(services => new Rdkit(services.GetRequiredService<IOptions<ServiceLimits>>().Value.Ranks, options: services.GetRequiredService<IOptions<RdkitOptions>>().Value));
         builder.Services.AddSingleton<RenderJobs>();
         builder.Services.AddSingleton<RenderGrpcService>();
     }

@@ -78,19 +78,28 @@ public sealed class CompoundFileTests
 
         var error = Assert.Throws<FileTooLargeException>(() => CompoundFile.Read(new MemoryStream(file), CompoundFileFormat.Auto, "compounds.smi").ToList());
 
-        Assert.StartsWith("compounds.smi line 2 is longer than 1,048,576 bytes", error.Message, StringComparison.Ordinal);
+        Assert.StartsWith("compounds.smi line 2 is longer than 16,777,216 bytes", error.Message, StringComparison.Ordinal);
     }
 
     [Fact]
-    public void SdRecordBeyondTheLimit_RefusedAtItsFirstLine()
+    public void SdRecords_OfTenMegabytesRead_BeyondTheLimitRefusedAtTheirFirstLine()
     {
-        var atoms = string.Concat(Enumerable.Repeat("    0.0000    0.0000    0.0000 C   0  0  0  0  0  0  0  0  0  0  0  0\n", 20_000));
-        var record = $"big\n  RDKit\n\n20000  0  0  0  0  0  0  0  0  0999 V2000\n{atoms}M  END\n$$$$\n";
-        var sdf = "ethanol\n  RDKit\n\n  1  0  0  0  0  0  0  0  0  0999 V2000\n    0.0000    0.0000    0.0000 C   0  0\nM  END\n$$$$\n" + record;
+        static string Record(int atoms) =>
+            $"big\n  RDKit\n\n{atoms}  0  0  0  0  0  0  0  0  0999 V2000\n" +
+            string.Concat(Enumerable.Repeat("    0.0000    0.0000    0.0000 C   0  0  0  0  0  0  0  0  0  0  0  0\n", atoms)) + "M  END\n$$$$\n";
+        const string Ethanol1 = "ethanol\n  RDKit\n\n  1  0  0  0  0  0  0  0  0  0999 V2000\n    0.0000    0.0000    0.0000 C   0  0\nM  END\n$$$$\n";
 
+        // A record of 10 MB (some 145,000 atoms' lines) is read whole.
+        var tenMegabytes = Record(145_000);
+        Assert.InRange(Encoding.UTF8.GetByteCount(tenMegabytes), 10_000_000, 16 << 20);
+        var read = CompoundFile.Read(new MemoryStream(Encoding.UTF8.GetBytes(Ethanol1 + tenMegabytes)), CompoundFileFormat.Sdf, "c.sdf").ToList();
+        Assert.Equal(2, read.Count);
+        Assert.True(read[1].IsMolBlock && read[1].Smiles.Length > 10_000_000, $"{read[1].Smiles.Length:N0}");
+
+        var sdf = Ethanol1 + Record(250_000);
         var error = Assert.Throws<FileTooLargeException>(() => CompoundFile.Read(new MemoryStream(Encoding.UTF8.GetBytes(sdf)), CompoundFileFormat.Sdf, "c.sdf").ToList());
 
-        Assert.Equal("c.sdf line 8: an SD record longer than 1,048,576 bytes, the longest record a file may have here (Salsa:Files:MaxRecordBytes); nothing of it is stored.", error.Message);
+        Assert.Equal("c.sdf line 8: an SD record longer than 16,777,216 bytes, the longest record a file may have here (Salsa:Files:MaxRecordBytes); nothing of it is stored.", error.Message);
     }
 
     private static byte[] GzipText(string text)

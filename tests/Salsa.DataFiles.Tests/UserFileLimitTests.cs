@@ -59,8 +59,8 @@ public sealed class UserFileLimitTests
         var error = Assert.Throws<FileTooLargeException>(() => Places(file));
         var allocated = GC.GetAllocatedBytesForCurrentThread() - before;
 
-        Assert.Equal("places.csv line 2 is longer than 1,048,576 bytes, the longest line a file may have here (Salsa:Files:MaxRecordBytes); nothing of it is stored.", error.Message);
-        Assert.True(allocated < 16 << 20, $"refusing it allocated {allocated:N0} bytes");
+        Assert.Equal("places.csv line 2 is longer than 16,777,216 bytes, the longest line a file may have here (Salsa:Files:MaxRecordBytes); nothing of it is stored.", error.Message);
+        Assert.True(allocated < 8 * UserFileSource.DefaultMaxRecordBytes, $"refusing it allocated {allocated:N0} bytes: a record's worth, not the file's");
     }
 
     [Fact]
@@ -221,8 +221,8 @@ public sealed class UserFileLimitTests
         var error = Assert.Throws<FileTooLargeException>(() => Places(file, new UserFileSource("places.geojson")));
         var allocated = GC.GetAllocatedBytesForCurrentThread() - before;
 
-        Assert.Matches(@"^places\.geojson: the feature at byte [\d,]+ is longer than 1,048,576 bytes, the longest record a file may have here \(Salsa:Files:MaxRecordBytes\)", error.Message);
-        Assert.True(allocated < 16 << 20, $"refusing it allocated {allocated:N0} bytes");
+        Assert.Matches(@"^places\.geojson: the feature at byte [\d,]+ is longer than 16,777,216 bytes, the longest record a file may have here \(Salsa:Files:MaxRecordBytes\)", error.Message);
+        Assert.True(allocated < 8 * UserFileSource.DefaultMaxRecordBytes, $"refusing it allocated {allocated:N0} bytes: a record's worth, not the file's");
     }
 
     [Theory]

@@ -34,9 +34,11 @@ public sealed class ChemFingerprintsExperiment : IExperiment
         var ratios = new List<IReadOnlyList<string>>();
         var both = Rdkit.Types.ToArray();
         var rates = new Dictionary<(bool Native, int Cores), double>();
+        string? systemVersion;
         using (var probe = new Rdkit(1))
         {
-            if (probe.NativeVersion is null)
+            systemVersion = probe.SystemVersion;
+            if (systemVersion is null)
             {
                 context.Paragraph("RDKit's C++ library is not on this machine (Debian: librdkit-dev, then build again): Salsa.Chemistry's native rows are missing.");
             }
@@ -46,11 +48,12 @@ public sealed class ChemFingerprintsExperiment : IExperiment
         {
             foreach (var (engines, types) in new[] { (1, both), (cores, both), (cores, [FingerprintType.Ecfp4]) }.Distinct())
             {
-                using var rdkit = new Rdkit(engines, native: native);
-                if (native && rdkit.NativeVersion is null)
+                if (native && systemVersion is null)
                 {
                     continue;
                 }
+
+                using var rdkit = new Rdkit(engines, options: new RdkitOptions { Engine = native ? RdkitEngineChoice.System : RdkitEngineChoice.Pinned });
 
                 var (computed, seconds, warm) = await MeasureAsync(rdkit, shipped, types, repeats, cancellationToken);
                 var identical = Identical(shipped, computed, types);
@@ -151,8 +154,8 @@ public sealed class ChemFingerprintsExperiment : IExperiment
         types.ToDictionary(t => t, t => Enumerable.Range(0, shipped.Count).Count(i => shipped.Fingerprint(t, i).SequenceEqual(computed.Fingerprint(t, i))));
 
     private static async Task<string> LabelAsync(Rdkit rdkit, CancellationToken cancellationToken) =>
-        rdkit.NativeVersion is { } version
-            ? $"Salsa.Chemistry (RDKit {version} C++, the system's librdkit)"
+        await rdkit.UsesSystemAsync(cancellationToken)
+            ? $"Salsa.Chemistry (RDKit {rdkit.SystemVersion} C++, the system's librdkit)"
             : $"Salsa.Chemistry (RDKit {await rdkit.VersionAsync(cancellationToken)} MinimalLib, WebAssembly on V8)";
 
     private static List<string> Report(ExperimentContext context, string @case, string label, int cores, int compounds, List<double> seconds, Dictionary<FingerprintType, int> identical, int refused)

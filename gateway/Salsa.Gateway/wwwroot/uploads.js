@@ -84,7 +84,8 @@ export function setupUploads() {
       replace(result,
         h('p', { class: 'upload-done' }, `${dataset.name}: ${format.number(dataset.count)} ${kind.what}`,
           refused.length ? ` · ${refused.length} refused` : ''),
-        h('p', { class: 'muted small' }, 'dataset ', h('code', {}, dataset.datasetId)),
+        h('p', { class: 'muted small' }, 'dataset ', h('code', {}, dataset.datasetId),
+          dataset.rdkitVersion ? ` · fingerprints by RDKit ${dataset.rdkitVersion}` : ''),
         refused.length
           ? h('ul', { class: 'refused' }, refused.slice(0, 5).map((r) => h('li', {}, `line ${r.line} (${r.id}): ${r.reason}`)))
           : null,

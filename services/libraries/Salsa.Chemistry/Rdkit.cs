@@ -1,5 +1,5 @@
 using System.Collections.Concurrent;
-using System.Text;
+using System.Globalization;
 using System.Text.Json;
 using Salsa.Ccr;
 using Salsa.DataFiles;
@@ -11,65 +11,142 @@ namespace Salsa.Chemistry;
 /// (WebAssembly, npm <c>@rdkit/rdkit</c> 2026.9.1 — the release that made the shipped data's
 /// fingerprints) on V8 isolates, one per core, made on first use and kept. Fingerprints are RDKit's
 /// own bits: ECFP4 is <c>get_morgan_fp</c> radius 2 folded to 1,024 bits, MACCS <c>get_maccs_fp</c>
-/// (167 bits) — bit for bit the ones shipped in <c>data/chem</c>. Where the system has RDKit's C++
-/// library (<see cref="NativeVersion"/>), fingerprints of SMILES come from it, 1.7–2× MinimalLib's
-/// rate and the same bits (all 176,074 shipped compounds); a molecule it cannot read goes to
-/// MinimalLib, which gives RDKit's reason. Thread-safe.
+/// (167 bits) — bit for bit the ones shipped in <c>data/chem</c>. One release makes a deployment's
+/// fingerprints (<see cref="RdkitEngineChoice"/>): by default the pinned one, so the same input gives
+/// the same bits on every machine; the system's RDKit C++ library (<see cref="SystemVersion"/>) serves
+/// when it is that release, or when an operator chooses it — and then it alone makes fingerprints, a
+/// molecule it cannot read being refused, never filled in by another release. Every result says
+/// which release made it (<see cref="MoleculeFingerprints.RdkitVersion"/>).
 /// </summary>
-public sealed class Rdkit : IDisposable
+/// <remarks>
+/// What a molecule may cost is bounded by what it costs, not by a length tuned to some data: each
+/// molecule has <see cref="RdkitOptions.MoleculeBudget"/> of RDKit's time (a longer one is stopped and
+/// refused with that reason, its engine replaced), a call has <see cref="RdkitOptions.CallBudget"/> in
+/// all, and RDKit's stack is deep enough for 10,000-atom chains (<see cref="RdkitEngine"/>); a molecule
+/// deeper than that, or one that makes RDKit fail, is refused with its reason and leaves the others
+/// alone. Only text no molecule needs is refused unread: a SMILES over <see cref="MaxSmilesLength"/>
+/// characters, a molblock over <see cref="MaxMolBlockLength"/>, a NUL. Thread-safe.
+/// </remarks>
+public sealed partial class Rdkit : IDisposable
 {
     /// <summary>The fingerprint types RDKit computes here.</summary>
     public static IReadOnlyList<FingerprintType> Types { get; } = [FingerprintType.Ecfp4, FingerprintType.Maccs];
 
+    /// <summary>The longest SMILES RDKit is asked about (characters): twice the longest the platform promises to read.</summary>
+    public const int MaxSmilesLength = 200_000;
+
+    /// <summary>The longest molblock RDKit is asked about (characters): an SD record of 16 MiB.</summary>
+    public const int MaxMolBlockLength = 16 << 20;
+
+    /// <summary>
+    /// The longest SMILES (characters) the system's RDKit library is given — a molblock of up to 100
+    /// times that: its C++ cannot be stopped mid-molecule (a 3,000-atom chain takes it 30 s), so larger
+    /// ones go to MinimalLib, which can — where it is the same release — or, where the system's RDKit
+    /// is chosen, are refused.
+    /// </summary>
+    public const int MaxSystemLength = 2_000;
+
+    /// <summary>Whether a molecule is small enough for the system's RDKit library (<see cref="MaxSystemLength"/>).</summary>
+    public static bool ForSystem(string molecule)
+    {
+        ArgumentNullException.ThrowIfNull(molecule);
+        return molecule.Length <= (molecule.AsSpan().IndexOfAny('\n', '\r') >= 0 ? 100 * MaxSystemLength : MaxSystemLength);
+    }
+
+    /// <summary>
+    /// How RDKit makes a fingerprint type, as a dataset of them records it beside the release:
+    /// MinimalLib's call and its options (the system's library is called with the same).
+    /// </summary>
+    public static string OptionsOf(FingerprintType type)
+    {
+        ArgumentNullException.ThrowIfNull(type);
+        return type == FingerprintType.Ecfp4 ? $"get_morgan_fp {MorganJson}"
+            : type == FingerprintType.Maccs ? "get_maccs_fp"
+            : throw new ArgumentException($"RDKit makes no {type.Name} fingerprints here.", nameof(type));
+    }
+
     private const int BatchSize = 128;
     private static readonly string MorganJson = JsonSerializer.Serialize(new { radius = 2, nBits = FingerprintType.Ecfp4.Bits });
-    private readonly Lazy<RdkitFiles> _files;
-    // Engines are shared by every instance in the process that loads the same files, and never
-    // disposed: an isolate holds nothing between calls, making one compiles the WebAssembly again
-    // (a second), and disposing V8 while its background work still calls back into .NET ended the
-    // process (ClearScript: "Handle is not initialized") when hosted services stopped and started.
-    // Each instance bounds how many it uses at once; the process keeps at most the busiest moment's.
+
+    // Engines are shared by every instance in the process that loads the same files: an isolate
+    // holds nothing between calls, and making one compiles the WebAssembly again (a second). Each
+    // instance bounds how many it uses at once; the process keeps at most the busiest moment's. An
+    // engine that failed or was stopped is disposed on its own thread once its call is done, and
+    // never goes back.
     private static readonly ConcurrentDictionary<string, ConcurrentBag<RdkitEngine>> s_idle = new(StringComparer.Ordinal);
     private static readonly ConcurrentDictionary<string, RdkitNative?> s_native = new(StringComparer.Ordinal);
+    private readonly Lazy<RdkitFiles> _files;
     private readonly ConcurrentBag<RdkitEngine> _idle;
     private readonly SemaphoreSlim _engines;
     private readonly Lazy<Dispatcher> _dispatcher;
     private readonly Lazy<RdkitNative?> _native;
+    private readonly Lazy<Task<Fingerprinter>> _fingerprinter;
+    private readonly RdkitOptions _options;
     private bool _disposed;
 
     /// <param name="engines">At most this many isolates (calls at once); default: the cores.</param>
     /// <param name="directory">Where RDKit MinimalLib's files (and the native shim) are; default: <c>rdkit/</c> beside the assembly.</param>
-    /// <param name="native">Fingerprints from RDKit's C++ library where the system has it (the default); false: MinimalLib only.</param>
-    public Rdkit(int engines = 0, string? directory = null, bool native = true)
+    /// <param name="options">Which RDKit makes fingerprints (default: the pinned release) and what a molecule and a call may take.</param>
+    /// <exception cref="InvalidOperationException"><see cref="RdkitEngineChoice.System"/> is asked and the system's RDKit is not here.</exception>
+    public Rdkit(int engines = 0, string? directory = null, RdkitOptions? options = null)
     {
+        _options = options ?? new RdkitOptions();
         MaxEngines = engines > 0 ? engines : Environment.ProcessorCount;
         _engines = new SemaphoreSlim(MaxEngines, MaxEngines);
         _files = new Lazy<RdkitFiles>(() => RdkitFiles.Load(directory));
-        _native = new Lazy<RdkitNative?>(() => native ? s_native.GetOrAdd(RdkitFiles.DirectoryOf(directory), RdkitNative.Load) : null);
+        _native = new Lazy<RdkitNative?>(() => s_native.GetOrAdd(RdkitFiles.DirectoryOf(directory), RdkitNative.Load));
         _idle = s_idle.GetOrAdd(directory is null ? string.Empty : Path.GetFullPath(directory), _ => []);
         _dispatcher = new Lazy<Dispatcher>(() => new Dispatcher(new DispatcherOptions { ThreadCount = MaxEngines, Name = "Salsa RDKit" }));
+        _fingerprinter = new Lazy<Task<Fingerprinter>>(ChooseAsync);
+        if (Choice == RdkitEngineChoice.System && _native.Value is null)
+        {
+            throw new InvalidOperationException(
+                $"{RdkitOptions.Section}:Engine is System, but the system's RDKit is not here: the build compiles Salsa.Chemistry's shim where librdkit-dev and a C++ compiler are installed. Install them and build again, or leave the engine at Pinned.");
+        }
     }
 
-    /// <summary>The longest SMILES RDKit is asked about (characters); a longer one is refused with the reason.</summary>
-    public const int MaxSmilesLength = 500;
+    /// <summary>Which RDKit this instance was asked to make fingerprints with.</summary>
+    public RdkitEngineChoice Choice => _options.Engine;
 
-    /// <summary>The longest molblock RDKit is asked about (characters, about 500 atoms).</summary>
-    public const int MaxMolBlockLength = 40_000;
+    /// <summary>The longest one molecule may take (<see cref="RdkitOptions.MoleculeBudget"/>).</summary>
+    public TimeSpan MoleculeBudget => _options.MoleculeBudget;
 
     public int MaxEngines { get; }
 
-    /// <summary>The release of the system's RDKit that fingerprints SMILES here (<c>2022.09.3</c>), or null: MinimalLib does.</summary>
-    public string? NativeVersion => _native.Value?.Version;
+    /// <summary>The release of the system's RDKit C++ library where it is here (<c>2022.09.3</c>), used or not; null where it is not.</summary>
+    public string? SystemVersion => _native.Value?.Version;
 
-    /// <summary>RDKit's version (<c>2026.09.1</c>), from an engine.</summary>
-    public async Task<string> VersionAsync(CancellationToken cancellationToken = default) =>
-        await UseAsync(engine => engine.Version, cancellationToken).ConfigureAwait(false);
+    /// <summary>The pinned RDKit's version (<c>2026.09.1</c>: MinimalLib's), from an engine.</summary>
+    public Task<string> VersionAsync(CancellationToken cancellationToken = default) =>
+        UseAsync(async slot => (await slot.EngineAsync().ConfigureAwait(false)).Version, cancellationToken);
+
+    /// <summary>The RDKit release that makes fingerprints here: the pinned one, or the system's where it is chosen.</summary>
+    public async Task<string> FingerprintsVersionAsync(CancellationToken cancellationToken = default) =>
+        (await _fingerprinter.Value.WaitAsync(cancellationToken).ConfigureAwait(false)).Version;
+
+    /// <summary>Whether the system's RDKit makes fingerprints here (it is chosen, or it is the pinned release).</summary>
+    public async Task<bool> UsesSystemAsync(CancellationToken cancellationToken = default) =>
+        (await _fingerprinter.Value.WaitAsync(cancellationToken).ConfigureAwait(false)).Native is not null;
+
+    /// <summary>The RDKit that makes fingerprints, chosen once: the system's where it is asked for or is the pinned release.</summary>
+    private async Task<Fingerprinter> ChooseAsync()
+    {
+        var pinned = await VersionAsync().ConfigureAwait(false);
+        var native = _native.Value;
+        return Choice == RdkitEngineChoice.System
+            ? new Fingerprinter(native!, native!.Version, pinned)
+            : native is not null && native.Version == pinned ? new Fingerprinter(native, pinned, pinned) : new Fingerprinter(null, pinned, pinned);
+    }
+
+    /// <summary>Who makes fingerprints (null: MinimalLib), the release that makes them, and the pinned one.</summary>
+    private sealed record Fingerprinter(RdkitNative? Native, string Version, string Pinned);
 
     /// <summary>
     /// The <paramref name="types"/> fingerprints of every molecule (a SMILES or a molblock), on every engine at once (Salsa.Ccr
     /// ranks on <paramref name="dispatcher"/>, or on this instance's own dispatcher, a thread per engine). A molecule RDKit cannot
-    /// read gets its reason in <see cref="MoleculeFingerprints.Errors"/>; the others are unaffected.
+    /// read, or that takes longer than its budget, gets its reason in <see cref="MoleculeFingerprints.Errors"/>; the others are unaffected.
     /// </summary>
+    /// <exception cref="TimeoutException">The molecules took longer than <see cref="RdkitOptions.CallBudget"/> in all.</exception>
     public async Task<MoleculeFingerprints> FingerprintsAsync(IReadOnlyList<string> smiles, IReadOnlyCollection<FingerprintType> types, Dispatcher? dispatcher = null, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(smiles);
@@ -79,29 +156,53 @@ public sealed class Rdkit : IDisposable
             throw new MoleculeException($"Fingerprint types must be among {string.Join(", ", Types.Select(t => t.Name))}.");
         }
 
+        using var budget = CallBudget(cancellationToken);
+        try
+        {
+            return await FingerprintsWithinAsync(smiles, types, dispatcher, budget.Token).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException) when (budget.IsCancellationRequested && !cancellationToken.IsCancellationRequested)
+        {
+            throw OverBudget(smiles.Count);
+        }
+    }
+
+    private async Task<MoleculeFingerprints> FingerprintsWithinAsync(IReadOnlyList<string> smiles, IReadOnlyCollection<FingerprintType> types, Dispatcher? dispatcher, CancellationToken cancellationToken)
+    {
         var morgan = types.Contains(FingerprintType.Ecfp4);
         var maccs = types.Contains(FingerprintType.Maccs);
         var words = types.ToDictionary(t => t, t => new ulong[smiles.Count * t.Words]);
         var errors = new string?[smiles.Count];
-        var rest = _native.Value is { } native
+        var fingerprinter = await _fingerprinter.Value.WaitAsync(cancellationToken).ConfigureAwait(false);
+        var rest = fingerprinter.Native is { } native
             ? await NativeFingerprintsAsync(native, smiles, morgan ? words[FingerprintType.Ecfp4] : null, maccs ? words[FingerprintType.Maccs] : null, dispatcher, cancellationToken).ConfigureAwait(false)
             : Enumerable.Range(0, smiles.Count);
         var pending = Readable(smiles, rest, errors);
-        if (pending.Length == 0)
+        if (pending.Length > 0)
         {
-            return new MoleculeFingerprints(words, errors);
+            // MinimalLib answers for the rest: their fingerprints where it is the release that makes them
+            // here; otherwise (the system's RDKit is chosen and refused them) only why they are refused.
+            var fill = fingerprinter.Version == fingerprinter.Pinned;
+            var answers = await AnswerAllAsync(pending.Select(i => smiles[i]).ToArray(), (engine, text, progress) => engine.FingerprintsAsync(text, morgan ? MorganJson : null, maccs, progress), dispatcher, cancellationToken).ConfigureAwait(false);
+            for (var k = 0; k < pending.Length; k++)
+            {
+                if (fill || answers[k].StartsWith('!'))
+                {
+                    Store(answers[k], pending[k], morgan, maccs, words, errors);
+                }
+                else if (!ForSystem(smiles[pending[k]]))
+                {
+                    errors[pending[k]] = string.Create(CultureInfo.InvariantCulture,
+                        $"RDKit {fingerprinter.Version} (the system's, {RdkitOptions.Section}:Engine = System) is given molecules of at most {MaxSystemLength:N0} characters here (it cannot be stopped mid-molecule); RDKit {fingerprinter.Pinned}, the default, reads this one");
+                }
+                else
+                {
+                    errors[pending[k]] = $"RDKit {fingerprinter.Version} (the system's, {RdkitOptions.Section}:Engine = System) cannot read it; RDKit {fingerprinter.Pinned} can";
+                }
+            }
         }
 
-        var molecules = pending.Length == smiles.Count ? smiles : pending.Select(i => smiles[i]).ToArray();
-        await ForBatchesAsync(molecules, (engine, text, first, count) =>
-        {
-            var lines = engine.Fingerprints(text, morgan ? MorganJson : null, maccs).Split('\n');
-            for (var i = 0; i < count; i++)
-            {
-                Store(lines[i], pending[first + i], morgan, maccs, words, errors);
-            }
-        }, dispatcher, cancellationToken).ConfigureAwait(false);
-        return new MoleculeFingerprints(words, errors);
+        return new MoleculeFingerprints(words, errors, fingerprinter.Version);
     }
 
     /// <summary>
@@ -124,7 +225,7 @@ public sealed class Rdkit : IDisposable
                 {
                     var ecfp = morgan is null ? default : morgan.AsSpan(i * FingerprintType.Ecfp4.Words, FingerprintType.Ecfp4.Words);
                     var keys = maccs is null ? default : maccs.AsSpan(i * FingerprintType.Maccs.Words, FingerprintType.Maccs.Words);
-                    if (TooLong(smiles[i]) is not null || !native.TryFingerprints(smiles[i], ecfp, keys))
+                    if (!ForSystem(smiles[i]) || Unreadable(smiles[i]) is not null || !native.TryFingerprints(smiles[i], ecfp, keys))
                     {
                         ecfp.Clear();
                         keys.Clear();
@@ -144,57 +245,59 @@ public sealed class Rdkit : IDisposable
     /// RDKit's canonical SMILES of each molecule (a SMILES or a molblock), on every engine at once;
     /// a molecule RDKit cannot read gets null and its reason.
     /// </summary>
+    /// <exception cref="TimeoutException">The molecules took longer than <see cref="RdkitOptions.CallBudget"/> in all.</exception>
     public async Task<(string?[] Smiles, string?[] Errors)> SmilesAsync(IReadOnlyList<string> molecules, Dispatcher? dispatcher = null, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(molecules);
         var smiles = new string?[molecules.Count];
         var errors = new string?[molecules.Count];
         var pending = Readable(molecules, Enumerable.Range(0, molecules.Count), errors);
-        await ForBatchesAsync(pending.Length == molecules.Count ? molecules : pending.Select(i => molecules[i]).ToArray(), (engine, text, first, count) =>
+        using var budget = CallBudget(cancellationToken);
+        string[] answers;
+        try
         {
-            var lines = engine.SmilesOf(text).Split('\n');
-            for (var i = 0; i < count; i++)
+            answers = await AnswerAllAsync(pending.Select(i => molecules[i]).ToArray(), (engine, text, progress) => engine.SmilesOfAsync(text, progress), dispatcher, budget.Token).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException) when (budget.IsCancellationRequested && !cancellationToken.IsCancellationRequested)
+        {
+            throw OverBudget(molecules.Count);
+        }
+
+        for (var k = 0; k < pending.Length; k++)
+        {
+            if (answers[k].StartsWith('!'))
             {
-                if (lines[i].StartsWith('!'))
-                {
-                    errors[pending[first + i]] = lines[i][1..];
-                }
-                else
-                {
-                    smiles[pending[first + i]] = lines[i];
-                }
+                errors[pending[k]] = answers[k][1..];
             }
-        }, dispatcher, cancellationToken).ConfigureAwait(false);
+            else
+            {
+                smiles[pending[k]] = answers[k];
+            }
+        }
+
         return (smiles, errors);
     }
 
     /// <summary>RDKit's 2D depiction of a molecule as an SVG document.</summary>
-    /// <exception cref="MoleculeException">RDKit cannot read <paramref name="smiles"/>.</exception>
+    /// <exception cref="MoleculeException">RDKit cannot read <paramref name="smiles"/>, or takes longer than its budget on it.</exception>
     public Task<string> SvgAsync(string smiles, int width = 250, int height = 200, CancellationToken cancellationToken = default)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(width, 16);
         ArgumentOutOfRangeException.ThrowIfLessThan(height, 16);
         ArgumentOutOfRangeException.ThrowIfGreaterThan(width, 4096);
         ArgumentOutOfRangeException.ThrowIfGreaterThan(height, 4096);
-        Refuse(smiles);
-        return UseAsync(engine => Answer(engine.Svg(Line(smiles), width, height), smiles), cancellationToken);
+        return AnswerOneAsync(smiles, (engine, text, progress) => engine.SvgAsync(text, width, height, progress), cancellationToken);
     }
 
     /// <summary>RDKit's molblock of a molecule (V2000, with 2D coordinates): what an SD file holds.</summary>
-    /// <exception cref="MoleculeException">RDKit cannot read <paramref name="smiles"/>.</exception>
-    public Task<string> MolBlockAsync(string smiles, CancellationToken cancellationToken = default)
-    {
-        Refuse(smiles);
-        return UseAsync(engine => Answer(engine.MolBlock(Line(smiles)), smiles), cancellationToken);
-    }
+    /// <exception cref="MoleculeException">RDKit cannot read <paramref name="smiles"/>, or takes longer than its budget on it.</exception>
+    public async Task<string> MolBlockAsync(string smiles, CancellationToken cancellationToken = default) =>
+        (await AnswerOneAsync(smiles, (engine, text, progress) => engine.MolBlockAsync(text, progress), cancellationToken).ConfigureAwait(false)).Replace('\u001e', '\n');
 
     /// <summary>RDKit's canonical SMILES of a molecule.</summary>
-    /// <exception cref="MoleculeException">RDKit cannot read <paramref name="smiles"/>.</exception>
-    public Task<string> CanonicalAsync(string smiles, CancellationToken cancellationToken = default)
-    {
-        Refuse(smiles);
-        return UseAsync(engine => Answer(engine.Canonical(Line(smiles)), smiles), cancellationToken);
-    }
+    /// <exception cref="MoleculeException">RDKit cannot read <paramref name="smiles"/>, or takes longer than its budget on it.</exception>
+    public Task<string> CanonicalAsync(string smiles, CancellationToken cancellationToken = default) =>
+        AnswerOneAsync(smiles, (engine, text, progress) => engine.SmilesOfAsync(text, progress), cancellationToken);
 
     /// <summary>Stops this instance (its dispatcher); the engines stay with the process for the next instance.</summary>
     public void Dispose()
@@ -206,146 +309,14 @@ public sealed class Rdkit : IDisposable
         }
     }
 
-    /// <summary>
-    /// Runs <paramref name="work"/> over batches of the molecules (one line each) on every engine at
-    /// once: Salsa.Ccr ranks on <paramref name="dispatcher"/> or this instance's own, taking batches in
-    /// turn (a molecule's cost varies a hundredfold); each batch writes its own slots.
-    /// </summary>
-    private async Task ForBatchesAsync(IReadOnlyList<string> molecules, Action<RdkitEngine, string, int, int> work, Dispatcher? dispatcher, CancellationToken cancellationToken)
+    /// <summary>A cancellation that also comes when a call's budget is spent.</summary>
+    private CancellationTokenSource CallBudget(CancellationToken cancellationToken)
     {
-        var batches = (molecules.Count + BatchSize - 1) / BatchSize;
-        var next = -1;
-        var ranks = Math.Clamp(batches, 1, MaxEngines);
-        await Spmd.RunAsync(ranks, async _ =>
-        {
-            await UseAsync(engine =>
-            {
-                for (var batch = Interlocked.Increment(ref next); batch < batches; batch = Interlocked.Increment(ref next))
-                {
-                    cancellationToken.ThrowIfCancellationRequested();
-                    var first = batch * BatchSize;
-                    var count = Math.Min(BatchSize, molecules.Count - first);
-                    work(engine, JoinLines(molecules, first, count), first, count);
-                }
-
-                return true;
-            }, cancellationToken).ConfigureAwait(true);
-        }, new SpmdOptions { Dispatcher = dispatcher ?? _dispatcher.Value, CancellationToken = cancellationToken }).ConfigureAwait(false);
+        var budget = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        budget.CancelAfter(_options.CallBudget);
+        return budget;
     }
 
-    private async Task<T> UseAsync<T>(Func<RdkitEngine, T> work, CancellationToken cancellationToken)
-    {
-        ObjectDisposedException.ThrowIf(_disposed, this);
-        await _engines.WaitAsync(cancellationToken).ConfigureAwait(false);
-        RdkitEngine? engine = null;
-        try
-        {
-            if (!_idle.TryTake(out engine))
-            {
-                engine = await RdkitEngine.CreateAsync(_files.Value).ConfigureAwait(false);
-            }
-
-            return work(engine);
-        }
-        finally
-        {
-            if (engine is not null)
-            {
-                _idle.Add(engine);
-            }
-
-            _engines.Release();
-        }
-    }
-
-    /// <summary>
-    /// Of <paramref name="indices"/>, the molecules RDKit is asked about; the others get why not in
-    /// <paramref name="errors"/> (<see cref="TooLong"/>).
-    /// </summary>
-    private static int[] Readable(IReadOnlyList<string> molecules, IEnumerable<int> indices, string?[] errors)
-    {
-        var readable = new List<int>();
-        foreach (var i in indices)
-        {
-            if (TooLong(molecules[i]) is { } reason)
-            {
-                errors[i] = reason;
-            }
-            else
-            {
-                readable.Add(i);
-            }
-        }
-
-        return [.. readable];
-    }
-
-    /// <summary>
-    /// Why RDKit is not asked about a molecule: its text is past <see cref="MaxSmilesLength"/> (a SMILES)
-    /// or <see cref="MaxMolBlockLength"/> (a molblock). RDKit's cost grows with the cube of a chain's
-    /// length (a 1,000-atom chain: 1.2 s; 3,000: 30 s) and MinimalLib's stack ends before that.
-    /// </summary>
-    private static string? TooLong(string molecule)
-    {
-        var block = molecule.AsSpan().IndexOfAny('\n', '\r') >= 0;
-        var limit = block ? MaxMolBlockLength : MaxSmilesLength;
-        return molecule.Length <= limit ? null
-            : $"{(block ? "the molblock" : "the SMILES")} has {molecule.Length:N0} characters; at most {limit:N0} are read (the longest of the shipped 176,074 compounds' SMILES has 55)";
-    }
-
-    private static void Refuse(string molecule)
-    {
-        if (TooLong(molecule) is { } reason)
-        {
-            throw new MoleculeException($"RDKit is not asked about '{Shorten(molecule)}': {reason}.");
-        }
-    }
-
-    private static void Store(string line, int molecule, bool morgan, bool maccs, Dictionary<FingerprintType, ulong[]> words, string?[] errors)
-    {
-        if (line.StartsWith('!'))
-        {
-            errors[molecule] = line[1..];
-            return;
-        }
-
-        var parts = line.Split(' ');
-        var part = 0;
-        if (morgan)
-        {
-            Parse(parts[part++], FingerprintType.Ecfp4, molecule, words);
-        }
-
-        if (maccs)
-        {
-            Parse(parts[part], FingerprintType.Maccs, molecule, words);
-        }
-    }
-
-    private static void Parse(string hex, FingerprintType type, int molecule, Dictionary<FingerprintType, ulong[]> words) =>
-        CompoundSet.ParseHex(hex, type, words[type].AsSpan(molecule * type.Words, type.Words), molecule + 1, "RDKit");
-
-    private static string JoinLines(IReadOnlyList<string> smiles, int first, int count)
-    {
-        var text = new StringBuilder();
-        for (var i = first; i < first + count; i++)
-        {
-            if (i > first)
-            {
-                text.Append('\n');
-            }
-
-            text.Append(Line(smiles[i]));
-        }
-
-        return text.ToString();
-    }
-
-    /// <summary>A molecule as one line: a molblock's line breaks travel as U+001E (the script restores them); a SMILES has none.</summary>
-    private static string Line(string smiles) => smiles.Contains('\n') || smiles.Contains('\r') ? smiles.ReplaceLineEndings("\u001e") : smiles;
-
-    private static string Answer(string answer, string smiles) =>
-        answer.StartsWith('!') ? throw new MoleculeException($"RDKit cannot read the SMILES '{Shorten(smiles)}': {answer[1..]}") : answer;
-
-    private static string Shorten(string text) => text.Length <= 80 ? text : string.Concat(text.AsSpan(0, 77), "...");
+    private TimeoutException OverBudget(int molecules) => new(string.Create(CultureInfo.InvariantCulture,
+        $"RDKit took longer than {_options.CallBudget} ({RdkitOptions.Section}:CallBudget) on these {molecules:N0} molecules in all; send fewer at once."));
 }

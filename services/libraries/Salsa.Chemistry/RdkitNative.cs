@@ -45,11 +45,11 @@ internal sealed unsafe class RdkitNative
     /// ECFP4 (Morgan radius 2 folded to <see cref="DataFiles.FingerprintType.Ecfp4"/>'s bits) into
     /// <paramref name="morgan"/> unless it is empty, MACCS into <paramref name="maccs"/> unless it is
     /// empty (both zeroed words of their type). False where RDKit here did not make them (it cannot
-    /// read the SMILES, or the text is not a one-line SMILES): MinimalLib then answers, with its reason.
+    /// read the molecule — a SMILES, or a molblock — or the text holds a NUL): MinimalLib then says why.
     /// </summary>
     public bool TryFingerprints(string smiles, Span<ulong> morgan, Span<ulong> maccs)
     {
-        if (smiles.Length == 0 || smiles.AsSpan().IndexOfAny('\n', '\r', '\0') >= 0)
+        if (smiles.Length == 0 || smiles.Contains('\0', StringComparison.Ordinal))
         {
             return false;
         }
@@ -62,7 +62,7 @@ internal sealed unsafe class RdkitNative
         var length = Encoding.UTF8.GetMaxByteCount(smiles.Length) + 1;
         var rented = length > StackBytes ? new byte[length] : null;
         var text = rented ?? stackalloc byte[StackBytes];
-        var written = Encoding.UTF8.GetBytes(smiles, text);
+        var written = Encoding.UTF8.GetBytes(smiles.Contains('\r', StringComparison.Ordinal) ? smiles.ReplaceLineEndings("\n") : smiles, text);
         text[written] = 0;
         fixed (byte* smilesBytes = text)
         fixed (ulong* morganWords = morgan)

@@ -22,8 +22,10 @@ public sealed partial class RdkitWarmUp(Rdkit rdkit, ILogger<RdkitWarmUp> logger
         try
         {
             var version = await rdkit.VersionAsync(stoppingToken).ConfigureAwait(false);
+            var fingerprints = await rdkit.FingerprintsVersionAsync(stoppingToken).ConfigureAwait(false);
             var elapsed = Stopwatch.GetElapsedTime(started).TotalMilliseconds;
-            LogReady(logger, version, elapsed);
+            var maker = await rdkit.UsesSystemAsync(stoppingToken).ConfigureAwait(false) ? "the system's RDKit C++ library" : "RDKit MinimalLib (WebAssembly)";
+            LogReady(logger, version, elapsed, fingerprints, maker, rdkit.SystemVersion ?? "none");
             _ready.TrySetResult(version);
         }
         catch (OperationCanceledException) when (stoppingToken.IsCancellationRequested)
@@ -39,8 +41,8 @@ public sealed partial class RdkitWarmUp(Rdkit rdkit, ILogger<RdkitWarmUp> logger
         }
     }
 
-    [LoggerMessage(Level = LogLevel.Information, Message = "RDKit {Version} ready in {Milliseconds:F0} ms.")]
-    private static partial void LogReady(ILogger logger, string version, double milliseconds);
+    [LoggerMessage(Level = LogLevel.Information, Message = "RDKit {Version} ready in {Milliseconds:F0} ms; fingerprints by RDKit {FingerprintsVersion} ({Maker}; the system's RDKit: {SystemVersion}).")]
+    private static partial void LogReady(ILogger logger, string version, double milliseconds, string fingerprintsVersion, string maker, string systemVersion);
 
     [LoggerMessage(Level = LogLevel.Warning, Message = "RDKit could not be started ahead of the first request.")]
     private static partial void LogFailed(ILogger logger, Exception exception);

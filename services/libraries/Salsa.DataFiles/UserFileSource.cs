@@ -25,8 +25,12 @@ public sealed record UserFileSource(string Name)
     /// </summary>
     public long MaxRecordBytes { get; init; } = DefaultMaxRecordBytes;
 
-    /// <summary><see cref="MaxRecordBytes"/> unless configured: 1 MiB (the longest SMILES of public libraries are a few thousand characters).</summary>
-    public const long DefaultMaxRecordBytes = 1L << 20;
+    /// <summary>
+    /// <see cref="MaxRecordBytes"/> unless configured: 16 MiB — an SD record of a 10,000-atom molecule,
+    /// or a SMILES of hundreds of thousands of characters, fits with room to spare; the file's own
+    /// bound (<see cref="MaxBytes"/>) still holds.
+    /// </summary>
+    public const long DefaultMaxRecordBytes = 16L << 20;
 
     /// <summary>The settings of a service that set <see cref="MaxBytes"/> and <see cref="MaxRecordBytes"/>, for messages.</summary>
     public const string MaxBytesKey = "Salsa:Files:MaxBytes", MaxRecordBytesKey = "Salsa:Files:MaxRecordBytes";

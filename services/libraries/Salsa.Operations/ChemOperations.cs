@@ -28,7 +28,11 @@ public static class ChemOperations
             Name = "import",
             Summary = "Imports compounds: a shipped compound file with its fingerprints (source), your own compound file fingerprinted by RDKit (file: a path on the service's machine or an https URL; SMILES lines, CSV or SDF, plain or gzip), or a compounds dataset you uploaded (dataset). Give exactly one of the three.",
             Parameters = [source, limit, file, dataset, name, format, fingerprints],
-            Outputs = [new("dataset", T.Compounds, "the compounds"), new("count", T.Integer, "compounds"), new("refused", T.Integer, "molecules of a file RDKit could not read (left out)")],
+            Outputs =
+            [
+                new("dataset", T.Compounds, "the compounds"), new("count", T.Integer, "compounds"), new("refused", T.Integer, "molecules of a file RDKit could not read (left out)"),
+                new("rdkitVersion", T.Text, "the RDKit release that made their fingerprints"),
+            ],
             Execute = async c =>
             {
                 var chem = new ChemClient(await c.InvokerAsync(ServiceNames.Chem));
@@ -43,7 +47,7 @@ public static class ChemOperations
                 request.Compounds.Fingerprints.AddRange(c.Strings(fingerprints));
                 var info = await chem.ImportAsync(request, c.CallOptions);
                 var refused = info.Metadata.TryGetValue("refused", out var text) ? int.Parse(text, CultureInfo.InvariantCulture) : 0;
-                return StepOutcome.Of(("dataset", info.DatasetId), ("count", info.Count), ("refused", refused));
+                return StepOutcome.Of(("dataset", info.DatasetId), ("count", info.Count), ("refused", refused), ("rdkitVersion", info.RdkitVersion));
             },
         };
     }
@@ -59,12 +63,16 @@ public static class ChemOperations
             Summary = "The binary fingerprint dataset of a compound set, of one named type.",
             Inputs = [compounds],
             Parameters = [type],
-            Outputs = [new("dataset", T.Fingerprints, "one fingerprint per compound"), new("count", T.Integer, "fingerprints"), new("bits", T.Integer, "bits per fingerprint")],
+            Outputs =
+            [
+                new("dataset", T.Fingerprints, "one fingerprint per compound"), new("count", T.Integer, "fingerprints"), new("bits", T.Integer, "bits per fingerprint"),
+                new("rdkitVersion", T.Text, "the RDKit release that made them"), new("options", T.Text, "how: RDKit's call and its options"),
+            ],
             Execute = async c =>
             {
                 var chem = new ChemClient(await c.InvokerAsync(ServiceNames.Chem));
                 var info = await chem.FingerprintsAsync(new FingerprintRequest { DatasetId = c.InputString(compounds), FingerprintType = c.Get<string>(type) }, c.CallOptions);
-                return StepOutcome.Of(("dataset", info.DatasetId), ("count", info.Count), ("bits", info.Bits));
+                return StepOutcome.Of(("dataset", info.DatasetId), ("count", info.Count), ("bits", info.Bits), ("rdkitVersion", info.RdkitVersion), ("options", info.FingerprintOptions));
             },
         };
     }

@@ -37,7 +37,7 @@ public sealed class HostileUploadTests(HostileUploadFixture fixture) : IClassFix
     /// <summary>A place file whose second line holds an id of 250 MiB, gzip-compressed in pieces.</summary>
     private static readonly Lazy<byte[]> s_oneHugeLine = new(() => HostileFiles.GzipOfOneHugeLine());
 
-    private const string Refusal = "line 2 is longer than 1,048,576 bytes, the longest line a file may have here (Salsa:Files:MaxRecordBytes); nothing of it is stored.";
+    private const string Refusal = "line 2 is longer than 16,777,216 bytes, the longest line a file may have here (Salsa:Files:MaxRecordBytes); nothing of it is stored.";
 
     [Fact]
     public async Task OneLineOf250MiB_OverRest_413AtThatLine_NothingStored()

@@ -24,6 +24,9 @@ public sealed class FingerprintsBadInputFixture : IAsyncLifetime
     /// <summary>Three 8-bit prints uploaded without a fingerprint type.</summary>
     public Guid Untyped { get; private set; }
 
+    /// <summary>ECFP4 fingerprints another RDKit release made (its metadata says 2022.09.3).</summary>
+    public Guid OtherRelease { get; private set; }
+
     /// <summary>A Butina job of the MACCS dataset.</summary>
     public Guid MaccsButina { get; private set; }
 
@@ -43,6 +46,7 @@ public sealed class FingerprintsBadInputFixture : IAsyncLifetime
         .Replace("$maccs", Services.Maccs.ToString())
         .Replace("$dense", Dense.ToString())
         .Replace("$untyped", Untyped.ToString())
+        .Replace("$otherRelease", OtherRelease.ToString())
         .Replace("$annealing", Annealing.ToString())
         .ToString();
 
@@ -51,6 +55,11 @@ public sealed class FingerprintsBadInputFixture : IAsyncLifetime
         Services = await CompoundServices.StartAsync(TestStore.Sqlite(_directory), new Dictionary<string, string?> { ["Salsa:Fingerprints:MaxSearchK"] = "50" });
         Dense = (await Services.Rest.UploadCsvAsync("name=dense&kind=dense&dimension=2", "x,y\n1,2\n3,4\n5,6\n")).DatasetId;
         Untyped = (await Services.Rest.UploadCsvAsync("name=untyped&kind=binary&bits=8", "0f\nf0\nff\n")).DatasetId;
+        OtherRelease = (await Services.Rest.PostForAsync<Salsa.Hosting.Datasets.DatasetView>("/api/datasets", new
+        {
+            name = "other-release", kind = "binary", bits = FingerprintType.Ecfp4.Bits, fingerprintType = FingerprintType.Ecfp4.Name,
+            fingerprints = new[] { EcfpHex, EcfpHex }, metadata = new Dictionary<string, string> { ["rdkit_version"] = "2022.09.3" },
+        })).DatasetId;
         MaccsButina = await Services.ButinaAsync(Services.Maccs, 0.35);
         var annealing = await Services.Annealing.Rest.StartJobAsync("/api/annealing/jobs", new { datasetId = Services.Ecfp4, maxClusters = 2 });
         Assert.Equal("succeeded", (await Services.Annealing.Rest.WaitAsync(annealing.JobId)).State);
@@ -95,6 +104,7 @@ public sealed class FingerprintsBadInputTests(FingerprintsBadInputFixture fixtur
         { "{\"datasetId\":\"$ecfp\",\"querySmiles\":\"C1CC\",\"k\":5}", 400, "RDKit cannot read the query SMILES 'C1CC': SMILES Parse Error: unclosed ring" },
         { "{\"datasetId\":\"$ecfp\",\"querySmiles\":\"CCO\",\"fingerprintType\":\"rdkit-maccs-167\",\"k\":5}", 400, "a query must use the fingerprint type of the dataset" },
         { "{\"datasetId\":\"$untyped\",\"querySmiles\":\"CCO\",\"k\":1}", 400, "a SMILES query is fingerprinted by RDKit as rdkit-ecfp4-1024 or rdkit-maccs-167 only" },
+        { "{\"datasetId\":\"$otherRelease\",\"querySmiles\":\"CCO\",\"k\":1}", 400, "holds fingerprints made by RDKit 2022.09.3; this service fingerprints with RDKit 2026.09.1" },
         { "{\"datasetId\":\"$ecfp\",\"queryHex\":\"$ecfpHex\",\"fingerprintType\":\"rdkit-ecfp4-1024\",\"k\":0}", 400, "k must be at least 1" },
         { "{\"datasetId\":\"$ecfp\",\"queryHex\":\"$ecfpHex\",\"fingerprintType\":\"rdkit-ecfp4-1024\",\"k\":-3}", 400, "k must be at least 1" },
         { "{\"datasetId\":\"$ecfp\",\"queryHex\":\"$ecfpHex\",\"fingerprintType\":\"rdkit-ecfp4-1024\",\"k\":51}", 413, "MaxSearchK" },

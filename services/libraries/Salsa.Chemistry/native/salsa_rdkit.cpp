@@ -1,11 +1,14 @@
 // Salsa.Chemistry's native side of RDKit: the fingerprints an import asks for, from RDKit's own
-// C++ (the system's librdkit), for one SMILES per call. The bits are the ones Rdkit.js returns
+// C++ (the system's librdkit), for one molecule per call (a SMILES, or a molblock: text holding "M  END",
+// as RDKit MinimalLib tells them apart). The bits are the ones Rdkit.js returns
 // from MinimalLib: bit i in byte i / 8, least significant bit first. A molecule RDKit refuses
 // returns 1 and nothing else: the caller asks MinimalLib for RDKit's reason (RDKit's log is off
 // here, so nothing reaches the service's stderr). Thread-safe (RDKit built with
 // RDK_BUILD_THREADSAFE_SSS); no state between calls.
 #include <GraphMol/GraphMol.h>
 #include <GraphMol/SmilesParse/SmilesParse.h>
+#include <GraphMol/FileParsers/FileParsers.h>
+#include <RDGeneral/FileParseException.h>
 #include <GraphMol/Fingerprints/MorganFingerprints.h>
 #include <GraphMol/Fingerprints/MACCS.h>
 #include <DataStructs/ExplicitBitVect.h>
@@ -37,7 +40,7 @@ extern "C" {
 // RDKit's version ("2022.09.3").
 __attribute__((visibility("default"))) const char *salsa_rdkit_version() { return RDKit::rdkitVersion; }
 
-// The fingerprints of one SMILES: Morgan radius 2 folded to morgan_bits into morgan (when
+// The fingerprints of one molecule (a SMILES, or a molblock when the text holds "M  END"): Morgan radius 2 folded to morgan_bits into morgan (when
 // morgan_bits > 0), MACCS (167 bits, 21 bytes) into maccs (when not null). 0: done; 1: RDKit
 // cannot read the SMILES; 2: RDKit failed on it otherwise.
 __attribute__((visibility("default"))) int salsa_rdkit_fingerprints(const char *smiles, int morgan_bits,
@@ -47,7 +50,7 @@ __attribute__((visibility("default"))) int salsa_rdkit_fingerprints(const char *
     boost::logging::disable_logs("rdApp.*");
   });
   try {
-    std::unique_ptr<RDKit::ROMol> molecule(RDKit::SmilesToMol(smiles));
+    std::unique_ptr<RDKit::ROMol> molecule(std::strstr(smiles, "M  END") != nullptr ? RDKit::MolBlockToMol(smiles) : RDKit::SmilesToMol(smiles));
     if (!molecule) {
       return 1;
     }
@@ -62,6 +65,8 @@ __attribute__((visibility("default"))) int salsa_rdkit_fingerprints(const char *
     }
     return 0;
   } catch (const RDKit::MolSanitizeException &) {
+    return 1;
+  } catch (const RDKit::FileParseException &) {
     return 1;
   } catch (...) {
     return 2;

@@ -41,6 +41,9 @@ public static class ValueTypes
     /// <summary>Rows of flat objects (a cluster table, search hits).</summary>
     public const string Table = "table";
 
+    /// <summary>A word or a line of text: a version, a name.</summary>
+    public const string Text = "text";
+
     /// <summary>A finished rendering job whose files are artifacts.</summary>
     public const string Rendering = "rendering";
 }

@@ -9,7 +9,10 @@ using Proto = Salsa.Contracts.Datasets;
 
 namespace Salsa.Hosting.Datasets;
 
-/// <summary>A dataset as REST returns it.</summary>
+/// <summary>
+/// A dataset as REST returns it; a fingerprint dataset (and the compounds it belongs to) says which
+/// RDKit release made its fingerprints and how (<see cref="DatasetMetadataKeys"/>).
+/// </summary>
 public sealed record DatasetView(
     Guid DatasetId,
     string Name,
@@ -22,7 +25,9 @@ public sealed record DatasetView(
     DateTimeOffset Created,
     string Source,
     IReadOnlyDictionary<string, string> Metadata,
-    long Bytes);
+    long Bytes,
+    string? RdkitVersion = null,
+    string? FingerprintOptions = null);
 
 /// <summary>What a tenant stores and what its quota allows (null: no bound).</summary>
 public sealed record DatasetUsageView(int Datasets, long Bytes, int? MaxDatasets, long? MaxBytes);
@@ -179,8 +184,13 @@ public sealed class DatasetCatalog(IDataStore store, IOptions<ServiceLimits> lim
         _ => throw new ArgumentException($"Dataset kind '{kind}' is not 'dense' or 'binary'."),
     };
 
-    public static DatasetView ToView(DatasetInfo info) => new(
-        info.Id, info.Name, KindName(info.Kind), info.Count, info.Dimension, info.Bits, info.FingerprintType, info.TotalWeight, info.Created, info.Source, info.Metadata, info.Bytes);
+    public static DatasetView ToView(DatasetInfo info)
+    {
+        ArgumentNullException.ThrowIfNull(info);
+        return new(
+            info.Id, info.Name, KindName(info.Kind), info.Count, info.Dimension, info.Bits, info.FingerprintType, info.TotalWeight, info.Created, info.Source, info.Metadata, info.Bytes,
+            info.Metadata.GetValueOrDefault(DatasetMetadataKeys.RdkitVersion), info.Metadata.GetValueOrDefault(DatasetMetadataKeys.FingerprintOptions));
+    }
 
     public static Proto.DatasetInfo ToProto(DatasetInfo info)
     {
@@ -196,6 +206,8 @@ public sealed class DatasetCatalog(IDataStore store, IOptions<ServiceLimits> lim
             TotalWeight = info.TotalWeight,
             Created = Timestamp.FromDateTimeOffset(info.Created),
             Source = info.Source,
+            RdkitVersion = info.Metadata.GetValueOrDefault(DatasetMetadataKeys.RdkitVersion, ""),
+            FingerprintOptions = info.Metadata.GetValueOrDefault(DatasetMetadataKeys.FingerprintOptions, ""),
         };
         foreach (var (key, value) in info.Metadata)
         {
