@@ -54,7 +54,11 @@ public sealed class MdsJobs(JobManager jobs, DatasetCatalog datasets, IOptions<S
         var result = Smacof.Run(dissimilarities, options, weights, context.ClusteringProgress(), context.CancellationToken);
         var message = result.ToMessage(DatasetCatalog.KindName(info.Kind), dissimilarities.Source, items);
         await context.SaveArtifactAsync(Artifacts.Coordinates, Artifacts.OctetStream, ArtifactFormats.Doubles(result.Coordinates)).ConfigureAwait(false);
-        await context.SaveArtifactAsync(Artifacts.Embedding, Artifacts.Protobuf, message.ToByteArray()).ConfigureAwait(false);
+        // The file is what was computed, not how long it took (the job's result says that): the same
+        // embedding made again is the same file, byte for byte.
+        var file = message.Clone();
+        file.ElapsedMs = 0;
+        await context.SaveArtifactAsync(Artifacts.Embedding, Artifacts.Protobuf, file.ToByteArray()).ConfigureAwait(false);
         return new JobOutcome(message);
     }
 

@@ -196,7 +196,7 @@ public sealed class RenderJobs(JobManager jobs, DatasetCatalog datasets, JobResu
             Width = request.Width ?? defaults.Width,
             Height = request.Height ?? defaults.Height,
             Title = request.Title,
-            Note = $"{info.Name}; {clustering.Service} job {clustering.Id}",
+            Note = $"{info.Name}; clustered by the {clustering.Service} service", // no job id: the same run made again draws the same map
             ShowCounties = request.Counties,
         };
 

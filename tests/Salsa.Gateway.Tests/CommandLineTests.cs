@@ -31,6 +31,8 @@ public sealed class CommandLineTests
     [InlineData(new[] { "run", "census-indiana", "--gateway", "ftp://127.0.0.1:5080" }, "ftp://127.0.0.1:5080", "Salsa.Gateway run --help")]
     [InlineData(new[] { "run", "census-indiana", "--gateway", "127.0.0.1:5080" }, "not an http(s) address", "Salsa.Gateway run --help")]
     [InlineData(new[] { "run", "census-indiana", "--gateway", "http://127.0.0.1:5080", "--store", "s.db" }, "--store", "Salsa.Gateway run --help")]
+    [InlineData(new[] { "run", "census-indiana", "--reproduce", "3f2c9b9e-5d1c-4a37-9c1e-0d6f1b0c2a11" }, "not both", "Salsa.Gateway run --help")]
+    [InlineData(new[] { "run", "--reproduce", "result.json", "--set", "cluster.maxClusters=3" }, "--set changes a run", "Salsa.Gateway run --help")]
     [InlineData(new[] { "schema", "extra" }, "extra", "Salsa.Gateway schema --help")]
     [InlineData(new[] { "operations", "--markdwn" }, "--markdwn", "Salsa.Gateway operations --help")]
     public async Task UsageError_SaysWhatWasWrongAndExitsTwo(string[] args, string names, string advice)
@@ -93,6 +95,26 @@ public sealed class CommandLineTests
             Assert.Empty(output);
             Assert.DoesNotContain("   at ", error, StringComparison.Ordinal);
         }
+    }
+
+    [Fact]
+    public async Task Reproduce_AnUnknownRunOrNotAResult_SaysWhyAndExitsTwo()
+    {
+        using var directory = new Salsa.Testing.TemporaryDirectory();
+        var notAResult = directory.Combine("result.json");
+        await File.WriteAllTextAsync(notAResult, "{\"steps\": 7}", Token);
+        var unknown = Guid.NewGuid().ToString();
+
+        foreach (var (recorded, says) in new[] { (unknown, unknown), (notAResult, "is not a run's result.json"), (directory.Combine("missing.json"), "neither a run id nor a result.json") })
+        {
+            var (code, output, error) = await InvokeAsync(["run", "--reproduce", recorded, "--store", directory.Combine("salsa.db"), "--out", directory.Combine("out")]);
+
+            Assert.True(code == GatewayCommandLine.UsageError, $"{recorded}: {code} {output} {error}");
+            Assert.Contains(says, output, StringComparison.Ordinal);
+            Assert.DoesNotContain("   at ", output + error, StringComparison.Ordinal);
+        }
+
+        Assert.False(Directory.Exists(directory.Combine("out")) && Directory.EnumerateFileSystemEntries(directory.Combine("out")).Any());
     }
 
     private static async Task<(int Code, string Output, string Error)> InvokeAsync(string[] args)

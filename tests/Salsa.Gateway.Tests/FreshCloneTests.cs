@@ -6,7 +6,8 @@ namespace Salsa.Gateway.Tests;
 /// <summary>
 /// The README's first command, run as a newcomer runs it: in a fresh clone of the repository in an
 /// empty folder, with no data folder anywhere above it and <c>SALSA_DATA</c> unset. It builds, runs
-/// the Indiana census workflow on the data the clone carries, and writes the map and the clusters.
+/// the Indiana census workflow on the data the clone carries, and writes the map and the clusters;
+/// then reproduces the census-indiana run recorded with the benchmarks, identical output by output.
 /// </summary>
 public sealed class FreshCloneTests : IDisposable
 {
@@ -49,6 +50,14 @@ public sealed class FreshCloneTests : IDisposable
         Assert.Equal("FeatureCollection", geoJson.RootElement.GetProperty("type").GetString());
         Assert.InRange(geoJson.RootElement.GetProperty("features").GetArrayLength(), 2, 20);
         Assert.Empty(Directory.GetFileSystemEntries(Path.Combine(clone, "data")).Select(Path.GetFileName).Except(["README.md", "manifest.json", "census", "chem", "fixtures"]));
+
+        // A run recorded on another machine (the bench's, committed) reproduced in this clone, as
+        // the README says: every output and file identical.
+        var (reproduced, reproduceOutput, reproduceError) = await ExternalProgram.RunAsync("bash", clone,
+            ["-c", "dotnet run -c Release --no-build --project gateway/Salsa.Gateway -- run --reproduce bench/results/reproduce/census-indiana.result.json"], timeout.Token,
+            new Dictionary<string, string?> { ["SALSA_DATA"] = null, ["OTEL_EXPORTER_OTLP_ENDPOINT"] = null, ["DOTNET_NOLOGO"] = "1" });
+        Assert.True(reproduced == 0, $"exit {reproduced}\n{reproduceOutput}\n{reproduceError}");
+        Assert.Contains("reproduced: all 13 outputs and files identical", reproduceOutput, StringComparison.Ordinal);
     }
 
     /// <summary>The line after <c># 1. the main job</c> in the README's first code block.</summary>

@@ -63,6 +63,10 @@ public sealed class WebUiTests
         Assert.Equal(root.GetProperty("runId").GetString(), rerun.GetProperty("rerunOf").GetString());
         Assert.Equal(MaxClusters + 1, rerun.GetProperty("parameters").GetProperty("cluster.maxClusters").GetInt32());
         Assert.Equal("succeeded", rerun.GetProperty("state").GetString());
+        // Its provenance shown, and reproduced from the page: every output and file identical.
+        var reproduction = root.GetProperty("reproduction");
+        Assert.StartsWith("✓ Reproduced", reproduction.GetProperty("verdict").GetString(), StringComparison.Ordinal);
+        Assert.Equal(root.GetProperty("provenance").GetProperty("digests").GetInt32(), reproduction.GetProperty("identical").GetInt32());
 
         await gateway.StopAsync();
     }

@@ -48,6 +48,21 @@ public sealed partial class CensusMapRendererTests
     }
 
     [Fact]
+    public void RenderSvg_TheSameMapTwiceInOneProcess_IsTheSameDocument()
+    {
+        // Skia numbers clip paths for the whole process: a document that kept its numbers would
+        // depend on what the process drew before, and a reproduced run would differ.
+        var options = new CensusMapOptions { Title = "Indiana fixture" };
+        var first = CensusMapRenderer.RenderSvg(Clusterings.Indiana, options);
+        var second = CensusMapRenderer.RenderSvg(Clusterings.Indiana, options);
+
+        Assert.Equal(first, second);
+        Assert.Contains("id=\"cl_1\"", first, StringComparison.Ordinal);
+        Assert.All(XDocument.Parse(first).Descendants().Select(e => (string?)e.Attribute("clip-path")).OfType<string>(),
+            reference => Assert.Contains(XDocument.Parse(first).Descendants(Svg + "clipPath"), c => reference == $"url(#{(string?)c.Attribute("id")})"));
+    }
+
+    [Fact]
     public void RenderSvg_IndianaFixture_IsXmlWithOneHullPerClusterAndIndianasOutline()
     {
         var data = Clusterings.Indiana;

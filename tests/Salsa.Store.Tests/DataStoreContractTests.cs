@@ -110,7 +110,8 @@ public abstract class DataStoreContractTests : IAsyncLifetime
 
         var stored = await Store.CreateDatasetAsync(info, content, Ct);
 
-        StoreAssert.SameInfo(info with { TotalWeight = content.Weights.Sum(), Bytes = 1000L * (24 + 8) + content.Labels!.Sum(Encoding.UTF8.GetByteCount) + content.Texts!.Sum(Encoding.UTF8.GetByteCount) }, stored);
+        Assert.Matches("^[0-9a-f]{64}$", stored.Sha256);
+        StoreAssert.SameInfo(info with { TotalWeight = content.Weights.Sum(), Bytes = 1000L * (24 + 8) + content.Labels!.Sum(Encoding.UTF8.GetByteCount) + content.Texts!.Sum(Encoding.UTF8.GetByteCount), Sha256 = stored.Sha256 }, stored);
         StoreAssert.SameInfo(stored, await Store.GetDatasetAsync(info.Id, Ct));
         StoreAssert.SameContent(content, await Store.ReadDatasetAsync(info.Id, Ct));
     }
@@ -299,6 +300,30 @@ public abstract class DataStoreContractTests : IAsyncLifetime
         var whole = await Store.CreateDatasetAsync(info with { Id = Guid.NewGuid() }, content, Ct);
         Assert.Equal(BitConverter.DoubleToInt64Bits(whole.TotalWeight), BitConverter.DoubleToInt64Bits(imported.TotalWeight));
         StoreAssert.SameContent(Slice(content, 776, 3, perRow: 3), await Store.ReadDatasetRowsAsync(info.Id, 776, 3, Ct));
+    }
+
+    [Fact]
+    public async Task Sha256_TheSameContentInAnyParts_TheSameDigest_AnyChangedValueAnother()
+    {
+        var (info, content) = TestData.Dense(5_000, 3, seed: 33, labels: true, texts: true);
+
+        var whole = await Store.CreateDatasetAsync(info, content, Ct);
+        var inParts = await Store.ImportDatasetAsync(info with { Id = Guid.NewGuid(), Name = "another name" }, Parts(content, 3, 333), Ct);
+        var weight = content with { Weights = [.. content.Weights.Select((w, i) => i == 4_321 ? BitConverter.Int64BitsToDouble(BitConverter.DoubleToInt64Bits(w) ^ 1) : w)] };
+        var label = content with { Labels = [.. content.Labels!.Select((l, i) => i == 17 ? l + "x" : l)] };
+        var moved = content with { Texts = [.. content.Texts!.Select((t, i) => i == 0 ? t + content.Texts![1] : i == 1 ? "" : t)] };
+
+        Assert.Matches("^[0-9a-f]{64}$", whole.Sha256);
+        Assert.Equal(whole.Sha256, inParts.Sha256);
+        Assert.Equal(whole.Sha256, (await Store.GetDatasetAsync(inParts.Id, Ct))!.Sha256);
+        Assert.Equal(whole.Sha256, (await Store.ListDatasetsAsync(info.Tenant, 100, Ct)).Single(d => d.Id == info.Id).Sha256);
+        var others = new List<string?>();
+        foreach (var changed in new[] { weight, label, moved })
+        {
+            others.Add((await Store.CreateDatasetAsync(info with { Id = Guid.NewGuid() }, changed, Ct)).Sha256);
+        }
+
+        Assert.Equal(4, others.Append(whole.Sha256).Distinct().Count());
     }
 
     [Fact]
@@ -954,8 +979,10 @@ public abstract class DataStoreContractTests : IAsyncLifetime
         Assert.True(assignments.AsSpan().SequenceEqual(loaded.Data));
         Assert.Equal(map.Data, (await Store.GetArtifactAsync(job, "map.png", Ct))!.Data);
         Assert.Empty((await Store.GetArtifactAsync(job, "empty", Ct))!.Data);
+        static string Sha(byte[] data) => Convert.ToHexStringLower(System.Security.Cryptography.SHA256.HashData(data));
         Assert.Equal(
-            [("assignments", "application/octet-stream", 5_000_000L), ("clusters.geojson", "application/geo+json", (long)geo.Data.Length), ("empty", "application/octet-stream", 0L), ("map.png", "image/png", 4L)],
+            [new("assignments", "application/octet-stream", 5_000_000L, Sha(assignments)), new("clusters.geojson", "application/geo+json", geo.Data.Length, Sha(geo.Data)),
+             new("empty", "application/octet-stream", 0L, Sha([])), new ArtifactEntry("map.png", "image/png", 4L, Sha(map.Data))],
             await Store.ListArtifactsAsync(job, Ct));
         Assert.Null(await Store.GetArtifactAsync(job, "missing", Ct));
         Assert.Null(await Store.GetArtifactAsync(Guid.NewGuid(), "map.png", Ct));
@@ -972,7 +999,7 @@ public abstract class DataStoreContractTests : IAsyncLifetime
         var loaded = await Store.GetArtifactAsync(job, "result", Ct);
         Assert.Equal("application/json", loaded!.ContentType);
         Assert.Equal([9], loaded.Data);
-        Assert.Equal([("result", "application/json", 1L)], await Store.ListArtifactsAsync(job, Ct));
+        Assert.Equal([new ArtifactEntry("result", "application/json", 1L, Convert.ToHexStringLower(System.Security.Cryptography.SHA256.HashData([9])))], await Store.ListArtifactsAsync(job, Ct));
     }
 
     // ---- Persistence and sharing ----

@@ -1,5 +1,6 @@
 using System.Globalization;
 using Microsoft.Data.Sqlite;
+using Salsa.DataFiles;
 using Salsa.Store.Sqlite;
 using Salsa.Testing;
 
@@ -195,10 +196,10 @@ public sealed class SqliteDataStoreTests : DataStoreContractTests
         await DisposeOpenedAsync();
         await using (var connection = new SqliteConnection($"Data Source={path};Pooling=False"))
         {
-            // Back to version 3: no bytes column.
+            // Back to version 3: no bytes column (and none of version 5's digests).
             await connection.OpenAsync(Ct);
             await using var downgrade = connection.CreateCommand();
-            downgrade.CommandText = "ALTER TABLE datasets DROP COLUMN bytes; PRAGMA user_version = 3;";
+            downgrade.CommandText = "ALTER TABLE datasets DROP COLUMN bytes; ALTER TABLE datasets DROP COLUMN sha256; ALTER TABLE job_artifacts DROP COLUMN sha256; PRAGMA user_version = 3;";
             await downgrade.ExecuteNonQueryAsync(Ct);
         }
 
@@ -208,6 +209,45 @@ public sealed class SqliteDataStoreTests : DataStoreContractTests
         Assert.True(stored.Bytes > 40 * 32);
         Assert.Equal(0, (await store.GetDatasetAsync(empty.Id, Ct))!.Bytes);
         Assert.Equal(new StorageUsage(2, stored.Bytes), await store.GetUsageAsync(Tenants.Local, Ct));
+    }
+
+    [Fact]
+    public async Task InitializeAsync_FileOfSchemaVersion4_DigestsWhatWasStoredBefore_WhenFirstRead()
+    {
+        var path = _directory.Combine("v4.db");
+        var (info, content) = TestData.Dense(40, 3, labels: true, texts: true);
+        var (fingerprints, words) = TestData.Fingerprints(TestData.Chem500.Value, FingerprintType.Maccs);
+        var job = TestData.Job("digests");
+        var file = new Artifact("assignments.bin", "application/octet-stream", [1, 2, 3, 4, 5]);
+        var first = await OpenInitializedAsync(path);
+        var dense = await first.CreateDatasetAsync(info, content, Ct);
+        var binary = await first.CreateDatasetAsync(fingerprints, words, Ct);
+        await first.InsertJobAsync(job, Ct);
+        await first.PutArtifactAsync(job.Id, file, Ct);
+        await DisposeOpenedAsync();
+        await using (var connection = new SqliteConnection($"Data Source={path};Pooling=False"))
+        {
+            // Back to version 4: nothing has a digest.
+            await connection.OpenAsync(Ct);
+            await using var downgrade = connection.CreateCommand();
+            downgrade.CommandText = "ALTER TABLE datasets DROP COLUMN sha256; ALTER TABLE job_artifacts DROP COLUMN sha256; PRAGMA user_version = 4;";
+            await downgrade.ExecuteNonQueryAsync(Ct);
+        }
+
+        var store = await OpenInitializedAsync(path);
+
+        // The digest made from the rows read back is the one the import made.
+        Assert.Equal(dense.Sha256, (await store.GetDatasetAsync(info.Id, Ct))!.Sha256);
+        Assert.Equal(binary.Sha256, (await store.GetDatasetAsync(fingerprints.Id, Ct))!.Sha256);
+        Assert.Equal(Convert.ToHexStringLower(System.Security.Cryptography.SHA256.HashData(file.Data)), Assert.Single(await store.ListArtifactsAsync(job.Id, Ct)).Sha256);
+        await using (var connection = new SqliteConnection($"Data Source={path};Pooling=False"))
+        {
+            // And kept: read once, not computed at every read.
+            await connection.OpenAsync(Ct);
+            await using var count = connection.CreateCommand();
+            count.CommandText = "SELECT (SELECT COUNT(*) FROM datasets WHERE sha256 IS NULL) + (SELECT COUNT(*) FROM job_artifacts WHERE sha256 IS NULL);";
+            Assert.Equal(0L, (long)(await count.ExecuteScalarAsync(Ct))!);
+        }
     }
 
     [Fact]

@@ -126,6 +126,14 @@ class Gateway:
         """Runs the run's workflow text again with its parameters and these changes (None drops one)."""
         return self._json("POST", f"/api/runs/{_segment(run_id)}/rerun", {"parameters": dict(parameters or {})})
 
+    def reproduce(self, recorded: Union[str, Mapping[str, Any]]) -> Dict[str, Any]:
+        """Runs a succeeded run again exactly as it ran: by its id, or from its result.json (a run as
+        run() returns it, recorded on any gateway). Once it ends, the new run's ["reproduction"] says
+        ["identical"] and the ["firstDifference"] step, output by output."""
+        if isinstance(recorded, str):
+            return self._json("POST", f"/api/runs/{_segment(recorded)}/reproduce")
+        return self._json("POST", "/api/runs/reproduce", dict(recorded))
+
     def step_log(self, run_id: str, step: str) -> str:
         with self._send("GET", f"/api/runs/{_segment(run_id)}/steps/{_segment(step)}/log") as response:
             return response.content.decode("utf-8")

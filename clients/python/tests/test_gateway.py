@@ -63,6 +63,11 @@ class GatewayTests(unittest.TestCase):
             written = client.download_artifact(run["id"], "clusters.geojson", path)
             self.assertEqual(os.path.getsize(path), written)
             self.assertGreater(written, 100)
+        # Reproduced by id and from the recorded run: every output and file identical.
+        for recorded in (run["id"], client.run(run["id"])):
+            again = client.wait(client.reproduce(recorded)["id"], timeout=300)
+            self.assertTrue(again["reproduction"]["identical"], again["reproduction"])
+            self.assertEqual(run["id"], again["reproduction"]["of"])
 
     def test_compounds_uploaded_and_refusals_listed(self):
         upload = gateway().upload_compounds(b"CC(=O)Oc1ccccc1C(=O)O aspirin\nCN1C=NC2=C1C(=O)N(C(=O)N2C)C caffeine\nC1CC never-closed\n", name="mine.smi")

@@ -129,6 +129,18 @@ public static class GatewayApi
             return TypedResults.Accepted($"/api/runs/{run.Id}", run);
         }).WithName("RerunRun")
           .WithSummary("Runs again the workflow text a run ran, with its parameters and the changes given (a null value drops an override): 202 with the new run, whose rerunOf names the old one.");
+        runs.MapPost("/{id}/reproduce", async (RunManager manager, string id, CancellationToken cancellationToken) =>
+        {
+            var run = await manager.ReproduceAsync(ParseId(id), cancellationToken);
+            return TypedResults.Accepted($"/api/runs/{run.Id}", run);
+        }).WithName("ReproduceRun")
+          .WithSummary("Runs a succeeded run again exactly as it ran (its workflow text, every step's parameters as it ran them): 202 with the new run, whose reproduction lists each output and kept file with the recorded SHA-256 and, as the run goes, its own; once it ends, identical (true or false) and the first step that differs.");
+        runs.MapPost("/reproduce", async (RunManager manager, RunView recorded, CancellationToken cancellationToken) =>
+        {
+            var run = await manager.ReproduceAsync(recorded, cancellationToken);
+            return TypedResults.Accepted($"/api/runs/{run.Id}", run);
+        }).WithName("ReproduceRecordedRun")
+          .WithSummary("Reproduces a run recorded anywhere, from its result.json (the run as GET /api/runs/{id} returns it: provenance, steps with their parameters and digests, artifacts): 202 with the new run and its reproduction, as POST /api/runs/{id}/reproduce.");
         runs.MapGet("/{id}/steps/{step}/log", async (RunManager manager, string id, string step, CancellationToken cancellationToken) =>
             TypedResults.Text(await manager.GetStepLogAsync(ParseId(id), step, cancellationToken), "text/plain; charset=utf-8"))
             .WithName("GetStepLog")

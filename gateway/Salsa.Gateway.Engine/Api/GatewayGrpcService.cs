@@ -77,6 +77,25 @@ public sealed class GatewayGrpcService(RunManager runs) : global::Salsa.Contract
         return ToProto(await runs.RerunAsync(GatewayApi.ParseId(request.RunId), changes, context.CancellationToken));
     }
 
+    public override async Task<Run> ReproduceRun(ReproduceRunRequest request, ServerCallContext context) => ToProto(request.RecordedCase switch
+    {
+        ReproduceRunRequest.RecordedOneofCase.RunId => await runs.ReproduceAsync(GatewayApi.ParseId(request.RunId), context.CancellationToken),
+        ReproduceRunRequest.RecordedOneofCase.ResultJson => await runs.ReproduceAsync(ParseRecorded(request.ResultJson), context.CancellationToken),
+        _ => throw new ArgumentException("Name the run to reproduce (run_id) or give its result.json (result_json)."),
+    });
+
+    private static RunView ParseRecorded(string json)
+    {
+        try
+        {
+            return JsonSerializer.Deserialize<RunView>(json, RunManager.Json) ?? throw new ArgumentException("result_json is null; give a run's result.json.");
+        }
+        catch (JsonException exception)
+        {
+            throw new ArgumentException($"result_json is not a run's result.json: {exception.Message}", exception);
+        }
+    }
+
     public override async Task<Run> CancelRun(RunRef request, ServerCallContext context) =>
         ToProto(await runs.CancelAsync(GatewayApi.ParseId(request.RunId), context.CancellationToken));
 
@@ -119,6 +138,10 @@ public sealed class GatewayGrpcService(RunManager runs) : global::Salsa.Contract
             Resumes = view.Resumes,
             WorkflowVersion = view.WorkflowVersion ?? "",
             RerunOf = view.RerunOf?.ToString() ?? "",
+            Provenance = view.Provenance is { } provenance
+                ? new Proto.RunProvenance { Platform = provenance.Platform, Workflow = provenance.Workflow, Rdkit = provenance.Rdkit ?? "" }
+                : null,
+            Reproduction = view.Reproduction is { } reproduction ? ToProto(reproduction) : null,
         };
         foreach (var (name, value) in view.Parameters)
         {
@@ -139,9 +162,31 @@ public sealed class GatewayGrpcService(RunManager runs) : global::Salsa.Contract
         run.Hops.AddRange(view.Hops.Select(ToProto));
         run.Artifacts.AddRange(view.Artifacts.Select(a => new RunArtifact
         {
-            Name = a.Name, ContentType = a.ContentType, Size = a.Size, Step = a.Step, JobId = a.Job?.JobId ?? "", Service = a.Job?.Service ?? "",
+            Name = a.Name, ContentType = a.ContentType, Size = a.Size, Step = a.Step, JobId = a.Job?.JobId ?? "", Service = a.Job?.Service ?? "", Sha256 = a.Sha256 ?? "",
         }));
         return run;
+    }
+
+    private static Proto.RunReproduction ToProto(Runs.RunReproduction reproduction)
+    {
+        var proto = new Proto.RunReproduction
+        {
+            Of = reproduction.Of.ToString(),
+            RecordedPlatform = reproduction.RecordedPlatform ?? "",
+            RecordedRdkit = reproduction.RecordedRdkit ?? "",
+            FirstDifference = reproduction.FirstDifference ?? "",
+        };
+        if (reproduction.Identical is { } identical)
+        {
+            proto.Identical = identical;
+        }
+
+        proto.Pinned.AddRange(reproduction.Pinned);
+        proto.Outputs.AddRange(reproduction.Outputs.Select(o => new Proto.OutputComparison
+        {
+            Step = o.Step, Name = o.Name, File = o.File, Recorded = o.Recorded ?? "", Reproduced = o.Reproduced ?? "", Identical = o.Identical,
+        }));
+        return proto;
     }
 
     private static Step ToProto(StepView view)
@@ -162,6 +207,11 @@ public sealed class GatewayGrpcService(RunManager runs) : global::Salsa.Contract
         foreach (var (name, value) in view.Parameters)
         {
             step.Parameters[name] = value?.ToJsonString() ?? "null";
+        }
+
+        foreach (var (output, digest) in view.Digests ?? new Dictionary<string, string>())
+        {
+            step.Digests[output] = digest;
         }
 
         if (view.Started is { } started)

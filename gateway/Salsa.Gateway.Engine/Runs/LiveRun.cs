@@ -124,6 +124,16 @@ internal sealed class LiveRun
         Publish(new RunEvent.RunChanged(view));
     }
 
+    /// <summary>Like <see cref="Update"/>, with the run's whole view (its steps and files as they are now) given to <paramref name="change"/>.</summary>
+    public void UpdateWhole(Func<RunView, RunView> change)
+    {
+        lock (_gate) // the lock is re-entrant: no step changes between the view and the update
+        {
+            var whole = View();
+            Update(_ => change(whole));
+        }
+    }
+
     /// <summary>The run is stored: the runs list hears of it as it was submitted, of each change since, and of every change from now on.</summary>
     public void Announce()
     {

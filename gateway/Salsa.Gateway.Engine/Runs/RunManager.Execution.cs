@@ -86,7 +86,11 @@ public sealed partial class RunManager
     {
         var ended = state is not (RunState.Queued or RunState.Running);
         span?.Dispose(); // the run's span has ended (and is exported) once anyone hears the run ended
-        run.Update(v => v with { State = state, Error = error, Finished = ended ? DateTimeOffset.UtcNow : null });
+        run.UpdateWhole(v =>
+        {
+            var view = v with { State = state, Error = error, Finished = ended ? DateTimeOffset.UtcNow : null };
+            return ended && view.Reproduction is { } reproduction ? view with { Reproduction = reproduction.Compared(view, run.Workflow.Order, ended: true) } : view;
+        });
         run.Complete();
         if (!run.Refused) // a run the store refused was never accepted: its submit failed
         {

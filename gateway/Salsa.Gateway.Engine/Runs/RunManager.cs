@@ -5,6 +5,7 @@ using System.Text.Json.Nodes;
 using Microsoft.Extensions.Options;
 using Salsa.Gateway.Catalog;
 using Salsa.Gateway.Workflows;
+using Salsa.Hosting;
 using Salsa.Hosting.Datasets;
 using Salsa.Hosting.Errors;
 using Salsa.Hosting.Scheduling;
@@ -109,19 +110,7 @@ public sealed partial class RunManager(IDataStore store, WorkflowLibrary library
     /// </summary>
     public async Task<RunView> RerunAsync(Guid id, IReadOnlyDictionary<string, JsonNode?>? changes, CancellationToken cancellationToken = default)
     {
-        RunRequestRecord request;
-        if (_live.TryGetValue(id, out var live) && live.Tenant == CallerTenant.Current)
-        {
-            request = live.Request;
-        }
-        else
-        {
-            var record = await store.GetJobAsync(id, cancellationToken).ConfigureAwait(false);
-            request = record is { Service: Service } && record.Tenant == CallerTenant.Current
-                ? RequestOf(record) ?? throw new ArgumentException($"Run {id} was recorded without its request; start the workflow anew.")
-                : throw new NotFoundException($"No run {id}.");
-        }
-
+        var (_, request) = await RecordedAsync(id, cancellationToken).ConfigureAwait(false);
         var parameters = new Dictionary<string, JsonNode?>(request.Parameters);
         foreach (var (name, value) in changes ?? new Dictionary<string, JsonNode?>())
         {
@@ -139,7 +128,22 @@ public sealed partial class RunManager(IDataStore store, WorkflowLibrary library
         return await SubmitAsync(workflow, parameters, id, cancellationToken).ConfigureAwait(false);
     }
 
-    private async Task<RunView> SubmitAsync(WorkflowDefinition workflow, IReadOnlyDictionary<string, JsonNode?> parameters, Guid? rerunOf, CancellationToken cancellationToken)
+    /// <summary>A run of the caller's, as it is now, with what it was asked to run.</summary>
+    private async Task<(RunView View, RunRequestRecord Request)> RecordedAsync(Guid id, CancellationToken cancellationToken)
+    {
+        if (_live.TryGetValue(id, out var live) && live.Tenant == CallerTenant.Current)
+        {
+            return (live.View(), live.Request);
+        }
+
+        var record = await store.GetJobAsync(id, cancellationToken).ConfigureAwait(false);
+        return record is { Service: Service } && record.Tenant == CallerTenant.Current
+            ? (FromRecord(record), RequestOf(record) ?? throw new ArgumentException($"Run {id} was recorded without its request; start the workflow anew."))
+            : throw new NotFoundException($"No run {id}.");
+    }
+
+    private async Task<RunView> SubmitAsync(WorkflowDefinition workflow, IReadOnlyDictionary<string, JsonNode?> parameters, Guid? rerunOf, CancellationToken cancellationToken,
+        RunReproduction? reproduction = null)
     {
         ArgumentNullException.ThrowIfNull(workflow);
         if (_stopping)
@@ -158,6 +162,8 @@ public sealed partial class RunManager(IDataStore store, WorkflowLibrary library
             Parameters = parameters,
             WorkflowVersion = record.Version,
             RerunOf = rerunOf,
+            Provenance = new RunProvenance(SalsaVersion.Informational, workflow.Yaml),
+            Reproduction = reproduction,
         };
         // The request's span (in the caller's trace) names the run; the run's root span links back to it.
         Activity.Current?.SetTag("salsa.run", view.Id.ToString());

@@ -32,6 +32,12 @@ public sealed record RunView
     /// <summary>The run this one re-ran (with the same workflow text, and its parameters with any changes).</summary>
     public Guid? RerunOf { get; init; }
 
+    /// <summary>How the run was made: the release, the workflow's text, the RDKit release of its fingerprints (null for runs recorded before it was kept).</summary>
+    public RunProvenance? Provenance { get; init; }
+
+    /// <summary>For a run that reproduces a recorded one: which, and whether each output came out identical.</summary>
+    public RunReproduction? Reproduction { get; init; }
+
     /// <summary>How often the run was resumed after a gateway restart.</summary>
     public int Resumes { get; init; }
 

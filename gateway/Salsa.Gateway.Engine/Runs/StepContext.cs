@@ -206,7 +206,15 @@ public sealed class StepContext(StepDefinition step, IReadOnlyDictionary<string,
         }
     }
 
-    /// <summary>The files a succeeded job stored (names, types, sizes), as its service lists them; recorded as a hop.</summary>
+    /// <summary>A dataset as <paramref name="service"/> describes it (its shape, digest and RDKit release); recorded as a hop.</summary>
+    public async Task<Contracts.Datasets.DatasetInfo> DatasetAsync(string service, string datasetId)
+    {
+        var channel = await Services.ChannelAsync(service, CancellationToken).ConfigureAwait(false);
+        return await Hops.CallAsync(Step.Id, service, "Datasets.Get", new Contracts.Datasets.DatasetRef { DatasetId = datasetId }, new DatasetsClient(channel).GetAsync, CancellationToken)
+            .ConfigureAwait(false);
+    }
+
+    /// <summary>The files a succeeded job stored (names, types, sizes, digests), as its service lists them; recorded as a hop.</summary>
     public async Task<IReadOnlyList<ArtifactInfo>> ArtifactsOfAsync(JobAddress job)
     {
         ArgumentNullException.ThrowIfNull(job);

@@ -13,7 +13,7 @@ public sealed record StepView
 
     public IReadOnlyList<string> DependsOn { get; init; } = [];
 
-    /// <summary>The step's parameters as it runs them: the workflow's values with the run's overrides.</summary>
+    /// <summary>The step's parameters as it runs them: the workflow's values with the run's overrides, and every default that applied.</summary>
     public IReadOnlyDictionary<string, JsonNode?> Parameters { get; init; } = new Dictionary<string, JsonNode?>();
 
     public StepState State { get; init; }
@@ -40,6 +40,14 @@ public sealed record StepView
     public const int ProgressHistoryLimit = 240;
 
     public JsonObject? Outputs { get; init; }
+
+    /// <summary>
+    /// The SHA-256 of what each output holds, once the step succeeded: for a dataset, its content
+    /// (the datasets API's <c>sha256</c>); for a service job, its files (each named with its digest);
+    /// for a value, its JSON. Outputs that say how the step ran (a grid job's placement) have none.
+    /// A run that reproduces this one compares these.
+    /// </summary>
+    public IReadOnlyDictionary<string, string>? Digests { get; init; }
 
     /// <summary>True when the step's outputs were kept from before a gateway restart (the run was resumed).</summary>
     public bool Reused { get; init; }

@@ -135,7 +135,8 @@ internal sealed class WorkflowRunner(OperationCatalog catalog, ServiceDirectory 
                     },
                 };
                 var outcome = await spec.Execute(context).ConfigureAwait(false);
-                await KeepArtifactsAsync(run, step, context, outcome).ConfigureAwait(false);
+                var made = await StepDigests.OfAsync(spec, outcome, context).ConfigureAwait(false);
+                KeepArtifacts(run, step, outcome, made);
                 var outputs = new JsonObject(outcome.Outputs.Select(o => KeyValuePair.Create(o.Key, o.Value)));
                 run.UpdateStep(step.Id, s => s with
                 {
@@ -143,6 +144,12 @@ internal sealed class WorkflowRunner(OperationCatalog catalog, ServiceDirectory 
                     Finished = DateTimeOffset.UtcNow,
                     DurationMs = Stopwatch.GetElapsedTime(clock).TotalMilliseconds,
                     Outputs = outputs,
+                    Digests = made.Digests,
+                });
+                run.UpdateWhole(v => v with
+                {
+                    Provenance = v.Provenance?.WithRdkit(made.RdkitReleases),
+                    Reproduction = v.Reproduction?.Compared(v, run.Workflow.Order, ended: false),
                 });
                 // Stored in the background, like starts and failures: every write stores the whole
                 // view, so the store never holds a step without the steps it built on, and a step that
@@ -217,11 +224,11 @@ internal sealed class WorkflowRunner(OperationCatalog catalog, ServiceDirectory 
     }
 
     /// <summary>
-    /// Records the files the step keeps: each stays with the service job that stored it and the run
-    /// refers to it by that job, so it moves once — downloads and <c>out/</c> read the service's copy.
-    /// A file the job did not store fails the step here, not a download later.
+    /// Records the files the step keeps, with their digests: each stays with the service job that
+    /// stored it and the run refers to it by that job, so it moves once — downloads and <c>out/</c>
+    /// read the service's copy. A file the job did not store fails the step here, not a download later.
     /// </summary>
-    private static async Task KeepArtifactsAsync(LiveRun run, StepDefinition step, StepContext context, StepOutcome outcome)
+    private static void KeepArtifacts(LiveRun run, StepDefinition step, StepOutcome outcome, StepDigests made)
     {
         if (step.Artifacts.Count == 0)
         {
@@ -229,12 +236,12 @@ internal sealed class WorkflowRunner(OperationCatalog catalog, ServiceDirectory 
         }
 
         var job = outcome.Job ?? throw new InvalidOperationException($"Step '{step.Id}' keeps files but its operation ran no job.");
-        var stored = (await context.ArtifactsOfAsync(job).ConfigureAwait(false)).ToDictionary(a => a.Name, StringComparer.Ordinal);
+        var stored = made.Files[job].ToDictionary(a => a.Name, StringComparer.Ordinal);
         foreach (var name in step.Artifacts)
         {
             var file = stored.GetValueOrDefault(name)
                 ?? throw new StepFailedException($"The {job.Service} job {job.JobId} stored no '{name}' file; it stored {(stored.Count == 0 ? "none" : string.Join(", ", stored.Keys.Select(k => $"'{k}'")))}.");
-            run.AddArtifact(new RunArtifactView(name, file.ContentType, file.Size, step.Id, new StepJob(job.Service, job.JobId)));
+            run.AddArtifact(new RunArtifactView(name, file.ContentType, file.Size, step.Id, new StepJob(job.Service, job.JobId), file.Sha256.Length == 0 ? null : file.Sha256));
         }
     }
 }

@@ -240,6 +240,13 @@ public sealed class ServiceDirectory(
             (client.Role, client.GatewayPort) = (GridRole.Client, silo.GatewayPort);
             options.Add(client);
         }
+        else if (grid.Enabled && grid.Role == GridRole.Client)
+        {
+            // The gateway is a client of silos elsewhere: the services it hosts find them as it does
+            // (its membership table: Cluster:ConnectionString or the store's PostgreSQL, a key
+            // outside the Cluster section they bind).
+            options.Add(grid.Copy());
+        }
 
         return new ServiceHostSettings
         {

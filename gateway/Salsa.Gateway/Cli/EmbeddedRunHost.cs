@@ -72,8 +72,14 @@ public sealed class EmbeddedRunHost : IRunHost
 
     public WorkflowDefinition Load(string workflow, IReadOnlyDictionary<string, JsonNode?> parameters) => RunHosts.Load(_library, workflow, parameters);
 
+    public WorkflowDefinition Parse(string yaml, IReadOnlyDictionary<string, JsonNode?> parameters) => _library.Parse(yaml, "inline", null, parameters);
+
     public Task<RunView> SubmitAsync(WorkflowDefinition workflow, IReadOnlyDictionary<string, JsonNode?> parameters, CancellationToken cancellationToken) =>
         _runs.SubmitAsync(workflow, parameters, cancellationToken);
+
+    public Task<RunView> ReproduceAsync(Guid id, CancellationToken cancellationToken) => _runs.ReproduceAsync(id, cancellationToken);
+
+    public Task<RunView> ReproduceAsync(RunView recorded, CancellationToken cancellationToken) => _runs.ReproduceAsync(recorded, cancellationToken);
 
     public IAsyncEnumerable<RunEvent> WatchAsync(Guid id, CancellationToken cancellationToken) => _runs.WatchAsync(id, cancellationToken);
 

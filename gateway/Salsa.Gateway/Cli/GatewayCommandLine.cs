@@ -4,6 +4,7 @@ using System.Text;
 using Microsoft.Extensions.Options;
 using Salsa.Gateway.Services;
 using Salsa.Hosting.Host;
+using Spectre.Console;
 
 namespace Salsa.Gateway.Cli;
 
@@ -38,7 +39,7 @@ public static class GatewayCommandLine
     {
         var result = Create().Parse(args);
         // UTF-8 whatever the locale: what the commands print (the schema, the operations reference) is committed.
-        await using var stdout = output is null ? new StreamWriter(Console.OpenStandardOutput(), new UTF8Encoding(false)) { AutoFlush = true } : null;
+        await using var stdout = output is null ? new StandardOutput() : null;
         var configuration = new InvocationConfiguration
         {
             Output = output ?? stdout!,
@@ -68,6 +69,28 @@ public static class GatewayCommandLine
         return await result.InvokeAsync(configuration, cancellationToken).ConfigureAwait(false);
     }
 
+    /// <summary>
+    /// Where a command's live display goes: the terminal's own console (colours, live tables) when
+    /// its output is the process's, else a plain console over the writer it was given.
+    /// </summary>
+    internal static IAnsiConsole ConsoleOf(ParseResult parse)
+    {
+        if (parse.InvocationConfiguration.Output is StandardOutput)
+        {
+            return AnsiConsole.Console;
+        }
+
+        var console = AnsiConsole.Create(new AnsiConsoleSettings
+        {
+            Out = new AnsiConsoleOutput(parse.InvocationConfiguration.Output),
+            Ansi = AnsiSupport.No,
+            ColorSystem = ColorSystemSupport.NoColors,
+            Interactive = InteractionSupport.No,
+        });
+        console.Profile.Width = 240; // a writer has no window to wrap at
+        return console;
+    }
+
     private static string CommandPath(ParseResult result)
     {
         var names = new List<string>();
@@ -89,5 +112,12 @@ public static class GatewayCommandLine
                 await app.Services.GetRequiredService<ServiceDirectory>().StartAllAsync(app.Lifetime.ApplicationStopping).ConfigureAwait(false);
             }
         }, cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <summary>The process's standard output, UTF-8 whatever the locale.</summary>
+    private sealed class StandardOutput : StreamWriter
+    {
+        public StandardOutput()
+            : base(Console.OpenStandardOutput(), new UTF8Encoding(false)) => AutoFlush = true;
     }
 }

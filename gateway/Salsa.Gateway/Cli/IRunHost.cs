@@ -17,7 +17,16 @@ public interface IRunHost : IAsyncDisposable
     /// <summary>Reads a workflow — a file, or a name in the workflows folder — with parameter overrides.</summary>
     WorkflowDefinition Load(string workflow, IReadOnlyDictionary<string, JsonNode?> parameters);
 
+    /// <summary>A workflow's text, as a run recorded it, with its parameter overrides.</summary>
+    WorkflowDefinition Parse(string yaml, IReadOnlyDictionary<string, JsonNode?> parameters);
+
     Task<RunView> SubmitAsync(WorkflowDefinition workflow, IReadOnlyDictionary<string, JsonNode?> parameters, CancellationToken cancellationToken);
+
+    /// <summary>Runs again a succeeded run of this host's, exactly as it ran; the new run compares its outputs with the recorded ones.</summary>
+    Task<RunView> ReproduceAsync(Guid id, CancellationToken cancellationToken);
+
+    /// <summary>Reproduces a run recorded anywhere, from its <c>result.json</c>.</summary>
+    Task<RunView> ReproduceAsync(RunView recorded, CancellationToken cancellationToken);
 
     /// <summary>The run's events until it ends.</summary>
     IAsyncEnumerable<RunEvent> WatchAsync(Guid id, CancellationToken cancellationToken);

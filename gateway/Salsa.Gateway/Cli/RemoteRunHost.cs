@@ -49,6 +49,28 @@ public sealed class RemoteRunHost : IRunHost
         return await ReadAsync<RunView>(response, cancellationToken).ConfigureAwait(false);
     }
 
+    public WorkflowDefinition Parse(string yaml, IReadOnlyDictionary<string, JsonNode?> parameters) => _library.Parse(yaml, "inline", null, parameters);
+
+    public async Task<RunView> ReproduceAsync(Guid id, CancellationToken cancellationToken)
+    {
+        using var response = await SendAsync(() => _http.PostAsync($"api/runs/{id}/reproduce", content: null, cancellationToken)).ConfigureAwait(false);
+        return await ReadAsync<RunView>(response, cancellationToken).ConfigureAwait(false);
+    }
+
+    public async Task<RunView> ReproduceAsync(RunView recorded, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(recorded);
+        // What a reproduction reads of the recorded run, not its hops and progress: a small request.
+        var sent = recorded with
+        {
+            Hops = [],
+            HopsInFlight = [],
+            Steps = [.. recorded.Steps.Select(s => s with { Outputs = null, Progress = null, ProgressHistory = [], Jobs = [] })],
+        };
+        using var response = await SendAsync(() => _http.PostAsJsonAsync("api/runs/reproduce", sent, RunManager.Json, cancellationToken)).ConfigureAwait(false);
+        return await ReadAsync<RunView>(response, cancellationToken).ConfigureAwait(false);
+    }
+
     public async IAsyncEnumerable<RunEvent> WatchAsync(Guid id, [EnumeratorCancellation] CancellationToken cancellationToken)
     {
         for (var attempt = 0; ; attempt++)
@@ -220,7 +242,7 @@ public sealed class RemoteRunHost : IRunHost
         }
 
         var message = $"The gateway answered {(int)response.StatusCode} {response.ReasonPhrase}: {detail ?? text}";
-        throw response.StatusCode is HttpStatusCode.BadRequest or HttpStatusCode.NotFound or HttpStatusCode.UnprocessableEntity
+        throw response.StatusCode is HttpStatusCode.BadRequest or HttpStatusCode.NotFound or HttpStatusCode.Conflict or HttpStatusCode.UnprocessableEntity
             ? new ArgumentException(message)
             : new GatewayUnavailableException(message);
     }

@@ -19,8 +19,10 @@ public static class RunCommand
 {
     private static readonly JsonSerializerOptions s_indented = new(RunManager.Json) { WriteIndented = true };
 
-    /// <summary>What to run, and where: <paramref name="Gateway"/> null runs it in this process (with <paramref name="Settings"/>), else on that gateway server.</summary>
-    public sealed record Options(string Workflow, IReadOnlyDictionary<string, JsonNode?> Parameters, string OutputRoot, IReadOnlyDictionary<string, string?> Settings, Uri? Gateway = null, string? ApiKey = null);
+    /// <summary>What to run, and where: <paramref name="Gateway"/> null runs it in this process (with <paramref name="Settings"/>), else on that gateway server.
+    /// <paramref name="Reproduce"/>, when set, is a run id or a <c>result.json</c> to run again exactly as recorded (<paramref name="Workflow"/> and <paramref name="Parameters"/> are then empty).</summary>
+    public sealed record Options(string Workflow, IReadOnlyDictionary<string, JsonNode?> Parameters, string OutputRoot, IReadOnlyDictionary<string, string?> Settings, Uri? Gateway = null, string? ApiKey = null,
+        string? Reproduce = null);
 
     /// <summary>Where the <c>run --gateway</c> command finds its API key when <c>--api-key</c> is not given.</summary>
     public const string ApiKeyVariable = "SALSA_API_KEY";
@@ -28,7 +30,16 @@ public static class RunCommand
     /// <summary>The <c>run</c> command of the gateway's command line.</summary>
     public static Command Create()
     {
-        var workflow = new Argument<string>("workflow") { Description = "A workflow file (.yaml) or the name of one in the workflows folder (census-indiana, chem-40k, …)." };
+        var workflow = new Argument<string?>("workflow")
+        {
+            Description = "A workflow file (.yaml) or the name of one in the workflows folder (census-indiana, chem-40k, …); none with --reproduce.",
+            Arity = ArgumentArity.ZeroOrOne,
+        };
+        var reproduce = new Option<string?>("--reproduce")
+        {
+            Description = "Runs again a recorded run exactly as it ran — its id (on this machine's store, or the --gateway server's) or its result.json from anywhere — and says, output by output, whether it came out identical (exit code 0) or not (1), and which step first differs.",
+            HelpName = "run-id|result.json",
+        };
         var set = new Option<string[]>("--set")
         {
             Description = "Sets a workflow parameter, step.parameter=value (repeatable); the value is JSON when it parses (10, true, [1,2]), else a string.",
@@ -72,10 +83,20 @@ public static class RunCommand
         };
         var command = new Command("run", "Runs one workflow — in this process with the services embedded, or on a gateway server (--gateway) — with live progress and the hop table; writes <out>/<run-id>/.")
         {
-            workflow, set, output, store, gateway, apiKey, ports,
+            workflow, set, output, store, gateway, apiKey, ports, reproduce,
         };
         command.Validators.Add(result =>
         {
+            if ((result.GetValue(workflow) is null) == (result.GetResult(reproduce) is null))
+            {
+                result.AddError("Name a workflow to run, or a run to reproduce (--reproduce run-id|result.json), not both.");
+            }
+
+            if (result.GetResult(reproduce) is not null && result.GetResult(set) is { Tokens.Count: > 0 })
+            {
+                result.AddError("--reproduce runs the recorded parameters; --set changes a run (re-run it from the console or POST /api/runs/{id}/rerun).");
+            }
+
             if (result.GetResult(gateway) is not null && result.GetResult(store) is not null)
             {
                 result.AddError("--store is the embedded gateway's store; a run on a gateway server (--gateway) is kept in that server's.");
@@ -117,7 +138,8 @@ public static class RunCommand
             try
             {
                 var key = parse.GetValue(apiKey) ?? Environment.GetEnvironmentVariable(ApiKeyVariable);
-                return await RunAsync(new Options(parse.GetRequiredValue(workflow), parameters, parse.GetValue(output)!, settings, parse.GetValue(gateway), key), AnsiConsole.Console, linked.Token).ConfigureAwait(false);
+                return await RunAsync(new Options(parse.GetValue(workflow) ?? "", parameters, parse.GetValue(output)!, settings, parse.GetValue(gateway), key, parse.GetValue(reproduce)),
+                    GatewayCommandLine.ConsoleOf(parse), linked.Token).ConfigureAwait(false);
             }
             finally
             {
@@ -167,10 +189,19 @@ public static class RunCommand
         RunView run;
         try
         {
-            workflow = host.Load(options.Workflow, options.Parameters);
-            run = await host.SubmitAsync(workflow, options.Parameters, cancellationToken).ConfigureAwait(false);
+            if (options.Reproduce is { } recorded)
+            {
+                run = await Reproduction.StartAsync(host, recorded, cancellationToken).ConfigureAwait(false);
+                workflow = host.Parse(run.Provenance!.Workflow, run.Parameters);
+            }
+            else
+            {
+                workflow = host.Load(options.Workflow, options.Parameters);
+                run = await host.SubmitAsync(workflow, options.Parameters, cancellationToken).ConfigureAwait(false);
+            }
         }
-        catch (Exception exception) when (exception is WorkflowValidationException or FileNotFoundException or Salsa.Hosting.Errors.NotFoundException or ArgumentException)
+        catch (Exception exception) when (exception is WorkflowValidationException or FileNotFoundException or Salsa.Hosting.Errors.NotFoundException or Salsa.Hosting.Errors.ConflictException
+            or ArgumentException)
         {
             console.MarkupLineInterpolated($"[red]{exception.Message}[/]");
             return GatewayCommandLine.UsageError;
@@ -255,6 +286,12 @@ public static class RunCommand
         var colour = final.State == RunState.Succeeded ? "green" : "red";
         console.MarkupLineInterpolated($"[{colour}]{final.State.ToString().ToLowerInvariant()}[/] {final.Error} → [bold]{directory}[/]");
         console.MarkupLineInterpolated($"[grey]{string.Join(", ", final.Artifacts.Select(a => a.Name).Prepend("result.json"))}[/]");
+        if (final.Reproduction is { } reproduction)
+        {
+            Reproduction.Show(console, reproduction);
+            return reproduction.Identical == true ? 0 : 1;
+        }
+
         return final.State == RunState.Succeeded ? 0 : 1;
     }
 

@@ -45,6 +45,12 @@ export function renderHeader(current) {
     type: 'button', class: 'secondary rerun-changes', 'aria-controls': 'rerun', 'aria-expanded': String(!current.el.rerun.hidden),
     onclick: () => toggleRerunForm(current),
   }, 'Re-run with changes');
+  const reproduce = run.state === 'succeeded' && run.provenance
+    ? h('button', {
+      type: 'button', class: 'secondary reproduce', title: 'run it again exactly as it ran, and compare every output with this run\'s',
+      onclick: (event) => startReproduction(current, event.target),
+    }, 'Reproduce')
+    : null;
   let state = current.el.header.querySelector('#run-state');
   if (!state) state = h('span', { id: 'run-state' });
   state.className = `badge large state-${run.state}`;
@@ -57,6 +63,7 @@ export function renderHeader(current) {
       h('span', { class: 'spacer' }),
       rerun,
       rerunWithChanges,
+      reproduce,
       cancel),
     h('dl', { class: 'meta' },
       field('run', run.id, { class: 'mono' }),
@@ -70,7 +77,8 @@ export function renderHeader(current) {
       run.resumes ? field('resumes', String(run.resumes)) : null,
       field('parameters', parametersText(run.parameters), { class: 'mono run-parameters-field' }),
       run.workflowVersion ? field('workflow version', run.workflowVersion, { class: 'mono', title: "the first 12 hex digits of the SHA-256 of the workflow's text this run ran" }) : null,
-      run.rerunOf ? field('re-run of', h('a', { href: `#/runs/${run.rerunOf}` }, run.rerunOf.slice(0, 8)), { class: 'mono' }) : null),
+      run.rerunOf ? field('re-run of', h('a', { href: `#/runs/${run.rerunOf}` }, run.rerunOf.slice(0, 8)), { class: 'mono' }) : null,
+      run.reproduction ? field('reproduction of', h('a', { href: `#/runs/${run.reproduction.of}` }, run.reproduction.of.slice(0, 8)), { class: 'mono' }) : null),
     run.error ? h('div', { class: 'alert' }, h('strong', {}, 'Error: '), String(run.error)) : null);
 }
 
@@ -86,6 +94,20 @@ async function rerunWith(current, changes, button) {
     alert(`Re-run failed: ${error.message}`);
   } finally {
     if (button) button.disabled = false;
+  }
+}
+
+/** POST …/reproduce, then opens the new run: its "How it was made" compares each output with this run's. */
+async function startReproduction(current, button) {
+  button.disabled = true;
+  try {
+    const next = await api(`${runUrl(current.run.id)}/reproduce`, { method: 'POST' });
+    refreshRuns();
+    location.hash = `#/runs/${next.id}`;
+  } catch (error) {
+    alert(`Reproduce failed: ${error.message}`);
+  } finally {
+    button.disabled = false;
   }
 }
 

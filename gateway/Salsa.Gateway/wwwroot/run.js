@@ -8,6 +8,7 @@ import { renderWaterfall } from './waterfall.js';
 import { highlightRun, refreshRuns } from './runs.js';
 import { renderHeader, renderLive, renderSteps } from './run-view.js';
 import { renderClusters, renderResult } from './run-result.js';
+import { renderProvenance } from './provenance.js';
 
 /** A run in these states is still going. */
 export const ACTIVE = new Set(['queued', 'running']);
@@ -41,6 +42,8 @@ export function openRun(id) {
   const live = section('live', 'Progress');
   const result = section('result', 'Result');
   const clusters = section('clusters', 'Clusters');
+  const provenance = section('provenance', 'How it was made');
+  provenance.card.hidden = true;
   const waterfallBody = h('div', { id: 'waterfall', tabindex: 0, role: 'region', 'aria-label': 'Hop waterfall' });
   const waterfall = h('section', { class: 'card', id: 'waterfall-card' },
     h('h2', {}, 'Hops ', h('span', { class: 'muted' }, 'gateway → service calls: latency split into queue, compute, other server time and network')),
@@ -52,6 +55,7 @@ export function openRun(id) {
     h('div', { class: 'grid-2' }, steps.card, live.card),
     result.card,
     clusters.card,
+    provenance.card,
     waterfall);
   view = {
     id,
@@ -60,7 +64,7 @@ export function openRun(id) {
     stream: 'connecting',
     errors: 0,
     signatures: {},
-    el: { header, rerun, steps: steps.body, live: live.body, result: result.body, resultCard: result.card, clusters: clusters.body, clustersCard: clusters.card, waterfall: waterfallBody },
+    el: { header, rerun, steps: steps.body, live: live.body, result: result.body, resultCard: result.card, clusters: clusters.body, clustersCard: clusters.card, provenance: provenance.body, provenanceCard: provenance.card, waterfall: waterfallBody },
   };
   replace(header, h('p', { class: 'muted' }, `loading run ${id}…`));
   // A started or opened run is brought into view (on one column it may lie far below) and focused.
@@ -277,5 +281,6 @@ function render(current) {
   renderLive(current);
   renderResult(current);
   renderClusters(current);
+  renderProvenance(current);
   renderWaterfall(current.el.waterfall, current.run);
 }

@@ -32,7 +32,7 @@ public static class AnnealingOperations
                     new("job", T.Clustering, "the clustering job (assignments)"), new("clusters", T.Integer, "clusters found"),
                     new("weightedCost", T.Number, "weighted squared-distance cost of the final assignment"), new("iterations", T.Integer, "EM iterations in all"),
                     new("table", T.Table, "one row per cluster"),
-                    new("placement", T.Table, "where the job ran on the cluster: partitions, silos, passes and their compute and messaging (absent when it ran in the service)"),
+                    new("placement", T.Table, "where the job ran on the cluster: partitions, silos, passes and their compute and messaging (absent when it ran in the service)") { DescribesExecution = true },
                 ],
                 Artifacts = [Artifacts.Assignments, Artifacts.Clustering],
                 ProgressLimit = "maxClusters",

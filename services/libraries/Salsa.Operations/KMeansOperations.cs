@@ -23,7 +23,7 @@ public static class KMeansOperations
                 Inputs = [new("dataset", T.Points, true, "weighted points")],
                 Parameters = RequestParameters.Describe<StartKMeansRequest>(new KMeansOptions(), limits.Of),
                 Outputs = [new("job", T.Clustering, "the clustering job (assignments)"), new("clusters", T.Integer, "K"), new("inertia", T.Number, "weighted inertia"), new("table", T.Table, "one row per cluster"),
-                    new("placement", T.Table, "where the job ran on the cluster: partitions, silos, passes and their compute and messaging (absent when it ran in the service)")],
+                    new("placement", T.Table, "where the job ran on the cluster: partitions, silos, passes and their compute and messaging (absent when it ran in the service)") { DescribesExecution = true }],
                 Artifacts = [Artifacts.Assignments, Artifacts.Clustering],
                 ProgressLimit = "clusters",
                 Execute = async c =>

@@ -37,6 +37,12 @@ public sealed record DatasetInfo
     /// weight, labels and texts in UTF-8. Set by the store; what a caller gives is ignored.
     /// </summary>
     public long Bytes { get; init; }
+
+    /// <summary>
+    /// The SHA-256 of its content, whatever parts it arrived in (<see cref="DatasetDigest"/>): 64
+    /// lower-case hex digits. Set by the store; null for a dataset stored before digests were kept.
+    /// </summary>
+    public string? Sha256 { get; init; }
 }
 
 /// <summary>What a dataset holds.</summary>

@@ -84,8 +84,8 @@ public interface IDataStore : IAsyncDisposable
 
     Task<Artifact?> GetArtifactAsync(Guid jobId, string name, CancellationToken cancellationToken = default);
 
-    /// <summary>Names, content types and sizes (no data).</summary>
-    Task<IReadOnlyList<(string Name, string ContentType, long Size)>> ListArtifactsAsync(Guid jobId, CancellationToken cancellationToken = default);
+    /// <summary>Names, content types, sizes and SHA-256s (no data), by name.</summary>
+    Task<IReadOnlyList<ArtifactEntry>> ListArtifactsAsync(Guid jobId, CancellationToken cancellationToken = default);
 
     /// <summary>
     /// Stores a new API key; a duplicate id is an <see cref="InvalidOperationException"/>, and a key

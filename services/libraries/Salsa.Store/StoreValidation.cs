@@ -163,9 +163,10 @@ internal static class StoreValidation
             $"{name}[{first + missing}] is null; give every point a value or pass null for the whole array."));
     }
 
-    /// <summary>An import's parts checked in turn, with the rows and the weight they add up to.</summary>
-    public sealed class ImportCheck(DatasetInfo info)
+    /// <summary>An import's parts checked in turn, with the rows, the weight and the digest they add up to.</summary>
+    public sealed class ImportCheck(DatasetInfo info) : IDisposable
     {
+        private readonly DatasetDigest _digest = new(info);
         private DatasetContent? _first;
         private double _total;
 
@@ -191,11 +192,21 @@ internal static class StoreValidation
 
             Rows = first + rows;
             Bytes += ContentBytes(info, part);
+            _digest.Add(part);
             return (int)first;
         }
 
-        /// <summary>Refuses an import that ended short of its promised count.</summary>
-        public void Finish() => RequireRows(info, Rows);
+        /// <summary>The content's SHA-256 (<see cref="DatasetDigest"/>), once <see cref="Finish"/> has accepted every row.</summary>
+        public string? Sha256 { get; private set; }
+
+        /// <summary>Refuses an import that ended short of its promised count; otherwise the digest is known.</summary>
+        public void Finish()
+        {
+            RequireRows(info, Rows);
+            Sha256 = _digest.Finish();
+        }
+
+        public void Dispose() => _digest.Dispose();
     }
 
     /// <summary>Bytes of a part's rows: vectors, 8 per weight, labels and texts in UTF-8 (what <see cref="DatasetInfo.Bytes"/> sums).</summary>

@@ -258,6 +258,31 @@ try {
       if (rerun.parameters?.['cluster.maxClusters'] !== changed) fail(`the re-run recorded cluster.maxClusters=${rerun.parameters?.['cluster.maxClusters']}, not ${changed}`);
       if (rerun.state !== 'succeeded') fail(`the re-run ended ${rerun.state}`);
       if (summary.rerun.shown !== `cluster.maxClusters=${changed}`) fail(`the re-run's header shows "${summary.rerun.shown}"`);
+
+      // How it was made: the release, the digest of every output and file; "Reproduce" runs it
+      // again exactly and the new run's card compares each with the recorded one.
+      await page.locator('#provenance:not([hidden]) table.digests tbody tr').first().waitFor({ timeout: 15_000 });
+      summary.provenance = {
+        platform: (await page.locator('#provenance dl.meta dd').first().textContent())?.trim(),
+        digests: await page.locator('#provenance table.digests tbody tr').count(),
+      };
+      if (summary.provenance.digests !== rerun.steps.reduce((n, step) => n + Object.keys(step.digests ?? {}).length, 0) + rerun.artifacts.length) fail(`the run shows ${summary.provenance.digests} digests`);
+      if (!/^\d+\.\d+\.\d+/.test(summary.provenance.platform ?? '')) fail(`the run's platform reads "${summary.provenance.platform}"`);
+      await page.locator('.run-header button.reproduce').click();
+      await page.waitForFunction((old) => /^#\/runs\/[^/]+/.test(location.hash) && !location.hash.includes(old), rerunId, { timeout: 30_000 });
+      await page.locator('#provenance .verdict-identical, #provenance .verdict-differs').waitFor({ timeout: timeoutSeconds * 1000 });
+      summary.reproduction = {
+        verdict: (await page.locator('#provenance .verdict').textContent())?.trim(),
+        identical: await page.locator('#provenance table.digests td:last-child', { hasText: 'identical' }).count(),
+        rows: await page.locator('#provenance table.digests tbody tr').count(),
+        of: (await page.locator('.run-header dd a', { hasText: rerunId.slice(0, 8) }).count()),
+      };
+      if (!summary.reproduction.verdict?.startsWith('✓ Reproduced')) fail(`the reproduction says "${summary.reproduction.verdict}"`);
+      if (summary.reproduction.identical !== summary.provenance.digests || summary.reproduction.rows !== summary.provenance.digests) fail(`the reproduction shows ${summary.reproduction.identical} of ${summary.reproduction.rows} identical (${summary.provenance.digests} recorded)`);
+      if (summary.reproduction.of !== 1) fail('the reproduction does not link to the run it reproduces');
+      await checkAccessibility(page, 'reproduction');
+      await page.locator('#provenance').evaluate((node) => node.scrollIntoView());
+      await page.screenshot({ path: screenshot.replace(/\.png$/, '-reproduce.png') });
     }
     const runHash = await page.evaluate(() => location.hash);
     await page.evaluate(() => { location.hash = '#/'; });

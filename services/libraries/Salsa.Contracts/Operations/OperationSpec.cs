@@ -41,7 +41,14 @@ public sealed record ParameterSpec(string Name, ParameterKind Kind, string Descr
 }
 
 /// <summary>An output of an operation.</summary>
-public sealed record OutputSpec(string Name, string Type, string Description);
+public sealed record OutputSpec(string Name, string Type, string Description)
+{
+    /// <summary>
+    /// Says how the step ran (where, on which silos, how long), not what it computed: a run that
+    /// reproduces another does not compare it.
+    /// </summary>
+    public bool DescribesExecution { get; init; }
+}
 
 /// <summary>
 /// One operation a workflow step can name: <c>service</c> + <c>operation</c>, its typed inputs,

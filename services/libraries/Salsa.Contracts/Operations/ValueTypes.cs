@@ -46,4 +46,10 @@ public static class ValueTypes
 
     /// <summary>A finished rendering job whose files are artifacts.</summary>
     public const string Rendering = "rendering";
+
+    /// <summary>Whether a value of <paramref name="type"/> is the id of a stored dataset (what it holds is the dataset's content).</summary>
+    public static bool IsDataset(string type) => type is CensusDataset or Points or Compounds or Fingerprints;
+
+    /// <summary>Whether a value of <paramref name="type"/> names a finished service job (what it holds is the files the job stored).</summary>
+    public static bool IsJob(string type) => type is Clustering or Butina or Embedding or Rendering;
 }

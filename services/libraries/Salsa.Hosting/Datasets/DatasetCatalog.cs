@@ -27,7 +27,8 @@ public sealed record DatasetView(
     IReadOnlyDictionary<string, string> Metadata,
     long Bytes,
     string? RdkitVersion = null,
-    string? FingerprintOptions = null);
+    string? FingerprintOptions = null,
+    string? Sha256 = null);
 
 /// <summary>What a tenant stores and what its quota allows (null: no bound).</summary>
 public sealed record DatasetUsageView(int Datasets, long Bytes, int? MaxDatasets, long? MaxBytes);
@@ -189,7 +190,7 @@ public sealed class DatasetCatalog(IDataStore store, IOptions<ServiceLimits> lim
         ArgumentNullException.ThrowIfNull(info);
         return new(
             info.Id, info.Name, KindName(info.Kind), info.Count, info.Dimension, info.Bits, info.FingerprintType, info.TotalWeight, info.Created, info.Source, info.Metadata, info.Bytes,
-            info.Metadata.GetValueOrDefault(DatasetMetadataKeys.RdkitVersion), info.Metadata.GetValueOrDefault(DatasetMetadataKeys.FingerprintOptions));
+            info.Metadata.GetValueOrDefault(DatasetMetadataKeys.RdkitVersion), info.Metadata.GetValueOrDefault(DatasetMetadataKeys.FingerprintOptions), info.Sha256);
     }
 
     public static Proto.DatasetInfo ToProto(DatasetInfo info)
@@ -208,6 +209,7 @@ public sealed class DatasetCatalog(IDataStore store, IOptions<ServiceLimits> lim
             Source = info.Source,
             RdkitVersion = info.Metadata.GetValueOrDefault(DatasetMetadataKeys.RdkitVersion, ""),
             FingerprintOptions = info.Metadata.GetValueOrDefault(DatasetMetadataKeys.FingerprintOptions, ""),
+            Sha256 = info.Sha256 ?? "",
         };
         foreach (var (key, value) in info.Metadata)
         {

@@ -24,14 +24,15 @@ public sealed record JobView(
     JsonNode? Result,
     IReadOnlyList<ArtifactView> Artifacts);
 
-public sealed record ArtifactView(string Name, string ContentType, long Size, string Url);
+/// <summary>A job's file: where to download it, and the SHA-256 of its bytes (null for one stored before digests were kept).</summary>
+public sealed record ArtifactView(string Name, string ContentType, long Size, string Url, string? Sha256 = null);
 
 /// <summary>Conversions of job records to what the two faces return.</summary>
 public static class JobViews
 {
     public static string StateName(JobState state) => state.ToString().ToLowerInvariant();
 
-    public static JobView ToView(JobRecord job, IReadOnlyList<(string Name, string ContentType, long Size)> artifacts, string pathBase = "") => new(
+    public static JobView ToView(JobRecord job, IReadOnlyList<ArtifactEntry> artifacts, string pathBase = "") => new(
         job.Id,
         job.Service,
         job.Kind,
@@ -46,9 +47,9 @@ public static class JobViews
         job.ProgressJson is null ? null : JsonSerializer.Deserialize<JobProgressUpdate>(job.ProgressJson, JobJson.Options),
         JsonNode.Parse(job.ParametersJson),
         job.ResultJson is null ? null : JsonNode.Parse(job.ResultJson),
-        [.. artifacts.Select(a => new ArtifactView(a.Name, a.ContentType, a.Size, $"{pathBase}/api/jobs/{job.Id}/artifacts/{a.Name}"))]);
+        [.. artifacts.Select(a => new ArtifactView(a.Name, a.ContentType, a.Size, $"{pathBase}/api/jobs/{job.Id}/artifacts/{a.Name}", a.Sha256))]);
 
-    public static Proto.JobInfo ToProto(JobRecord job, IReadOnlyList<(string Name, string ContentType, long Size)>? artifacts = null)
+    public static Proto.JobInfo ToProto(JobRecord job, IReadOnlyList<ArtifactEntry>? artifacts = null)
     {
         var info = new Proto.JobInfo
         {
@@ -79,9 +80,9 @@ public static class JobViews
             info.Progress = ToProto(progress);
         }
 
-        foreach (var (name, contentType, size) in artifacts ?? [])
+        foreach (var artifact in artifacts ?? [])
         {
-            info.Artifacts.Add(new Proto.ArtifactInfo { Name = name, ContentType = contentType, Size = size });
+            info.Artifacts.Add(new Proto.ArtifactInfo { Name = artifact.Name, ContentType = artifact.ContentType, Size = artifact.Size, Sha256 = artifact.Sha256 ?? "" });
         }
 
         return info;

@@ -236,6 +236,7 @@ public sealed partial class Canvas : IDisposable
             svg.DrawPicture(picture);
         } // the SVG canvas writes the document's end as it goes
 
+        NumberClipPathsFromOne();
         if (_svgTarget is not null)
         {
             _svgTarget.Write(_svgBuffer.GetBuffer(), 0, checked((int)_svgBuffer.Length));

@@ -15,7 +15,7 @@ public abstract partial class RelationalDataStore
     {
         ArgumentNullException.ThrowIfNull(parts);
         var stored = StoreValidation.ValidateInfo(info);
-        var check = new StoreValidation.ImportCheck(stored);
+        using var check = new StoreValidation.ImportCheck(stored);
 
         // Whatever fails from here (a bad part, the caller cancelling, the disk), disposing the
         // import uncompleted leaves nothing of it.
@@ -27,7 +27,7 @@ public abstract partial class RelationalDataStore
         }
 
         check.Finish();
-        stored = stored with { TotalWeight = check.TotalWeight, Bytes = check.Bytes };
+        stored = stored with { TotalWeight = check.TotalWeight, Bytes = check.Bytes, Sha256 = check.Sha256 };
         await import.CompleteAsync(stored, cancellationToken);
         return stored;
     }
@@ -83,16 +83,43 @@ public abstract partial class RelationalDataStore
         using var complete = Command(connection, transaction, Queries.CompleteDataset)
             .Id("@id", stored.Id)
             .Real("@total_weight", stored.TotalWeight)
-            .Int64("@bytes", stored.Bytes);
+            .Int64("@bytes", stored.Bytes)
+            .Text("@sha256", stored.Sha256);
         await complete.ExecuteAsync(cancellationToken);
     }
 
-    public Task<DatasetInfo?> GetDatasetAsync(Guid id, CancellationToken cancellationToken = default) =>
-        ReadAsync(async (connection, cancellationToken) =>
+    public async Task<DatasetInfo?> GetDatasetAsync(Guid id, CancellationToken cancellationToken = default)
+    {
+        var info = await ReadAsync(async (connection, cancellationToken) =>
         {
             using var select = Command(connection, null, Queries.GetDataset).Id("@id", id);
             return await select.FirstAsync(ReadDatasetInfo, cancellationToken);
         }, cancellationToken);
+        return info is { Sha256: null } ? await WithDigestAsync(info, cancellationToken) : info;
+    }
+
+    /// <summary>A dataset stored before digests were kept (schema 4 and older) gets its digest when first read, and keeps it.</summary>
+    private async Task<DatasetInfo> WithDigestAsync(DatasetInfo info, CancellationToken cancellationToken)
+    {
+        if (await ReadDatasetAsync(info.Id, cancellationToken) is not { } content)
+        {
+            return info; // deleted meanwhile
+        }
+
+        string sha256;
+        using (var digest = new DatasetDigest(info))
+        {
+            digest.Add(content);
+            sha256 = digest.Finish();
+        }
+
+        await WriteAsync(async (connection, cancellationToken) =>
+        {
+            using var update = Command(connection, null, Queries.SetDatasetDigest).Id("@id", info.Id).Text("@sha256", sha256);
+            return await update.ExecuteAsync(cancellationToken);
+        }, cancellationToken);
+        return info with { Sha256 = sha256 };
+    }
 
     public Task<DatasetContent?> ReadDatasetAsync(Guid id, CancellationToken cancellationToken = default) =>
         ReadRowsAsync(id, null, cancellationToken);
@@ -198,5 +225,6 @@ public abstract partial class RelationalDataStore
         Metadata = MetadataJson.Deserialize(reader.GetString(10)),
         Tenant = reader.GetString(11),
         Bytes = reader.GetInt64(12),
+        Sha256 = reader.IsDBNull(13) ? null : reader.GetString(13),
     };
 }

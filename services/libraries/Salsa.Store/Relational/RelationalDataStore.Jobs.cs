@@ -1,5 +1,6 @@
 using System.Data.Common;
 using System.Globalization;
+using System.Security.Cryptography;
 
 namespace Salsa.Store.Relational;
 
@@ -153,13 +154,15 @@ public abstract partial class RelationalDataStore
     public Task PutArtifactAsync(Guid jobId, Artifact artifact, CancellationToken cancellationToken = default)
     {
         StoreValidation.ValidateArtifact(artifact);
+        var sha256 = Convert.ToHexStringLower(SHA256.HashData(artifact.Data));
         return WriteAsync(async (connection, cancellationToken) =>
         {
             using var upsert = Command(connection, null, Queries.PutArtifact)
                 .Id("@job_id", jobId)
                 .Text("@name", artifact.Name)
                 .Text("@content_type", artifact.ContentType)
-                .Bytes("@data", artifact.Data);
+                .Bytes("@data", artifact.Data)
+                .Text("@sha256", sha256);
             return await upsert.ExecuteAsync(cancellationToken);
         }, cancellationToken);
     }
@@ -174,13 +177,41 @@ public abstract partial class RelationalDataStore
         }, cancellationToken);
     }
 
-    public Task<IReadOnlyList<(string Name, string ContentType, long Size)>> ListArtifactsAsync(Guid jobId, CancellationToken cancellationToken = default) =>
-        ReadAsync<IReadOnlyList<(string Name, string ContentType, long Size)>>(async (connection, cancellationToken) =>
+    public async Task<IReadOnlyList<ArtifactEntry>> ListArtifactsAsync(Guid jobId, CancellationToken cancellationToken = default)
+    {
+        var entries = await ReadAsync(async (connection, cancellationToken) =>
         {
             // Both vendors read a stored value's size from its header, without the data.
             using var select = Command(connection, null, Queries.ListArtifacts).Id("@job_id", jobId);
-            return await select.ListAsync(reader => (reader.GetString(0), reader.GetString(1), reader.GetInt64(2)), cancellationToken);
+            return await select.ListAsync(reader => new ArtifactEntry(reader.GetString(0), reader.GetString(1), reader.GetInt64(2), reader.IsDBNull(3) ? null : reader.GetString(3)), cancellationToken);
         }, cancellationToken);
+        for (var i = 0; i < entries.Count; i++)
+        {
+            if (entries[i] is { Sha256: null } older)
+            {
+                entries[i] = await WithDigestAsync(jobId, older, cancellationToken);
+            }
+        }
+
+        return entries;
+    }
+
+    /// <summary>A file stored before digests were kept (schema 4 and older) gets its digest when first listed, and keeps it.</summary>
+    private async Task<ArtifactEntry> WithDigestAsync(Guid jobId, ArtifactEntry entry, CancellationToken cancellationToken)
+    {
+        if (await GetArtifactAsync(jobId, entry.Name, cancellationToken) is not { } artifact)
+        {
+            return entry; // gone meanwhile
+        }
+
+        var sha256 = Convert.ToHexStringLower(SHA256.HashData(artifact.Data));
+        await WriteAsync(async (connection, cancellationToken) =>
+        {
+            using var update = Command(connection, null, Queries.SetArtifactDigest).Id("@job_id", jobId).Text("@name", entry.Name).Text("@sha256", sha256);
+            return await update.ExecuteAsync(cancellationToken);
+        }, cancellationToken);
+        return entry with { Sha256 = sha256 };
+    }
 
     private static StoreCommand BindJob(StoreCommand command, JobRecord job) => command
         .Id("@id", job.Id)

@@ -37,6 +37,9 @@ internal class StoreQueries
     /// <summary>Makes an imported dataset visible with its totals.</summary>
     public string CompleteDataset { get; init; } = "";
 
+    /// <summary>Keeps the digest of a dataset stored before digests were kept (<c>@id</c>, <c>@sha256</c>).</summary>
+    public string SetDatasetDigest { get; init; } = "";
+
     public string GetDataset { get; init; } = "";
 
     /// <summary>kind, count, dimension, bits, has_labels, has_texts of a visible dataset.</summary>
@@ -81,6 +84,9 @@ internal class StoreQueries
     public string MarkInterrupted { get; init; } = "";
 
     public string PutArtifact { get; init; } = "";
+
+    /// <summary>Keeps the digest of a file stored before digests were kept (<c>@job_id</c>, <c>@name</c>, <c>@sha256</c>).</summary>
+    public string SetArtifactDigest { get; init; } = "";
 
     public string GetArtifact { get; init; } = "";
 

@@ -13,6 +13,8 @@ namespace Salsa.Client.Generated.Models
     [global::System.CodeDom.Compiler.GeneratedCode("Kiota", "1.0.0")]
     public partial class OutputSpec : IParsable
     {
+        /// <summary>Says how the step ran (where, on which silos, how long), not what it computed: a run thatreproduces another does not compare it.</summary>
+        public bool? DescribesExecution { get; set; }
         /// <summary>The description property</summary>
 #if NETSTANDARD2_1_OR_GREATER || NETCOREAPP3_1_OR_GREATER
 #nullable enable
@@ -55,6 +57,7 @@ namespace Salsa.Client.Generated.Models
         {
             return new Dictionary<string, Action<IParseNode>>
             {
+                { "describesExecution", n => { DescribesExecution = n.GetBoolValue(); } },
                 { "description", n => { Description = n.GetStringValue(); } },
                 { "name", n => { Name = n.GetStringValue(); } },
                 { "type", n => { Type = n.GetStringValue(); } },
@@ -67,6 +70,7 @@ namespace Salsa.Client.Generated.Models
         public virtual void Serialize(ISerializationWriter writer)
         {
             if(ReferenceEquals(writer, null)) throw new ArgumentNullException(nameof(writer));
+            writer.WriteBoolValue("describesExecution", DescribesExecution);
             writer.WriteStringValue("description", Description);
             writer.WriteStringValue("name", Name);
             writer.WriteStringValue("type", Type);

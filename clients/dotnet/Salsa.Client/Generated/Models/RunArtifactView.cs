@@ -36,6 +36,14 @@ namespace Salsa.Client.Generated.Models
 #else
         public string Name { get; set; }
 #endif
+        /// <summary>The sha256 property</summary>
+#if NETSTANDARD2_1_OR_GREATER || NETCOREAPP3_1_OR_GREATER
+#nullable enable
+        public string? Sha256 { get; set; }
+#nullable restore
+#else
+        public string Sha256 { get; set; }
+#endif
         /// <summary>The size property</summary>
         public long? Size { get; set; }
         /// <summary>The step property</summary>
@@ -67,6 +75,7 @@ namespace Salsa.Client.Generated.Models
                 { "contentType", n => { ContentType = n.GetStringValue(); } },
                 { "job", n => { Job = n.GetObjectValue<global::Salsa.Client.Generated.Models.StepJob>(global::Salsa.Client.Generated.Models.StepJob.CreateFromDiscriminatorValue); } },
                 { "name", n => { Name = n.GetStringValue(); } },
+                { "sha256", n => { Sha256 = n.GetStringValue(); } },
                 { "size", n => { Size = n.GetLongValue(); } },
                 { "step", n => { Step = n.GetStringValue(); } },
             };
@@ -81,6 +90,7 @@ namespace Salsa.Client.Generated.Models
             writer.WriteStringValue("contentType", ContentType);
             writer.WriteObjectValue<global::Salsa.Client.Generated.Models.StepJob>("job", Job);
             writer.WriteStringValue("name", Name);
+            writer.WriteStringValue("sha256", Sha256);
             writer.WriteLongValue("size", Size);
             writer.WriteStringValue("step", Step);
         }

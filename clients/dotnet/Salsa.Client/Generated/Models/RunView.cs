@@ -58,6 +58,22 @@ namespace Salsa.Client.Generated.Models
 #else
         public global::Salsa.Client.Generated.Models.RunView_parameters Parameters { get; set; }
 #endif
+        /// <summary>The provenance property</summary>
+#if NETSTANDARD2_1_OR_GREATER || NETCOREAPP3_1_OR_GREATER
+#nullable enable
+        public global::Salsa.Client.Generated.Models.RunProvenance? Provenance { get; set; }
+#nullable restore
+#else
+        public global::Salsa.Client.Generated.Models.RunProvenance Provenance { get; set; }
+#endif
+        /// <summary>The reproduction property</summary>
+#if NETSTANDARD2_1_OR_GREATER || NETCOREAPP3_1_OR_GREATER
+#nullable enable
+        public global::Salsa.Client.Generated.Models.RunReproduction? Reproduction { get; set; }
+#nullable restore
+#else
+        public global::Salsa.Client.Generated.Models.RunReproduction Reproduction { get; set; }
+#endif
         /// <summary>The rerunOf property</summary>
         public Guid? RerunOf { get; set; }
         /// <summary>The resumes property</summary>
@@ -124,6 +140,8 @@ namespace Salsa.Client.Generated.Models
                 { "hopsInFlight", n => { HopsInFlight = n.GetCollectionOfObjectValues<global::Salsa.Client.Generated.Models.HopInFlight>(global::Salsa.Client.Generated.Models.HopInFlight.CreateFromDiscriminatorValue)?.AsList(); } },
                 { "id", n => { Id = n.GetGuidValue(); } },
                 { "parameters", n => { Parameters = n.GetObjectValue<global::Salsa.Client.Generated.Models.RunView_parameters>(global::Salsa.Client.Generated.Models.RunView_parameters.CreateFromDiscriminatorValue); } },
+                { "provenance", n => { Provenance = n.GetObjectValue<global::Salsa.Client.Generated.Models.RunProvenance>(global::Salsa.Client.Generated.Models.RunProvenance.CreateFromDiscriminatorValue); } },
+                { "reproduction", n => { Reproduction = n.GetObjectValue<global::Salsa.Client.Generated.Models.RunReproduction>(global::Salsa.Client.Generated.Models.RunReproduction.CreateFromDiscriminatorValue); } },
                 { "rerunOf", n => { RerunOf = n.GetGuidValue(); } },
                 { "resumes", n => { Resumes = n.GetIntValue(); } },
                 { "started", n => { Started = n.GetDateTimeOffsetValue(); } },
@@ -149,6 +167,8 @@ namespace Salsa.Client.Generated.Models
             writer.WriteCollectionOfObjectValues<global::Salsa.Client.Generated.Models.HopInFlight>("hopsInFlight", HopsInFlight);
             writer.WriteGuidValue("id", Id);
             writer.WriteObjectValue<global::Salsa.Client.Generated.Models.RunView_parameters>("parameters", Parameters);
+            writer.WriteObjectValue<global::Salsa.Client.Generated.Models.RunProvenance>("provenance", Provenance);
+            writer.WriteObjectValue<global::Salsa.Client.Generated.Models.RunReproduction>("reproduction", Reproduction);
             writer.WriteGuidValue("rerunOf", RerunOf);
             writer.WriteIntValue("resumes", Resumes);
             writer.WriteDateTimeOffsetValue("started", Started);

@@ -22,6 +22,14 @@ namespace Salsa.Client.Generated.Models
 #else
         public List<string> DependsOn { get; set; }
 #endif
+        /// <summary>The digests property</summary>
+#if NETSTANDARD2_1_OR_GREATER || NETCOREAPP3_1_OR_GREATER
+#nullable enable
+        public global::Salsa.Client.Generated.Models.StepView_digests? Digests { get; set; }
+#nullable restore
+#else
+        public global::Salsa.Client.Generated.Models.StepView_digests Digests { get; set; }
+#endif
         /// <summary>The durationMs property</summary>
         public double? DurationMs { get; set; }
         /// <summary>The error property</summary>
@@ -132,6 +140,7 @@ namespace Salsa.Client.Generated.Models
             {
                 { "attempts", n => { Attempts = n.GetIntValue(); } },
                 { "dependsOn", n => { DependsOn = n.GetCollectionOfPrimitiveValues<string>()?.AsList(); } },
+                { "digests", n => { Digests = n.GetObjectValue<global::Salsa.Client.Generated.Models.StepView_digests>(global::Salsa.Client.Generated.Models.StepView_digests.CreateFromDiscriminatorValue); } },
                 { "durationMs", n => { DurationMs = n.GetDoubleValue(); } },
                 { "error", n => { Error = n.GetStringValue(); } },
                 { "finished", n => { Finished = n.GetDateTimeOffsetValue(); } },
@@ -158,6 +167,7 @@ namespace Salsa.Client.Generated.Models
             if(ReferenceEquals(writer, null)) throw new ArgumentNullException(nameof(writer));
             writer.WriteIntValue("attempts", Attempts);
             writer.WriteCollectionOfPrimitiveValues<string>("dependsOn", DependsOn);
+            writer.WriteObjectValue<global::Salsa.Client.Generated.Models.StepView_digests>("digests", Digests);
             writer.WriteDoubleValue("durationMs", DurationMs);
             writer.WriteStringValue("error", Error);
             writer.WriteDateTimeOffsetValue("finished", Finished);

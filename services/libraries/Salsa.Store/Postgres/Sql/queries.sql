@@ -3,7 +3,7 @@
 -- timestamptz, metadata jsonb. A dataset is imported in one transaction, which hides it until done.
 
 -- name: DatasetColumns
-id, name, kind, count, dimension, bits, fingerprint_type, total_weight, created, source, metadata::text, tenant, bytes
+id, name, kind, count, dimension, bits, fingerprint_type, total_weight, created, source, metadata::text, tenant, bytes, sha256
 
 -- name: JobColumns
 id, service, kind, state, created, started, finished, queue_ms, compute_ms, dataset_id, parameters, progress, result, error, tenant
@@ -39,7 +39,11 @@ VALUES (@id, @name, @kind, @count, @dimension, @bits, @fingerprint_type, @total_
 SELECT count(*)::integer, COALESCE(sum(bytes), 0)::bigint FROM salsa.datasets WHERE tenant = @tenant AND id IS DISTINCT FROM @id;
 
 -- name: CompleteDataset
-UPDATE salsa.datasets SET total_weight = @total_weight, bytes = @bytes WHERE id = @id;
+UPDATE salsa.datasets SET total_weight = @total_weight, bytes = @bytes, sha256 = @sha256 WHERE id = @id;
+
+-- name: SetDatasetDigest
+-- A dataset stored before digests were kept gets its digest when first read.
+UPDATE salsa.datasets SET sha256 = @sha256 WHERE id = @id AND sha256 IS NULL;
 
 -- name: GetDataset
 SELECT {DatasetColumns} FROM salsa.datasets WHERE id = @id;
@@ -110,8 +114,12 @@ UPDATE salsa.jobs SET state = @interrupted, finished = @finished, error = @reaso
 WHERE service = @service AND state IN (@queued, @running);
 
 -- name: PutArtifact
-INSERT INTO salsa.job_artifacts (job_id, name, content_type, data) VALUES (@job_id, @name, @content_type, @data)
-ON CONFLICT (job_id, name) DO UPDATE SET content_type = EXCLUDED.content_type, data = EXCLUDED.data;
+INSERT INTO salsa.job_artifacts (job_id, name, content_type, data, sha256) VALUES (@job_id, @name, @content_type, @data, @sha256)
+ON CONFLICT (job_id, name) DO UPDATE SET content_type = EXCLUDED.content_type, data = EXCLUDED.data, sha256 = EXCLUDED.sha256;
+
+-- name: SetArtifactDigest
+-- A file stored before digests were kept gets its digest when first listed.
+UPDATE salsa.job_artifacts SET sha256 = @sha256 WHERE job_id = @job_id AND name = @name AND sha256 IS NULL;
 
 -- name: GetArtifact
 SELECT content_type, data FROM salsa.job_artifacts WHERE job_id = @job_id AND name = @name;
@@ -119,7 +127,7 @@ SELECT content_type, data FROM salsa.job_artifacts WHERE job_id = @job_id AND na
 -- name: ListArtifacts
 -- octet_length reads a TOASTed value's size from its header without fetching the data.
 -- COLLATE "C" orders names by code point, as SQLite does, whatever the database's locale.
-SELECT name, content_type, octet_length(data)::bigint FROM salsa.job_artifacts WHERE job_id = @job_id ORDER BY name COLLATE "C";
+SELECT name, content_type, octet_length(data)::bigint, sha256 FROM salsa.job_artifacts WHERE job_id = @job_id ORDER BY name COLLATE "C";
 
 -- name: CountLiveKeys
 SELECT count(*)::integer FROM salsa.api_keys WHERE tenant = @tenant AND revoked IS NULL;

@@ -3,7 +3,7 @@
 -- a dataset being imported in parts is hidden by importing_since_us until its last part is in.
 
 -- name: DatasetColumns
-id, name, kind, count, dimension, bits, fingerprint_type, total_weight, created_us, source, metadata, tenant, bytes
+id, name, kind, count, dimension, bits, fingerprint_type, total_weight, created_us, source, metadata, tenant, bytes, sha256
 
 -- name: JobColumns
 id, service, kind, state, created_us, started_us, finished_us, queue_ms, compute_ms, dataset_id, parameters, progress, result, error, tenant
@@ -22,14 +22,18 @@ PRAGMA user_version = {version};
 
 -- name: InsertDataset
 INSERT INTO datasets ({DatasetColumns}, has_labels, has_texts, importing_since_us)
-VALUES (@id, @name, @kind, @count, @dimension, @bits, @fingerprint_type, @total_weight, @created, @source, @metadata, @tenant, @bytes, @has_labels, @has_texts, @importing_since)
+VALUES (@id, @name, @kind, @count, @dimension, @bits, @fingerprint_type, @total_weight, @created, @source, @metadata, @tenant, @bytes, NULL, @has_labels, @has_texts, @importing_since)
 RETURNING pk;
 
 -- name: TenantUsage
 SELECT COUNT(*), COALESCE(SUM(bytes), 0) FROM datasets WHERE tenant = @tenant AND importing_since_us IS NULL;
 
 -- name: CompleteDataset
-UPDATE datasets SET total_weight = @total_weight, bytes = @bytes, importing_since_us = NULL WHERE id = @id;
+UPDATE datasets SET total_weight = @total_weight, bytes = @bytes, sha256 = @sha256, importing_since_us = NULL WHERE id = @id;
+
+-- name: SetDatasetDigest
+-- A dataset stored before digests were kept gets its digest when first read.
+UPDATE datasets SET sha256 = @sha256 WHERE id = @id AND sha256 IS NULL;
 
 -- name: GetDataset
 SELECT {DatasetColumns} FROM datasets WHERE id = @id AND importing_since_us IS NULL;
@@ -100,15 +104,19 @@ UPDATE jobs SET state = @interrupted, finished_us = @finished, error = @reason
 WHERE service = @service AND state IN (@queued, @running);
 
 -- name: PutArtifact
-INSERT INTO job_artifacts (job_id, name, content_type, data) VALUES (@job_id, @name, @content_type, @data)
-ON CONFLICT (job_id, name) DO UPDATE SET content_type = excluded.content_type, data = excluded.data;
+INSERT INTO job_artifacts (job_id, name, content_type, data, sha256) VALUES (@job_id, @name, @content_type, @data, @sha256)
+ON CONFLICT (job_id, name) DO UPDATE SET content_type = excluded.content_type, data = excluded.data, sha256 = excluded.sha256;
+
+-- name: SetArtifactDigest
+-- A file stored before digests were kept gets its digest when first listed.
+UPDATE job_artifacts SET sha256 = @sha256 WHERE job_id = @job_id AND name = @name AND sha256 IS NULL;
 
 -- name: GetArtifact
 SELECT content_type, data FROM job_artifacts WHERE job_id = @job_id AND name = @name;
 
 -- name: ListArtifacts
 -- length() of a BLOB reads the record header only, not the data.
-SELECT name, content_type, length(data) FROM job_artifacts WHERE job_id = @job_id ORDER BY name;
+SELECT name, content_type, length(data), sha256 FROM job_artifacts WHERE job_id = @job_id ORDER BY name;
 
 -- name: CountLiveKeys
 SELECT COUNT(*) FROM api_keys WHERE tenant = @tenant AND revoked_us IS NULL;

@@ -5,6 +5,7 @@ using Microsoft.Kiota.Abstractions.Serialization;
 using Microsoft.Kiota.Abstractions;
 using Salsa.Client.Generated.Api.Runs.Events;
 using Salsa.Client.Generated.Api.Runs.Item;
+using Salsa.Client.Generated.Api.Runs.Reproduce;
 using Salsa.Client.Generated.Models;
 using System.Collections.Generic;
 using System.IO;
@@ -23,6 +24,11 @@ namespace Salsa.Client.Generated.Api.Runs
         public global::Salsa.Client.Generated.Api.Runs.Events.EventsRequestBuilder Events
         {
             get => new global::Salsa.Client.Generated.Api.Runs.Events.EventsRequestBuilder(PathParameters, RequestAdapter);
+        }
+        /// <summary>The reproduce property</summary>
+        public global::Salsa.Client.Generated.Api.Runs.Reproduce.ReproduceRequestBuilder Reproduce
+        {
+            get => new global::Salsa.Client.Generated.Api.Runs.Reproduce.ReproduceRequestBuilder(PathParameters, RequestAdapter);
         }
         /// <summary>Gets an item from the Salsa.Client.Generated.api.runs.item collection</summary>
         /// <param name="position">Unique identifier of the item</param>

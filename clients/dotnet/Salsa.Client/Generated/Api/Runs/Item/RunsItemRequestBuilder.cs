@@ -6,6 +6,7 @@ using Microsoft.Kiota.Abstractions;
 using Salsa.Client.Generated.Api.Runs.Item.Artifacts;
 using Salsa.Client.Generated.Api.Runs.Item.Cancel;
 using Salsa.Client.Generated.Api.Runs.Item.Events;
+using Salsa.Client.Generated.Api.Runs.Item.Reproduce;
 using Salsa.Client.Generated.Api.Runs.Item.Rerun;
 using Salsa.Client.Generated.Api.Runs.Item.Steps;
 using Salsa.Client.Generated.Models;
@@ -36,6 +37,11 @@ namespace Salsa.Client.Generated.Api.Runs.Item
         public global::Salsa.Client.Generated.Api.Runs.Item.Events.EventsRequestBuilder Events
         {
             get => new global::Salsa.Client.Generated.Api.Runs.Item.Events.EventsRequestBuilder(PathParameters, RequestAdapter);
+        }
+        /// <summary>The reproduce property</summary>
+        public global::Salsa.Client.Generated.Api.Runs.Item.Reproduce.ReproduceRequestBuilder Reproduce
+        {
+            get => new global::Salsa.Client.Generated.Api.Runs.Item.Reproduce.ReproduceRequestBuilder(PathParameters, RequestAdapter);
         }
         /// <summary>The rerun property</summary>
         public global::Salsa.Client.Generated.Api.Runs.Item.Rerun.RerunRequestBuilder Rerun
