@@ -20,6 +20,7 @@ IExperiment[] experiments =
 [
     new DatasetsExperiment(),
     new ChemFingerprintsExperiment(),
+    new ChemUploadExperiment(),
     new ExchangeLatencyExperiment(),
     new ExchangeUnderLoadExperiment(),
     new CcrStagesExperiment(),
@@ -38,6 +39,7 @@ IExperiment[] experiments =
     new ServicesExperiment(),
     new GatewayExperiment(),
     new ReliabilityExperiment(),
+    new ReproduceExperiment(),
 ];
 
 var quick = args.Contains("--quick");

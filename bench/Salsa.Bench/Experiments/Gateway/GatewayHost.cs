@@ -66,6 +66,32 @@ public sealed class GatewayHost : IAsyncDisposable
             settings[$"{RunLimits.Section}:{nameof(RunLimits.WriteBehind)}"] = delay.ToString("c", CultureInfo.InvariantCulture);
         }
 
+        return await StartAsync(directory, ports, settings, cancellationToken);
+    }
+
+    /// <summary>
+    /// Starts a gateway with <paramref name="settings"/> over the defaults (its store, unless they
+    /// name one: a SQLite file in a temporary folder; logs at Warning).
+    /// </summary>
+    public static Task<GatewayHost> StartAsync(IReadOnlyDictionary<string, string?> settings, CancellationToken cancellationToken)
+    {
+        var directory = new TemporaryDirectory("salsa-bench-gateway-");
+        var ports = new ServicePorts(ServicePorts.NextFreeLoopbackPort(), ServicePorts.NextFreeLoopbackPort());
+        var all = new Dictionary<string, string?>(ServiceHostSettings.PortSettings(ports))
+        {
+            ["Store:SqlitePath"] = directory.Combine("salsa.db"),
+            ["Logging:LogLevel:Default"] = "Warning",
+        };
+        foreach (var (key, value) in settings)
+        {
+            all[key] = value;
+        }
+
+        return StartAsync(directory, ports, all, cancellationToken);
+    }
+
+    private static async Task<GatewayHost> StartAsync(TemporaryDirectory directory, ServicePorts ports, Dictionary<string, string?> settings, CancellationToken cancellationToken)
+    {
         var app = SalsaServiceHost.Create<GatewayService>(new ServiceHostSettings { Settings = settings, LoadAppSettings = false });
         try
         {
