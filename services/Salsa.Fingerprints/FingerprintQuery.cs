@@ -1,8 +1,8 @@
 using Salsa.Chemistry;
 using Salsa.DataFiles;
 using Salsa.Hosting.Datasets;
-using LimitExceededException = Salsa.Hosting.Errors.LimitExceededException; // not Orleans.Runtime's
 using Salsa.Store;
+using LimitExceededException = Salsa.Hosting.Errors.LimitExceededException; // not Orleans.Runtime's
 
 namespace Salsa.Fingerprints;
 
