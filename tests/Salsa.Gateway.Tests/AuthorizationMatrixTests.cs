@@ -225,6 +225,8 @@ public sealed class AuthorizationMatrixTests(SecuredPlatform platform) : IClassF
         ["POST /api/runs/"] = null,
         ["POST /api/runs/{id}/cancel"] = "",
         ["POST /api/runs/{id}/rerun"] = "{}",
+        ["POST /api/runs/{id}/reproduce"] = "",
+        ["POST /api/runs/reproduce"] = null,
         ["POST /api/workflows/validate"] = null,
         ["POST /api/keys/"] = null,
     };
@@ -271,6 +273,7 @@ public sealed class AuthorizationMatrixTests(SecuredPlatform platform) : IClassF
         ["salsa.gateway.v1.Gateway/WatchRun"] = """{"runId":"$run"}""",
         ["salsa.gateway.v1.Gateway/CancelRun"] = """{"runId":"$run"}""",
         ["salsa.gateway.v1.Gateway/RerunRun"] = """{"runId":"$run"}""",
+        ["salsa.gateway.v1.Gateway/ReproduceRun"] = """{"runId":"$run"}""",
         ["salsa.gateway.v1.Gateway/DownloadArtifact"] = """{"runId":"$run","name":"$artifact"}""",
         ["salsa.gateway.v1.Gateway/GetStepLog"] = """{"runId":"$run","step":"cluster"}""",
     };

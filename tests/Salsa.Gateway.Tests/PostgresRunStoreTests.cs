@@ -33,7 +33,7 @@ public sealed class PostgresRunStoreTests(PostgresFixture postgres)
 
         var before = await second.Runs.GetRequiredAsync(finished, token);
         Assert.Equal(RunState.Succeeded, before.State);
-        Assert.Equal(8, before.Hops.Count); // import, query, cluster (start, watch, result), map (start, watch, its files listed)
+        Assert.Equal(11, before.Hops.Count); // import and query (each its call and its dataset's digest read), cluster (start, watch, result, its files listed), map (start, watch, its files listed)
         Assert.Equal(3, before.Artifacts.Count);
         var png = await second.Http.GetByteArrayAsync($"/api/runs/{finished}/artifacts/map.png", token);
         Assert.Equal(before.Artifacts.Single(a => a.Name == "map.png").Size, png.Length);

@@ -106,7 +106,9 @@ public sealed class RunLifecycleTests
         Assert.False(final.Steps.Single(s => s.Id == "cluster").Reused);
         // The hops of both gateway processes are kept: the first annealing start, cut short, and the second.
         Assert.Equal(2, final.Hops.Count(h => h.Step == "cluster" && h.Operation == "Start"));
-        Assert.Single(final.Hops, h => h.Step == "import");
+        // The import ran once (its call, then the read of its dataset's digest) and kept its digest.
+        Assert.Equal(["Import", "Datasets.Get"], final.Hops.Where(h => h.Step == "import").Select(h => h.Operation));
+        Assert.Matches("^[0-9a-f]{64}$", final.Steps.Single(s => s.Id == "import").Digests!["dataset"]);
         Assert.Equal(3, final.Artifacts.Count);
         Assert.Contains(await second.Runs.ListAsync(10, token), r => r.Id == id && r.State == RunState.Succeeded);
     }

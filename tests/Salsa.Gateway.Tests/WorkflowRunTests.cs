@@ -82,8 +82,8 @@ public sealed class WorkflowRunTests
         // Every hop: which step and call, the client's latency, the service's own time where it reports it.
         var hops = run.GetProperty("hops").EnumerateArray().ToList();
         Assert.Equal(
-            ["import:Import", "query:Query", "cluster:Start", "cluster:Jobs.Watch", "cluster:GetResult", "map:StartCensusMap", "map:Jobs.Watch",
-             "map:Jobs.Get"],
+            ["import:Import", "import:Datasets.Get", "query:Query", "query:Datasets.Get", "cluster:Start", "cluster:Jobs.Watch", "cluster:GetResult",
+             "cluster:Jobs.Get", "map:StartCensusMap", "map:Jobs.Watch", "map:Jobs.Get"],
             hops.Select(h => $"{h.GetProperty("step").GetString()}:{h.GetProperty("operation").GetString()}"));
         foreach (var hop in hops.Where(h => h.GetProperty("operation").GetString() is "Import" or "Query" or "Start" or "GetResult" or "StartCensusMap"))
         {
