@@ -155,6 +155,28 @@ public sealed class WebUiTests
     }
 
     [Fact]
+    public async Task Browser_BadNumbers_MarkTheirFieldInWords_AndStartNoRun()
+    {
+        using var timeout = CancellationTokenSource.CreateLinkedTokenSource(TestContext.Current.CancellationToken);
+        timeout.CancelAfter(TimeSpan.FromSeconds(180));
+        var token = timeout.Token;
+        var browserDirectory = await BrowserDirectoryAsync(token);
+
+        using var directory = new TemporaryDirectory();
+        await using var gateway = await GatewayServer.StartAsync(directory.Combine("salsa.db"), cancellationToken: token);
+        var (exitCode, output, error) = await ExternalProgram.RunAsync("node", browserDirectory, ["inputs-test.mjs", gateway.Ports.RestAddress.ToString()], token);
+        TestContext.Current.TestOutputHelper?.WriteLine(output);
+
+        Assert.True(exitCode == 0, $"node inputs-test.mjs exited with {exitCode}:\n{output}\n{error}");
+        using var summary = JsonDocument.Parse(output);
+        Assert.Equal(7, summary.RootElement.GetProperty("cases").GetArrayLength());
+        // The one run started is the good value's, and it ran with it.
+        var run = Assert.Single(await gateway.Runs.ListAsync(10, token));
+        Assert.Equal(7, run.Parameters["cluster.maxClusters"]!.GetValue<int>());
+        await gateway.StopAsync();
+    }
+
+    [Fact]
     public async Task Browser_UploadsOwnCompounds_WithTheFilePicker_ThenRunsTheMashupOnThem_HitsDrawnByRdkit()
     {
         using var timeout = CancellationTokenSource.CreateLinkedTokenSource(TestContext.Current.CancellationToken);

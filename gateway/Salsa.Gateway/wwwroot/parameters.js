@@ -3,6 +3,7 @@
 // run's steps, each field filled with the value the step ran with.
 
 import { h } from './dom.js';
+import { numberProblem, watchField } from './fields.js';
 
 /** "cluster.maxClusters=8, map.width=640", or "the workflow's defaults" when none was overridden. */
 export function parametersText(parameters) {
@@ -68,13 +69,7 @@ function read(field, spec) {
   if (raw === '') return undefined;
   const kind = String(spec.kind ?? 'String').toLowerCase();
   if (kind === 'boolean') return raw === 'true';
-  if (kind === 'integer' || kind === 'number') {
-    const number = Number(raw);
-    if (!Number.isFinite(number) || (kind === 'integer' && !Number.isInteger(number))) {
-      throw new Error(`${field.name.replace(/^p-/, '')}: "${raw}" is not ${kind === 'integer' ? 'a whole number' : 'a number'}`);
-    }
-    return number;
-  }
+  if (kind === 'integer' || kind === 'number') return Number(raw); // checked as typed (numberProblem)
   if (kind === 'numberlist') return raw.split(',').map((part) => Number(part.trim()));
   if (kind === 'stringlist') return raw.split(',').map((part) => part.trim()).filter(Boolean);
   return raw;
@@ -100,11 +95,14 @@ export function parameterForm(run, operations, { submitText, onSubmit, onCancel,
         const id = fieldId(step.id, spec.name);
         const ran = step.parameters?.[spec.name];
         const field = input(id, spec, ran);
-        fields.push({ key: `${step.id}.${spec.name}`, field, spec, ran });
+        const kind = String(spec.kind ?? '').toLowerCase();
+        const watched = kind === 'integer' || kind === 'number' ? watchField(field, () => numberProblem(field, spec, `${step.id} · ${spec.name}`)) : null;
+        fields.push({ key: `${step.id}.${spec.name}`, field, spec, ran, check: watched?.check });
         const help = [spec.description, bounds(spec), spec.default !== null && spec.default !== undefined ? `default ${spec.default}` : ''].filter(Boolean).join(' · ');
         return h('div', { class: 'parameter' },
           h('label', { for: id }, spec.name, spec.required ? h('span', { class: 'required', title: 'required' }, ' *') : null),
           field,
+          watched?.error,
           h('small', { id: `${id}-help`, class: 'help' }, help));
       }));
   });
@@ -121,6 +119,16 @@ export function parameterForm(run, operations, { submitText, onSubmit, onCancel,
     message.textContent = '';
     message.className = 'form-message';
     const changes = { ...fixed };
+    // Every field checked as when it was typed: a run never starts with a value the form refused.
+    const invalid = fields.filter(({ check }) => check?.());
+    if (invalid.length) {
+      message.textContent = invalid.length === 1
+        ? invalid[0].field.closest('.parameter').querySelector('.field-error').textContent
+        : `${invalid.length} fields need another value: they are marked.`;
+      message.className = 'form-message error';
+      invalid[0].field.focus();
+      return;
+    }
     try {
       for (const { key, field, spec, ran } of fields) {
         const value = read(field, spec);

@@ -5,6 +5,7 @@ import { $, h, replace } from './dom.js';
 import { api } from './api.js';
 import { levels } from './dag.js';
 import { parameterForm } from './parameters.js';
+import { numberProblem, watchField } from './fields.js';
 import { refreshRuns } from './runs.js';
 
 /** The DAG as text, one level per arrow: import → query → {butina, search} → scatter. */
@@ -23,23 +24,31 @@ function renderWorkflows(workflows) {
   }
   replace(container, workflows.map((workflow) => {
     const hasCluster = (workflow.steps ?? []).some((step) => step.id === 'cluster');
-    const kmax = hasCluster ? h('input', { class: 'kmax', type: 'number', min: 1, max: 1000, step: 1, placeholder: 'default', 'aria-label': 'Kmax (cluster.maxClusters)' }) : null;
+    const kmax = hasCluster ? h('input', { class: 'kmax', id: `kmax-${workflow.name}`, type: 'number', min: 1, step: 1, placeholder: 'default', 'aria-label': 'Kmax (cluster.maxClusters)' }) : null;
+    // Kmax is checked by the catalog's rules for the cluster step's maxClusters (fetched when first
+    // typed into); until it has come, by its lower bound.
+    let kmaxSpec = { kind: 'Integer', minimum: 1 };
+    const kmaxField = kmax ? watchField(kmax, () => numberProblem(kmax, kmaxSpec, 'Kmax')) : null;
+    const loadKmaxSpec = async () => {
+      const cluster = (workflow.steps ?? []).find((step) => step.id === 'cluster');
+      const operation = (await operations()).find((o) => o.service === cluster.service && o.operation === cluster.operation);
+      kmaxSpec = operation?.parameters?.find((p) => p.name === 'maxClusters') ?? kmaxSpec;
+      if (Number.isFinite(kmaxSpec.maximum)) kmax.max = kmaxSpec.maximum;
+    };
+    kmax?.addEventListener('focus', () => loadKmaxSpec().then(() => kmax.value !== '' && kmaxField.check()).catch(() => {}), { once: true });
     const message = h('div', { class: 'form-message' });
-    const button = h('button', { class: 'start', type: 'button' }, 'Start');
+    const button = h('button', { class: 'start', type: 'button', 'aria-label': `Start ${workflow.name}` }, 'Start');
     button.addEventListener('click', async () => {
       message.textContent = '';
       message.className = 'form-message';
       const parameters = {};
-      try {
-        if (kmax && kmax.value !== '') {
-          const value = Number(kmax.value);
-          if (!Number.isInteger(value) || value < 1) throw new Error('Kmax must be a whole number ≥ 1');
-          parameters['cluster.maxClusters'] = value;
+      if (kmax) {
+        await loadKmaxSpec().catch(() => {});
+        if (kmaxField.check()) {
+          kmax.focus();
+          return; // the field says why, beside it
         }
-      } catch (error) {
-        message.textContent = error.message;
-        message.className = 'form-message error';
-        return;
+        if (kmax.value !== '') parameters['cluster.maxClusters'] = Number(kmax.value);
       }
       button.disabled = true;
       button.textContent = 'Starting…';
@@ -63,6 +72,7 @@ function renderWorkflows(workflows) {
       h('code', { class: 'dag', title: (workflow.steps ?? []).map((st) => `${st.id}: ${st.service}.${st.operation}`).join('\n') }, dagText(workflow.steps ?? [])),
       h('div', { class: 'workflow-parameters' },
         kmax ? h('label', { title: 'the most clusters the annealing may split into (cluster.maxClusters)' }, 'Kmax', kmax) : null,
+        kmaxField?.error,
         errors.length ? null : startForm(workflow, {}, 'parameters')),
       errors.length
         ? h('ul', { class: 'workflow-errors' }, errors.map((e) => h('li', {}, e.line ? `line ${e.line}${e.column ? `:${e.column}` : ''}: ` : '', e.message ?? String(e))))
