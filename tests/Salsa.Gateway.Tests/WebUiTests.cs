@@ -135,45 +135,45 @@ public sealed class WebUiTests
     [Fact]
     public async Task Browser_ScalarApiReference_RendersTheGatewaysOperations_FromTheServiceAlone()
     {
-        using var timeout = CancellationTokenSource.CreateLinkedTokenSource(TestContext.Current.CancellationToken);
-        timeout.CancelAfter(TimeSpan.FromSeconds(180));
-        var token = timeout.Token;
-        var browserDirectory = await BrowserDirectoryAsync(token);
-
-        using var directory = new TemporaryDirectory();
-        await using var gateway = await GatewayServer.StartAsync(directory.Combine("salsa.db"), cancellationToken: token);
         var screenshot = Screenshot("api-reference.png");
-        var (exitCode, output, error) = await ExternalProgram.RunAsync("node", browserDirectory,
+        await OnAGatewayAsync(async (gateway, token) =>
+        {
             // The first operation of the page (Scalar draws the first tag open, the others on demand).
-            ["api-reference-test.mjs", gateway.Ports.RestAddress.ToString(), "The release that answers", screenshot], token);
-        TestContext.Current.TestOutputHelper?.WriteLine($"screenshot: {screenshot}");
-        TestContext.Current.TestOutputHelper?.WriteLine(output);
-
-        Assert.True(exitCode == 0, $"node api-reference-test.mjs exited with {exitCode}:\n{output}\n{error}");
-        Assert.True(File.Exists(screenshot), $"no screenshot at {screenshot}");
-        await gateway.StopAsync();
+            await BrowserScriptAsync("api-reference-test.mjs", token, gateway.Ports.RestAddress.ToString(), "The release that answers", screenshot);
+            TestContext.Current.TestOutputHelper?.WriteLine($"screenshot: {screenshot}");
+            Assert.True(File.Exists(screenshot), $"no screenshot at {screenshot}");
+        });
     }
 
     [Fact]
-    public async Task Browser_BadNumbers_MarkTheirFieldInWords_AndStartNoRun()
+    public async Task Browser_BadNumbers_MarkTheirFieldInWords_AndStartNoRun() => await OnAGatewayAsync(async (gateway, token) =>
     {
-        using var timeout = CancellationTokenSource.CreateLinkedTokenSource(TestContext.Current.CancellationToken);
-        timeout.CancelAfter(TimeSpan.FromSeconds(180));
-        var token = timeout.Token;
-        var browserDirectory = await BrowserDirectoryAsync(token);
+        using var summary = JsonDocument.Parse(await BrowserScriptAsync("inputs-test.mjs", token, gateway.Ports.RestAddress.ToString()));
 
-        using var directory = new TemporaryDirectory();
-        await using var gateway = await GatewayServer.StartAsync(directory.Combine("salsa.db"), cancellationToken: token);
-        var (exitCode, output, error) = await ExternalProgram.RunAsync("node", browserDirectory, ["inputs-test.mjs", gateway.Ports.RestAddress.ToString()], token);
-        TestContext.Current.TestOutputHelper?.WriteLine(output);
-
-        Assert.True(exitCode == 0, $"node inputs-test.mjs exited with {exitCode}:\n{output}\n{error}");
-        using var summary = JsonDocument.Parse(output);
         Assert.Equal(7, summary.RootElement.GetProperty("cases").GetArrayLength());
         // The one run started is the good value's, and it ran with it.
         var run = Assert.Single(await gateway.Runs.ListAsync(10, token));
         Assert.Equal(7, run.Parameters["cluster.maxClusters"]!.GetValue<int>());
+    });
+
+    /// <summary>A gateway of its own (a temporary store) for <paramref name="test"/>, which has three minutes.</summary>
+    private static async Task OnAGatewayAsync(Func<GatewayServer, CancellationToken, Task> test)
+    {
+        using var timeout = CancellationTokenSource.CreateLinkedTokenSource(TestContext.Current.CancellationToken);
+        timeout.CancelAfter(TimeSpan.FromSeconds(180));
+        using var directory = new TemporaryDirectory();
+        await using var gateway = await GatewayServer.StartAsync(directory.Combine("salsa.db"), cancellationToken: timeout.Token);
+        await test(gateway, timeout.Token);
         await gateway.StopAsync();
+    }
+
+    /// <summary>Runs a script of browser/ with its arguments, asserts it exited 0, and returns what it printed (its JSON summary).</summary>
+    private static async Task<string> BrowserScriptAsync(string script, CancellationToken token, params string[] arguments)
+    {
+        var (exitCode, output, error) = await ExternalProgram.RunAsync("node", await BrowserDirectoryAsync(token), [script, .. arguments], token);
+        TestContext.Current.TestOutputHelper?.WriteLine(output);
+        Assert.True(exitCode == 0, $"node {script} exited with {exitCode}:\n{output}\n{error}");
+        return output;
     }
 
     [Fact]
