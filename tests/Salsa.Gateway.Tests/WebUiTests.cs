@@ -156,6 +156,14 @@ public sealed class WebUiTests
         Assert.Equal(7, run.Parameters["cluster.maxClusters"]!.GetValue<int>());
     });
 
+    [Fact]
+    public async Task Browser_RunsList_RunningDurationsMoveOn_AndAnInvertedDayRangeIsSaidAtItsField() => await OnAGatewayAsync(async (gateway, token) =>
+    {
+        using var summary = JsonDocument.Parse(await BrowserScriptAsync("runs-list-test.mjs", token, gateway.Ports.RestAddress.ToString()));
+
+        Assert.Equal("true", summary.RootElement.GetProperty("range").GetProperty("invalid").GetString());
+    });
+
     /// <summary>A gateway of its own (a temporary store) for <paramref name="test"/>, which has three minutes.</summary>
     private static async Task OnAGatewayAsync(Func<GatewayServer, CancellationToken, Task> test)
     {

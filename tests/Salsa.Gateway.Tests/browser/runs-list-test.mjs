@@ -1,0 +1,66 @@
+// The runs list as it is used: a running run's duration moves on in the list as it does on its page,
+// and a day range whose To is before its From is said at the To field in words (no "Runs: 400 …"
+// and no request the gateway must refuse). axe at zero violations with the field marked.
+// Usage: node runs-list-test.mjs <gateway-url>
+import { axeViolations, finish, launchChromium } from './common.mjs';
+
+const [base] = process.argv.slice(2);
+const summary = { failures: [] };
+const fail = (message) => summary.failures.push(message);
+const browser = await launchChromium();
+try {
+  const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  const refused = [];
+  page.on('response', (response) => { if (new URL(response.url()).pathname === '/api/runs' && response.status() >= 400) refused.push(`${response.status()} ${response.url()}`); });
+  page.on('pageerror', (error) => fail(`page error: ${error.message}`));
+  await page.goto(base, { waitUntil: 'domcontentloaded' });
+  await page.locator('#runs').waitFor({ timeout: 15_000 });
+
+  // A run that lasts: the national census (tens of seconds), started over the API.
+  const run = await page.evaluate(async () => (await (await fetch('/api/runs', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ workflow: 'census-us' }) })).json()).id);
+  const row = page.locator(`#runs tr[data-run="${run}"]`);
+  await row.locator('.state-running').waitFor({ timeout: 60_000 });
+  const cell = row.locator('td').last();
+  // Into its long step (the clustering), when no step changes state for many seconds.
+  await page.waitForFunction(async (id) => {
+    const view = await (await fetch(`/api/runs/${id}`)).json();
+    return view.steps.some((step) => step.id === 'cluster' && step.state === 'running');
+  }, run, { timeout: 60_000, polling: 250 });
+  // Read each 1.1 s: every reading later than the one before, as on the run's own page.
+  summary.durations = [];
+  for (let reading = 0; reading < 6; reading++) {
+    await page.waitForTimeout(1100);
+    summary.durations.push((await cell.textContent())?.trim());
+  }
+  const stalled = summary.durations.filter((text, k) => k > 0 && text === summary.durations[k - 1]).length;
+  if (stalled) fail(`a running run's duration stood still ${stalled} time(s): ${summary.durations.join(', ')}`);
+  await page.evaluate(async (id) => fetch(`/api/runs/${id}/cancel`, { method: 'POST' }), run);
+
+  // From after To.
+  await page.locator('#filter-from').fill('2026-12-10');
+  await page.locator('#filter-to').fill('2026-12-01');
+  await page.locator('#filter-to').blur();
+  await page.waitForTimeout(800);
+  const to = page.locator('#filter-to');
+  summary.range = {
+    invalid: await to.getAttribute('aria-invalid'),
+    message: (await page.locator('#filter-to-error').textContent())?.trim(),
+    listError: (await page.locator('#runs .error').count()),
+  };
+  if (summary.range.invalid !== 'true') fail('To before From does not mark the To field');
+  if (!/To must be on or after From/.test(summary.range.message ?? '')) fail(`the range's message reads "${summary.range.message}"`);
+  if (summary.range.listError) fail(`the runs list shows an error: ${await page.locator('#runs .error').textContent()}`);
+  summary.axe = await axeViolations(page);
+  if (summary.axe.length) fail(`axe: ${summary.axe.map((v) => `${v.id} ${v.first}`).join(', ')}`);
+  // Mended, the mark goes and the list filters.
+  await page.locator('#filter-to').fill('2026-12-31');
+  await page.locator('#filter-to').blur();
+  await page.waitForTimeout(800);
+  if (await to.getAttribute('aria-invalid') === 'true') fail('a good range leaves To marked');
+  if (refused.length) fail(`the gateway refused: ${refused.join(', ')}`);
+} catch (error) {
+  fail(error.message.split('\n')[0]);
+} finally {
+  await browser.close();
+}
+finish(summary);
