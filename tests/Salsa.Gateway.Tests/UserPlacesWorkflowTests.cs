@@ -57,6 +57,24 @@ public sealed class UserPlacesWorkflowTests
     }
 
     [Fact]
+    public async Task TheShippedExamples_RunByName_WhereverTheGatewayWasStarted()
+    {
+        // This process runs in the test's bin folder, far from the repository's root: the workflows'
+        // example files are read from the workflows' folder, not from here.
+        Assert.False(File.Exists(Path.Combine(Environment.CurrentDirectory, "workflows", "census-places.yaml")));
+        using var directory = new TemporaryDirectory();
+        await using var gateway = await GatewayServer.StartAsync(directory.Combine("salsa.db"), cancellationToken: Token);
+
+        foreach (var workflow in new[] { "census-places", "chem-compounds" })
+        {
+            var run = await gateway.Runs.WaitAsync(await gateway.StartRunAsync(new { workflow }, Token), Token);
+
+            Assert.True(run.State == Runs.RunState.Succeeded, $"{workflow}: {run.Error}");
+            Assert.True(Path.IsPathRooted(run.Steps.Single(s => s.Id == "import").Parameters!["file"]!.GetValue<string>()));
+        }
+    }
+
+    [Fact]
     public async Task OwnCsvWithABadRow_TheRunFailsAtTheImportNamingTheLine_NothingStored()
     {
         using var directory = new TemporaryDirectory();

@@ -203,6 +203,25 @@ public sealed class WorkflowValidationTests
         Assert.Equal(20, error.Line);
     }
 
+    [Theory]
+    [InlineData("examples/places.csv", "/srv/flows/examples/places.csv")]
+    [InlineData("../data/places.csv", "/srv/data/places.csv")]
+    [InlineData("/abs/places.csv", "/abs/places.csv")]
+    [InlineData("https://example.org/places.csv", "https://example.org/places.csv")]
+    [InlineData("", "")]
+    public void APathWrittenRelative_IsReadFromTheWorkflowFilesFolder_AnythingElseAsGiven(string written, string read)
+    {
+        var yaml = $"name: mine\nsteps:\n  import:\n    service: census\n    operation: import\n    parameters: {{ file: '{written}' }}\n";
+
+        var fromFile = s_parser.Parse(yaml, "mine.yaml", "/srv/flows/mine.yaml");
+        var inline = s_parser.Parse(yaml, "inline");
+        var overridden = s_parser.Parse(yaml, "mine.yaml", "/srv/flows/mine.yaml", new Dictionary<string, JsonNode?> { ["import.file"] = "examples/other.csv" });
+
+        Assert.Equal(read, fromFile.Steps.Single().Parameters["file"]!.GetValue<string>());
+        Assert.Equal(written, inline.Steps.Single().Parameters["file"]!.GetValue<string>());
+        Assert.Equal("examples/other.csv", overridden.Steps.Single().Parameters["file"]!.GetValue<string>()); // the caller's, as the caller gave it
+    }
+
     [Fact]
     public void EveryErrorIsReported_NotJustTheFirst()
     {

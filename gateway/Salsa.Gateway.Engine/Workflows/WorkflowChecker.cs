@@ -18,8 +18,12 @@ namespace Salsa.Gateway.Workflows;
 /// </summary>
 internal sealed class WorkflowChecker(OperationCatalog catalog, WorkflowLimits limits)
 {
-    /// <summary>The checked steps and their order (empty when a cycle was found); problems are added to <paramref name="errors"/>.</summary>
-    public (List<StepDefinition> Steps, List<StepDefinition> Order) Check(WorkflowText workflow, string origin, IReadOnlyDictionary<string, JsonNode?>? overrides, List<WorkflowError> errors)
+    /// <summary>
+    /// The checked steps and their order (empty when a cycle was found); problems are added to
+    /// <paramref name="errors"/>. A path the workflow writes relative (<see cref="ParameterSpec.IsPath"/>)
+    /// is read from <paramref name="folder"/>, the workflow file's (null for an inline workflow).
+    /// </summary>
+    public (List<StepDefinition> Steps, List<StepDefinition> Order) Check(WorkflowText workflow, string origin, IReadOnlyDictionary<string, JsonNode?>? overrides, List<WorkflowError> errors, string? folder = null)
     {
         ArgumentNullException.ThrowIfNull(workflow);
         var steps = new List<StepDefinition>();
@@ -28,7 +32,7 @@ internal sealed class WorkflowChecker(OperationCatalog catalog, WorkflowLimits l
         var wiring = new Wiring();
         foreach (var text in workflow.Steps)
         {
-            var (step, spec) = CheckStep(text, overrides, applied, wiring, errors);
+            var (step, spec) = CheckStep(text, overrides, applied, wiring, errors, folder);
             steps.Add(step);
             if (spec is not null)
             {
@@ -64,7 +68,7 @@ internal sealed class WorkflowChecker(OperationCatalog catalog, WorkflowLimits l
         return (steps, Order(steps, errors));
     }
 
-    private (StepDefinition Step, OperationSpec? Spec) CheckStep(StepText text, IReadOnlyDictionary<string, JsonNode?>? overrides, HashSet<string> applied, Wiring wiring, List<WorkflowError> errors)
+    private (StepDefinition Step, OperationSpec? Spec) CheckStep(StepText text, IReadOnlyDictionary<string, JsonNode?>? overrides, HashSet<string> applied, Wiring wiring, List<WorkflowError> errors, string? folder)
     {
         var (id, map) = (text.Id, text.Node);
         OperationSpec? spec = null;
@@ -80,7 +84,7 @@ internal sealed class WorkflowChecker(OperationCatalog catalog, WorkflowLimits l
         }
 
         var (inputs, inputPositions) = CheckInputs(text, spec, errors);
-        var parameters = CheckParameters(text, spec, overrides, applied, errors);
+        var parameters = CheckParameters(text, spec, overrides, applied, errors, folder);
         foreach (var (artifact, position) in text.Artifacts)
         {
             if (spec is not null && !spec.Artifacts.Contains(artifact))
@@ -158,7 +162,17 @@ internal sealed class WorkflowChecker(OperationCatalog catalog, WorkflowLimits l
         return (inputs, positions);
     }
 
-    private Dictionary<string, JsonNode?> CheckParameters(StepText text, OperationSpec? spec, IReadOnlyDictionary<string, JsonNode?>? overrides, HashSet<string> applied, List<WorkflowError> errors)
+    /// <summary>
+    /// A path the workflow file writes relative, as read from the file's folder (not from wherever
+    /// the gateway was started); an absolute path, a URL, an empty text or an override are as given.
+    /// </summary>
+    private static JsonNode? FromFolder(JsonNode? value, ParameterSpec? parameter, string? folder) =>
+        folder is not null && parameter?.IsPath == true && value is JsonValue text && text.TryGetValue<string>(out var path)
+            && path.Length > 0 && !Path.IsPathRooted(path) && !Uri.TryCreate(path, UriKind.Absolute, out _)
+            ? JsonValue.Create(Path.GetFullPath(Path.Combine(folder, path)))
+            : value;
+
+    private Dictionary<string, JsonNode?> CheckParameters(StepText text, OperationSpec? spec, IReadOnlyDictionary<string, JsonNode?>? overrides, HashSet<string> applied, List<WorkflowError> errors, string? folder)
     {
         var id = text.Id;
         var values = new Dictionary<string, JsonNode?>(StringComparer.Ordinal);
@@ -176,7 +190,7 @@ internal sealed class WorkflowChecker(OperationCatalog catalog, WorkflowLimits l
                 continue;
             }
 
-            values[name] = WorkflowVocabulary.ToJson(value, limits, errors);
+            values[name] = FromFolder(WorkflowVocabulary.ToJson(value, limits, errors), spec?.Parameters.First(p => p.Name == name), folder);
             positions[name] = value;
         }
 

@@ -62,7 +62,7 @@ public sealed class WorkflowParser(OperationCatalog catalog, WorkflowLimits? lim
             }
         }
 
-        var (steps, order) = new WorkflowChecker(catalog, _limits).Check(workflow, origin, overrides, errors);
+        var (steps, order) = new WorkflowChecker(catalog, _limits).Check(workflow, origin, overrides, errors, file is null ? null : Path.GetDirectoryName(Path.GetFullPath(file)));
         if (errors.Count > 0)
         {
             throw new WorkflowValidationException(origin, [.. errors.Distinct().OrderBy(e => e.Line).ThenBy(e => e.Column)]);

@@ -15,7 +15,7 @@ public static class CensusOperations
     private static OperationSpec Import()
     {
         ParameterSpec source = new("source", ParameterKind.String, "a shipped census file") { Allowed = [.. CensusSource.Shipped.Select(s => s.Name)] };
-        ParameterSpec file = new("file", ParameterKind.String, "a place file: a path on the census service's machine, or an https URL it fetches");
+        ParameterSpec file = new("file", ParameterKind.String, "a place file: a path on the census service's machine, or an https URL it fetches; written relative in a workflow file, from that file's folder") { IsPath = true };
         ParameterSpec dataset = new("dataset", ParameterKind.String, "the id of a census dataset already stored (POST /api/census/uploads)");
         ParameterSpec name = new("name", ParameterKind.String, "the dataset's name for a file (default: the file's name)");
         ParameterSpec format = new("format", ParameterKind.String, "the file's layout") { Allowed = ["auto", "csv", "geojson"] };

@@ -17,7 +17,7 @@ public static class ChemOperations
     {
         ParameterSpec source = new("source", ParameterKind.String, "a shipped compound file") { Allowed = [.. CompoundSource.Shipped.Select(s => s.Name)] };
         ParameterSpec limit = new("limit", ParameterKind.Integer, "of a shipped file, import only the first N compounds (0 = all)") { Default = 0, Minimum = 0 };
-        ParameterSpec file = new("file", ParameterKind.String, "a compound file: a path on the chem service's machine, or an https URL it fetches");
+        ParameterSpec file = new("file", ParameterKind.String, "a compound file: a path on the chem service's machine, or an https URL it fetches; written relative in a workflow file, from that file's folder") { IsPath = true };
         ParameterSpec dataset = new("dataset", ParameterKind.String, "the id of a compounds dataset already stored (POST /api/chem/uploads)");
         ParameterSpec name = new("name", ParameterKind.String, "the dataset's name for a file (default: the file's name)");
         ParameterSpec format = new("format", ParameterKind.String, "the file's layout") { Allowed = ["auto", "smiles", "csv", "sdf"] };

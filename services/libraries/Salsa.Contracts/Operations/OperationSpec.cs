@@ -38,6 +38,12 @@ public sealed record ParameterSpec(string Name, ParameterKind Kind, string Descr
 
     /// <summary>The values a string may take, when they are a closed set.</summary>
     public IReadOnlyList<string>? Allowed { get; init; }
+
+    /// <summary>
+    /// A file's path on the service's machine (or an https URL): one written relative in a workflow
+    /// file is read from that file's folder, wherever the gateway was started.
+    /// </summary>
+    public bool IsPath { get; init; }
 }
 
 /// <summary>An output of an operation.</summary>
