@@ -3,7 +3,7 @@
 // run's steps, each field filled with the value the step ran with.
 
 import { h } from './dom.js';
-import { numberProblem, watchField } from './fields.js';
+import { numberProblem, placeRefusal, watchField } from './fields.js';
 
 /** "cluster.maxClusters=8, map.width=640", or "the workflow's defaults" when none was overridden. */
 export function parametersText(parameters) {
@@ -96,13 +96,14 @@ export function parameterForm(run, operations, { submitText, onSubmit, onCancel,
         const ran = step.parameters?.[spec.name];
         const field = input(id, spec, ran);
         const kind = String(spec.kind ?? '').toLowerCase();
-        const watched = kind === 'integer' || kind === 'number' ? watchField(field, () => numberProblem(field, spec, `${step.id} · ${spec.name}`)) : null;
-        fields.push({ key: `${step.id}.${spec.name}`, field, spec, ran, check: watched?.check });
+        const numeric = kind === 'integer' || kind === 'number';
+        const watched = watchField(field, () => (numeric ? numberProblem(field, spec, `${step.id} · ${spec.name}`) : null));
+        fields.push({ key: `${step.id}.${spec.name}`, field, spec, ran, check: watched.check, mark: watched.mark });
         const help = [spec.description, bounds(spec), spec.default !== null && spec.default !== undefined ? `default ${spec.default}` : ''].filter(Boolean).join(' · ');
         return h('div', { class: 'parameter' },
           h('label', { for: id }, spec.name, spec.required ? h('span', { class: 'required', title: 'required' }, ' *') : null),
           field,
-          watched?.error,
+          watched.error,
           h('small', { id: `${id}-help`, class: 'help' }, help));
       }));
   });
@@ -147,8 +148,9 @@ export function parameterForm(run, operations, { submitText, onSubmit, onCancel,
     try {
       await onSubmit(changes);
     } catch (error) {
-      message.textContent = error.message;
+      message.textContent = placeRefusal(error, fields);
       message.className = 'form-message error';
+      fields.find((f) => f.field.getAttribute('aria-invalid') === 'true')?.field.focus();
     } finally {
       submit.disabled = false;
     }

@@ -64,6 +64,28 @@ try {
   if (!/maxClusters/.test(summary.formMessage ?? '')) fail(`the form's message reads "${summary.formMessage}"`);
   if (started.length) fail(`bad values started ${started.length} run(s): ${started.join(' | ')}`);
 
+  // A refusal only the gateway can make (the value changed on its way, as a stale page would send
+  // it): placed at the field it names, in words, once, without the workflow's line and column.
+  await page.route('**/api/runs', async (route) => {
+    const body = JSON.parse(route.request().postData());
+    body.parameters['cluster.maxClusters'] = 0;
+    await route.continue({ postData: JSON.stringify(body) });
+  }, { times: 1 });
+  await field.fill('');
+  await field.pressSequentially('5');
+  await submit.click();
+  await page.waitForFunction(() => document.querySelector('input[name="p-cluster-maxClusters"]')?.getAttribute('aria-invalid') === 'true', null, { timeout: 15_000 });
+  summary.refusal = {
+    field: (await card.locator('#p-cluster-maxClusters-error').textContent())?.trim(),
+    form: (await card.locator('form.parameter-form .form-message').textContent())?.trim(),
+  };
+  if (!/^cluster · maxClusters is 0; it must be at least 1$/.test(summary.refusal.field ?? '')) fail(`the refused field says "${summary.refusal.field}"`);
+  if (summary.refusal.form !== 'The gateway refused the marked value.') fail(`the form says "${summary.refusal.form}"`);
+  if (/\d+:\d+|line/.test(`${summary.refusal.field} ${summary.refusal.form}`)) fail('the refusal shows YAML positions');
+  const refusedPosts = started.length;
+  started.length = 0;
+  if (refusedPosts !== 1) fail(`the refused value was posted ${refusedPosts} times`);
+
   // Corrected, the mark goes as it is typed, and the run starts with the value.
   await field.fill('');
   await field.pressSequentially('7');
