@@ -164,6 +164,15 @@ public sealed class WebUiTests
         Assert.Equal("true", summary.RootElement.GetProperty("range").GetProperty("invalid").GetString());
     });
 
+    [Fact]
+    public async Task Browser_Details_RunsAskedOnce_HonestHeaderWhileUnreachable_CancelAsksFirst() => await OnAGatewayAsync(async (gateway, token) =>
+    {
+        using var summary = JsonDocument.Parse(await BrowserScriptAsync("details-test.mjs", token, gateway.Ports.RestAddress.ToString()));
+
+        Assert.Equal(1, summary.RootElement.GetProperty("listsOnLoad").GetInt32());
+        Assert.Equal(Runs.RunState.Cancelled, Assert.Single(await gateway.Runs.ListAsync(10, token)).State);
+    });
+
     /// <summary>A gateway of its own (a temporary store) for <paramref name="test"/>, which has three minutes.</summary>
     private static async Task OnAGatewayAsync(Func<GatewayServer, CancellationToken, Task> test)
     {

@@ -101,6 +101,8 @@ export async function api(path, { method = 'GET', body } = {}) {
 
 export function connection(ok, message) {
   const element = $('#connection');
+  const was = element.classList.contains('ok') ? 'ok' : element.classList.contains('down') ? 'down' : '';
+  if (was !== (ok ? 'ok' : 'down')) window.dispatchEvent(new CustomEvent('salsa:connection', { detail: { ok } }));
   element.className = `connection ${ok ? 'ok' : 'down'}`;
   element.textContent = ok ? 'connected' : 'gateway unreachable';
   element.title = ok ? 'the gateway answers' : message ?? '';

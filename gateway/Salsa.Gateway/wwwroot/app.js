@@ -9,7 +9,7 @@ import { renderWaterfall } from './waterfall.js';
 import { setupViewer } from './viewer.js';
 import { loadWorkflows } from './workflows.js';
 import { setupUploads } from './uploads.js';
-import { currentRunId, followRuns, highlightRun, refreshRuns, setupRunsFilter, setupRunsViews } from './runs.js';
+import { currentRunId, followRuns, highlightRun, refreshRuns, runsListed, setupRunsFilter, setupRunsViews } from './runs.js';
 import { loadConsoleSettings, loadServices } from './services.js';
 import { closeView, currentView, openRun } from './run.js';
 import { renderHeader, renderLive } from './run-view.js';
@@ -73,7 +73,9 @@ loadConsoleSettings(() => {
   if (view?.run) renderHeader(view);
 });
 loadServices();
-refreshRuns();
+// The runs list is read once the runs' stream has begun (its `ready`: a list read then misses
+// nothing), so a page load asks for it once; should the stream not begin soon, it is read anyway.
+setTimeout(() => { if (!runsListed()) refreshRuns(); }, 2000);
 route();
 // The runs' stream holds a connection for as long as the page is open: opened once the page has
 // loaded, so it does not take one of the browser's six connections to the gateway from the page's

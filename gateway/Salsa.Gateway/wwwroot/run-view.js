@@ -30,6 +30,8 @@ export function renderHeader(current) {
     ? h('button', {
       type: 'button', class: 'secondary cancel',
       onclick: async (event) => {
+        const running = (run.steps ?? []).filter((step) => step.state === 'running').map((step) => step.id);
+        if (!confirm(`Cancel this ${run.workflow ?? ''} run?${running.length ? ` ${running.join(', ')} stop${running.length === 1 ? 's' : ''}, and ${running.length === 1 ? 'its service job is' : 'their service jobs are'} cancelled.` : ''} Steps not started will not run.`)) return;
         event.target.disabled = true;
         try {
           applyRun(current, await api(`${runUrl(run.id)}/cancel`, { method: 'POST' }));

@@ -152,6 +152,10 @@ function runsPath() {
 }
 
 let runsTimer = 0;
+let listed = false;
+
+/** Whether the runs list has been read since the page loaded. */
+export const runsListed = () => listed;
 let runsLoading = null;
 let runsAgain = false;
 
@@ -172,6 +176,7 @@ export function refreshRuns() {
         throw new Error(`${response.status} ${problem?.detail ?? problem?.title ?? response.statusText}`);
       }
       const runs = await response.json();
+      listed = true;
       renderRuns(runs, Number(response.headers.get('X-Total-Count') ?? runs.length));
     } catch (error) {
       if (error instanceof TypeError) connection(false, error.message);

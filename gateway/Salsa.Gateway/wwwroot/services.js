@@ -37,6 +37,18 @@ export async function loadServices() {
 }
 
 
+// What the services' health was is not known while the gateway does not answer: the summary says so
+// (it kept "7 serving"), and asks again once the gateway is back.
+window.addEventListener('salsa:connection', (event) => {
+  const summary = $('#services-summary');
+  if (event.detail.ok) {
+    loadServices();
+    return;
+  }
+  summary.className = 'services-down';
+  summary.textContent = 'services: unknown (gateway unreachable)';
+});
+
 /** The console's links (GET /api/console): the trace viewer's page of a trace, when configured. */
 export const consoleSettings = {};
 

@@ -1,0 +1,61 @@
+// The console's smaller promises (issue 57, finding 13 and Cancel): the home page asks for the runs
+// once; its skip link does not speak of a run; the services' summary does not claim "serving" while
+// the gateway does not answer, and comes back when it does; Cancel asks first, and a run whose
+// cancel is declined goes on. Usage: node details-test.mjs <gateway-url>
+import { finish, launchChromium } from './common.mjs';
+
+const [base] = process.argv.slice(2);
+const summary = { failures: [] };
+const fail = (message) => summary.failures.push(message);
+const browser = await launchChromium();
+try {
+  const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  page.on('pageerror', (error) => fail(`page error: ${error.message}`));
+  const lists = [];
+  page.on('request', (request) => {
+    const url = new URL(request.url());
+    if (request.method() === 'GET' && url.pathname === '/api/runs') lists.push(url.search);
+  });
+  await page.goto(base, { waitUntil: 'load' });
+  await page.locator('#runs-count').filter({ hasText: '(' }).waitFor({ timeout: 15_000 });
+  await page.waitForTimeout(2500);
+  summary.listsOnLoad = lists.length;
+  if (lists.length !== 1) fail(`the home page asked for the runs ${lists.length} times`);
+  summary.skipLink = (await page.locator('.skip-link').textContent())?.trim();
+  if (/run/i.test(summary.skipLink ?? '')) fail(`the home page's skip link reads "${summary.skipLink}"`);
+
+  // The gateway stops answering (every call refused on the way): the summary says it cannot know.
+  await page.locator('#services-summary').filter({ hasText: 'serving' }).waitFor({ timeout: 15_000 });
+  await page.route('**/api/**', (route) => route.abort());
+  await page.locator('#filter-state').selectOption('failed'); // the list is asked for, and cannot be had
+  await page.locator('#connection.down').waitFor({ timeout: 10_000 });
+  summary.servicesWhileDown = (await page.locator('#services-summary').textContent())?.trim();
+  if (/serving/.test(summary.servicesWhileDown ?? '')) fail(`with the gateway unreachable the header says "${summary.servicesWhileDown}"`);
+  await page.unroute('**/api/**');
+  await page.locator('#filter-state').selectOption('');
+  await page.locator('#services-summary').filter({ hasText: 'serving' }).waitFor({ timeout: 15_000 });
+  summary.servicesAgain = (await page.locator('#services-summary').textContent())?.trim();
+
+  // Cancel asks; declined, the run goes on; accepted, it is cancelled.
+  const run = await page.evaluate(async () => (await (await fetch('/api/runs', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ workflow: 'census-us' }) })).json()).id);
+  await page.evaluate((id) => { location.hash = `#/runs/${id}`; }, run);
+  const cancel = page.locator('.run-header button.cancel');
+  await cancel.waitFor({ timeout: 30_000 });
+  const dialogs = [];
+  page.once('dialog', async (dialog) => { dialogs.push(dialog.message()); await dialog.dismiss(); });
+  await cancel.click();
+  await page.waitForTimeout(1500);
+  const state = async () => (await page.evaluate(async (id) => (await (await fetch(`/api/runs/${id}`)).json()).state, run));
+  summary.afterDeclined = await state();
+  if (dialogs.length !== 1 || !/Cancel this census-us run\?/.test(dialogs[0])) fail(`Cancel asked: ${JSON.stringify(dialogs)}`);
+  if (!['queued', 'running'].includes(summary.afterDeclined)) fail(`a declined cancel left the run ${summary.afterDeclined}`);
+  page.once('dialog', async (dialog) => { dialogs.push(dialog.message()); await dialog.accept(); });
+  await cancel.click();
+  await page.waitForFunction(async (id) => (await (await fetch(`/api/runs/${id}`)).json()).state === 'cancelled', run, { timeout: 30_000, polling: 500 });
+  summary.dialogs = dialogs;
+} catch (error) {
+  fail(error.message.split('\n')[0]);
+} finally {
+  await browser.close();
+}
+finish(summary);
