@@ -28,3 +28,9 @@ export function finish(summary) {
   console.log(JSON.stringify(summary, null, 2));
   process.exit(summary.ok ? 0 : 1);
 }
+
+/** What a script begins with: its summary (failures first), fail() to add one, and Chromium. */
+export async function begin(fields = {}) {
+  const summary = { failures: [], ...fields };
+  return { summary, fail: (message) => summary.failures.push(message), browser: await launchChromium() };
+}

@@ -2,12 +2,10 @@
 // once; its skip link does not speak of a run; the services' summary does not claim "serving" while
 // the gateway does not answer, and comes back when it does; Cancel asks first, and a run whose
 // cancel is declined goes on. Usage: node details-test.mjs <gateway-url>
-import { finish, launchChromium } from './common.mjs';
+import { begin, finish } from './common.mjs';
 
 const [base] = process.argv.slice(2);
-const summary = { failures: [] };
-const fail = (message) => summary.failures.push(message);
-const browser = await launchChromium();
+const { summary, fail, browser } = await begin();
 try {
   const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
   page.on('pageerror', (error) => fail(`page error: ${error.message}`));

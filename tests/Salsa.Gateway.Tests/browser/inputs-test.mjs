@@ -3,12 +3,10 @@
 // field (aria-invalid) with its message beside it in words, and no POST /api/runs is sent; a good
 // value still starts the run. Every Start button has a name of its own. axe at zero violations with
 // a field marked. Usage: node inputs-test.mjs <gateway-url>
-import { axeViolations, finish, launchChromium } from './common.mjs';
+import { axeViolations, begin, finish } from './common.mjs';
 
 const [base] = process.argv.slice(2);
-const summary = { failures: [], cases: [] };
-const fail = (message) => summary.failures.push(message);
-const browser = await launchChromium();
+const { summary, fail, browser } = await begin({ cases: [] });
 try {
   const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
   const started = [];

@@ -2,12 +2,10 @@
 // and a day range whose To is before its From is said at the To field in words (no "Runs: 400 …"
 // and no request the gateway must refuse). axe at zero violations with the field marked.
 // Usage: node runs-list-test.mjs <gateway-url>
-import { axeViolations, finish, launchChromium } from './common.mjs';
+import { axeViolations, begin, finish } from './common.mjs';
 
 const [base] = process.argv.slice(2);
-const summary = { failures: [] };
-const fail = (message) => summary.failures.push(message);
-const browser = await launchChromium();
+const { summary, fail, browser } = await begin();
 try {
   const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
   const refused = [];
