@@ -173,6 +173,14 @@ public sealed class WebUiTests
         Assert.Equal(Runs.RunState.Cancelled, Assert.Single(await gateway.Runs.ListAsync(10, token)).State);
     });
 
+    [Fact]
+    public async Task Browser_ProgressTiles_AreWhatEachOperationReports() => await OnAGatewayAsync(async (gateway, token) =>
+    {
+        using var summary = JsonDocument.Parse(await BrowserScriptAsync("progress-test.mjs", token, gateway.Ports.RestAddress.ToString()));
+
+        Assert.Equal(4, summary.RootElement.GetProperty("tiles").EnumerateObject().Count());
+    });
+
     /// <summary>A gateway of its own (a temporary store) for <paramref name="test"/>, which has three minutes.</summary>
     private static async Task OnAGatewayAsync(Func<GatewayServer, CancellationToken, Task> test)
     {

@@ -37,16 +37,7 @@ public static class GatewayApi
             return TypedResults.Ok(new { valid = true, name = definition.Name, steps = WorkflowView.StepsOf(definition), order = definition.Order.Select(s => s.Id) });
         }).WithName("ValidateWorkflow").WithSummary("Checks a workflow: 200 with its steps, or 400 whose errors list every problem with its line and column.");
 
-        app.MapGet("/api/operations", (OperationCatalog catalog) => TypedResults.Ok(catalog.Specifications.Select(o => new
-        {
-            o.Service,
-            operation = o.Name,
-            o.Summary,
-            inputs = o.Inputs,
-            parameters = o.Parameters.Select(p => new { p.Name, kind = p.Kind.ToString(), p.Description, p.Required, p.Default, p.Minimum, p.Maximum, p.Allowed }),
-            outputs = o.Outputs,
-            artifacts = o.Artifacts,
-        }))).WithTags("Workflows").WithName("ListOperations").WithSummary("Every operation a step can name: inputs, parameters, outputs, files.");
+        app.MapGet("/api/operations", (OperationCatalog catalog) => TypedResults.Ok(catalog.Specifications.Select(OperationView.Of))).WithTags("Workflows").WithName("ListOperations").WithSummary("Every operation a step can name: inputs, parameters (kind, bounds, whether a path), outputs, files, and what its job's progress reports (field and label).");
 
         app.MapGet("/api/services", async (ServiceDirectory directory, ClaimsPrincipal user, CancellationToken cancellationToken) =>
         {

@@ -9,7 +9,7 @@ import { renderDag } from './dag.js';
 import { parameterForm, parametersText } from './parameters.js';
 import { badge, refreshRuns } from './runs.js';
 import { consoleSettings } from './services.js';
-import { operations } from './workflows.js';
+import { operationOf, operations } from './workflows.js';
 import { ACTIVE, applyRun } from './run.js';
 import { gatewayLink } from './run-result.js';
 
@@ -209,10 +209,19 @@ export function renderLive(current) {
   const history = current.history.get(step.id) ?? [];
   const progress = step.progress ?? history[history.length - 1] ?? {};
   const gauge = (label, value, title) => h('div', { class: 'gauge', title: title ?? '' }, h('div', { class: 'gauge-label' }, label), h('div', { class: 'gauge-value' }, value));
-  const objectiveLabel = /anneal/i.test(progress.phase ?? '') ? 'free energy' : 'objective';
-  const known = new Set(['phase', 'iteration', 'temperature', 'clusters', 'objective', 'elapsedMs']);
-  const others = Object.entries(progress).filter(([key, value]) => !known.has(key) && (typeof value === 'number' || typeof value === 'string'));
+  // The tiles the step's operation says its progress has (the catalog's `progress`), nothing else.
+  const operation = operationOf(step.service, step.operation);
+  if (!operation) operations().then(() => { if (!current.closed) renderLive(current); }).catch(() => {});
+  const reports = new Map((operation?.progress ?? []).map((p) => [p.field, p.label]));
+  const shown = {
+    iteration: (v) => format.number(v),
+    temperature: (v) => format.compact(v),
+    clusters: (v) => format.number(v),
+    objective: (v) => format.compact(v),
+  };
   const charted = history.length > 1 || ACTIVE.has(step.state);
+  const objectiveLabel = reports.get('objective');
+  const clustersLabel = reports.get('clusters');
   const objectiveChart = h('div', { class: 'chart-box' });
   const clustersChart = h('div', { class: 'chart-box' });
   const tabs = reporting.length > 1
@@ -232,16 +241,10 @@ export function renderLive(current) {
       progress.phase ? h('span', { class: 'phase' }, progress.phase) : null,
       badge(step.state)),
     h('div', { class: 'gauges' },
-      gauge('iteration', format.number(progress.iteration)),
-      gauge('temperature', format.compact(progress.temperature), String(progress.temperature ?? '')),
-      gauge('clusters', format.number(progress.clusters)),
-      gauge(objectiveLabel, format.compact(progress.objective), typeof progress.objective === 'number' ? String(progress.objective) : ''),
-      gauge('elapsed', format.ms(progress.elapsedMs)),
-      others.map(([key, value]) => gauge(key, typeof value === 'number' ? format.compact(value) : value))),
-    charted ? h('div', { class: 'charts' }, objectiveChart, clustersChart) : null,
+      [...reports].map(([field, label]) => gauge(label, shown[field]?.(progress[field]) ?? String(progress[field] ?? '–'), String(progress[field] ?? ''))),
+      gauge('elapsed', format.ms(progress.elapsedMs))),
+    charted && (objectiveLabel || clustersLabel) ? h('div', { class: 'charts' }, objectiveLabel ? objectiveChart : null, clustersLabel ? clustersChart : null) : null,
     charted ? null : h('p', { class: 'muted small' }, 'This run kept no progress history (it ran before the gateway kept one): only its last progress.'));
-  if (charted) {
-    renderLineChart(objectiveChart, { title: objectiveLabel, values: history.map((p) => p.objective), kind: 'objective' });
-    renderLineChart(clustersChart, { title: 'clusters', values: history.map((p) => p.clusters), stepped: true, kind: 'clusters' });
-  }
+  if (charted && objectiveLabel) renderLineChart(objectiveChart, { title: objectiveLabel, values: history.map((p) => p.objective), kind: 'objective' });
+  if (charted && clustersLabel) renderLineChart(clustersChart, { title: clustersLabel, values: history.map((p) => p.clusters), stepped: true, kind: 'clusters' });
 }

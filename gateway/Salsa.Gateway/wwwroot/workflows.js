@@ -135,10 +135,16 @@ export async function loadWorkflows() {
 }
 
 let operationsLoading = null;
+let operationsLoaded = null;
 
 /** The operations' catalog, fetched once (again after a failure). */
 export function operations() {
-  operationsLoading ??= api('/api/operations').catch((error) => { operationsLoading = null; throw error; });
+  operationsLoading ??= api('/api/operations')
+    .then((list) => { operationsLoaded = list; return list; })
+    .catch((error) => { operationsLoading = null; throw error; });
   return operationsLoading;
 }
+
+/** The catalog's entry for an operation when the catalog has come (else undefined; operations() fetches it). */
+export const operationOf = (service, operation) => operationsLoaded?.find((o) => o.service === service && o.operation === operation);
 

@@ -36,6 +36,7 @@ public static class AnnealingOperations
                 ],
                 Artifacts = [Artifacts.Assignments, Artifacts.Clustering],
                 ProgressLimit = "maxClusters",
+                Progress = [new("iteration", "EM iterations"), new("temperature", "temperature"), new("clusters", "clusters"), new("objective", "free energy")],
                 Execute = async c =>
                 {
                     var request = c.Request<StartAnnealingRequest>();

@@ -23,6 +23,7 @@ public static class FingerprintsOperations
         {
             Service = ServiceNames.Fingerprints,
             Name = "butina",
+            Progress = [new("clusters", "clusters")],
             Summary = "Taylor–Butina clustering by Tanimoto distance; the medoids of the largest clusters.",
             Inputs = [new("dataset", T.Fingerprints, true, "binary fingerprints")],
             Parameters =
@@ -71,6 +72,7 @@ public static class FingerprintsOperations
         {
             Service = ServiceNames.Fingerprints,
             Name = "search",
+            Progress = [new("iteration", "compounds searched")],
             Summary = "The k compounds most similar (Tanimoto) to a query molecule (SMILES, fingerprinted by RDKit) or fingerprint (hex), pruned through a Butina clustering when given. Give querySmiles or queryHex.",
             Inputs = [fingerprints, butina],
             Parameters =

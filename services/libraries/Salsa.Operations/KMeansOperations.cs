@@ -26,6 +26,7 @@ public static class KMeansOperations
                     new("placement", T.Table, "where the job ran on the cluster: partitions, silos, passes and their compute and messaging (absent when it ran in the service)") { DescribesExecution = true }],
                 Artifacts = [Artifacts.Assignments, Artifacts.Clustering],
                 ProgressLimit = "clusters",
+                Progress = [new("iteration", "Lloyd iterations"), new("clusters", "K"), new("objective", "inertia")],
                 Execute = async c =>
                 {
                     var request = c.Request<StartKMeansRequest>();

@@ -19,6 +19,7 @@ public static class MdsOperations
             {
                 Service = ServiceNames.Mds,
                 Name = "embed",
+                Progress = [new("iteration", "iterations"), new("objective", "stress")],
                 Summary = $"Weighted SMACOF embedding of a dataset's items (all, or the ones listed; at most {Math.Min(limits.MaxEmbeddingItems, SmacofOptions.LargestSupportedItems):N0}) in 2 or 3 dimensions.",
                 Inputs =
                 [

@@ -34,6 +34,7 @@ public static class RenderOperations
         {
             Service = ServiceNames.Render,
             Name = "census-map",
+            Progress = [new("iteration", "file")],
             Summary = "A map of clustered census points (SVG, PNG) and GeoJSON of the clusters with their population.",
             Inputs = [points, clustering],
             Parameters = [width, height, title, counties],
@@ -69,6 +70,7 @@ public static class RenderOperations
         {
             Service = ServiceNames.Render,
             Name = "scatter",
+            Progress = [new("iteration", "file")],
             Summary = "A scatter plot (SVG, PNG) of an embedding, coloured by the cluster of each item when a clustering of its dataset is given.",
             Inputs = [embedding, clustering],
             Parameters = [width, height, title],
@@ -103,6 +105,7 @@ public static class RenderOperations
         {
             Service = ServiceNames.Render,
             Name = "molecule-grid",
+            Progress = [new("iteration", "molecules drawn")],
             Summary = "A grid of compounds as RDKit draws them (SVG), each captioned with its id and size: the representatives of a clustering, e.g. the medoids of the largest Butina clusters.",
             Inputs = [compounds, items, sizes],
             Parameters = [count, columns, cellSize, title],

@@ -46,6 +46,9 @@ public sealed record ParameterSpec(string Name, ParameterKind Kind, string Descr
     public bool IsPath { get; init; }
 }
 
+/// <summary>A field of a job's progress an operation reports, and what it is (<see cref="OperationSpec.Progress"/>).</summary>
+public sealed record ProgressField(string Field, string Label);
+
 /// <summary>An output of an operation.</summary>
 public sealed record OutputSpec(string Name, string Type, string Description)
 {
@@ -84,6 +87,13 @@ public sealed record OperationSpec
     /// end of a progress bar; null when the progress has no such bound.
     /// </summary>
     public string? ProgressLimit { get; init; }
+
+    /// <summary>
+    /// What the job's progress means, field by field (<c>iteration</c>, <c>temperature</c>,
+    /// <c>clusters</c>, <c>objective</c>): the only ones a console shows for a step of this
+    /// operation, under these labels. Empty: the job reports only its phase and elapsed time.
+    /// </summary>
+    public IReadOnlyList<ProgressField> Progress { get; init; } = [];
 
     public required Func<IStepContext, Task<StepOutcome>> Execute { get; init; }
 

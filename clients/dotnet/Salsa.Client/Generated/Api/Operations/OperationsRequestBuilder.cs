@@ -34,9 +34,9 @@ namespace Salsa.Client.Generated.Api.Operations
         {
         }
         /// <summary>
-        /// Every operation a step can name: inputs, parameters, outputs, files.
+        /// Every operation a step can name: inputs, parameters (kind, bounds, whether a path), outputs, files, and what its job&apos;s progress reports (field and label).
         /// </summary>
-        /// <returns>A List&lt;global::Salsa.Client.Generated.Models.AnonymousTypeOfstringAndstringAndstringAndIReadOnlyListOfInputSpecAndIEnumerableOfAnonymousTypeOfstringAndstringAndstringAndbooleanAndJsonNodeAnddoubleAnddoubleAndIReadOnlyListOfstringAndIReadOnlyListOfOutputSpecAndIReadOnlyListOfstring&gt;</returns>
+        /// <returns>A List&lt;global::Salsa.Client.Generated.Models.OperationView&gt;</returns>
         /// <param name="cancellationToken">Cancellation token to use when cancelling requests</param>
         /// <param name="requestConfiguration">Configuration for the request such as headers, query parameters, and middleware options.</param>
         /// <exception cref="global::Salsa.Client.Generated.Models.ProblemDetails">When receiving a 401 status code</exception>
@@ -44,11 +44,11 @@ namespace Salsa.Client.Generated.Api.Operations
         /// <exception cref="global::Salsa.Client.Generated.Models.ProblemDetails">When receiving a 429 status code</exception>
 #if NETSTANDARD2_1_OR_GREATER || NETCOREAPP3_1_OR_GREATER
 #nullable enable
-        public async Task<List<global::Salsa.Client.Generated.Models.AnonymousTypeOfstringAndstringAndstringAndIReadOnlyListOfInputSpecAndIEnumerableOfAnonymousTypeOfstringAndstringAndstringAndbooleanAndJsonNodeAnddoubleAnddoubleAndIReadOnlyListOfstringAndIReadOnlyListOfOutputSpecAndIReadOnlyListOfstring>?> GetAsync(Action<RequestConfiguration<DefaultQueryParameters>>? requestConfiguration = default, CancellationToken cancellationToken = default)
+        public async Task<List<global::Salsa.Client.Generated.Models.OperationView>?> GetAsync(Action<RequestConfiguration<DefaultQueryParameters>>? requestConfiguration = default, CancellationToken cancellationToken = default)
         {
 #nullable restore
 #else
-        public async Task<List<global::Salsa.Client.Generated.Models.AnonymousTypeOfstringAndstringAndstringAndIReadOnlyListOfInputSpecAndIEnumerableOfAnonymousTypeOfstringAndstringAndstringAndbooleanAndJsonNodeAnddoubleAnddoubleAndIReadOnlyListOfstringAndIReadOnlyListOfOutputSpecAndIReadOnlyListOfstring>> GetAsync(Action<RequestConfiguration<DefaultQueryParameters>> requestConfiguration = default, CancellationToken cancellationToken = default)
+        public async Task<List<global::Salsa.Client.Generated.Models.OperationView>> GetAsync(Action<RequestConfiguration<DefaultQueryParameters>> requestConfiguration = default, CancellationToken cancellationToken = default)
         {
 #endif
             var requestInfo = ToGetRequestInformation(requestConfiguration);
@@ -58,11 +58,11 @@ namespace Salsa.Client.Generated.Api.Operations
                 { "403", global::Salsa.Client.Generated.Models.ProblemDetails.CreateFromDiscriminatorValue },
                 { "429", global::Salsa.Client.Generated.Models.ProblemDetails.CreateFromDiscriminatorValue },
             };
-            var collectionResult = await RequestAdapter.SendCollectionAsync<global::Salsa.Client.Generated.Models.AnonymousTypeOfstringAndstringAndstringAndIReadOnlyListOfInputSpecAndIEnumerableOfAnonymousTypeOfstringAndstringAndstringAndbooleanAndJsonNodeAnddoubleAnddoubleAndIReadOnlyListOfstringAndIReadOnlyListOfOutputSpecAndIReadOnlyListOfstring>(requestInfo, global::Salsa.Client.Generated.Models.AnonymousTypeOfstringAndstringAndstringAndIReadOnlyListOfInputSpecAndIEnumerableOfAnonymousTypeOfstringAndstringAndstringAndbooleanAndJsonNodeAnddoubleAnddoubleAndIReadOnlyListOfstringAndIReadOnlyListOfOutputSpecAndIReadOnlyListOfstring.CreateFromDiscriminatorValue, errorMapping, cancellationToken).ConfigureAwait(false);
+            var collectionResult = await RequestAdapter.SendCollectionAsync<global::Salsa.Client.Generated.Models.OperationView>(requestInfo, global::Salsa.Client.Generated.Models.OperationView.CreateFromDiscriminatorValue, errorMapping, cancellationToken).ConfigureAwait(false);
             return collectionResult?.AsList();
         }
         /// <summary>
-        /// Every operation a step can name: inputs, parameters, outputs, files.
+        /// Every operation a step can name: inputs, parameters (kind, bounds, whether a path), outputs, files, and what its job&apos;s progress reports (field and label).
         /// </summary>
         /// <returns>A <see cref="RequestInformation"/></returns>
         /// <param name="requestConfiguration">Configuration for the request such as headers, query parameters, and middleware options.</param>

@@ -9,7 +9,7 @@ namespace Salsa.Client.Generated.Models
 {
     [global::System.CodeDom.Compiler.GeneratedCode("Kiota", "1.0.0")]
     #pragma warning disable CS1591
-    public partial class AnonymousTypeOfstringAndstringAndstringAndbooleanAndJsonNodeAnddoubleAnddoubleAndIReadOnlyListOfstring : IParsable
+    public partial class OperationParameterView : IParsable
     #pragma warning restore CS1591
     {
         /// <summary>The allowed property</summary>
@@ -23,10 +23,10 @@ namespace Salsa.Client.Generated.Models
         /// <summary>The default property</summary>
 #if NETSTANDARD2_1_OR_GREATER || NETCOREAPP3_1_OR_GREATER
 #nullable enable
-        public UntypedNode? Default { get; set; }
+        public global::Salsa.Client.Generated.Models.JsonNode? Default { get; set; }
 #nullable restore
 #else
-        public UntypedNode Default { get; set; }
+        public global::Salsa.Client.Generated.Models.JsonNode Default { get; set; }
 #endif
         /// <summary>The description property</summary>
 #if NETSTANDARD2_1_OR_GREATER || NETCOREAPP3_1_OR_GREATER
@@ -36,6 +36,12 @@ namespace Salsa.Client.Generated.Models
 #else
         public string Description { get; set; }
 #endif
+        /// <summary>The exclusiveMaximum property</summary>
+        public double? ExclusiveMaximum { get; set; }
+        /// <summary>The exclusiveMinimum property</summary>
+        public double? ExclusiveMinimum { get; set; }
+        /// <summary>The isPath property</summary>
+        public bool? IsPath { get; set; }
         /// <summary>The kind property</summary>
 #if NETSTANDARD2_1_OR_GREATER || NETCOREAPP3_1_OR_GREATER
 #nullable enable
@@ -61,12 +67,12 @@ namespace Salsa.Client.Generated.Models
         /// <summary>
         /// Creates a new instance of the appropriate class based on discriminator value
         /// </summary>
-        /// <returns>A <see cref="global::Salsa.Client.Generated.Models.AnonymousTypeOfstringAndstringAndstringAndbooleanAndJsonNodeAnddoubleAnddoubleAndIReadOnlyListOfstring"/></returns>
+        /// <returns>A <see cref="global::Salsa.Client.Generated.Models.OperationParameterView"/></returns>
         /// <param name="parseNode">The parse node to use to read the discriminator value and create the object</param>
-        public static global::Salsa.Client.Generated.Models.AnonymousTypeOfstringAndstringAndstringAndbooleanAndJsonNodeAnddoubleAnddoubleAndIReadOnlyListOfstring CreateFromDiscriminatorValue(IParseNode parseNode)
+        public static global::Salsa.Client.Generated.Models.OperationParameterView CreateFromDiscriminatorValue(IParseNode parseNode)
         {
             if(ReferenceEquals(parseNode, null)) throw new ArgumentNullException(nameof(parseNode));
-            return new global::Salsa.Client.Generated.Models.AnonymousTypeOfstringAndstringAndstringAndbooleanAndJsonNodeAnddoubleAnddoubleAndIReadOnlyListOfstring();
+            return new global::Salsa.Client.Generated.Models.OperationParameterView();
         }
         /// <summary>
         /// The deserialization information for the current model
@@ -77,8 +83,11 @@ namespace Salsa.Client.Generated.Models
             return new Dictionary<string, Action<IParseNode>>
             {
                 { "allowed", n => { Allowed = n.GetCollectionOfPrimitiveValues<string>()?.AsList(); } },
-                { "default", n => { Default = n.GetObjectValue<UntypedNode>(UntypedNode.CreateFromDiscriminatorValue); } },
+                { "default", n => { Default = n.GetObjectValue<global::Salsa.Client.Generated.Models.JsonNode>(global::Salsa.Client.Generated.Models.JsonNode.CreateFromDiscriminatorValue); } },
                 { "description", n => { Description = n.GetStringValue(); } },
+                { "exclusiveMaximum", n => { ExclusiveMaximum = n.GetDoubleValue(); } },
+                { "exclusiveMinimum", n => { ExclusiveMinimum = n.GetDoubleValue(); } },
+                { "isPath", n => { IsPath = n.GetBoolValue(); } },
                 { "kind", n => { Kind = n.GetStringValue(); } },
                 { "maximum", n => { Maximum = n.GetDoubleValue(); } },
                 { "minimum", n => { Minimum = n.GetDoubleValue(); } },
@@ -94,8 +103,11 @@ namespace Salsa.Client.Generated.Models
         {
             if(ReferenceEquals(writer, null)) throw new ArgumentNullException(nameof(writer));
             writer.WriteCollectionOfPrimitiveValues<string>("allowed", Allowed);
-            writer.WriteObjectValue<UntypedNode>("default", Default);
+            writer.WriteObjectValue<global::Salsa.Client.Generated.Models.JsonNode>("default", Default);
             writer.WriteStringValue("description", Description);
+            writer.WriteDoubleValue("exclusiveMaximum", ExclusiveMaximum);
+            writer.WriteDoubleValue("exclusiveMinimum", ExclusiveMinimum);
+            writer.WriteBoolValue("isPath", IsPath);
             writer.WriteStringValue("kind", Kind);
             writer.WriteDoubleValue("maximum", Maximum);
             writer.WriteDoubleValue("minimum", Minimum);

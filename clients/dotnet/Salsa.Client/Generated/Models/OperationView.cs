@@ -9,7 +9,7 @@ namespace Salsa.Client.Generated.Models
 {
     [global::System.CodeDom.Compiler.GeneratedCode("Kiota", "1.0.0")]
     #pragma warning disable CS1591
-    public partial class AnonymousTypeOfstringAndstringAndstringAndIReadOnlyListOfInputSpecAndIEnumerableOfAnonymousTypeOfstringAndstringAndstringAndbooleanAndJsonNodeAnddoubleAnddoubleAndIReadOnlyListOfstringAndIReadOnlyListOfOutputSpecAndIReadOnlyListOfstring : IParsable
+    public partial class OperationView : IParsable
     #pragma warning restore CS1591
     {
         /// <summary>The artifacts property</summary>
@@ -47,10 +47,18 @@ namespace Salsa.Client.Generated.Models
         /// <summary>The parameters property</summary>
 #if NETSTANDARD2_1_OR_GREATER || NETCOREAPP3_1_OR_GREATER
 #nullable enable
-        public List<global::Salsa.Client.Generated.Models.AnonymousTypeOfstringAndstringAndstringAndbooleanAndJsonNodeAnddoubleAnddoubleAndIReadOnlyListOfstring>? Parameters { get; set; }
+        public List<global::Salsa.Client.Generated.Models.OperationParameterView>? Parameters { get; set; }
 #nullable restore
 #else
-        public List<global::Salsa.Client.Generated.Models.AnonymousTypeOfstringAndstringAndstringAndbooleanAndJsonNodeAnddoubleAnddoubleAndIReadOnlyListOfstring> Parameters { get; set; }
+        public List<global::Salsa.Client.Generated.Models.OperationParameterView> Parameters { get; set; }
+#endif
+        /// <summary>The progress property</summary>
+#if NETSTANDARD2_1_OR_GREATER || NETCOREAPP3_1_OR_GREATER
+#nullable enable
+        public List<global::Salsa.Client.Generated.Models.ProgressField>? Progress { get; set; }
+#nullable restore
+#else
+        public List<global::Salsa.Client.Generated.Models.ProgressField> Progress { get; set; }
 #endif
         /// <summary>The service property</summary>
 #if NETSTANDARD2_1_OR_GREATER || NETCOREAPP3_1_OR_GREATER
@@ -71,12 +79,12 @@ namespace Salsa.Client.Generated.Models
         /// <summary>
         /// Creates a new instance of the appropriate class based on discriminator value
         /// </summary>
-        /// <returns>A <see cref="global::Salsa.Client.Generated.Models.AnonymousTypeOfstringAndstringAndstringAndIReadOnlyListOfInputSpecAndIEnumerableOfAnonymousTypeOfstringAndstringAndstringAndbooleanAndJsonNodeAnddoubleAnddoubleAndIReadOnlyListOfstringAndIReadOnlyListOfOutputSpecAndIReadOnlyListOfstring"/></returns>
+        /// <returns>A <see cref="global::Salsa.Client.Generated.Models.OperationView"/></returns>
         /// <param name="parseNode">The parse node to use to read the discriminator value and create the object</param>
-        public static global::Salsa.Client.Generated.Models.AnonymousTypeOfstringAndstringAndstringAndIReadOnlyListOfInputSpecAndIEnumerableOfAnonymousTypeOfstringAndstringAndstringAndbooleanAndJsonNodeAnddoubleAnddoubleAndIReadOnlyListOfstringAndIReadOnlyListOfOutputSpecAndIReadOnlyListOfstring CreateFromDiscriminatorValue(IParseNode parseNode)
+        public static global::Salsa.Client.Generated.Models.OperationView CreateFromDiscriminatorValue(IParseNode parseNode)
         {
             if(ReferenceEquals(parseNode, null)) throw new ArgumentNullException(nameof(parseNode));
-            return new global::Salsa.Client.Generated.Models.AnonymousTypeOfstringAndstringAndstringAndIReadOnlyListOfInputSpecAndIEnumerableOfAnonymousTypeOfstringAndstringAndstringAndbooleanAndJsonNodeAnddoubleAnddoubleAndIReadOnlyListOfstringAndIReadOnlyListOfOutputSpecAndIReadOnlyListOfstring();
+            return new global::Salsa.Client.Generated.Models.OperationView();
         }
         /// <summary>
         /// The deserialization information for the current model
@@ -90,7 +98,8 @@ namespace Salsa.Client.Generated.Models
                 { "inputs", n => { Inputs = n.GetCollectionOfObjectValues<global::Salsa.Client.Generated.Models.InputSpec>(global::Salsa.Client.Generated.Models.InputSpec.CreateFromDiscriminatorValue)?.AsList(); } },
                 { "operation", n => { Operation = n.GetStringValue(); } },
                 { "outputs", n => { Outputs = n.GetCollectionOfObjectValues<global::Salsa.Client.Generated.Models.OutputSpec>(global::Salsa.Client.Generated.Models.OutputSpec.CreateFromDiscriminatorValue)?.AsList(); } },
-                { "parameters", n => { Parameters = n.GetCollectionOfObjectValues<global::Salsa.Client.Generated.Models.AnonymousTypeOfstringAndstringAndstringAndbooleanAndJsonNodeAnddoubleAnddoubleAndIReadOnlyListOfstring>(global::Salsa.Client.Generated.Models.AnonymousTypeOfstringAndstringAndstringAndbooleanAndJsonNodeAnddoubleAnddoubleAndIReadOnlyListOfstring.CreateFromDiscriminatorValue)?.AsList(); } },
+                { "parameters", n => { Parameters = n.GetCollectionOfObjectValues<global::Salsa.Client.Generated.Models.OperationParameterView>(global::Salsa.Client.Generated.Models.OperationParameterView.CreateFromDiscriminatorValue)?.AsList(); } },
+                { "progress", n => { Progress = n.GetCollectionOfObjectValues<global::Salsa.Client.Generated.Models.ProgressField>(global::Salsa.Client.Generated.Models.ProgressField.CreateFromDiscriminatorValue)?.AsList(); } },
                 { "service", n => { Service = n.GetStringValue(); } },
                 { "summary", n => { Summary = n.GetStringValue(); } },
             };
@@ -106,7 +115,8 @@ namespace Salsa.Client.Generated.Models
             writer.WriteCollectionOfObjectValues<global::Salsa.Client.Generated.Models.InputSpec>("inputs", Inputs);
             writer.WriteStringValue("operation", Operation);
             writer.WriteCollectionOfObjectValues<global::Salsa.Client.Generated.Models.OutputSpec>("outputs", Outputs);
-            writer.WriteCollectionOfObjectValues<global::Salsa.Client.Generated.Models.AnonymousTypeOfstringAndstringAndstringAndbooleanAndJsonNodeAnddoubleAnddoubleAndIReadOnlyListOfstring>("parameters", Parameters);
+            writer.WriteCollectionOfObjectValues<global::Salsa.Client.Generated.Models.OperationParameterView>("parameters", Parameters);
+            writer.WriteCollectionOfObjectValues<global::Salsa.Client.Generated.Models.ProgressField>("progress", Progress);
             writer.WriteStringValue("service", Service);
             writer.WriteStringValue("summary", Summary);
         }
