@@ -181,6 +181,14 @@ public sealed class WebUiTests
         Assert.Equal(4, summary.RootElement.GetProperty("tiles").EnumerateObject().Count());
     });
 
+    [Fact]
+    public async Task Browser_RunsGrid_OpensAtItsNewestRuns_WithALegend() => await OnAGatewayAsync(async (gateway, token) =>
+    {
+        using var summary = JsonDocument.Parse(await BrowserScriptAsync("grid-test.mjs", token, gateway.Ports.RestAddress.ToString()));
+
+        Assert.True(summary.RootElement.GetProperty("newestInView").GetBoolean());
+    });
+
     /// <summary>A gateway of its own (a temporary store) for <paramref name="test"/>, which has three minutes.</summary>
     private static async Task OnAGatewayAsync(Func<GatewayServer, CancellationToken, Task> test)
     {

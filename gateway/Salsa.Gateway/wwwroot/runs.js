@@ -31,7 +31,9 @@ function renderRuns(runs, total) {
   // The list is rebuilt as runs change: the row (or grid column) that had the keyboard focus gets it back.
   const focused = document.activeElement?.closest?.('#runs [data-run]')?.dataset.run;
   if (runsView === 'grid') {
-    replace(container, ...runsGrid(runs, selected));
+    replace(container, gridLegend(), ...runsGrid(runs, selected));
+    // Oldest left, as Airflow draws it: each grid opens at its right end, where the newest runs are.
+    for (const scroller of container.querySelectorAll('.grid-scroll')) scroller.scrollLeft = scroller.scrollWidth;
     if (focused) container.querySelector(`a[data-run="${CSS.escape(focused)}"]`)?.focus({ preventScroll: true });
     return;
   }
@@ -76,7 +78,7 @@ function runsGrid(runs, selected) {
     const title = `${name} · ${columns.length} run${columns.length === 1 ? '' : 's'}, oldest left`;
     return h('div', { class: 'grid-block' },
       h('p', { class: 'grid-title' }, name, h('span', { class: 'muted' }, ` · ${columns.length} run${columns.length === 1 ? '' : 's'}, oldest left`)),
-      h('table', { class: 'runs-grid', dataset: { workflow: name }, 'aria-label': title },
+      h('div', { class: 'grid-scroll' }, h('table', { class: 'runs-grid', dataset: { workflow: name }, 'aria-label': title },
       h('thead', {}, h('tr', {},
         h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'step')),
         columns.map((run) => h('th', { scope: 'col', class: run.id === selected ? 'selected' : '' },
@@ -96,8 +98,15 @@ function runsGrid(runs, selected) {
             class: `grid-cell ${state ? `state-${state}` : 'grid-none'}`,
             title: cell ? `${step}: ${state}${cell.durationMs != null ? ` · ${format.ms(cell.durationMs)}` : ''}` : `${step}: not in this run`,
           }, h('span', { class: 'visually-hidden' }, state ?? 'none'));
-        }))))));
+        })))))));
   });
+}
+
+/** What the grid's colours mean. */
+function gridLegend() {
+  const states = [['queued', 'queued'], ['running', 'running'], ['succeeded', 'succeeded'], ['failed', 'failed'], ['cancelled', 'cancelled'], ['skipped', 'skipped'], ['none', 'not in the run']];
+  return h('ul', { class: 'grid-legend', 'aria-label': 'What the colours mean' },
+    states.map(([state, text]) => h('li', {}, h('span', { class: `swatch ${state === 'none' ? 'grid-none' : `state-${state}`}`, 'aria-hidden': 'true' }), text)));
 }
 
 /** How the runs are shown: 'list' or 'grid' (kept across visits). */
