@@ -432,7 +432,9 @@ public sealed class RunLifecycleTests
 
         Assert.Equal(RunState.Cancelled, final.State);
         Assert.Equal(StepState.Cancelled, final.Steps.Single(s => s.Id == "cluster").State);
-        Assert.Equal(StepState.Cancelled, final.Steps.Single(s => s.Id == "map").State);
+        // The map never started: it was not cancelled, it did not run, and says why.
+        var map = final.Steps.Single(s => s.Id == "map");
+        Assert.Equal((StepState.Skipped, "not run: step 'cluster' cancelled"), (map.State, map.Error));
         Assert.Contains(final.Hops, h => h.Step == "cluster" && h.Operation == "Jobs.Cancel" && h.Outcome == "ok");
 
         // On the annealing service, the job is cancelled too: no work is left running.
@@ -441,7 +443,7 @@ public sealed class RunLifecycleTests
     }
 
     [Fact]
-    public async Task FailingStep_FailsTheRun_SkipsItsDependents_AndIsNotRetriedWhenTheInputIsWrong()
+    public async Task FailingStep_FailsTheRun_SkipsItsDependents_RunsTheOtherBranches_AndIsNotRetriedWhenTheInputIsWrong()
     {
         var token = TestContext.Current.CancellationToken;
         using var directory = new TemporaryDirectory();
@@ -451,7 +453,11 @@ public sealed class RunLifecycleTests
         var yaml = TestWorkflows.Small
             .Replace("operation: query\n    inputs: { dataset: import.dataset }", "operation: query\n    inputs: { dataset: import.dataset }\n    parameters: { counties: [\"18097\"] }", StringComparison.Ordinal)
             .Replace("clusters: 5, seed: 7 }", "clusters: 1000 }\n    retry: { attempts: 3, backoff: 100ms }", StringComparison.Ordinal)
-            + "\n  again:\n    service: kmeans\n    operation: cluster\n    inputs: { dataset: query.dataset }\n    parameters: { clusters: 3 }\n    after: [cluster]\n";
+            + "\n  again:\n    service: kmeans\n    operation: cluster\n    inputs: { dataset: query.dataset }\n    parameters: { clusters: 3 }\n    after: [cluster]\n"
+            // A branch that does not need the failed step runs on, and its next step starts after the
+            // failure (the annealing outlasts the refused start): only what depends on a failure is skipped.
+            + "  sibling:\n    service: annealing\n    operation: cluster\n    inputs: { dataset: query.dataset }\n    parameters: { maxClusters: 6 }\n"
+            + "  next:\n    service: kmeans\n    operation: cluster\n    inputs: { dataset: query.dataset }\n    parameters: { clusters: 2 }\n    after: [sibling]\n";
 
         var id = await gateway.StartRunAsync(new { yaml }, token);
         var final = await gateway.Runs.WaitAsync(id, token);
@@ -464,7 +470,12 @@ public sealed class RunLifecycleTests
         Assert.Contains("clusters (K) must be between 1 and the number of points", cluster.Error, StringComparison.Ordinal);
         Assert.Single(final.Hops, h => h.Step == "cluster" && h.Retries == 0);
         Assert.Contains("step 'cluster' (kmeans.cluster) failed", final.Error, StringComparison.Ordinal);
-        Assert.Equal(StepState.Skipped, final.Steps.Single(s => s.Id == "again").State);
+        var again = final.Steps.Single(s => s.Id == "again");
+        Assert.Equal((StepState.Skipped, "not run: step 'cluster' failed"), (again.State, again.Error));
+        Assert.Equal(StepState.Succeeded, final.Steps.Single(s => s.Id == "sibling").State);
+        var next = final.Steps.Single(s => s.Id == "next");
+        Assert.Equal(StepState.Succeeded, next.State);
+        Assert.True(next.Started > cluster.Finished, $"next started {next.Started:O}, the cluster failed {cluster.Finished:O}");
         Assert.Equal(StepState.Succeeded, final.Steps.Single(s => s.Id == "query").State);
     }
 

@@ -27,7 +27,9 @@ internal sealed class WorkflowRunner(OperationCatalog catalog, ServiceDirectory 
         string? failure = null;
         while (true)
         {
-            if (failure is null && !token.IsCancellationRequested)
+            // A failed step stops only what depends on it: the other branches go on (their steps'
+            // inputs all succeeded), and the run ends failed once nothing more can start.
+            if (!token.IsCancellationRequested)
             {
                 var ready = run.Workflow.Order
                     .Where(step => run.Step(step.Id).State == StepState.Pending && !running.ContainsValue(step)
@@ -51,14 +53,21 @@ internal sealed class WorkflowRunner(OperationCatalog catalog, ServiceDirectory 
             failure ??= await done.ConfigureAwait(false);
         }
 
-        // Whatever did not run: skipped behind a failure, or cancelled with the run.
-        foreach (var step in run.Workflow.Steps.Where(s => run.Step(s.Id).State == StepState.Pending))
+        // Whatever did not start is skipped, with why: a step it needs did not succeed, or the run
+        // was cancelled before it could start (a step that never ran was not cancelled).
+        foreach (var step in run.Workflow.Order.Where(s => run.Step(s.Id).State == StepState.Pending))
         {
-            run.UpdateStep(step.Id, s => s with { State = token.IsCancellationRequested ? StepState.Cancelled : StepState.Skipped });
+            var blocked = step.DependsOn.FirstOrDefault(d => run.Step(d).State != StepState.Succeeded);
+            var reason = blocked is null ? "not run: the run was cancelled before it could start"
+                : run.Step(blocked).State == StepState.Skipped ? $"not run: step '{blocked}' did not run"
+                : $"not run: step '{blocked}' {Lower(run.Step(blocked).State)}";
+            run.UpdateStep(step.Id, s => s with { State = StepState.Skipped, Error = reason });
         }
 
         return failure;
     }
+
+    private static string Lower(StepState state) => state.ToString().ToLowerInvariant();
 
     /// <summary>One step, with its attempts; returns a failure message or null when it succeeded.</summary>
     private async Task<string?> RunStepAsync(LiveRun run, StepDefinition step, RunPersister persist, bool onPool)

@@ -81,7 +81,9 @@ export function renderHeader(current) {
       run.workflowVersion ? field('workflow version', run.workflowVersion, { class: 'mono', title: "the first 12 hex digits of the SHA-256 of the workflow's text this run ran" }) : null,
       run.rerunOf ? field('re-run of', h('a', { href: `#/runs/${run.rerunOf}` }, run.rerunOf.slice(0, 8)), { class: 'mono' }) : null,
       run.reproduction ? field('reproduction of', h('a', { href: `#/runs/${run.reproduction.of}` }, run.reproduction.of.slice(0, 8)), { class: 'mono' }) : null),
-    run.error ? h('div', { class: 'alert' }, h('strong', {}, 'Error: '), String(run.error)) : null);
+    // A run cancelled on request has not failed: said plainly, not as an error.
+    run.error && run.state === 'cancelled' ? h('p', { class: 'notice' }, 'Cancelled on request; the steps that had not started did not run.')
+      : run.error ? h('div', { class: 'alert' }, h('strong', {}, 'Error: '), String(run.error)) : null);
 }
 
 /** POST …/rerun with `changes` over the run's parameters, then opens the new run. */

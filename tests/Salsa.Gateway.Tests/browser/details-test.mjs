@@ -51,6 +51,13 @@ try {
   await cancel.click();
   await page.waitForFunction(async (id) => (await (await fetch(`/api/runs/${id}`)).json()).state === 'cancelled', run, { timeout: 30_000, polling: 500 });
   summary.dialogs = dialogs;
+  // Cancelled is said plainly, not as an error; the steps that never started say they did not run.
+  await page.locator('#run-state').filter({ hasText: 'cancelled' }).waitFor({ timeout: 15_000 });
+  summary.cancelledHeader = { alerts: await page.locator('.run-header .alert').count(), notice: (await page.locator('.run-header .notice').textContent().catch(() => ''))?.trim() };
+  if (summary.cancelledHeader.alerts) fail('a cancelled run shows an error');
+  if (!/Cancelled on request/.test(summary.cancelledHeader.notice ?? '')) fail(`a cancelled run's header says "${summary.cancelledHeader.notice}"`);
+  summary.stepStates = await page.evaluate(async (id) => (await (await fetch(`/api/runs/${id}`)).json()).steps.map((step) => `${step.id}:${step.state}`), run);
+  if (summary.stepStates.some((text) => /^map:cancelled$/.test(text))) fail(`a step that never started says cancelled: ${summary.stepStates.join(', ')}`);
 } catch (error) {
   fail(error.message.split('\n')[0]);
 } finally {
