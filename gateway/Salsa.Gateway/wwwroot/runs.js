@@ -235,7 +235,33 @@ export function followRuns() {
   });
 }
 
+/** The filters and page from the address (?workflow&state&from&to&offset): a reload or a shared link keeps them. */
+function filtersFromAddress() {
+  const query = new URLSearchParams(location.search);
+  const day = (value) => (/^\d{4}-\d{2}-\d{2}$/.test(value ?? '') ? value : '');
+  const states = [...$('#filter-state').options].map((option) => option.value);
+  runsQuery.workflow = query.get('workflow') ?? '';
+  runsQuery.state = states.includes(query.get('state')) ? query.get('state') : '';
+  runsQuery.from = day(query.get('from'));
+  runsQuery.to = day(query.get('to'));
+  runsQuery.offset = Math.max(0, Number.parseInt(query.get('offset') ?? '0', 10) || 0);
+  $('#filter-workflow').dataset.wanted = runsQuery.workflow; // its options come with the workflows
+  $('#filter-state').value = runsQuery.state;
+  $('#filter-from').value = runsQuery.from;
+  $('#filter-to').value = runsQuery.to;
+}
+
+/** The filters and page into the address, the open run (#/runs/…) kept. */
+function filtersToAddress() {
+  const query = new URLSearchParams();
+  for (const key of ['workflow', 'state', 'from', 'to']) if (runsQuery[key]) query.set(key, runsQuery[key]);
+  if (runsQuery.offset) query.set('offset', String(runsQuery.offset));
+  const search = query.toString();
+  history.replaceState(history.state, '', `${location.pathname}${search ? `?${search}` : ''}${location.hash}`);
+}
+
 export function setupRunsFilter() {
+  filtersFromAddress();
   const form = $('#runs-filter');
   const to = $('#filter-to');
   // A day range the reader can mean: To on From's day or later, said at the field, not as the API's 400.
@@ -251,6 +277,7 @@ export function setupRunsFilter() {
     runsQuery.from = $('#filter-from').value;
     runsQuery.to = $('#filter-to').value;
     runsQuery.offset = 0;
+    filtersToAddress();
     refreshRuns();
   };
   form.addEventListener('change', read);
@@ -260,10 +287,12 @@ export function setupRunsFilter() {
   });
   $('#runs-newer').addEventListener('click', () => {
     runsQuery.offset = Math.max(0, runsQuery.offset - RUNS_PAGE);
+    filtersToAddress();
     refreshRuns();
   });
   $('#runs-older').addEventListener('click', () => {
     runsQuery.offset += RUNS_PAGE;
+    filtersToAddress();
     refreshRuns();
   });
 }

@@ -126,7 +126,8 @@ export async function loadWorkflows() {
     workflowList = await api('/api/workflows');
     renderWorkflows(workflowList);
     const filter = $('#filter-workflow');
-    const chosen = filter.value;
+    const chosen = filter.dataset.wanted ?? filter.value; // the address's, on the first load
+    delete filter.dataset.wanted;
     replace(filter, h('option', { value: '' }, 'all'), workflowList.map((w) => h('option', { value: w.name }, w.name)));
     filter.value = chosen;
   } catch (error) {

@@ -56,6 +56,22 @@ try {
   await page.waitForTimeout(800);
   if (await to.getAttribute('aria-invalid') === 'true') fail('a good range leaves To marked');
   if (refused.length) fail(`the gateway refused: ${refused.join(', ')}`);
+
+  // The filters are in the address: a reload keeps them, and the address can be shared.
+  await page.locator('#filter-state').selectOption('cancelled');
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('state') === 'cancelled', null, { timeout: 5_000 });
+  summary.address = page.url();
+  await page.reload({ waitUntil: 'load' });
+  await page.locator('#runs-count').filter({ hasText: '(' }).waitFor({ timeout: 15_000 });
+  summary.afterReload = { state: await page.locator('#filter-state').inputValue(), from: await page.locator('#filter-from').inputValue(), to: await page.locator('#filter-to').inputValue() };
+  if (JSON.stringify(summary.afterReload) !== JSON.stringify({ state: 'cancelled', from: '2026-12-10', to: '2026-12-31' })) fail(`a reload kept ${JSON.stringify(summary.afterReload)}`);
+  const shared = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  await shared.goto(`${base.replace(/\/$/, '')}/?workflow=census-us&state=cancelled`, { waitUntil: 'load' });
+  await shared.locator(`#runs tr[data-run="${run}"]`).waitFor({ timeout: 15_000 });
+  await shared.waitForFunction(() => document.querySelector('#filter-workflow').value === 'census-us', null, { timeout: 15_000 });
+  summary.shared = { rows: await shared.locator('#runs tr[data-run]').count(), states: await shared.locator('#runs tr[data-run] .badge').allTextContents() };
+  if (summary.shared.states.some((state) => state.trim() !== 'cancelled')) fail(`a shared address lists ${summary.shared.states.join(', ')}`);
+  await shared.close();
 } catch (error) {
   fail(error.message.split('\n')[0]);
 } finally {
