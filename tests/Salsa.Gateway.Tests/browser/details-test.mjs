@@ -58,6 +58,17 @@ try {
   if (!/Cancelled on request/.test(summary.cancelledHeader.notice ?? '')) fail(`a cancelled run's header says "${summary.cancelledHeader.notice}"`);
   summary.stepStates = await page.evaluate(async (id) => (await (await fetch(`/api/runs/${id}`)).json()).steps.map((step) => `${step.id}:${step.state}`), run);
   if (summary.stepStates.some((text) => /^map:cancelled$/.test(text))) fail(`a step that never started says cancelled: ${summary.stepStates.join(', ')}`);
+
+  // On a phone, the re-run form's submit stays in reach (it was some 3,000 px down).
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.locator('.run-header button.rerun-changes').click();
+  const submit = page.locator('#rerun form.parameter-form button[type="submit"]');
+  await submit.waitFor({ timeout: 15_000 });
+  await page.locator('#rerun .parameter input').first().focus();
+  const box = await submit.boundingBox();
+  summary.phoneSubmit = box;
+  if (!box || box.y < 0 || box.y + box.height > 844) fail(`on a phone the re-run submit is at ${JSON.stringify(box)}, outside the window`);
+  summary.phoneFormHeight = await page.locator('#rerun form.parameter-form').evaluate((node) => node.getBoundingClientRect().height);
 } catch (error) {
   fail(error.message.split('\n')[0]);
 } finally {
