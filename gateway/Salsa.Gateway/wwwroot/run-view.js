@@ -82,7 +82,7 @@ export function renderHeader(current) {
       run.rerunOf ? field('re-run of', h('a', { href: `#/runs/${run.rerunOf}` }, run.rerunOf.slice(0, 8)), { class: 'mono' }) : null,
       run.reproduction ? field('reproduction of', h('a', { href: `#/runs/${run.reproduction.of}` }, run.reproduction.of.slice(0, 8)), { class: 'mono' }) : null),
     // A run cancelled on request has not failed: said plainly, not as an error.
-    run.error && run.state === 'cancelled' ? h('p', { class: 'notice' }, 'Cancelled on request; the steps that had not started did not run.')
+    run.state === 'cancelled' ? h('p', { class: 'notice' }, 'Cancelled on request; the steps that had not started did not run.')
       : run.error ? h('div', { class: 'alert' }, h('strong', {}, 'Error: '), String(run.error)) : null);
 }
 

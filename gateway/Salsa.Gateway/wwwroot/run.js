@@ -185,6 +185,9 @@ async function poll(current) {
 
 export function applyRun(current, run) {
   if (run.id && run.id !== current.id) return;
+  // A run that has ended does not start again: an answer older than the run's end (the cancel's,
+  // arriving after the stream's final event) is not applied over it.
+  if (current.run && !ACTIVE.has(current.run.state) && ACTIVE.has(run.state)) return;
   current.run = run;
   for (const step of run.steps ?? []) seedHistory(current, step);
   if (!ACTIVE.has(run.state)) {

@@ -46,9 +46,6 @@ public sealed record ParameterSpec(string Name, ParameterKind Kind, string Descr
     public bool IsPath { get; init; }
 }
 
-/// <summary>A field of a job's progress an operation reports, and what it is (<see cref="OperationSpec.Progress"/>).</summary>
-public sealed record ProgressField(string Field, string Label);
-
 /// <summary>An output of an operation.</summary>
 public sealed record OutputSpec(string Name, string Type, string Description)
 {
