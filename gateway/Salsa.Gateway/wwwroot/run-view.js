@@ -73,9 +73,10 @@ export function renderHeader(current) {
       field('started', format.time(run.started), { title: run.started ?? '' }),
       field('finished', format.time(run.finished), { title: run.finished ?? '' }),
       field('duration', format.ms(format.between(run.started, run.finished, run.state === 'running'))),
-      field('trace', run.traceId && consoleSettings.traceUrl
+      // A run traced (the gateway exports its spans) names its trace; one that was not shows no field.
+      run.traceId ? field('trace', consoleSettings.traceUrl
         ? h('a', { href: consoleSettings.traceUrl.replace('{traceId}', encodeURIComponent(run.traceId)), target: '_blank', rel: 'noopener', class: 'trace-link', title: 'the run\'s trace in the trace viewer' }, run.traceId)
-        : run.traceId ?? '–', { class: 'mono' }),
+        : run.traceId, { class: 'mono' }) : null,
       run.resumes ? field('resumes', String(run.resumes)) : null,
       field('parameters', parametersText(run.parameters), { class: 'mono run-parameters-field' }),
       run.workflowVersion ? field('workflow version', run.workflowVersion, { class: 'mono', title: "the first 12 hex digits of the SHA-256 of the workflow's text this run ran" }) : null,

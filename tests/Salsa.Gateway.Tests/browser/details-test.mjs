@@ -59,6 +59,10 @@ try {
   summary.stepStates = await page.evaluate(async (id) => (await (await fetch(`/api/runs/${id}`)).json()).steps.map((step) => `${step.id}:${step.state}`), run);
   if (summary.stepStates.some((text) => /^map:cancelled$/.test(text))) fail(`a step that never started says cancelled: ${summary.stepStates.join(', ')}`);
 
+  // A run that was not traced shows no trace field (it read "–").
+  summary.traceField = await page.evaluate(async (id) => ({ traceId: (await (await fetch(`/api/runs/${id}`)).json()).traceId, shown: [...document.querySelectorAll('.run-header dt')].some((dt) => dt.textContent.trim() === 'trace') }), run);
+  if (!summary.traceField.traceId && summary.traceField.shown) fail('a run with no trace shows a trace field');
+
   // On a phone, the re-run form's submit stays in reach (it was some 3,000 px down).
   await page.setViewportSize({ width: 390, height: 844 });
   await page.locator('.run-header button.rerun-changes').click();
