@@ -63,7 +63,11 @@ try {
     summary.resumes = await page.locator('.run-header .field').filter({ hasText: 'resumes' }).locator('dd').textContent({ timeout: 5000 }).catch(() => null);
     const states = summary.streamStates;
     const away = states.findIndex((st) => st === 'reconnecting' || st === 'polling');
-    summary.liveAgain = away >= 0 && states.slice(away).includes('live');
+    // Back on a live stream: shown as live, or — when the resumed run had already ended by the time
+    // the stream was opened again — that new stream's first event was the run's end, drawn in the
+    // same task as "live" (so never seen apart): a second stream was opened and it, not a poll, ended it.
+    summary.liveAgain = away >= 0 && (states.slice(away).includes('live')
+      || (summary.runStreams >= 2 && !states.slice(away).includes('polling') && states.at(-1) === 'ended'));
     if (away < 0) fail(`the page never showed the gateway gone (stream states: ${states.join(' → ')})`);
     else if (!summary.liveAgain) fail(`the page did not go back to its live stream (stream states: ${states.join(' → ')})`);
     if (summary.state !== 'succeeded') fail(`the run ended ${summary.state}`);
