@@ -89,8 +89,11 @@ public sealed class PortTests
             var receive = port.ReceiveAsync(cancellation.Token).AsTask();
             using var start = new Barrier(2);
             var item = trial;
-            var poster = Task.Run(() => { start.SignalAndWait(); Thread.SpinWait(Random.Shared.Next(2_000)); port.Post(item); });
-            var canceller = Task.Run(() => { start.SignalAndWait(); Thread.SpinWait(Random.Shared.Next(2_000)); cancellation.Cancel(); });
+            // Each side gets a head start in turn (on a loaded machine one side alone won 5,000 times),
+            // and a random spin so the two still meet within microseconds of each other.
+            var (postLater, cancelLater) = trial % 2 == 0 ? (20_000, 0) : (0, 20_000);
+            var poster = Task.Run(() => { start.SignalAndWait(); Thread.SpinWait(postLater + Random.Shared.Next(2_000)); port.Post(item); });
+            var canceller = Task.Run(() => { start.SignalAndWait(); Thread.SpinWait(cancelLater + Random.Shared.Next(2_000)); cancellation.Cancel(); });
             await Task.WhenAll(poster, canceller).OrHang();
 
             try
