@@ -96,10 +96,7 @@ public sealed class ReproduceTests(PostgresFixture postgres)
             ["Cluster:Role"] = "client",
             ["Cluster:Id"] = clusterId,
         }, token);
-        using var response = await client.Http.PostAsync("/api/runs/reproduce", new StringContent(resultJson, System.Text.Encoding.UTF8, "application/json"), token);
-        var body = await response.Content.ReadAsStringAsync(token);
-        Assert.True(response.StatusCode == HttpStatusCode.Accepted, $"{response.StatusCode}: {body}");
-        var again = await client.Runs.WaitAsync(JsonDocument.Parse(body).RootElement.GetProperty("id").GetGuid(), token);
+        var again = await ReproduceAsync(client, JsonNode.Parse(resultJson)!, token);
 
         Assert.True(again.Reproduction?.Identical == true, again.Error ?? string.Join(", ", again.Reproduction!.Outputs.Where(o => !o.Identical).Select(o => $"{o.Step}.{o.Name}")));
         var placement = Assert.IsType<JsonArray>(again.Steps.Single(s => s.Id == "cluster").Outputs!["placement"]);
