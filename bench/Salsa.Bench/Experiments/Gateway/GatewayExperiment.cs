@@ -650,7 +650,8 @@ public sealed class GatewayExperiment : IExperiment
         var boundary = run.Started.Value;
         foreach (var step in run.Steps.OrderBy(s => s.Started))
         {
-            var hop = run.Hops.Single(h => h.Step == step.Id);
+            // The step's call; its dataset digest read after it counts with the step's own work after the call.
+            var hop = run.Hops.Where(h => h.Step == step.Id).MinBy(h => h.Start)!;
             var hopEnd = hop.Start + TimeSpan.FromMilliseconds(hop.LatencyMs);
             segments[2] += Us(boundary, step.Started!.Value);
             segments[3] += Us(step.Started.Value, hop.Start);
