@@ -189,6 +189,16 @@ public sealed class WebUiTests
         Assert.True(summary.RootElement.GetProperty("newestInView").GetBoolean());
     });
 
+    [Fact]
+    public async Task Browser_Home_ShowsTheRunsInTheMainPane_EachRunOneRowOfChips() => await OnAGatewayAsync(async (gateway, token) =>
+    {
+        using var summary = JsonDocument.Parse(await BrowserScriptAsync("home-test.mjs", token, gateway.Ports.RestAddress.ToString()));
+
+        Assert.Equal(6, summary.RootElement.GetProperty("sizes").EnumerateObject().Count());
+        Assert.True(summary.RootElement.GetProperty("besideARun").GetBoolean());
+        Assert.Equal(3, (await gateway.Runs.ListAsync(10, token)).Count);
+    });
+
     /// <summary>A gateway of its own (a temporary store) for <paramref name="test"/>, which has three minutes.</summary>
     private static async Task OnAGatewayAsync(Func<GatewayServer, CancellationToken, Task> test)
     {

@@ -17,18 +17,31 @@ import { renderHeader, renderLive } from './run-view.js';
 // ---------------------------------------------------------------------------------------------
 // Home and routing
 
+/**
+ * Where the runs history stands: the home page's main pane, full width, where there is room for
+ * each run's parameters; beside an open run, the sidebar under the workflows.
+ */
+function placeRuns(where) {
+  const card = $('#runs-card');
+  const target = where === 'main' ? $('.main-pane') : $('.sidebar');
+  if (card.parentElement !== target) target.append(card);
+  document.body.dataset.page = where === 'main' ? 'home' : 'run';
+}
+
 function home() {
   closeView();
   highlightRun(null);
-  replace($('#view'), h('section', { class: 'card welcome' },
+  placeRuns('main');
+  replace($('#view'), h('section', { class: 'welcome' },
     h('h1', {}, 'Workflow gateway'),
-    h('p', {}, 'Start a workflow on the left, or open a run to follow its steps, its progress, its result and every hop the gateway made to the services.'),
-    h('p', { class: 'muted' }, 'REST: ', h('a', { href: '/api/workflows' }, '/api/workflows'), ' · ', h('a', { href: '/api/runs' }, '/api/runs'), ' · ', h('a', { href: '/scalar' }, 'API reference'))));
+    h('p', { class: 'muted' }, 'Start a workflow from the list of workflows; open a run below to follow its steps, its progress, its result and every hop the gateway made to the services. ',
+      'REST: ', h('a', { href: '/api/workflows' }, '/api/workflows'), ' · ', h('a', { href: '/api/runs' }, '/api/runs'), ' · ', h('a', { href: '/scalar' }, 'API reference'))));
 }
 
 function route() {
   const id = currentRunId();
   if (id) {
+    placeRuns('side');
     if (currentView()?.id !== id) openRun(id);
   } else {
     home();

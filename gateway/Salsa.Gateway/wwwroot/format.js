@@ -91,3 +91,11 @@ export function compact(value) {
   if (a >= 1e6 || (a > 0 && a < 1e-3)) return value.toExponential(3).replace('e+', 'e');
   return number(value);
 }
+
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A value for a chip: an id cut to its first 8 characters, other text to `max`. */
+export function short(text, max = 24) {
+  if (GUID.test(text)) return `${text.slice(0, 8)}…`;
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}

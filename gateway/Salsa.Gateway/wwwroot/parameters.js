@@ -3,6 +3,7 @@
 // run's steps, each field filled with the value the step ran with.
 
 import { h } from './dom.js';
+import * as format from './format.js';
 import { numberProblem, placeRefusal, watchField } from './fields.js';
 
 /** "cluster.maxClusters=8, map.width=640", or "the workflow's defaults" when none was overridden. */
@@ -10,6 +11,21 @@ export function parametersText(parameters) {
   const entries = Object.entries(parameters ?? {});
   if (entries.length === 0) return "the workflow's values";
   return entries.map(([name, value]) => `${name}=${typeof value === 'string' ? value : JSON.stringify(value)}`).join(', ');
+}
+
+/**
+ * A run's parameters as compact chips ("cluster.maxClusters 8"), each whole in its title; an id is
+ * cut to its first 8 characters unless `names` (id → name) knows it.
+ */
+export function parameterChips(parameters, names = new Map()) {
+  const entries = Object.entries(parameters ?? {});
+  if (entries.length === 0) return [h('span', { class: 'muted small' }, "the workflow's values")];
+  return entries.map(([name, value]) => {
+    const text = typeof value === 'string' ? value : JSON.stringify(value);
+    const known = typeof value === 'string' ? names.get(value) : undefined;
+    const shown = known ?? format.short(text, 32);
+    return h('span', { class: 'chip', title: `${name} = ${text}${known ? ` (${known})` : ''}` }, h('span', { class: 'chip-key' }, name), ' ', shown || '""');
+  });
 }
 
 const fieldId = (step, name) => `p-${step}-${name}`.replace(/[^\w-]/g, '_');

@@ -145,8 +145,6 @@ async function toggleRerunForm(current) {
   }
 }
 
-const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** A step's scalar outputs as short key/value chips (ids cut to their first 8 characters). */
 function outputChips(outputs) {
   if (!outputs || typeof outputs !== 'object') return [];
@@ -154,8 +152,7 @@ function outputChips(outputs) {
     .filter(([, value]) => value !== null && typeof value !== 'object')
     .map(([key, value]) => {
       const text = typeof value === 'number' ? format.compact(value) : String(value);
-      const short = GUID.test(text) ? `${text.slice(0, 8)}…` : text.length > 24 ? `${text.slice(0, 23)}…` : text;
-      return h('span', { class: 'chip', title: `${key}: ${value}` }, h('span', { class: 'chip-key' }, key), ' ', short);
+      return h('span', { class: 'chip', title: `${key}: ${value}` }, h('span', { class: 'chip-key' }, key), ' ', format.short(text));
     });
 }
 

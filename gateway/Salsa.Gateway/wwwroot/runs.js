@@ -4,7 +4,7 @@
 import { $, h, replace } from './dom.js';
 import * as format from './format.js';
 import { askForKey, authHeaders, connection, eventSource } from './api.js';
-import { parametersText } from './parameters.js';
+import { parameterChips } from './parameters.js';
 import { watchField } from './fields.js';
 
 /** The runs list follows the runs' event stream; without it, it is reloaded this often. */
@@ -39,7 +39,7 @@ function renderRuns(runs, total) {
   }
   replace(container, h('table', { class: 'runs-table' },
     h('caption', { class: 'visually-hidden' }, 'Runs, newest first: Enter opens one'),
-    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'state'), h('th', { scope: 'col' }, 'workflow'), h('th', { scope: 'col' }, 'created'), h('th', { scope: 'col', class: 'num' }, 'duration'))),
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'state'), h('th', { scope: 'col' }, 'workflow'), h('th', { scope: 'col' }, 'parameters'), h('th', { scope: 'col' }, 'steps'), h('th', { scope: 'col' }, 'created'), h('th', { scope: 'col', class: 'num' }, 'duration'))),
     h('tbody', {}, runs.map((run) => h('tr', {
       class: run.id === selected ? 'selected' : '',
       dataset: { run: run.id },
@@ -49,8 +49,9 @@ function renderRuns(runs, total) {
       onkeydown: (event) => { if (event.key === 'Enter') location.hash = `#/runs/${run.id}`; },
     },
     h('td', {}, badge(run.state)),
-    h('td', {}, h('a', { href: `#/runs/${run.id}`, tabindex: -1 }, run.workflow ?? '(yaml)'),
-      Object.keys(run.parameters ?? {}).length ? h('div', { class: 'run-parameters' }, parametersText(run.parameters)) : null),
+    h('td', {}, h('a', { href: `#/runs/${run.id}`, tabindex: -1 }, run.workflow ?? '(yaml)')),
+    h('td', { class: 'run-parameters' }, parameterChips(run.parameters)),
+    h('td', { class: 'run-steps' }, stepDots(run)),
     h('td', { title: run.created ?? '' }, format.time(run.created)),
     duration(run))))));
   if (focused) container.querySelector(`tr[data-run="${CSS.escape(focused)}"]`)?.focus({ preventScroll: true });
@@ -74,7 +75,6 @@ function runsGrid(runs, selected) {
     for (const run of columns) {
       for (const cell of run.stepStates ?? []) if (!steps.includes(cell.id)) steps.push(cell.id);
     }
-    const cellState = (cell) => (cell?.state === 'running' && cell.jobState === 'queued' ? 'queued' : cell?.state);
     const title = `${name} · ${columns.length} run${columns.length === 1 ? '' : 's'}, oldest left`;
     return h('div', { class: 'grid-block' },
       h('p', { class: 'grid-title' }, name, h('span', { class: 'muted' }, ` · ${columns.length} run${columns.length === 1 ? '' : 's'}, oldest left`)),
@@ -101,6 +101,17 @@ function runsGrid(runs, selected) {
         })))))));
   });
 }
+
+/** Each step of a run as a small square in its state, in the workflow's order (the grid's colours). */
+function stepDots(run) {
+  const cells = run.stepStates ?? [];
+  const said = cells.map((cell) => `${cell.id} ${cellState(cell)}`).join(', ');
+  return h('span', { title: said, 'aria-label': said || 'no steps', role: 'img' },
+    cells.map((cell) => h('span', { class: `step-dot state-${cellState(cell)}`, 'aria-hidden': 'true' })));
+}
+
+/** A step whose run is running but whose service job waits in its queue is queued. */
+const cellState = (cell) => (cell?.state === 'running' && cell.jobState === 'queued' ? 'queued' : cell?.state);
 
 /** What the grid's colours mean. */
 function gridLegend() {
