@@ -199,6 +199,17 @@ public sealed class WebUiTests
         Assert.Equal(3, (await gateway.Runs.ListAsync(10, token)).Count);
     });
 
+    [Fact]
+    public async Task Browser_Steps_OpenFromTheGraphTheirRowAndTheGrid_WithTheirLogLiveAndSearchable() => await OnAGatewayAsync(async (gateway, token) =>
+    {
+        using var summary = JsonDocument.Parse(await BrowserScriptAsync("step-test.mjs", token, gateway.Ports.RestAddress.ToString()));
+
+        Assert.True(summary.RootElement.GetProperty("endedLive").GetBoolean());
+        Assert.All(summary.RootElement.GetProperty("graph").EnumerateObject(), size => Assert.True(size.Value.GetDouble() >= 11.5));
+        var run = Assert.Single(await gateway.Runs.ListAsync(10, token));
+        Assert.Equal(Runs.RunState.Succeeded, run.State);
+    });
+
     /// <summary>A gateway of its own (a temporary store) for <paramref name="test"/>, which has three minutes.</summary>
     private static async Task OnAGatewayAsync(Func<GatewayServer, CancellationToken, Task> test)
     {

@@ -97,13 +97,20 @@ public sealed class WorkflowRunTests
         var watch = hops.First(h => h.GetProperty("operation").GetString() == "Jobs.Watch");
         Assert.True(watch.GetProperty("computeMs").GetDouble() > 0);
 
-        // Each step's job log, from its service: the annealing job's life in order; a step that
-        // started no job says so; an unknown step is a 404 naming the run's steps.
+        // Each step's log: the gateway's lines (its start, each call with its latency, its end), then
+        // its job's life in order, from the annealing service; a step that started no job has its
+        // calls; an unknown step is a 404 naming the run's steps.
         var clusterJob = Step(run, "cluster").GetProperty("jobs")[0];
         Assert.Equal("annealing", clusterJob.GetProperty("service").GetString());
         var log = await gateway.Http.GetStringAsync($"/api/runs/{id}/steps/cluster/log", token);
-        var lines = log.TrimEnd('\n').Split('\n');
-        Assert.Equal($"# annealing job {clusterJob.GetProperty("jobId").GetString()} (step cluster)", lines[0]);
+        var all = log.TrimEnd('\n').Split('\n');
+        Assert.Equal("# gateway (step cluster: annealing.cluster)", all[0]);
+        Assert.EndsWith(" info  gateway: started", all[1], StringComparison.Ordinal);
+        Assert.Contains(all, l => l.Contains(" gateway: called annealing Start: ", StringComparison.Ordinal));
+        Assert.Contains(all, l => l.Contains(" info  gateway: succeeded after ", StringComparison.Ordinal));
+        var heading = Array.IndexOf(all, $"# annealing job {clusterJob.GetProperty("jobId").GetString()} (step cluster)");
+        Assert.True(heading > 0, log);
+        var lines = all[heading..];
         Assert.EndsWith(" info  job: accepted: annealing", lines[1], StringComparison.Ordinal);
         Assert.Contains(" info  job: started after ", lines[2], StringComparison.Ordinal);
         Assert.Contains(lines, l => l.Contains(" job: phase ", StringComparison.Ordinal));
@@ -111,7 +118,9 @@ public sealed class WorkflowRunTests
         Assert.Contains("# render job ", await gateway.Http.GetStringAsync($"/api/runs/{id}/steps/map/log", token), StringComparison.Ordinal);
         if (Step(run, "import").GetProperty("jobs").GetArrayLength() == 0)
         {
-            Assert.Equal("# step import (census.import) started no service job: no log.\n", await gateway.Http.GetStringAsync($"/api/runs/{id}/steps/import/log", token));
+            var import = await gateway.Http.GetStringAsync($"/api/runs/{id}/steps/import/log", token);
+            Assert.Contains(" gateway: called census Import: ", import, StringComparison.Ordinal);
+            Assert.EndsWith("# it started no service job: the calls above are its work.\n", import, StringComparison.Ordinal);
         }
 
         using (var unknownStep = await gateway.Http.GetAsync($"/api/runs/{id}/steps/nope/log", token))
@@ -192,7 +201,8 @@ public sealed class WorkflowRunTests
         Assert.Equal(query.GetProperty("count").GetInt32(), cluster.GetProperty("table").EnumerateArray().Sum(r => r.GetProperty("size").GetInt32()));
         Assert.Equal(fetched.Hops.Count, fetched.Hops.Count(h => h.Outcome is "ok" or "succeeded"));
         var log = await client.GetStepLogAsync(new StepLogRequest { RunId = started.RunId, Step = "cluster" }, new CallOptions(cancellationToken: token));
-        Assert.StartsWith("# annealing job ", log.Text, StringComparison.Ordinal);
+        Assert.StartsWith("# gateway (step cluster: annealing.cluster)\n", log.Text, StringComparison.Ordinal);
+        Assert.Contains("\n# annealing job ", log.Text, StringComparison.Ordinal);
         Assert.Contains(" info  job: succeeded after ", log.Text, StringComparison.Ordinal);
 
         // The map's PNG over gRPC, in chunks.

@@ -135,7 +135,7 @@ public static class GatewayApi
         runs.MapGet("/{id}/steps/{step}/log", async (RunManager manager, string id, string step, CancellationToken cancellationToken) =>
             TypedResults.Text(await manager.GetStepLogAsync(ParseId(id), step, cancellationToken), "text/plain; charset=utf-8"))
             .WithName("GetStepLog")
-            .WithSummary("What the service jobs of a step logged, as text: each job's lines from its service (accepted, started, each phase, its end, the service's lines while it ran) under a heading naming the job.");
+            .WithSummary("A step's log, as text: first the gateway's lines (its start, each call to a service with its latency and outcome, its end), then each service job's lines from its service (accepted, started, each phase, its end, the service's lines while it ran) under a heading naming the job, one job per try. Read it again while the step runs: the console does, every 2 s.");
         runs.MapGet("/{id}/artifacts/{name}", async (RunManager manager, string id, string name, CancellationToken cancellationToken) =>
         {
             var artifact = await manager.GetArtifactAsync(ParseId(id), name, cancellationToken);

@@ -150,9 +150,10 @@ public sealed partial class RunManager
     }
 
     /// <summary>
-    /// What the service jobs of a step of the caller's run logged, as text: each job's lines (its
-    /// service's <c>Jobs.GetLog</c>) under a heading naming the job, or a line saying why its service
-    /// could not give them (it let them go or restarted, or it is unreachable).
+    /// A step of the caller's run as text: first the gateway's own lines (the step's start, each call
+    /// it made to a service with its latency and outcome, its end), then each service job's lines
+    /// (its service's <c>Jobs.GetLog</c>) under a heading naming the job — one job per try — or a line
+    /// saying why its service could not give them (it let them go or restarted, or it is unreachable).
     /// </summary>
     public async Task<string> GetStepLogAsync(Guid id, string stepId, CancellationToken cancellationToken = default)
     {
@@ -160,11 +161,7 @@ public sealed partial class RunManager
         var step = run.Steps.FirstOrDefault(s => s.Id == stepId)
             ?? throw new NotFoundException($"Run {id} has no step '{stepId}'; its steps are {string.Join(", ", run.Steps.Select(s => $"'{s.Id}'"))}.");
         var text = new StringBuilder();
-        if (step.Jobs.Count == 0)
-        {
-            text.Append(CultureInfo.InvariantCulture, $"# step {step.Id} ({step.Service}.{step.Operation}) {(step.State is StepState.Pending ? "has not started" : "started no service job")}: no log.\n");
-        }
-
+        AppendGatewayLines(text, run, step);
         foreach (var job in step.Jobs)
         {
             text.Append(CultureInfo.InvariantCulture, $"# {job.Service} job {job.JobId} (step {step.Id})\n");
@@ -195,5 +192,37 @@ public sealed partial class RunManager
         }
 
         return text.ToString();
+    }
+
+    /// <summary>What the gateway saw of a step, in the form of a job's lines (UTC time, level, source: message).</summary>
+    private static void AppendGatewayLines(StringBuilder text, RunView run, StepView step)
+    {
+        static string Time(DateTimeOffset at) => at.UtcDateTime.ToString("yyyy-MM-dd'T'HH:mm:ss.fff'Z'", CultureInfo.InvariantCulture);
+        text.Append(CultureInfo.InvariantCulture, $"# gateway (step {step.Id}: {step.Service}.{step.Operation})\n");
+        if (step.Started is not { } started)
+        {
+            text.Append(CultureInfo.InvariantCulture, $"# step {step.Id} has not started ({step.State.ToString().ToLowerInvariant()}).\n");
+            return;
+        }
+
+        text.Append(CultureInfo.InvariantCulture, $"{Time(started)} info  gateway: started{(step.Attempts > 1 ? $" (try {step.Attempts})" : "")}{(step.Reused ? ", its outputs reused" : "")}\n");
+        foreach (var hop in run.Hops.Where(h => h.Step == step.Id).OrderBy(h => h.Start))
+        {
+            var level = hop.Outcome is "ok" or "succeeded" ? "info " : "warn ";
+            var retries = hop.Retries > 0 ? $", {hop.Retries} refusals waited out" : "";
+            text.Append(CultureInfo.InvariantCulture, $"{Time(hop.Start)} {level} gateway: called {hop.Service} {hop.Operation}: {hop.LatencyMs:0.0} ms, {hop.Outcome}{retries}\n");
+        }
+
+        if (step.Finished is { } finished)
+        {
+            var level = step.State is StepState.Failed ? "error" : "info ";
+            var error = step.Error is { Length: > 0 } message ? $": {message}" : "";
+            text.Append(CultureInfo.InvariantCulture, $"{Time(finished)} {level} gateway: {step.State.ToString().ToLowerInvariant()}{(step.DurationMs is { } ms ? $" after {ms:0.0} ms" : "")}{error}\n");
+        }
+
+        if (step.Jobs.Count == 0 && step.State is not StepState.Running)
+        {
+            text.Append("# it started no service job: the calls above are its work.\n");
+        }
     }
 }

@@ -13,6 +13,7 @@ import { currentRunId, followRuns, highlightRun, refreshRuns, runsListed, setupR
 import { loadConsoleSettings, loadServices } from './services.js';
 import { closeView, currentView, openRun } from './run.js';
 import { renderHeader, renderLive } from './run-view.js';
+import { showStep, stepFromAddress } from './step.js';
 
 // ---------------------------------------------------------------------------------------------
 // Home and routing
@@ -43,6 +44,7 @@ function route() {
   if (id) {
     placeRuns('side');
     if (currentView()?.id !== id) openRun(id);
+    else showStep(currentView(), stepFromAddress());
   } else {
     home();
   }

@@ -1,5 +1,7 @@
 // A workflow's steps as a graph: one column per level (a step stands right of everything it
-// depends on), each step coloured by its state, an arrow from each dependency.
+// depends on), each step coloured by its state, an arrow from each dependency; in a run, each step a
+// link that opens it. Drawn at its own size (its text as large as the page's), never shrunk to fit:
+// a wide graph scrolls in its box.
 
 import { s, replace } from './dom.js';
 
@@ -25,8 +27,11 @@ export function levels(steps) {
   return level;
 }
 
-/** Draws the steps (each with id, dependsOn and, in a run, state) into `container`. */
-export function renderDag(container, steps) {
+/**
+ * Draws the steps (each with id, dependsOn and, in a run, state) into `container`; `linkOf(step)`,
+ * when given, is the address each step's node opens.
+ */
+export function renderDag(container, steps, linkOf = null) {
   const level = levels(steps);
   const columns = [];
   for (const step of steps) (columns[level.get(step.id)] ??= []).push(step);
@@ -52,15 +57,18 @@ export function renderDag(container, steps) {
   const nodes = steps.map((step) => {
     const { x, y } = at.get(step.id);
     const state = step.state ?? 'pending';
-    return s('g', { class: `dag-node dag-${state}`, transform: `translate(${x},${y})`, dataset: { step: step.id } },
-      s('title', {}, `${step.id}: ${step.service}.${step.operation} — ${state}`),
+    const said = `${step.id}: ${step.service}.${step.operation} — ${state}`;
+    const node = s('g', { class: `dag-node dag-${state}`, transform: `translate(${x},${y})`, dataset: { step: step.id } },
+      linkOf ? null : s('title', {}, said),
       s('rect', { width: NODE_WIDTH, height: NODE_HEIGHT, rx: 6 }),
       s('text', { x: 10, y: 16, class: 'dag-id' }, step.id.length > 19 ? `${step.id.slice(0, 18)}…` : step.id),
       s('text', { x: 10, y: 31, class: 'dag-state' }, state));
+    // A link is named by what it shows, the step and its state.
+    return linkOf ? s('a', { href: linkOf(step), class: 'dag-link' }, node) : node;
   });
   replace(container, s('svg', {
     class: 'dag-graph', viewBox: `-2 -2 ${width + 4} ${height + 4}`, width: width + 4, height: height + 4,
-    role: 'img', 'aria-label': `The workflow's steps: ${steps.map((st) => `${st.id} ${st.state ?? ''}`.trim()).join(', ')}`,
+    role: linkOf ? 'group' : 'img', 'aria-label': `The workflow's steps: ${steps.map((st) => `${st.id} ${st.state ?? ''}`.trim()).join(', ')}`,
   },
   s('defs', {}, s('marker', { id: 'dag-arrow', viewBox: '0 0 8 8', refX: 7, refY: 4, markerWidth: 7, markerHeight: 7, orient: 'auto' },
     s('path', { d: 'M0,0 L8,4 L0,8 z', class: 'dag-arrowhead' }))),

@@ -3,7 +3,7 @@
 
 import { h, replace } from './dom.js';
 import * as format from './format.js';
-import { api, runUrl, stepLogUrl } from './api.js';
+import { api, runUrl } from './api.js';
 import { renderLineChart } from './chart.js';
 import { renderDag } from './dag.js';
 import { parameterForm, parametersText } from './parameters.js';
@@ -11,7 +11,7 @@ import { badge, refreshRuns } from './runs.js';
 import { consoleSettings } from './services.js';
 import { operationOf, operations } from './workflows.js';
 import { ACTIVE, applyRun } from './run.js';
-import { gatewayLink } from './run-result.js';
+import { stepAddress } from './step.js';
 
 const STREAM_TEXT = {
   connecting: 'connecting to events…',
@@ -172,18 +172,14 @@ export function renderSteps(current) {
     replace(current.el.steps, h('p', { class: 'muted' }, 'No steps.'));
     return;
   }
-  const dag = h('div', { class: 'dag-box', tabindex: 0, role: 'region', 'aria-label': "The workflow's graph" });
-  renderDag(dag, steps.map((step) => (waiting(step) ? { ...step, state: 'queued' } : step)));
-  replace(current.el.steps, dag, h('div', { class: 'table-wrap', tabindex: 0, role: 'region', 'aria-label': 'Steps' }, h('table', { class: 'steps-table' },
+  renderDag(current.el.graph, steps.map((step) => (waiting(step) ? { ...step, state: 'queued' } : step)), (step) => stepAddress(current.run.id, step.id));
+  replace(current.el.steps, h('div', { class: 'table-wrap', tabindex: 0, role: 'region', 'aria-label': 'Steps' }, h('table', { class: 'steps-table' },
     h('thead', {}, h('tr', {},
       h('th', { scope: 'col' }, 'step'), h('th', { scope: 'col' }, 'state'), h('th', { scope: 'col', class: 'num', title: 'attempts' }, 'tries'), h('th', { scope: 'col', class: 'num' }, 'duration'), h('th', { scope: 'col' }, 'outputs'))),
     h('tbody', {}, steps.map((step) => h('tr', { class: `step-${step.state}`, dataset: { step: step.id } },
       h('td', {},
-        h('div', { class: 'step-id' }, step.id),
-        h('div', { class: 'step-op muted' }, `${step.service}.${step.operation}`, step.dependsOn?.length ? ` ← ${step.dependsOn.join(', ')}` : ''),
-        step.jobs?.length
-          ? gatewayLink(stepLogUrl(current.run.id, step.id), { class: 'step-log small', title: `What the ${step.service} job${step.jobs.length > 1 ? 's' : ''} of ${step.id} logged` }, step.jobs.length > 1 ? `logs (${step.jobs.length} jobs)` : 'job log')
-          : null),
+        h('a', { class: 'step-id', href: stepAddress(current.run.id, step.id), title: `Open ${step.id}: its parameters, inputs and outputs, tries, calls and log` }, step.id),
+        h('div', { class: 'step-op muted' }, `${step.service}.${step.operation}`, step.dependsOn?.length ? ` ← ${step.dependsOn.join(', ')}` : '')),
       h('td', {}, stepBadge(step)),
       h('td', { class: 'num' }, step.attempts ?? '–'),
       h('td', { class: 'num' }, format.ms(step.durationMs ?? format.between(step.started, step.finished, step.state === 'running'))),

@@ -9,6 +9,7 @@ import { highlightRun, refreshRuns } from './runs.js';
 import { renderHeader, renderLive, renderSteps } from './run-view.js';
 import { renderClusters, renderResult } from './run-result.js';
 import { renderProvenance } from './provenance.js';
+import { renderStep, showStep, stepFromAddress } from './step.js';
 
 /** A run in these states is still going. */
 export const ACTIVE = new Set(['queued', 'running']);
@@ -23,6 +24,7 @@ export const currentView = () => view;
 export function closeView() {
   if (!view) return;
   view.closed = true;
+  clearTimeout(view.step?.timer);
   view.source?.close();
   clearInterval(view.clock);
   clearTimeout(view.poll);
@@ -49,9 +51,15 @@ export function openRun(id) {
     h('h2', {}, 'Hops ', h('span', { class: 'muted' }, 'gateway → service calls: latency split into queue, compute, other server time and network')),
     waterfallBody);
   const rerun = h('section', { class: 'card rerun', id: 'rerun', hidden: true, 'aria-label': 'Re-run with changes' });
+  const stepCard = h('section', { class: 'card step-panel', id: 'step', hidden: true, 'aria-label': 'The step' });
+  const graphBox = h('div', { class: 'dag-box', tabindex: 0, role: 'region', 'aria-label': "The workflow's graph" });
+  const graph = h('section', { class: 'card graph-card', id: 'graph' },
+    h('h2', {}, 'Graph ', h('span', { class: 'muted' }, 'a step opens on a click')), graphBox);
   replace($('#view'),
     header,
     rerun,
+    graph,
+    stepCard,
     h('div', { class: 'grid-2' }, steps.card, live.card),
     result.card,
     clusters.card,
@@ -64,7 +72,8 @@ export function openRun(id) {
     stream: 'connecting',
     errors: 0,
     signatures: {},
-    el: { header, rerun, steps: steps.body, live: live.body, result: result.body, resultCard: result.card, clusters: clusters.body, clustersCard: clusters.card, provenance: provenance.body, provenanceCard: provenance.card, waterfall: waterfallBody },
+    step: null,
+    el: { header, rerun, graph: graphBox, stepCard, steps: steps.body, live: live.body, result: result.body, resultCard: result.card, clusters: clusters.body, clustersCard: clusters.card, provenance: provenance.body, provenanceCard: provenance.card, waterfall: waterfallBody },
   };
   replace(header, h('p', { class: 'muted' }, `loading run ${id}…`));
   // A started or opened run is brought into view (on one column it may lie far below) and focused.
@@ -81,6 +90,7 @@ async function loadRun(current) {
     current.run = run;
     for (const step of run.steps ?? []) seedHistory(current, step);
     render(current);
+    showStep(current, stepFromAddress());
     if (ACTIVE.has(run.state)) {
       follow(current);
       current.clock = setInterval(() => {
@@ -214,6 +224,7 @@ function applyStep(current, step) {
   else steps.push(step);
   seedHistory(current, step);
   renderSteps(current);
+  renderStep(current);
   renderLive(current);
   renderClusters(current);
 }
@@ -237,6 +248,7 @@ function applyHopStart(current, call) {
   const flying = run.hopsInFlight ?? (run.hopsInFlight = []);
   if (!flying.some((existing) => hopKey(existing) === hopKey(call)) && !(run.hops ?? []).some((hop) => hopKey(hop) === hopKey(call))) flying.push(call);
   schedule(current, 'waterfall', () => renderWaterfall(current.el.waterfall, current.run));
+  if (current.step?.id === call.step) schedule(current, 'step', () => renderStep(current));
 }
 
 function applyHop(current, hop) {
@@ -246,6 +258,7 @@ function applyHop(current, hop) {
   if (!hops.some((existing) => hopKey(existing) === hopKey(hop))) hops.push(hop);
   run.hopsInFlight = (run.hopsInFlight ?? []).filter((call) => hopKey(call) !== hopKey(hop));
   schedule(current, 'waterfall', () => renderWaterfall(current.el.waterfall, current.run));
+  if (current.step?.id === hop.step) schedule(current, 'step', () => renderStep(current));
 }
 
 /** A step's progress as the gateway kept it (a run opened late, or finished, still has its curves), then its latest. */
@@ -280,6 +293,7 @@ function schedule(current, part, draw) {
 
 function render(current) {
   renderHeader(current);
+  renderStep(current);
   renderSteps(current);
   renderLive(current);
   renderResult(current);

@@ -6,6 +6,7 @@ import * as format from './format.js';
 import { askForKey, authHeaders, connection, eventSource } from './api.js';
 import { parameterChips } from './parameters.js';
 import { watchField } from './fields.js';
+import { stepAddress } from './step.js';
 
 /** The runs list follows the runs' event stream; without it, it is reloaded this often. */
 const RUNS_FALLBACK_MS = 15000;
@@ -52,7 +53,7 @@ function renderRuns(runs, total) {
     h('td', {}, h('a', { href: `#/runs/${run.id}`, tabindex: -1 }, run.workflow ?? '(yaml)')),
     h('td', { class: 'run-parameters' }, parameterChips(run.parameters)),
     h('td', { class: 'run-steps' }, stepDots(run)),
-    h('td', { title: run.created ?? '' }, format.time(run.created)),
+    h('td', { class: 'run-created', title: run.created ?? '' }, format.time(run.created)),
     duration(run))))));
   if (focused) container.querySelector(`tr[data-run="${CSS.escape(focused)}"]`)?.focus({ preventScroll: true });
 }
@@ -94,10 +95,11 @@ function runsGrid(runs, selected) {
         columns.map((run) => {
           const cell = (run.stepStates ?? []).find((c) => c.id === step);
           const state = cellState(cell);
-          return h('td', {
-            class: `grid-cell ${state ? `state-${state}` : 'grid-none'}`,
-            title: cell ? `${step}: ${state}${cell.durationMs != null ? ` · ${format.ms(cell.durationMs)}` : ''}` : `${step}: not in this run`,
-          }, h('span', { class: 'visually-hidden' }, state ?? 'none'));
+          const said = cell ? `${step}: ${state}${cell.durationMs != null ? ` · ${format.ms(cell.durationMs)}` : ''}` : `${step}: not in this run`;
+          return h('td', { class: `grid-cell ${state ? `state-${state}` : 'grid-none'}`, title: said },
+            cell
+              ? h('a', { href: stepAddress(run.id, step), dataset: { run: run.id, step }, 'aria-label': `${step} of the run of ${format.time(run.created)}: ${state}` })
+              : h('span', { class: 'visually-hidden' }, 'none'));
         })))))));
   });
 }

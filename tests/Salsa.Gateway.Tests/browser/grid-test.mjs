@@ -7,10 +7,11 @@ const [base] = process.argv.slice(2);
 const { summary, fail, browser } = await begin();
 const yaml = 'name: tiny\nsteps:\n  import:\n    service: census\n    operation: import\n    parameters: { source: indiana-1000 }\n';
 try {
-  const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  // A phone's width: forty runs are more columns than it has room for.
+  const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
   page.on('pageerror', (error) => fail(`page error: ${error.message}`));
   await page.goto(base, { waitUntil: 'load' });
-  // Forty runs, one after another: more columns than the sidebar's width.
+  // Forty runs, one after another.
   summary.runs = await page.evaluate(async (text) => {
     const ids = [];
     for (let i = 0; i < 40; i++) {

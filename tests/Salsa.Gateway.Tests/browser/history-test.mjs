@@ -46,7 +46,7 @@ try {
         page: await page.locator('#runs-page').textContent(),
         states: [...new Set(await page.locator('#runs tr[data-run] .badge').allTextContents())],
         workflows: [...new Set(await page.locator('#runs tr[data-run] td:nth-child(2) a').allTextContents())],
-        created: await page.locator('#runs tr[data-run] td:nth-child(3)').evaluateAll((cells) => cells.map((c) => c.title)),
+        created: await page.locator('#runs tr[data-run] td.run-created').evaluateAll((cells) => cells.map((c) => c.title)),
       };
     };
 

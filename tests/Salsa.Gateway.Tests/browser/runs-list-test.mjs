@@ -17,7 +17,7 @@ try {
   // A run that lasts: the national census (tens of seconds), started over the API.
   const run = await page.evaluate(async () => (await (await fetch('/api/runs', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ workflow: 'census-us' }) })).json()).id);
   const row = page.locator(`#runs tr[data-run="${run}"]`);
-  await row.locator('.state-running').waitFor({ timeout: 60_000 });
+  await row.locator('.badge.state-running').waitFor({ timeout: 60_000 });
   const cell = row.locator('td').last();
   // Into its long step (the clustering), when no step changes state for many seconds.
   await page.waitForFunction(async (id) => {

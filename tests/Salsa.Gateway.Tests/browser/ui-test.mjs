@@ -172,16 +172,16 @@ try {
       const run = await page.evaluate(async ([id, key]) => (await fetch(`/api/runs/${encodeURIComponent(id)}`, { headers: key ? { 'X-Api-Key': key } : {} })).json(), [summary.runId, apiKey ?? null]);
       summary.api = { hops: run.hops?.length ?? 0, artifacts: (run.artifacts ?? []).map((a) => a.name), tables: (run.steps ?? []).filter((st) => Array.isArray(st.outputs?.table)).map((st) => st.id) };
 
-      // A log link on every step that started a service job, and what it opens is that job's log.
+      // Every step opens from its row: a step that started a service job shows that job's log in the page.
       const withJobs = (run.steps ?? []).filter((st) => st.jobs?.length).map((st) => st.id);
-      summary.logLinks = await page.locator('#steps .steps-table a.step-log').evaluateAll((links) => links.map((a) => a.getAttribute('href')));
-      if (summary.logLinks.length !== withJobs.length || withJobs.length === 0) fail(`${summary.logLinks.length} log links for ${withJobs.length} steps with jobs`);
-      // Opened as a reader opens it: a new tab (with a key, a fetched copy, since a link cannot send it).
-      const [logTab] = await Promise.all([page.context().waitForEvent('page', { timeout: 10_000 }), page.locator('#steps .steps-table a.step-log').first().click()]);
-      await logTab.waitForLoadState();
-      const firstLog = (await logTab.locator('body').textContent()) ?? '';
-      await logTab.close();
-      if (!/^# \S+ job [0-9a-f-]{36} \(step /.test(firstLog) || !firstLog.includes(' job: accepted: ')) fail(`the first step's log reads: ${firstLog.slice(0, 200)}`);
+      summary.stepLinks = await page.locator('#steps .steps-table a.step-id').evaluateAll((links) => links.map((a) => a.getAttribute('href')));
+      if (summary.stepLinks.length !== (run.steps ?? []).length || withJobs.length === 0) fail(`${summary.stepLinks.length} step links for ${(run.steps ?? []).length} steps`);
+      await page.locator(`#steps .steps-table tr[data-step="${withJobs[0]}"] a.step-id`).click();
+      await page.locator('#step .log-part h4', { hasText: / job [0-9a-f-]{36} \(step / }).first().waitFor({ timeout: 10_000 });
+      const firstLog = (await page.locator('#step .log-lines').allTextContents()).join('\n');
+      if (!firstLog.includes(' job: accepted: ') || !firstLog.includes(' gateway: started')) fail(`the first step's log reads: ${firstLog.slice(0, 200)}`);
+      await page.locator('#step button', { hasText: 'Close' }).click();
+      await page.waitForFunction(() => document.querySelector('#step').hidden, null, { timeout: 5_000 });
 
       summary.hops = await page.locator('#waterfall svg rect.hop').count();
       if (summary.hops < 4) fail(`the waterfall shows ${summary.hops} hops (fewer than 4)`);
@@ -193,7 +193,7 @@ try {
       summary.downloads = await page.locator('#result .artifacts a.download[download]').count();
       if (summary.downloads !== summary.api.artifacts.length) fail(`${summary.downloads} download links for ${summary.api.artifacts.length} artifacts`);
       // The DAG view: a node per step, each in the step's state.
-      summary.dagNodes = await page.locator('#steps svg.dag-graph g.dag-node.dag-succeeded').count();
+      summary.dagNodes = await page.locator('#graph svg.dag-graph g.dag-node.dag-succeeded').count();
       if (summary.dagNodes !== (run.steps ?? []).length) fail(`the graph shows ${summary.dagNodes} succeeded steps of ${(run.steps ?? []).length}`);
       // The map at full size: the viewer opens, zooms in at the + button and pans with the keyboard.
       await page.locator('#result .figure-button').first().click();

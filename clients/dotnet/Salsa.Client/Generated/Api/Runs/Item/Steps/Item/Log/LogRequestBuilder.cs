@@ -34,7 +34,7 @@ namespace Salsa.Client.Generated.Api.Runs.Item.Steps.Item.Log
         {
         }
         /// <summary>
-        /// What the service jobs of a step logged, as text: each job&apos;s lines from its service (accepted, started, each phase, its end, the service&apos;s lines while it ran) under a heading naming the job.
+        /// A step&apos;s log, as text: first the gateway&apos;s lines (its start, each call to a service with its latency and outcome, its end), then each service job&apos;s lines from its service (accepted, started, each phase, its end, the service&apos;s lines while it ran) under a heading naming the job, one job per try. Read it again while the step runs: the console does, every 2 s.
         /// </summary>
         /// <returns>A <see cref="Stream"/></returns>
         /// <param name="cancellationToken">Cancellation token to use when cancelling requests</param>
@@ -65,7 +65,7 @@ namespace Salsa.Client.Generated.Api.Runs.Item.Steps.Item.Log
             return await RequestAdapter.SendPrimitiveAsync<Stream>(requestInfo, errorMapping, cancellationToken).ConfigureAwait(false);
         }
         /// <summary>
-        /// What the service jobs of a step logged, as text: each job&apos;s lines from its service (accepted, started, each phase, its end, the service&apos;s lines while it ran) under a heading naming the job.
+        /// A step&apos;s log, as text: first the gateway&apos;s lines (its start, each call to a service with its latency and outcome, its end), then each service job&apos;s lines from its service (accepted, started, each phase, its end, the service&apos;s lines while it ran) under a heading naming the job, one job per try. Read it again while the step runs: the console does, every 2 s.
         /// </summary>
         /// <returns>A <see cref="RequestInformation"/></returns>
         /// <param name="requestConfiguration">Configuration for the request such as headers, query parameters, and middleware options.</param>
