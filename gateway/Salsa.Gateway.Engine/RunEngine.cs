@@ -86,6 +86,7 @@ public static class RunEngine
         app.UseStaticFiles();
         app.MapGatewayApi();
         app.MapUploadsApi();
+        app.MapDatasetsListApi();
         app.MapKeysApi();
         app.MapGrpcService<GatewayGrpcService>();
         return app;

@@ -228,6 +228,7 @@ public sealed class AuthorizationMatrixTests(SecuredPlatform platform) : IClassF
         ["POST /api/runs/{id}/reproduce"] = "",
         ["POST /api/runs/reproduce"] = null,
         ["POST /api/workflows/validate"] = null,
+        ["PATCH /api/datasets/{id}"] = """{"name":"alpha's points"}""",
         ["POST /api/keys/"] = null,
     };
 
@@ -244,6 +245,7 @@ public sealed class AuthorizationMatrixTests(SecuredPlatform platform) : IClassF
         ["salsa.datasets.v1.Datasets/Get"] = """{"datasetId":"$points"}""",
         ["salsa.datasets.v1.Datasets/List"] = "{}",
         ["salsa.datasets.v1.Datasets/Delete"] = null, // alpha's would be deleted: its REST twin is checked
+        ["salsa.datasets.v1.Datasets/Rename"] = """{"datasetId":"$points","name":"alpha's points"}""",
         ["salsa.datasets.v1.Datasets/Download"] = """{"datasetId":"$points"}""",
         ["salsa.census.v1.Census/Import"] = null,
         ["salsa.census.v1.Census/Query"] = """{"datasetId":"$dataset"}""",

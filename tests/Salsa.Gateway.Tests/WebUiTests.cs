@@ -210,6 +210,17 @@ public sealed class WebUiTests
         Assert.Equal(Runs.RunState.Succeeded, run.State);
     });
 
+    [Fact]
+    public async Task Browser_Datasets_FoundAgainRenamedStartedDeleted_HeldOneRefused_RunsNameTheUpload() => await OnAGatewayAsync(async (gateway, token) =>
+    {
+        using var summary = JsonDocument.Parse(await BrowserScriptAsync("datasets-test.mjs", token, gateway.Ports.RestAddress.ToString()));
+
+        Assert.True(summary.RootElement.GetProperty("deleted").GetBoolean());
+        var runs = await gateway.Runs.ListAsync(10, token);
+        Assert.Contains(runs, r => r.Workflow == "census-places" && r.State == Runs.RunState.Succeeded);
+        Assert.Contains(runs, r => r.Workflow == "census-us" && r.State == Runs.RunState.Cancelled);
+    });
+
     /// <summary>A gateway of its own (a temporary store) for <paramref name="test"/>, which has three minutes.</summary>
     private static async Task OnAGatewayAsync(Func<GatewayServer, CancellationToken, Task> test)
     {

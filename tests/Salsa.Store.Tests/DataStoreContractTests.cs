@@ -622,6 +622,25 @@ public abstract class DataStoreContractTests : IAsyncLifetime
     }
 
     [Fact]
+    public async Task RenameDatasetAsync_ChangesTheNameOnly_AndAnUnknownIdIsFalse()
+    {
+        var (info, content) = TestData.Dense(300, 2, seed: 5, labels: true);
+        await Store.CreateDatasetAsync(info, content, Ct);
+        var before = await Store.GetDatasetAsync(info.Id, Ct);
+
+        Assert.True(await Store.RenameDatasetAsync(info.Id, "Indiana, south — 'v2'", Ct));
+
+        var after = await Store.GetDatasetAsync(info.Id, Ct);
+        Assert.Equal("Indiana, south — 'v2'", after!.Name);
+        Assert.Equal((before!.Kind, before.Count, before.Created, before.Source, before.Bytes, before.Sha256, before.Tenant), (after.Kind, after.Count, after.Created, after.Source, after.Bytes, after.Sha256, after.Tenant));
+        Assert.Equal(before.Metadata, after.Metadata);
+        Assert.Equal("Indiana, south — 'v2'", (await Store.ListDatasetsAsync(info.Tenant, 100, Ct)).Single(d => d.Id == info.Id).Name);
+        StoreAssert.SameContent(content, await Store.ReadDatasetAsync(info.Id, Ct));
+        Assert.False(await Store.RenameDatasetAsync(Guid.NewGuid(), "nothing", Ct));
+        await Assert.ThrowsAnyAsync<ArgumentException>(() => Store.RenameDatasetAsync(info.Id, " ", Ct));
+    }
+
+    [Fact]
     public async Task DeleteDatasetAsync_Existing_RemovesInfoAndPoints()
     {
         var (info, content) = TestData.Dense(500, 2, seed: 3, labels: true);

@@ -80,6 +80,20 @@ class Gateway:
         return self._upload("/api/uploads/compounds", file, name, content_type)
 
     # ── runs ──────────────────────────────────────────────────────────────────────────────────
+    def datasets(self, kind: Optional[str] = None, name: Optional[str] = None, offset: int = 0, limit: int = 50) -> Dict[str, Any]:
+        """A page of the caller's datasets (uploads, imports, what runs made), newest first, each with
+        the runs that used it: {"datasets": [...], "total": how many the filters select}."""
+        query = {"kind": kind, "name": name, "offset": offset, "limit": limit}
+        with self._send("GET", "/api/datasets", query=query) as response:
+            return {"datasets": response.json(), "total": int(response.headers.get("X-Total-Count", "0"))}
+
+    def rename_dataset(self, dataset_id: str, name: str) -> Dict[str, Any]:
+        return self._json("PATCH", f"/api/datasets/{_segment(dataset_id)}", {"name": name})
+
+    def delete_dataset(self, dataset_id: str) -> None:
+        """Deletes a dataset; a SalsaError 409 naming the run or job while one in flight uses it."""
+        self._json("DELETE", f"/api/datasets/{_segment(dataset_id)}")
+
     def start_run(self, workflow: Optional[str] = None, parameters: Optional[Mapping[str, Any]] = None, yaml: Optional[str] = None) -> Dict[str, Any]:
         """Starts a run of a workflow by name (or of inline YAML): the run, accepted (202)."""
         if (workflow is None) == (yaml is None):

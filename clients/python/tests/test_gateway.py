@@ -63,6 +63,12 @@ class GatewayTests(unittest.TestCase):
             written = client.download_artifact(run["id"], "clusters.geojson", path)
             self.assertEqual(os.path.getsize(path), written)
             self.assertGreater(written, 100)
+        # The upload found again, with the run that used it; renamed.
+        listed = client.datasets(kind="census", name="towns")
+        entry = next(d for d in listed["datasets"] if d["datasetId"] == dataset)
+        self.assertIn(run["id"], [use["runId"] for use in entry["runs"]])
+        self.assertEqual("my towns", client.rename_dataset(dataset, "my towns")["name"])
+        self.assertEqual([dataset], [d["datasetId"] for d in client.datasets(name="my towns")["datasets"]])
         # Reproduced by id and from the recorded run: every output and file identical.
         for recorded in (run["id"], client.run(run["id"])):
             again = client.wait(client.reproduce(recorded)["id"], timeout=300)

@@ -14,6 +14,7 @@ import { loadConsoleSettings, loadServices } from './services.js';
 import { closeView, currentView, openRun } from './run.js';
 import { renderHeader, renderLive } from './run-view.js';
 import { showStep, stepFromAddress } from './step.js';
+import { openDatasets } from './datasets.js';
 
 // ---------------------------------------------------------------------------------------------
 // Home and routing
@@ -41,7 +42,13 @@ function home() {
 
 function route() {
   const id = currentRunId();
-  if (id) {
+  if (/^#\/datasets\b/.test(location.hash)) {
+    closeView();
+    highlightRun(null);
+    placeRuns('side');
+    document.body.dataset.page = 'datasets';
+    openDatasets();
+  } else if (id) {
     placeRuns('side');
     if (currentView()?.id !== id) openRun(id);
     else showStep(currentView(), stepFromAddress());

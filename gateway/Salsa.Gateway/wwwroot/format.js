@@ -92,7 +92,8 @@ export function compact(value) {
   return number(value);
 }
 
-const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A GUID, as the API writes ids. */
+export const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A value for a chip: an id cut to its first 8 characters, other text to `max`. */
 export function short(text, max = 24) {

@@ -18,7 +18,8 @@ export function parametersText(parameters) {
  * cut to its first 8 characters unless `names` (id → name) knows it.
  */
 export function parameterChips(parameters, names = new Map()) {
-  const entries = Object.entries(parameters ?? {});
+  // An override emptied (an upload's run clears the workflow's file) says nothing to the reader.
+  const entries = Object.entries(parameters ?? {}).filter(([, value]) => value !== '');
   if (entries.length === 0) return [h('span', { class: 'muted small' }, "the workflow's values")];
   return entries.map(([name, value]) => {
     const text = typeof value === 'string' ? value : JSON.stringify(value);

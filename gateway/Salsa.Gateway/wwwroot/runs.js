@@ -7,6 +7,7 @@ import { askForKey, authHeaders, connection, eventSource } from './api.js';
 import { parameterChips } from './parameters.js';
 import { watchField } from './fields.js';
 import { stepAddress } from './step.js';
+import { datasetNames } from './datasets.js';
 
 /** The runs list follows the runs' event stream; without it, it is reloaded this often. */
 const RUNS_FALLBACK_MS = 15000;
@@ -14,7 +15,19 @@ const RUNS_PAGE = 50;
 
 export const badge = (state, attributes = {}) => h('span', { ...attributes, class: `badge state-${state ?? 'unknown'}` }, state ?? '?');
 
+/** Dataset id → name for the chips (an upload's name, not its id); read once a run on the page names a dataset. */
+let datasetNameMap = new Map();
+let namesAsked = false;
+
 function renderRuns(runs, total) {
+  // A run that names a dataset (import.dataset) shows its name: read the names once, then draw again.
+  if (!namesAsked && runs.some((run) => Object.values(run.parameters ?? {}).some((value) => typeof value === 'string' && format.GUID.test(value)))) {
+    namesAsked = true;
+    datasetNames().then((map) => {
+      datasetNameMap = map;
+      if ($('#runs table, #runs .grid-block')) renderRuns(runs, total);
+    });
+  }
   const first = runsQuery.offset + 1;
   const last = runsQuery.offset + runs.length;
   $('#runs-count').textContent = `(${format.number(total)})`;
@@ -51,7 +64,7 @@ function renderRuns(runs, total) {
     },
     h('td', {}, badge(run.state)),
     h('td', {}, h('a', { href: `#/runs/${run.id}`, tabindex: -1 }, run.workflow ?? '(yaml)')),
-    h('td', { class: 'run-parameters' }, parameterChips(run.parameters)),
+    h('td', { class: 'run-parameters' }, parameterChips(run.parameters, datasetNameMap)),
     h('td', { class: 'run-steps' }, stepDots(run)),
     h('td', { class: 'run-created', title: run.created ?? '' }, format.time(run.created)),
     duration(run))))));

@@ -51,6 +51,9 @@ public interface IDataStore : IAsyncDisposable
     /// <summary>Newest first; every tenant's when <paramref name="tenant"/> is null.</summary>
     Task<IReadOnlyList<DatasetInfo>> ListDatasetsAsync(string? tenant, int limit = 100, CancellationToken cancellationToken = default);
 
+    /// <summary>Gives a dataset a new name (nothing else of it changes); true when it existed.</summary>
+    Task<bool> RenameDatasetAsync(Guid id, string name, CancellationToken cancellationToken = default);
+
     /// <summary>True when it existed.</summary>
     Task<bool> DeleteDatasetAsync(Guid id, CancellationToken cancellationToken = default);
 

@@ -34,3 +34,24 @@ export async function begin(fields = {}) {
   const summary = { failures: [], ...fields };
   return { summary, fail: (message) => summary.failures.push(message), browser: await launchChromium() };
 }
+
+/**
+ * `url` at 390, 1440 and 1920 px, light and dark, once `ready` (a selector) shows: axe's violations
+ * and any sideways scroll are failures. Returns the violations' count by size and scheme.
+ */
+export async function axeAtSizes(browser, url, ready, fail) {
+  const counts = {};
+  for (const [width, height] of [[390, 844], [1440, 900], [1920, 1080]]) {
+    for (const scheme of ['light', 'dark']) {
+      const look = await browser.newPage({ viewport: { width, height }, colorScheme: scheme });
+      await look.goto(url, { waitUntil: 'load' });
+      await look.locator(ready).first().waitFor({ timeout: 15_000 });
+      const violations = await axeViolations(look);
+      counts[`${width}-${scheme}`] = violations.length;
+      if (violations.length) fail(`${width} ${scheme}: axe: ${violations.map((v) => `${v.id} ${v.first}`).join(', ')}`);
+      if (await look.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth)) fail(`${width} ${scheme}: the page scrolls sideways`);
+      await look.close();
+    }
+  }
+  return counts;
+}

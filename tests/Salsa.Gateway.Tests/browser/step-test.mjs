@@ -4,10 +4,10 @@
 // arrives without a reload) and searchable; the open step is in the address. axe at zero violations
 // with the step open at 390, 1440 and 1920 px, light and dark.
 // Usage: node step-test.mjs <gateway-url>
-import { axeViolations, begin, finish } from './common.mjs';
+import { axeAtSizes, begin, finish } from './common.mjs';
 
 const [base] = process.argv.slice(2);
-const { summary, fail, browser } = await begin({ graph: {}, axe: {} });
+const { summary, fail, browser } = await begin({ graph: {} });
 const root = base.replace(/\/$/, '');
 try {
   const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
@@ -86,18 +86,7 @@ try {
   await page.locator('#step button', { hasText: 'Close' }).click();
   await page.waitForFunction((id) => location.hash === `#/runs/${id}` && document.querySelector('#step').hidden, run, { timeout: 5_000 });
 
-  for (const [width, height] of [[390, 844], [1440, 900], [1920, 1080]]) {
-    for (const scheme of ['light', 'dark']) {
-      const look = await browser.newPage({ viewport: { width, height }, colorScheme: scheme });
-      await look.goto(`${root}/#/runs/${run}/steps/cluster`, { waitUntil: 'load' });
-      await look.locator('#step .log-part').first().waitFor({ timeout: 15_000 });
-      const violations = await axeViolations(look);
-      summary.axe[`${width}-${scheme}`] = violations.length;
-      if (violations.length) fail(`${width} ${scheme}: axe: ${violations.map((v) => `${v.id} ${v.first}`).join(', ')}`);
-      if (await look.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth)) fail(`${width} ${scheme}: the page scrolls sideways`);
-      await look.close();
-    }
-  }
+  summary.axe = await axeAtSizes(browser, `${root}/#/runs/${run}/steps/cluster`, '#step .log-part', fail);
 } catch (error) {
   fail(error.message.split('\n')[0]);
 } finally {

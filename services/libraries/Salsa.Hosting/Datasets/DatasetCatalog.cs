@@ -75,6 +75,28 @@ public sealed class DatasetCatalog(IDataStore store, IOptions<ServiceLimits> lim
         return await Store.DeleteDatasetAsync(id, cancellationToken).ConfigureAwait(false) ? info : throw new NotFoundException($"No dataset {id}.");
     }
 
+    /// <summary>The longest name a rename gives (an upload's name is its file's, bounded by its request).</summary>
+    public const int MaxNameLength = 200;
+
+    /// <summary>
+    /// Gives the calling tenant's dataset a new name: trimmed, 1–200 characters, no control
+    /// characters (refused with <see cref="ArgumentException"/>, nothing changed). Only the name
+    /// changes: its id, content and digest stay, so runs that used it still name it.
+    /// </summary>
+    public async Task<DatasetInfo> RenameAsync(Guid id, string? name, CancellationToken cancellationToken = default)
+    {
+        var trimmed = name?.Trim() ?? "";
+        if (trimmed.Length == 0 || trimmed.Length > MaxNameLength || trimmed.Any(char.IsControl))
+        {
+            throw new ArgumentException($"A dataset's name is 1 to {MaxNameLength} characters without control characters; this one has {trimmed.Length}{(trimmed.Any(char.IsControl) ? " and a control character" : "")}.");
+        }
+
+        var info = await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false);
+        return await Store.RenameDatasetAsync(id, trimmed, cancellationToken).ConfigureAwait(false)
+            ? info with { Name = trimmed }
+            : throw new NotFoundException($"No dataset {id}.");
+    }
+
     public async Task<(DatasetInfo Info, DatasetContent Content)> ReadRequiredAsync(Guid id, CancellationToken cancellationToken = default)
     {
         var info = await GetRequiredAsync(id, cancellationToken).ConfigureAwait(false);
@@ -210,6 +232,7 @@ public sealed class DatasetCatalog(IDataStore store, IOptions<ServiceLimits> lim
             RdkitVersion = info.Metadata.GetValueOrDefault(DatasetMetadataKeys.RdkitVersion, ""),
             FingerprintOptions = info.Metadata.GetValueOrDefault(DatasetMetadataKeys.FingerprintOptions, ""),
             Sha256 = info.Sha256 ?? "",
+            Bytes = info.Bytes,
         };
         foreach (var (key, value) in info.Metadata)
         {

@@ -22,7 +22,10 @@ public sealed record DatasetUpload(
     string[]? Labels,
     Dictionary<string, string>? Metadata);
 
-/// <summary>REST for datasets: upload (JSON or streamed CSV), list, get, delete.</summary>
+/// <summary>A dataset's new name.</summary>
+public sealed record DatasetRename(string Name);
+
+/// <summary>REST for datasets: upload (JSON or streamed CSV), list, get, rename, delete.</summary>
 public static class DatasetsApi
 {
     public static RouteGroupBuilder MapDatasetsApi(this IEndpointRouteBuilder app)
@@ -68,6 +71,10 @@ public static class DatasetsApi
         group.MapGet("/{id}", async (DatasetCatalog catalog, string id, CancellationToken cancellationToken) =>
             TypedResults.Ok(DatasetCatalog.ToView(await catalog.GetRequiredAsync(DatasetCatalog.ParseId(id), cancellationToken))))
             .WithName("GetDataset").WithSummary("A dataset's description.");
+
+        group.MapPatch("/{id}", async (DatasetCatalog catalog, string id, DatasetRename rename, CancellationToken cancellationToken) =>
+            TypedResults.Ok(DatasetCatalog.ToView(await catalog.RenameAsync(DatasetCatalog.ParseId(id), rename.Name, cancellationToken))))
+            .WithName("RenameDataset").WithSummary("Gives a dataset a new name (1–200 characters); its id, content and digest stay, so the runs that used it still name it.");
 
         group.MapDelete("/{id}", async (DatasetCatalog catalog, string id, CancellationToken cancellationToken) =>
         {

@@ -61,6 +61,9 @@ public sealed class DatasetsGrpcService(DatasetCatalog catalog) : global::Salsa.
         return DatasetCatalog.ToProto(info);
     }
 
+    public override async Task<DatasetInfo> Rename(RenameDatasetRequest request, ServerCallContext context) =>
+        DatasetCatalog.ToProto(await catalog.RenameAsync(DatasetCatalog.ParseId(request.DatasetId), request.Name, context.CancellationToken));
+
     [Authorize(Scopes.Read)]
     public override async Task Download(DatasetRef request, IServerStreamWriter<PointChunk> responseStream, ServerCallContext context)
     {

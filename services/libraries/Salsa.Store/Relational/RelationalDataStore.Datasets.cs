@@ -193,6 +193,16 @@ public abstract partial class RelationalDataStore
         }, cancellationToken);
     }
 
+    public Task<bool> RenameDatasetAsync(Guid id, string name, CancellationToken cancellationToken = default)
+    {
+        ArgumentException.ThrowIfNullOrWhiteSpace(name);
+        return WriteAsync(async (connection, cancellationToken) =>
+        {
+            using var rename = Command(connection, null, Queries.RenameDataset).Id("@id", id).Text("@name", name);
+            return await rename.ExecuteAsync(cancellationToken) > 0;
+        }, cancellationToken);
+    }
+
     public Task<bool> DeleteDatasetAsync(Guid id, CancellationToken cancellationToken = default) =>
         WriteAsync(async (connection, cancellationToken) =>
         {

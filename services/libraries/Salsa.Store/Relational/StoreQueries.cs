@@ -50,6 +50,8 @@ internal class StoreQueries
 
     public string ListDatasets { get; init; } = "";
 
+    public string RenameDataset { get; init; } = "";
+
     public string DeleteDatasetPoints { get; init; } = "";
 
     public string DeleteDataset { get; init; } = "";

@@ -3,6 +3,7 @@
 using Microsoft.Kiota.Abstractions.Extensions;
 using Microsoft.Kiota.Abstractions;
 using Salsa.Client.Generated.Api.Console;
+using Salsa.Client.Generated.Api.Datasets;
 using Salsa.Client.Generated.Api.Depictions;
 using Salsa.Client.Generated.Api.Keys;
 using Salsa.Client.Generated.Api.Operations;
@@ -27,6 +28,11 @@ namespace Salsa.Client.Generated.Api
         public global::Salsa.Client.Generated.Api.Console.ConsoleRequestBuilder Console
         {
             get => new global::Salsa.Client.Generated.Api.Console.ConsoleRequestBuilder(PathParameters, RequestAdapter);
+        }
+        /// <summary>The datasets property</summary>
+        public global::Salsa.Client.Generated.Api.Datasets.DatasetsRequestBuilder Datasets
+        {
+            get => new global::Salsa.Client.Generated.Api.Datasets.DatasetsRequestBuilder(PathParameters, RequestAdapter);
         }
         /// <summary>The depictions property</summary>
         public global::Salsa.Client.Generated.Api.Depictions.DepictionsRequestBuilder Depictions

@@ -59,6 +59,9 @@ SELECT idx, vector, weight, label, text FROM salsa.dataset_points WHERE dataset_
 -- name: ListDatasets
 SELECT {DatasetColumns} FROM salsa.datasets WHERE (@tenant::text IS NULL OR tenant = @tenant) ORDER BY created DESC, seq DESC LIMIT @limit;
 
+-- name: RenameDataset
+UPDATE salsa.datasets SET name = @name WHERE id = @id;
+
 -- name: DeleteDatasetPoints
 DELETE FROM salsa.dataset_points WHERE dataset_id = @id;
 

@@ -49,6 +49,9 @@ WHERE dataset_pk = (SELECT pk FROM datasets WHERE id = @id) AND idx >= @start AN
 SELECT {DatasetColumns} FROM datasets WHERE importing_since_us IS NULL AND (@tenant IS NULL OR tenant = @tenant)
 ORDER BY created_us DESC, pk DESC LIMIT @limit;
 
+-- name: RenameDataset
+UPDATE datasets SET name = @name WHERE id = @id AND importing_since_us IS NULL;
+
 -- name: DeleteDatasetPoints
 DELETE FROM dataset_points WHERE dataset_pk = (SELECT pk FROM datasets WHERE id = @id AND importing_since_us IS NULL);
 
