@@ -226,6 +226,7 @@ public sealed class AuthorizationMatrixTests(SecuredPlatform platform) : IClassF
         ["POST /api/runs/{id}/cancel"] = "",
         ["POST /api/runs/{id}/rerun"] = "{}",
         ["POST /api/runs/{id}/reproduce"] = "",
+        ["POST /api/runs/{id}/steps/{step}/retry"] = "{}",
         ["POST /api/runs/reproduce"] = null,
         ["POST /api/workflows/validate"] = null,
         ["PATCH /api/datasets/{id}"] = """{"name":"alpha's points"}""",
@@ -276,6 +277,7 @@ public sealed class AuthorizationMatrixTests(SecuredPlatform platform) : IClassF
         ["salsa.gateway.v1.Gateway/CancelRun"] = """{"runId":"$run"}""",
         ["salsa.gateway.v1.Gateway/RerunRun"] = """{"runId":"$run"}""",
         ["salsa.gateway.v1.Gateway/ReproduceRun"] = """{"runId":"$run"}""",
+        ["salsa.gateway.v1.Gateway/RetryRun"] = """{"runId":"$run","step":"map"}""",
         ["salsa.gateway.v1.Gateway/DownloadArtifact"] = """{"runId":"$run","name":"$artifact"}""",
         ["salsa.gateway.v1.Gateway/GetStepLog"] = """{"runId":"$run","step":"cluster"}""",
     };

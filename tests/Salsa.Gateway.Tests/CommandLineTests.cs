@@ -31,7 +31,10 @@ public sealed class CommandLineTests
     [InlineData(new[] { "run", "census-indiana", "--gateway", "ftp://127.0.0.1:5080" }, "ftp://127.0.0.1:5080", "Salsa.Gateway run --help")]
     [InlineData(new[] { "run", "census-indiana", "--gateway", "127.0.0.1:5080" }, "not an http(s) address", "Salsa.Gateway run --help")]
     [InlineData(new[] { "run", "census-indiana", "--gateway", "http://127.0.0.1:5080", "--store", "s.db" }, "--store", "Salsa.Gateway run --help")]
-    [InlineData(new[] { "run", "census-indiana", "--reproduce", "3f2c9b9e-5d1c-4a37-9c1e-0d6f1b0c2a11" }, "not both", "Salsa.Gateway run --help")]
+    [InlineData(new[] { "run", "census-indiana", "--reproduce", "3f2c9b9e-5d1c-4a37-9c1e-0d6f1b0c2a11" }, "one of them", "Salsa.Gateway run --help")]
+    [InlineData(new[] { "run", "--retry", "3f2c9b9e-5d1c-4a37-9c1e-0d6f1b0c2a11" }, "--retry and --from go together", "Salsa.Gateway run --help")]
+    [InlineData(new[] { "run", "census-indiana", "--retry", "3f2c9b9e-5d1c-4a37-9c1e-0d6f1b0c2a11", "--from", "map" }, "one of them", "Salsa.Gateway run --help")]
+    [InlineData(new[] { "run", "--retry", "not-a-run", "--from", "map" }, "not-a-run", "Salsa.Gateway run --help")]
     [InlineData(new[] { "run", "--reproduce", "result.json", "--set", "cluster.maxClusters=3" }, "--set changes a run", "Salsa.Gateway run --help")]
     [InlineData(new[] { "schema", "extra" }, "extra", "Salsa.Gateway schema --help")]
     [InlineData(new[] { "operations", "--markdwn" }, "--markdwn", "Salsa.Gateway operations --help")]
@@ -115,6 +118,32 @@ public sealed class CommandLineTests
         }
 
         Assert.False(Directory.Exists(directory.Combine("out")) && Directory.EnumerateFileSystemEntries(directory.Combine("out")).Any());
+    }
+
+    [Fact]
+    public async Task Retry_FromAStep_RunsItAgain_WithTheStepsBeforeItReused()
+    {
+        using var directory = new Salsa.Testing.TemporaryDirectory();
+        var store = directory.Combine("salsa.db");
+        var output = directory.Combine("out");
+        var (code, text, error) = await InvokeAsync(["run", "census-indiana", "--set", "cluster.maxClusters=3", "--store", store, "--out", output]);
+        Assert.True(code == 0, $"{code} {text} {error}");
+        var first = Directory.GetDirectories(output).Single();
+
+        (code, text, error) = await InvokeAsync(["run", "--retry", Path.GetFileName(first), "--from", "map", "--set", "map.width=500", "--store", store, "--out", output]);
+
+        Assert.True(code == 0, $"{code} {text} {error}");
+        var again = Directory.GetDirectories(output).Single(d => d != first);
+        using var result = System.Text.Json.JsonDocument.Parse(await File.ReadAllTextAsync(Path.Combine(again, "result.json"), Token));
+        var root = result.RootElement;
+        Assert.Equal(("map", Path.GetFileName(first)), (root.GetProperty("retriedFrom").GetString(), root.GetProperty("rerunOf").GetString()));
+        Assert.Equal(["import", "query", "cluster"], root.GetProperty("steps").EnumerateArray().Where(s => s.GetProperty("reused").GetBoolean()).Select(s => s.GetProperty("id").GetString()));
+        Assert.Equal(500, root.GetProperty("parameters").GetProperty("map.width").GetInt32());
+        Assert.True(File.Exists(Path.Combine(again, "map.svg")));
+
+        (code, text, _) = await InvokeAsync(["run", "--retry", Path.GetFileName(first), "--from", "map", "--set", "cluster.maxClusters=5", "--store", store, "--out", output]);
+        Assert.Equal(GatewayCommandLine.UsageError, code);
+        Assert.Contains("retry from 'cluster' to change it", text, StringComparison.Ordinal);
     }
 
     private static async Task<(int Code, string Output, string Error)> InvokeAsync(string[] args)

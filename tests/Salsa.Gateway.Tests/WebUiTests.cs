@@ -221,6 +221,17 @@ public sealed class WebUiTests
         Assert.Contains(runs, r => r.Workflow == "census-us" && r.State == Runs.RunState.Cancelled);
     });
 
+    [Fact]
+    public async Task Browser_RetryFromAStep_WithChangesCheckedAsTyped_TheNewRunSaysWhatItReused() => await OnAGatewayAsync(async (gateway, token) =>
+    {
+        using var summary = JsonDocument.Parse(await BrowserScriptAsync("retry-test.mjs", token, gateway.Ports.RestAddress.ToString()));
+
+        var runs = await gateway.Runs.ListAsync(10, token);
+        Assert.Equal(3, runs.Count);
+        Assert.Equal(["map", "cluster", null], runs.Select(r => r.RetriedFrom));
+        Assert.Equal(runs[1].Id, runs[0].RerunOf);
+    });
+
     /// <summary>A gateway of its own (a temporary store) for <paramref name="test"/>, which has three minutes.</summary>
     private static async Task OnAGatewayAsync(Func<GatewayServer, CancellationToken, Task> test)
     {

@@ -140,6 +140,12 @@ class Gateway:
         """Runs the run's workflow text again with its parameters and these changes (None drops one)."""
         return self._json("POST", f"/api/runs/{_segment(run_id)}/rerun", {"parameters": dict(parameters or {})})
 
+    def retry(self, run_id: str, step: str, parameters: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
+        """Runs an ended run again from one of its steps: that step and everything downstream run anew
+        (with these changes for them; None drops an override), the other steps are reused. The new run's
+        ["retriedFrom"] is the step and ["rerunOf"] the old run."""
+        return self._json("POST", f"/api/runs/{_segment(run_id)}/steps/{_segment(step)}/retry", {"parameters": dict(parameters or {})})
+
     def reproduce(self, recorded: Union[str, Mapping[str, Any]]) -> Dict[str, Any]:
         """Runs a succeeded run again exactly as it ran: by its id, or from its result.json (a run as
         run() returns it, recorded on any gateway). Once it ends, the new run's ["reproduction"] says

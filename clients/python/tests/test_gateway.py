@@ -69,6 +69,10 @@ class GatewayTests(unittest.TestCase):
         self.assertIn(run["id"], [use["runId"] for use in entry["runs"]])
         self.assertEqual("my towns", client.rename_dataset(dataset, "my towns")["name"])
         self.assertEqual([dataset], [d["datasetId"] for d in client.datasets(name="my towns")["datasets"]])
+        # Retried from the map, wider: the steps before it reused.
+        retried = client.wait(client.retry(run["id"], "map", {"map.width": 640})["id"], timeout=300)
+        self.assertEqual(("succeeded", "map", run["id"]), (retried["state"], retried["retriedFrom"], retried["rerunOf"]))
+        self.assertEqual(["import", "query", "cluster"], [s["id"] for s in retried["steps"] if s["reused"]])
         # Reproduced by id and from the recorded run: every output and file identical.
         for recorded in (run["id"], client.run(run["id"])):
             again = client.wait(client.reproduce(recorded)["id"], timeout=300)

@@ -120,6 +120,12 @@ public static class GatewayApi
             return TypedResults.Accepted($"/api/runs/{run.Id}", run);
         }).WithName("RerunRun")
           .WithSummary("Runs again the workflow text a run ran, with its parameters and the changes given (a null value drops an override): 202 with the new run, whose rerunOf names the old one.");
+        runs.MapPost("/{id}/steps/{step}/retry", async (RunManager manager, string id, string step, RerunRequest? request, CancellationToken cancellationToken) =>
+        {
+            var run = await manager.RetryFromAsync(ParseId(id), step, request?.Parameters, cancellationToken);
+            return TypedResults.Accepted($"/api/runs/{run.Id}", run);
+        }).WithName("RetryRunFromStep")
+          .WithSummary("Runs an ended run again from one of its steps (Airflow's clear): that step and everything downstream of it run anew, with the changes given for those steps (a null value drops an override); every other step that succeeded is reused — its outputs, the same dataset ids, its digests and files. 202 with the new run, whose rerunOf names the old one and retriedFrom the step; 409 while the run is queued or running or when a step it reads did not succeed, 400 for a change to a reused step, 404 for an unknown step.");
         runs.MapPost("/{id}/reproduce", async (RunManager manager, string id, CancellationToken cancellationToken) =>
         {
             var run = await manager.ReproduceAsync(ParseId(id), cancellationToken);

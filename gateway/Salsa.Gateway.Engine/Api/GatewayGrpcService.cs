@@ -77,6 +77,12 @@ public sealed class GatewayGrpcService(RunManager runs) : global::Salsa.Contract
         return ToProto(await runs.RerunAsync(GatewayApi.ParseId(request.RunId), changes, context.CancellationToken));
     }
 
+    public override async Task<Run> RetryRun(RetryRunRequest request, ServerCallContext context)
+    {
+        var changes = request.Parameters.ToDictionary(p => p.Key, p => ParseJson(p.Key, p.Value), StringComparer.Ordinal);
+        return ToProto(await runs.RetryFromAsync(GatewayApi.ParseId(request.RunId), request.Step, changes, context.CancellationToken));
+    }
+
     public override async Task<Run> ReproduceRun(ReproduceRunRequest request, ServerCallContext context) => ToProto(request.RecordedCase switch
     {
         ReproduceRunRequest.RecordedOneofCase.RunId => await runs.ReproduceAsync(GatewayApi.ParseId(request.RunId), context.CancellationToken),
@@ -138,6 +144,7 @@ public sealed class GatewayGrpcService(RunManager runs) : global::Salsa.Contract
             Resumes = view.Resumes,
             WorkflowVersion = view.WorkflowVersion ?? "",
             RerunOf = view.RerunOf?.ToString() ?? "",
+            RetriedFrom = view.RetriedFrom ?? "",
             Provenance = view.Provenance is { } provenance
                 ? new Proto.RunProvenance { Platform = provenance.Platform, Workflow = provenance.Workflow, Rdkit = provenance.Rdkit ?? "" }
                 : null,

@@ -111,22 +111,32 @@ public sealed partial class RunManager(IDataStore store, WorkflowLibrary library
     public async Task<RunView> RerunAsync(Guid id, IReadOnlyDictionary<string, JsonNode?>? changes, CancellationToken cancellationToken = default)
     {
         var (_, request) = await RecordedAsync(id, cancellationToken).ConfigureAwait(false);
-        var parameters = new Dictionary<string, JsonNode?>(request.Parameters);
+        var parameters = WithChanges(request.Parameters, changes);
+        return await SubmitAsync(Parse(request, parameters), parameters, id, cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <summary>A run's parameter overrides with <paramref name="changes"/> over them: a value replaces, null drops an override.</summary>
+    private static Dictionary<string, JsonNode?> WithChanges(IReadOnlyDictionary<string, JsonNode?> parameters, IReadOnlyDictionary<string, JsonNode?>? changes)
+    {
+        var merged = new Dictionary<string, JsonNode?>(parameters);
         foreach (var (name, value) in changes ?? new Dictionary<string, JsonNode?>())
         {
             if (value is null)
             {
-                parameters.Remove(name);
+                merged.Remove(name);
             }
             else
             {
-                parameters[name] = value.DeepClone();
+                merged[name] = value.DeepClone();
             }
         }
 
-        var workflow = library.Parse(request.Yaml, request.File is { } file ? Path.GetFileName(file) : "inline", request.File, parameters);
-        return await SubmitAsync(workflow, parameters, id, cancellationToken).ConfigureAwait(false);
+        return merged;
     }
+
+    /// <summary>The workflow text a run was asked to run, with <paramref name="parameters"/> applied.</summary>
+    private WorkflowDefinition Parse(RunRequestRecord request, IReadOnlyDictionary<string, JsonNode?> parameters) =>
+        library.Parse(request.Yaml, request.File is { } file ? Path.GetFileName(file) : "inline", request.File, parameters);
 
     /// <summary>A run of the caller's, as it is now, with what it was asked to run.</summary>
     private async Task<(RunView View, RunRequestRecord Request)> RecordedAsync(Guid id, CancellationToken cancellationToken)
@@ -143,7 +153,7 @@ public sealed partial class RunManager(IDataStore store, WorkflowLibrary library
     }
 
     private async Task<RunView> SubmitAsync(WorkflowDefinition workflow, IReadOnlyDictionary<string, JsonNode?> parameters, Guid? rerunOf, CancellationToken cancellationToken,
-        RunReproduction? reproduction = null)
+        RunReproduction? reproduction = null, RunRetry? retry = null)
     {
         ArgumentNullException.ThrowIfNull(workflow);
         if (_stopping)
@@ -158,10 +168,14 @@ public sealed partial class RunManager(IDataStore store, WorkflowLibrary library
             Workflow = workflow.Name,
             State = RunState.Queued,
             Created = DateTimeOffset.UtcNow,
-            Steps = [.. workflow.Steps.Select(s => new StepView { Id = s.Id, Service = s.Service, Operation = s.Operation, DependsOn = s.DependsOn, Parameters = s.Parameters })],
+            // A retry's steps before the one it retries are the earlier run's, outputs and all.
+            Steps = [.. workflow.Steps.Select(s => retry?.Reused.GetValueOrDefault(s.Id)
+                ?? new StepView { Id = s.Id, Service = s.Service, Operation = s.Operation, DependsOn = s.DependsOn, Parameters = s.Parameters })],
+            Artifacts = retry?.Artifacts ?? [],
             Parameters = parameters,
             WorkflowVersion = record.Version,
             RerunOf = rerunOf,
+            RetriedFrom = retry?.From,
             Provenance = new RunProvenance(SalsaVersion.Informational, workflow.Yaml),
             Reproduction = reproduction,
         };

@@ -32,6 +32,13 @@ public sealed record RunView
     /// <summary>The run this one re-ran (with the same workflow text, and its parameters with any changes).</summary>
     public Guid? RerunOf { get; init; }
 
+    /// <summary>
+    /// For a retry (<see cref="RerunOf"/> names the run it retried): the step it ran again from. That
+    /// step and every step downstream of it ran anew; the others' outputs are the earlier run's
+    /// (<see cref="StepView.Reused"/>, the same dataset ids).
+    /// </summary>
+    public string? RetriedFrom { get; init; }
+
     /// <summary>How the run was made: the release, the workflow's text, the RDKit release of its fingerprints (null for runs recorded before it was kept).</summary>
     public RunProvenance? Provenance { get; init; }
 

@@ -81,6 +81,9 @@ public sealed class EmbeddedRunHost : IRunHost
 
     public Task<RunView> ReproduceAsync(RunView recorded, CancellationToken cancellationToken) => _runs.ReproduceAsync(recorded, cancellationToken);
 
+    public Task<RunView> RetryFromAsync(Guid id, string stepId, IReadOnlyDictionary<string, JsonNode?> changes, CancellationToken cancellationToken) =>
+        _runs.RetryFromAsync(id, stepId, changes, cancellationToken);
+
     public IAsyncEnumerable<RunEvent> WatchAsync(Guid id, CancellationToken cancellationToken) => _runs.WatchAsync(id, cancellationToken);
 
     public Task<RunView> WaitAsync(Guid id, CancellationToken cancellationToken) => _runs.WaitAsync(id, cancellationToken);

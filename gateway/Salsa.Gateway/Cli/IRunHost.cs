@@ -28,6 +28,9 @@ public interface IRunHost : IAsyncDisposable
     /// <summary>Reproduces a run recorded anywhere, from its <c>result.json</c>.</summary>
     Task<RunView> ReproduceAsync(RunView recorded, CancellationToken cancellationToken);
 
+    /// <summary>Runs an ended run of this host's again from one of its steps, the steps before it reused, with changes for that step and those downstream.</summary>
+    Task<RunView> RetryFromAsync(Guid id, string stepId, IReadOnlyDictionary<string, JsonNode?> changes, CancellationToken cancellationToken);
+
     /// <summary>The run's events until it ends.</summary>
     IAsyncEnumerable<RunEvent> WatchAsync(Guid id, CancellationToken cancellationToken);
 

@@ -57,6 +57,12 @@ public sealed class RemoteRunHost : IRunHost
         return await ReadAsync<RunView>(response, cancellationToken).ConfigureAwait(false);
     }
 
+    public async Task<RunView> RetryFromAsync(Guid id, string stepId, IReadOnlyDictionary<string, JsonNode?> changes, CancellationToken cancellationToken)
+    {
+        using var response = await SendAsync(() => _http.PostAsJsonAsync($"api/runs/{id}/steps/{Uri.EscapeDataString(stepId)}/retry", new RerunRequest(new(changes)), RunManager.Json, cancellationToken)).ConfigureAwait(false);
+        return await ReadAsync<RunView>(response, cancellationToken).ConfigureAwait(false);
+    }
+
     public async Task<RunView> ReproduceAsync(RunView recorded, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(recorded);

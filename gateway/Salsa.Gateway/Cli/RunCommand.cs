@@ -20,9 +20,10 @@ public static class RunCommand
     private static readonly JsonSerializerOptions s_indented = new(RunManager.Json) { WriteIndented = true };
 
     /// <summary>What to run, and where: <paramref name="Gateway"/> null runs it in this process (with <paramref name="Settings"/>), else on that gateway server.
-    /// <paramref name="Reproduce"/>, when set, is a run id or a <c>result.json</c> to run again exactly as recorded (<paramref name="Workflow"/> and <paramref name="Parameters"/> are then empty).</summary>
+    /// <paramref name="Reproduce"/>, when set, is a run id or a <c>result.json</c> to run again exactly as recorded (<paramref name="Workflow"/> and <paramref name="Parameters"/> are then empty).
+    /// <paramref name="Retry"/>, when set, is a run to run again from its step <paramref name="From"/>, with <paramref name="Parameters"/> as changes for that step and those downstream.</summary>
     public sealed record Options(string Workflow, IReadOnlyDictionary<string, JsonNode?> Parameters, string OutputRoot, IReadOnlyDictionary<string, string?> Settings, Uri? Gateway = null, string? ApiKey = null,
-        string? Reproduce = null);
+        string? Reproduce = null, Guid? Retry = null, string? From = null);
 
     /// <summary>Where the <c>run --gateway</c> command finds its API key when <c>--api-key</c> is not given.</summary>
     public const string ApiKeyVariable = "SALSA_API_KEY";
@@ -40,6 +41,12 @@ public static class RunCommand
             Description = "Runs again a recorded run exactly as it ran — its id (on this machine's store, or the --gateway server's) or its result.json from anywhere — and says, output by output, whether it came out identical (exit code 0) or not (1), and which step first differs.",
             HelpName = "run-id|result.json",
         };
+        var retry = new Option<Guid?>("--retry")
+        {
+            Description = "Runs an ended run again from one of its steps (--from): that step and everything downstream of it run anew, with --set changes for those steps; every other step that succeeded is reused (its outputs, the same dataset ids).",
+            HelpName = "run-id",
+        };
+        var from = new Option<string?>("--from") { Description = "With --retry: the step to run again from.", HelpName = "step" };
         var set = new Option<string[]>("--set")
         {
             Description = "Sets a workflow parameter, step.parameter=value (repeatable); the value is JSON when it parses (10, true, [1,2]), else a string.",
@@ -83,13 +90,18 @@ public static class RunCommand
         };
         var command = new Command("run", "Runs one workflow — in this process with the services embedded, or on a gateway server (--gateway) — with live progress and the hop table; writes <out>/<run-id>/.")
         {
-            workflow, set, output, store, gateway, apiKey, ports, reproduce,
+            workflow, set, output, store, gateway, apiKey, ports, reproduce, retry, from,
         };
         command.Validators.Add(result =>
         {
-            if ((result.GetValue(workflow) is null) == (result.GetResult(reproduce) is null))
+            if (new[] { result.GetValue(workflow) is not null, result.GetResult(reproduce) is not null, result.GetResult(retry) is not null }.Count(given => given) != 1)
             {
-                result.AddError("Name a workflow to run, or a run to reproduce (--reproduce run-id|result.json), not both.");
+                result.AddError("Name a workflow to run, a run to reproduce (--reproduce run-id|result.json) or a run to retry (--retry run-id --from step): one of them.");
+            }
+
+            if ((result.GetResult(retry) is null) != (result.GetResult(from) is null))
+            {
+                result.AddError("--retry and --from go together: the run, and the step it runs again from.");
             }
 
             if (result.GetResult(reproduce) is not null && result.GetResult(set) is { Tokens.Count: > 0 })
@@ -138,7 +150,7 @@ public static class RunCommand
             try
             {
                 var key = parse.GetValue(apiKey) ?? Environment.GetEnvironmentVariable(ApiKeyVariable);
-                return await RunAsync(new Options(parse.GetValue(workflow) ?? "", parameters, parse.GetValue(output)!, settings, parse.GetValue(gateway), key, parse.GetValue(reproduce)),
+                return await RunAsync(new Options(parse.GetValue(workflow) ?? "", parameters, parse.GetValue(output)!, settings, parse.GetValue(gateway), key, parse.GetValue(reproduce), parse.GetValue(retry), parse.GetValue(from)),
                     GatewayCommandLine.ConsoleOf(parse), linked.Token).ConfigureAwait(false);
             }
             finally
@@ -189,7 +201,12 @@ public static class RunCommand
         RunView run;
         try
         {
-            if (options.Reproduce is { } recorded)
+            if (options.Retry is { } retried)
+            {
+                run = await host.RetryFromAsync(retried, options.From!, options.Parameters, cancellationToken).ConfigureAwait(false);
+                workflow = host.Parse(run.Provenance!.Workflow, run.Parameters);
+            }
+            else if (options.Reproduce is { } recorded)
             {
                 run = await Reproduction.StartAsync(host, recorded, cancellationToken).ConfigureAwait(false);
                 workflow = host.Parse(run.Provenance!.Workflow, run.Parameters);

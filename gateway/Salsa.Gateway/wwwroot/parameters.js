@@ -29,7 +29,7 @@ export function parameterChips(parameters, names = new Map()) {
   });
 }
 
-const fieldId = (step, name) => `p-${step}-${name}`.replace(/[^\w-]/g, '_');
+const fieldId = (step, name, prefix = 'p') => `${prefix}-${step}-${name}`.replace(/[^\w-]/g, '_');
 
 function bounds(spec) {
   const parts = [];
@@ -97,9 +97,10 @@ function read(field, spec) {
  * ran with. `onSubmit` receives the changes against that — the changed values, and null for an
  * override emptied (the workflow's own value applies again; an empty field that was no override
  * changes nothing) — and returns a promise; its error is shown in the form. `fixed` parameters
- * (step.parameter → value) get no field and are always sent (an upload's dataset).
+ * (step.parameter → value) get no field and are always sent (an upload's dataset); `prefix` keeps
+ * the fields' ids apart from another form's on the page.
  */
-export function parameterForm(run, operations, { submitText, onSubmit, onCancel, fixed = {} }) {
+export function parameterForm(run, operations, { submitText, onSubmit, onCancel, fixed = {}, prefix = 'p' }) {
   const specs = new Map(operations.map((operation) => [`${operation.service}.${operation.operation}`, operation]));
   const fields = [];
   const fieldsets = (run.steps ?? []).map((step) => {
@@ -109,7 +110,7 @@ export function parameterForm(run, operations, { submitText, onSubmit, onCancel,
     return h('fieldset', { class: 'parameter-step' },
       h('legend', {}, h('span', { class: 'mono' }, step.id), ` — ${step.service}.${step.operation}`),
       parameters.filter((spec) => !(`${step.id}.${spec.name}` in fixed)).map((spec) => {
-        const id = fieldId(step.id, spec.name);
+        const id = fieldId(step.id, spec.name, prefix);
         const ran = step.parameters?.[spec.name];
         const field = input(id, spec, ran);
         const kind = String(spec.kind ?? '').toLowerCase();

@@ -80,7 +80,7 @@ export function renderHeader(current) {
       run.resumes ? field('resumes', String(run.resumes)) : null,
       field('parameters', parametersText(run.parameters), { class: 'mono run-parameters-field' }),
       run.workflowVersion ? field('workflow version', run.workflowVersion, { class: 'mono', title: "the first 12 hex digits of the SHA-256 of the workflow's text this run ran" }) : null,
-      run.rerunOf ? field('re-run of', h('a', { href: `#/runs/${run.rerunOf}` }, run.rerunOf.slice(0, 8)), { class: 'mono' }) : null,
+      run.rerunOf ? field(run.retriedFrom ? 'retry of' : 're-run of', [h('a', { href: `#/runs/${run.rerunOf}` }, run.rerunOf.slice(0, 8)), run.retriedFrom ? ` from ${run.retriedFrom}` : ''], { class: 'mono' }) : null,
       run.reproduction ? field('reproduction of', h('a', { href: `#/runs/${run.reproduction.of}` }, run.reproduction.of.slice(0, 8)), { class: 'mono' }) : null),
     // A run cancelled on request has not failed: said plainly, not as an error.
     run.state === 'cancelled' ? h('p', { class: 'notice' }, 'Cancelled on request; the steps that had not started did not run.')
@@ -180,7 +180,7 @@ export function renderSteps(current) {
       h('td', {},
         h('a', { class: 'step-id', href: stepAddress(current.run.id, step.id), title: `Open ${step.id}: its parameters, inputs and outputs, tries, calls and log` }, step.id),
         h('div', { class: 'step-op muted' }, `${step.service}.${step.operation}`, step.dependsOn?.length ? ` ← ${step.dependsOn.join(', ')}` : '')),
-      h('td', {}, stepBadge(step)),
+      h('td', {}, stepBadge(step), step.reused ? h('div', { class: 'muted small', title: 'its outputs are those of the run this one retried' }, 'reused') : null),
       h('td', { class: 'num' }, step.attempts ?? '–'),
       h('td', { class: 'num' }, format.ms(step.durationMs ?? format.between(step.started, step.finished, step.state === 'running'))),
       h('td', { class: 'outputs' },

@@ -5,9 +5,11 @@
 
 import { h, replace } from './dom.js';
 import * as format from './format.js';
-import { askForKey, authHeaders, stepLogUrl } from './api.js';
-import { badge } from './runs.js';
+import { api, askForKey, authHeaders, runUrl, stepLogUrl } from './api.js';
+import { badge, refreshRuns } from './runs.js';
 import { gatewayLink } from './run-result.js';
+import { parameterForm } from './parameters.js';
+import { operations } from './workflows.js';
 
 /** While its step may still log, the log is read again this often. */
 const LOG_POLL_MS = 2000;
@@ -121,6 +123,78 @@ function renderLog(current) {
   replace(box, panel.error ? h('p', { class: 'error' }, `Log: ${panel.error}`) : null, sections);
 }
 
+/** The step and every step that reads it, directly or through others, in the run's order. */
+export function downstreamOf(steps, stepId) {
+  const found = new Set([stepId]);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const step of steps) {
+      if (!found.has(step.id) && (step.dependsOn ?? []).some((d) => found.has(d))) {
+        found.add(step.id);
+        grew = true;
+      }
+    }
+  }
+  return found;
+}
+
+/** POST …/steps/{step}/retry with `changes` for the step and those downstream, then opens the new run. */
+async function retryFrom(current, stepId, changes) {
+  const next = await api(`${runUrl(current.run.id)}/steps/${encodeURIComponent(stepId)}/retry`, { method: 'POST', body: { parameters: changes } });
+  refreshRuns();
+  location.hash = `#/runs/${next.id}`;
+}
+
+/**
+ * Retry from this step (an ended run's step that ended): at once, or with changes to the parameters
+ * of this step and those downstream (the others are reused, so they take none).
+ */
+function retryControls(current, step) {
+  const run = current.run;
+  if (['queued', 'running'].includes(run.state) || !FINAL.has(step.state)) return null;
+  const again = downstreamOf(run.steps, step.id);
+  const said = h('span', { class: 'retry-message small', role: 'status' });
+  const box = h('div', { class: 'retry-form', hidden: true });
+  const toggle = h('button', { type: 'button', class: 'secondary retry-changes', 'aria-expanded': 'false', onclick: () => open() }, 'Retry with changes');
+  const open = async () => {
+    box.hidden = !box.hidden;
+    toggle.setAttribute('aria-expanded', String(!box.hidden));
+    if (box.hidden) return;
+    replace(box, h('p', { class: 'muted' }, 'loading the operations…'));
+    try {
+      const catalog = await operations();
+      const part = { ...run, steps: run.steps.filter((st) => again.has(st.id)) };
+      replace(box,
+        h('h3', {}, `Retry from ${step.id} with changes `, h('span', { class: 'muted' }, `${[...again].join(', ')} run again; the other steps' outputs are reused`)),
+        parameterForm(part, catalog, { prefix: 'retry', submitText: `Retry from ${step.id}`, onSubmit: (changes) => retryFrom(current, step.id, changes), onCancel: open }));
+      box.querySelector('input, select')?.focus();
+    } catch (error) {
+      replace(box, h('p', { class: 'error' }, `Operations: ${error.message}`));
+    }
+  };
+  return {
+    buttons: [
+      h('button', {
+        type: 'button', class: 'secondary retry-now', title: `run ${[...again].join(', ')} again; reuse the other steps' outputs`,
+        onclick: async (event) => {
+          event.target.disabled = true;
+          try {
+            await retryFrom(current, step.id, {});
+          } catch (error) {
+            said.textContent = `Not retried: ${error.problem?.detail ?? error.message}`;
+            said.className = 'retry-message small error';
+            event.target.disabled = false;
+          }
+        },
+      }, 'Retry from here'),
+      toggle,
+    ],
+    said,
+    box,
+  };
+}
+
 const row = (label, value, attributes = {}) => h('tr', {}, h('th', { scope: 'row' }, label), h('td', attributes, value));
 
 /** An output or parameter value in words: a table by its size, an object by its fields. */
@@ -159,13 +233,25 @@ export function renderStep(current) {
   });
   const logBody = card.querySelector('.step-log-body') ?? h('div', { class: 'step-log-body' });
   const searching = document.activeElement === search;
+  // The retry controls are made again only when what they offer changes (the run or the step ends):
+  // an open form keeps what the reader typed while the run's events redraw the panel.
+  const retryKey = `${run.state}|${step.state}`;
+  if (current.step.retryKey !== retryKey) {
+    current.step.retryKey = retryKey;
+    current.step.retry = retryControls(current, step);
+  }
+  const retry = current.step.retry;
   replace(card,
     h('div', { class: 'step-title' },
       h('h2', { tabindex: -1 }, 'Step ', h('span', { class: 'mono' }, step.id)),
       h('span', { class: 'muted mono' }, `${step.service}.${step.operation}`),
       badge(step.state),
+      step.reused ? h('span', { class: 'chip', title: 'its outputs are those of the run this one retried' }, 'reused') : null,
       h('span', { class: 'spacer' }),
+      retry?.buttons,
       h('button', { type: 'button', class: 'secondary', 'aria-label': `Close the step ${step.id}`, onclick: () => { location.hash = `#/runs/${encodeURIComponent(run.id)}`; } }, 'Close')),
+    retry?.said,
+    retry?.box,
     step.error ? h('div', { class: 'alert' }, h('strong', {}, 'Error: '), String(step.error)) : null,
     h('div', { class: 'step-facts' },
       h('div', {},

@@ -78,6 +78,14 @@ namespace Salsa.Client.Generated.Models
         public Guid? RerunOf { get; set; }
         /// <summary>The resumes property</summary>
         public int? Resumes { get; set; }
+        /// <summary>The retriedFrom property</summary>
+#if NETSTANDARD2_1_OR_GREATER || NETCOREAPP3_1_OR_GREATER
+#nullable enable
+        public string? RetriedFrom { get; set; }
+#nullable restore
+#else
+        public string RetriedFrom { get; set; }
+#endif
         /// <summary>The started property</summary>
         public DateTimeOffset? Started { get; set; }
         /// <summary>The state property</summary>
@@ -144,6 +152,7 @@ namespace Salsa.Client.Generated.Models
                 { "reproduction", n => { Reproduction = n.GetObjectValue<global::Salsa.Client.Generated.Models.RunReproduction>(global::Salsa.Client.Generated.Models.RunReproduction.CreateFromDiscriminatorValue); } },
                 { "rerunOf", n => { RerunOf = n.GetGuidValue(); } },
                 { "resumes", n => { Resumes = n.GetIntValue(); } },
+                { "retriedFrom", n => { RetriedFrom = n.GetStringValue(); } },
                 { "started", n => { Started = n.GetDateTimeOffsetValue(); } },
                 { "state", n => { State = n.GetEnumValue<global::Salsa.Client.Generated.Models.RunState>(); } },
                 { "steps", n => { Steps = n.GetCollectionOfObjectValues<global::Salsa.Client.Generated.Models.StepView>(global::Salsa.Client.Generated.Models.StepView.CreateFromDiscriminatorValue)?.AsList(); } },
@@ -171,6 +180,7 @@ namespace Salsa.Client.Generated.Models
             writer.WriteObjectValue<global::Salsa.Client.Generated.Models.RunReproduction>("reproduction", Reproduction);
             writer.WriteGuidValue("rerunOf", RerunOf);
             writer.WriteIntValue("resumes", Resumes);
+            writer.WriteStringValue("retriedFrom", RetriedFrom);
             writer.WriteDateTimeOffsetValue("started", Started);
             writer.WriteEnumValue<global::Salsa.Client.Generated.Models.RunState>("state", State);
             writer.WriteCollectionOfObjectValues<global::Salsa.Client.Generated.Models.StepView>("steps", Steps);

@@ -3,6 +3,7 @@
 using Microsoft.Kiota.Abstractions.Extensions;
 using Microsoft.Kiota.Abstractions;
 using Salsa.Client.Generated.Api.Runs.Item.Steps.Item.Log;
+using Salsa.Client.Generated.Api.Runs.Item.Steps.Item.Retry;
 using System.Collections.Generic;
 using System.IO;
 using System.Threading.Tasks;
@@ -19,6 +20,11 @@ namespace Salsa.Client.Generated.Api.Runs.Item.Steps.Item
         public global::Salsa.Client.Generated.Api.Runs.Item.Steps.Item.Log.LogRequestBuilder Log
         {
             get => new global::Salsa.Client.Generated.Api.Runs.Item.Steps.Item.Log.LogRequestBuilder(PathParameters, RequestAdapter);
+        }
+        /// <summary>The retry property</summary>
+        public global::Salsa.Client.Generated.Api.Runs.Item.Steps.Item.Retry.RetryRequestBuilder Retry
+        {
+            get => new global::Salsa.Client.Generated.Api.Runs.Item.Steps.Item.Retry.RetryRequestBuilder(PathParameters, RequestAdapter);
         }
         /// <summary>
         /// Instantiates a new <see cref="global::Salsa.Client.Generated.Api.Runs.Item.Steps.Item.WithStepItemRequestBuilder"/> and sets the default values.
