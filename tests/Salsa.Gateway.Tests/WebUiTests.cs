@@ -232,6 +232,15 @@ public sealed class WebUiTests
         Assert.Equal(runs[1].Id, runs[0].RerunOf);
     });
 
+    [Fact]
+    public async Task Browser_WorkflowFiles_ReadOnlyWithLineNumbers_AndARunsWorkflowAsItRan() => await OnAGatewayAsync(async (gateway, token) =>
+    {
+        using var summary = JsonDocument.Parse(await BrowserScriptAsync("yaml-test.mjs", token, gateway.Ports.RestAddress.ToString()));
+
+        Assert.Equal(summary.RootElement.GetProperty("card").GetProperty("expected").GetInt32(), summary.RootElement.GetProperty("card").GetProperty("lines").GetInt32());
+        Assert.Single(await gateway.Runs.ListAsync(10, token));
+    });
+
     /// <summary>A gateway of its own (a temporary store) for <paramref name="test"/>, which has three minutes.</summary>
     private static async Task OnAGatewayAsync(Func<GatewayServer, CancellationToken, Task> test)
     {

@@ -142,6 +142,10 @@ public static class GatewayApi
             TypedResults.Text(await manager.GetStepLogAsync(ParseId(id), step, cancellationToken), "text/plain; charset=utf-8"))
             .WithName("GetStepLog")
             .WithSummary("A step's log, as text: first the gateway's lines (its start, each call to a service with its latency and outcome, its end), then each service job's lines from its service (accepted, started, each phase, its end, the service's lines while it ran) under a heading naming the job, one job per try. Read it again while the step runs: the console does, every 2 s.");
+        runs.MapGet("/{id}/workflow", async (RunManager manager, string id, CancellationToken cancellationToken) =>
+            TypedResults.Text(await manager.GetEffectiveWorkflowAsync(ParseId(id), cancellationToken), "application/yaml; charset=utf-8"))
+            .WithName("GetRunWorkflow")
+            .WithSummary("The run's workflow as it ran, as a workflow file (YAML): the workflow's text read with the run's overrides, each step's parameters as the step ran with them (the workflow's values, the operations' defaults and the overrides applied). Started as it is, it runs the same steps with the same parameters.");
         runs.MapGet("/{id}/artifacts/{name}", async (RunManager manager, string id, string name, CancellationToken cancellationToken) =>
         {
             var artifact = await manager.GetArtifactAsync(ParseId(id), name, cancellationToken);

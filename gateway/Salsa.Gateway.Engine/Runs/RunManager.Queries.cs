@@ -149,6 +149,13 @@ public sealed partial class RunManager
         return new Artifact(name, contentType, data);
     }
 
+    /// <summary>The caller's run's workflow as it ran it, as a workflow file (<see cref="EffectiveWorkflow"/>).</summary>
+    public async Task<string> GetEffectiveWorkflowAsync(Guid id, CancellationToken cancellationToken = default)
+    {
+        var (view, request) = await RecordedAsync(id, cancellationToken).ConfigureAwait(false);
+        return EffectiveWorkflow.Yaml(Parse(request, request.Parameters), view);
+    }
+
     /// <summary>
     /// A step of the caller's run as text: first the gateway's own lines (the step's start, each call
     /// it made to a service with its latency and outcome, its end), then each service job's lines

@@ -40,3 +40,9 @@ export function replace(element, ...children) {
   append(element, children);
   return element;
 }
+
+/** Text shown read-only with its line numbers (drawn by the stylesheet: copied text has none). */
+export function codeLines(text, label) {
+  return h('pre', { class: 'code-lines', tabindex: 0, role: 'region', 'aria-label': label },
+    h('code', {}, String(text ?? '').replace(/\n$/, '').split('\n').map((line) => h('span', { class: 'line' }, line, '\n'))));
+}

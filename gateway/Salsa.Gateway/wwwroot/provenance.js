@@ -3,7 +3,8 @@
 // recorded one with the verdict (GET /api/runs/{id}: provenance, steps[].digests,
 // artifacts[].sha256, reproduction).
 
-import { h, replace } from './dom.js';
+import { codeLines, h, replace } from './dom.js';
+import { authHeaders, runUrl } from './api.js';
 
 const short = (digest) => (digest ? `${digest.slice(0, 16)}…` : '–');
 
@@ -67,5 +68,22 @@ export function renderProvenance(current) {
       reproduction?.recordedPlatform && reproduction.recordedPlatform !== provenance.platform ? field('recorded by', reproduction.recordedPlatform) : null,
       reproduction?.pinned?.length ? field('pinned to recorded values', reproduction.pinned.join(', ')) : null),
     table,
-    h('details', { class: 'workflow-text' }, h('summary', {}, 'Workflow text it ran'), h('pre', { class: 'mono' }, provenance.workflow)));
+    h('details', { class: 'workflow-text' }, h('summary', {}, 'Workflow text it ran'), codeLines(provenance.workflow, 'The workflow text it ran')),
+    effectiveWorkflow(current.run.id));
+}
+
+/** The run's workflow as it ran — every step's parameters as it ran with them — read when first opened (GET /api/runs/{id}/workflow). */
+function effectiveWorkflow(runId) {
+  const details = h('details', { class: 'workflow-text' }, h('summary', {}, 'As it ran: every parameter applied'));
+  details.addEventListener('toggle', async () => {
+    if (!details.open || details.querySelector('pre, .error')) return;
+    try {
+      const response = await fetch(`${runUrl(runId)}/workflow`, { headers: authHeaders(), cache: 'no-store' });
+      if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
+      details.append(codeLines(await response.text(), 'The workflow as it ran'), h('p', { class: 'muted small' }, 'A workflow file: started as it is, it runs the same steps with the same parameters.'));
+    } catch (error) {
+      details.append(h('p', { class: 'error' }, `Workflow: ${error.message}`));
+    }
+  });
+  return details;
 }

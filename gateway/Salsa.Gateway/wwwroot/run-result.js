@@ -133,10 +133,21 @@ export function renderClusters(current) {
     replace(current.el.clusters, h('p', { class: 'muted' }, ACTIVE.has(current.run?.state) ? 'Tables appear as steps finish.' : 'No step produced a table.'));
     return;
   }
-  replace(current.el.clusters, h('div', { class: 'tables' }, steps.map((step) => tableOf(step))));
+  replace(current.el.clusters, h('div', { class: 'tables' }, steps.map((step) => tableOf(step, unitsOf(step, current.run.steps)))));
 }
 
-function tableOf(step) {
+/**
+ * The units of a table's columns where the data says them: a clustering of a census query's points
+ * has its centres in that query's planar kilometres (equirectangular about the selection's centre).
+ */
+function unitsOf(step, steps) {
+  const readsQuery = (step.dependsOn ?? []).some((id) => steps.some((st) => st.id === id && st.service === 'census' && st.operation === 'query'));
+  return readsQuery
+    ? { x: ['km east', "kilometres east of the selection's centre (the census query's equirectangular projection)"], y: ['km north', "kilometres north of the selection's centre"] }
+    : {};
+}
+
+function tableOf(step, units = {}) {
   const rows = step.outputs.table;
   const columns = [];
   for (const row of rows) for (const key of Object.keys(row)) if (!columns.includes(key)) columns.push(key);
@@ -150,7 +161,7 @@ function tableOf(step) {
     h('h3', {}, step.id, h('span', { class: 'muted' }, ` · ${rows.length} row${rows.length === 1 ? '' : 's'} · `),
       h('button', { type: 'button', class: 'link csv', 'aria-label': `download ${step.id} as CSV`, onclick: () => saveCsv(`${step.id}.csv`, columns, rows) }, 'CSV')),
     h('div', { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': `${step.id} table` }, h('table', { class: 'data-table' },
-      h('thead', {}, h('tr', {}, depicted ? h('th', { scope: 'col' }, 'structure') : null, columns.map((c) => h('th', { scope: 'col', class: numeric.has(c) ? 'num' : '' }, c)))),
+      h('thead', {}, h('tr', {}, depicted ? h('th', { scope: 'col' }, 'structure') : null, columns.map((c) => h('th', { scope: 'col', class: numeric.has(c) ? 'num' : '', title: units[c]?.[1] }, c, units[c] ? h('span', { class: 'unit' }, ` (${units[c][0]})`) : null)))),
       h('tbody', {}, shown.map((row) => h('tr', {},
         depicted ? h('td', { class: 'depiction' }, depiction(row.smiles)) : null,
         columns.map((c) => h('td', { class: numeric.has(c) ? 'num' : '', title: typeof row[c] === 'number' ? String(row[c]) : '' }, cell(row[c])))))))),

@@ -1,7 +1,7 @@
 // The workflows to start: each as a card with its graph, Kmax where it clusters, and its parameters'
 // form generated from the operations' catalog (GET /api/workflows, GET /api/operations, POST /api/runs).
 
-import { $, h, replace } from './dom.js';
+import { $, codeLines, h, replace } from './dom.js';
 import { api } from './api.js';
 import { levels } from './dag.js';
 import { parameterForm } from './parameters.js';
@@ -73,12 +73,28 @@ function renderWorkflows(workflows) {
       h('div', { class: 'workflow-parameters' },
         kmax ? h('label', { title: 'the most clusters the annealing may split into (cluster.maxClusters)' }, 'Kmax', kmax) : null,
         kmaxField?.error,
-        errors.length ? null : startForm(workflow, {}, 'parameters')),
+        errors.length ? null : startForm(workflow, {}, 'parameters'),
+        yamlOf(workflow.name)),
       errors.length
         ? h('ul', { class: 'workflow-errors' }, errors.map((e) => h('li', {}, e.line ? `line ${e.line}${e.column ? `:${e.column}` : ''}: ` : '', e.message ?? String(e))))
         : null,
       message);
   }));
+}
+
+/** A disclosure with the workflow's file, read-only with its line numbers (read when first opened). */
+function yamlOf(name) {
+  const details = h('details', { class: 'workflow-yaml' }, h('summary', {}, 'YAML'));
+  details.addEventListener('toggle', async () => {
+    if (!details.open || details.querySelector('pre, .error')) return;
+    try {
+      const workflow = await api(`/api/workflows/${encodeURIComponent(name)}`);
+      details.append(codeLines(workflow.yaml, `${name}: its workflow file`));
+    } catch (error) {
+      details.append(h('p', { class: 'error' }, `YAML: ${error.message}`));
+    }
+  });
+  return details;
 }
 
 /** POST /api/runs, then opens the run. */

@@ -188,6 +188,9 @@ try {
       if (summary.hops !== summary.api.hops) fail(`the waterfall shows ${summary.hops} hops, the run has ${summary.api.hops}`);
       summary.clusterRows = await page.locator('#clusters table tbody tr').count();
       if (summary.clusterRows < 1) fail('the cluster table has no rows');
+      // A census clustering's centres say their units (the query's planar kilometres).
+      summary.clusterHeads = (await page.locator('#clusters table thead th').allTextContents()).map((t) => t.trim());
+      if (!summary.clusterHeads.includes('x (km east)') || !summary.clusterHeads.includes('y (km north)')) fail(`the cluster table's heads: ${summary.clusterHeads.join(', ')}`);
       summary.tables = await page.locator('#clusters .table-box').evaluateAll((nodes) => nodes.map((n) => n.dataset.step));
       summary.artifactLinks = await page.locator('#result .artifacts a:not(.download)').count();
       summary.downloads = await page.locator('#result .artifacts a.download[download]').count();

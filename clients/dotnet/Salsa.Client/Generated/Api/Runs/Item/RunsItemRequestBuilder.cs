@@ -9,6 +9,7 @@ using Salsa.Client.Generated.Api.Runs.Item.Events;
 using Salsa.Client.Generated.Api.Runs.Item.Reproduce;
 using Salsa.Client.Generated.Api.Runs.Item.Rerun;
 using Salsa.Client.Generated.Api.Runs.Item.Steps;
+using Salsa.Client.Generated.Api.Runs.Item.Workflow;
 using Salsa.Client.Generated.Models;
 using System.Collections.Generic;
 using System.IO;
@@ -52,6 +53,11 @@ namespace Salsa.Client.Generated.Api.Runs.Item
         public global::Salsa.Client.Generated.Api.Runs.Item.Steps.StepsRequestBuilder Steps
         {
             get => new global::Salsa.Client.Generated.Api.Runs.Item.Steps.StepsRequestBuilder(PathParameters, RequestAdapter);
+        }
+        /// <summary>The workflow property</summary>
+        public global::Salsa.Client.Generated.Api.Runs.Item.Workflow.WorkflowRequestBuilder Workflow
+        {
+            get => new global::Salsa.Client.Generated.Api.Runs.Item.Workflow.WorkflowRequestBuilder(PathParameters, RequestAdapter);
         }
         /// <summary>
         /// Instantiates a new <see cref="global::Salsa.Client.Generated.Api.Runs.Item.RunsItemRequestBuilder"/> and sets the default values.
