@@ -1,20 +1,28 @@
 // The gateway's web console: workflows to start, your data to upload, the runs, and one run live —
 // its steps, the running step's progress from the event stream, the result image, the tables and
 // the hop waterfall. Talks to nothing but the gateway's REST API (docs/gateway.md); each part is a
-// module of its own, this one starts them and routes the address.
+// module of its own, this one starts them and routes the address. The home page loads only what it
+// shows; a run's modules and the datasets page are loaded when first opened (bench/console).
 
 import { $, h, replace } from './dom.js';
 import { setupCredentials } from './api.js';
-import { renderWaterfall } from './waterfall.js';
-import { setupViewer } from './viewer.js';
 import { loadWorkflows } from './workflows.js';
 import { setupUploads } from './uploads.js';
 import { currentRunId, followRuns, highlightRun, refreshRuns, runsListed, setupRunsFilter, setupRunsViews } from './runs.js';
 import { loadConsoleSettings, loadServices } from './services.js';
-import { closeView, currentView, openRun } from './run.js';
-import { renderHeader, renderLive } from './run-view.js';
-import { showStep, stepFromAddress } from './step.js';
-import { openDatasets } from './datasets.js';
+
+/** A run's modules (one run live, its step, its waterfall), once a run has been opened; else null. */
+let runPage = null;
+let runPageLoading = null;
+
+function loadRunPage() {
+  runPageLoading ??= Promise.all([import('./run.js'), import('./run-view.js'), import('./waterfall.js'), import('./step.js')])
+    .then(([run, view, waterfall, step]) => (runPage = { ...run, ...view, ...waterfall, ...step }));
+  return runPageLoading;
+}
+
+const currentView = () => runPage?.currentView() ?? null;
+const closeView = () => runPage?.closeView();
 
 // ---------------------------------------------------------------------------------------------
 // Home and routing
@@ -40,18 +48,21 @@ function home() {
       'REST: ', h('a', { href: '/api/workflows' }, '/api/workflows'), ' · ', h('a', { href: '/api/runs' }, '/api/runs'), ' · ', h('a', { href: '/scalar' }, 'API reference'))));
 }
 
-function route() {
+async function route() {
   const id = currentRunId();
   if (/^#\/datasets\b/.test(location.hash)) {
     closeView();
     highlightRun(null);
     placeRuns('side');
     document.body.dataset.page = 'datasets';
-    openDatasets();
+    const { openDatasets } = await import('./datasets.js');
+    if (/^#\/datasets\b/.test(location.hash)) openDatasets();
   } else if (id) {
     placeRuns('side');
-    if (currentView()?.id !== id) openRun(id);
-    else showStep(currentView(), stepFromAddress());
+    const page = await loadRunPage();
+    if (currentRunId() !== id) return; // the address moved on while the modules loaded
+    if (currentView()?.id !== id) page.openRun(id);
+    else page.showStep(currentView(), page.stepFromAddress());
   } else {
     home();
   }
@@ -69,8 +80,8 @@ new ResizeObserver(([entry]) => {
   resizeTimer = setTimeout(() => {
     const view = currentView();
     if (view?.run) {
-      renderLive(view);
-      renderWaterfall(view.el.waterfall, view.run);
+      runPage.renderLive(view);
+      runPage.renderWaterfall(view.el.waterfall, view.run);
     }
   }, 100);
 }).observe($('#view'));
@@ -88,11 +99,10 @@ setupCredentials(() => {
 setupUploads();
 setupRunsFilter();
 setupRunsViews();
-setupViewer();
 loadWorkflows();
 loadConsoleSettings(() => {
   const view = currentView();
-  if (view?.run) renderHeader(view);
+  if (view?.run) runPage.renderHeader(view);
 });
 loadServices();
 // The runs list is read once the runs' stream has begun (its `ready`: a list read then misses

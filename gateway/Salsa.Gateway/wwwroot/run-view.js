@@ -7,11 +7,10 @@ import { api, runUrl } from './api.js';
 import { renderLineChart } from './chart.js';
 import { renderDag } from './dag.js';
 import { parameterForm, parametersText } from './parameters.js';
-import { badge, refreshRuns } from './runs.js';
+import { badge, refreshRuns, stepAddress } from './runs.js';
 import { consoleSettings } from './services.js';
 import { operationOf, operations } from './workflows.js';
 import { ACTIVE, applyRun } from './run.js';
-import { stepAddress } from './step.js';
 
 const STREAM_TEXT = {
   connecting: 'connecting to events…',

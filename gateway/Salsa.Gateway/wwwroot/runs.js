@@ -6,8 +6,6 @@ import * as format from './format.js';
 import { askForKey, authHeaders, connection, eventSource } from './api.js';
 import { parameterChips } from './parameters.js';
 import { watchField } from './fields.js';
-import { stepAddress } from './step.js';
-import { datasetNames } from './datasets.js';
 
 /** The runs list follows the runs' event stream; without it, it is reloaded this often. */
 const RUNS_FALLBACK_MS = 15000;
@@ -23,7 +21,7 @@ function renderRuns(runs, total) {
   // A run that names a dataset (import.dataset) shows its name: read the names once, then draw again.
   if (!namesAsked && runs.some((run) => Object.values(run.parameters ?? {}).some((value) => typeof value === 'string' && format.GUID.test(value)))) {
     namesAsked = true;
-    datasetNames().then((map) => {
+    import('./datasets.js').then(({ datasetNames }) => datasetNames()).then((map) => {
       datasetNameMap = map;
       if ($('#runs table, #runs .grid-block')) renderRuns(runs, total);
     });
@@ -322,6 +320,9 @@ export function setupRunsFilter() {
     refreshRuns();
   });
 }
+
+/** The address of a step of a run. */
+export const stepAddress = (runId, stepId) => `#/runs/${encodeURIComponent(runId)}/steps/${encodeURIComponent(stepId)}`;
 
 /** The run the address names (#/runs/{id}), or null. */
 export function currentRunId() {

@@ -6,16 +6,13 @@
 import { h, replace } from './dom.js';
 import * as format from './format.js';
 import { api, askForKey, authHeaders, runUrl, stepLogUrl } from './api.js';
-import { badge, refreshRuns } from './runs.js';
+import { badge, refreshRuns, stepAddress } from './runs.js';
 import { gatewayLink } from './run-result.js';
 import { parameterForm } from './parameters.js';
 import { operations } from './workflows.js';
 
 /** While its step may still log, the log is read again this often. */
 const LOG_POLL_MS = 2000;
-
-/** The address of a step of a run. */
-export const stepAddress = (runId, stepId) => `#/runs/${encodeURIComponent(runId)}/steps/${encodeURIComponent(stepId)}`;
 
 /** The step the address opens (#/runs/{id}/steps/{step}), or null. */
 export function stepFromAddress() {

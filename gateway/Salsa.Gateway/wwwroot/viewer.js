@@ -45,6 +45,7 @@ function place(scale) {
 
 /** Opens the viewer on `src` (an image URL); `links` are the figure's download links. */
 export function openViewer({ src, title, links = [] }) {
+  setupViewer();
   const dialog = $('#viewer');
   const image = $('#viewer-image');
   $('#viewer-title').textContent = title;
@@ -57,7 +58,12 @@ export function openViewer({ src, title, links = [] }) {
   $('#viewer-stage').focus();
 }
 
+let ready = false;
+
+/** The dialog's controls, wired once (on the first figure opened). */
 export function setupViewer() {
+  if (ready) return;
+  ready = true;
   const dialog = $('#viewer');
   const stage = $('#viewer-stage');
   const actions = {

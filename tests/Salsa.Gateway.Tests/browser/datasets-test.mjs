@@ -36,6 +36,8 @@ try {
   await page.waitForFunction(() => /^#\/runs\/[0-9a-f-]{36}$/.test(location.hash), null, { timeout: 10_000 });
   const run = page.url().split('#/runs/')[1];
   await page.locator('#run-state', { hasText: 'succeeded' }).waitFor({ timeout: 120_000 });
+  // The list names the upload once it has read the datasets' names (it asks when a run names one).
+  await page.locator(`#runs tr[data-run="${run}"] .run-parameters .chip`, { hasText: 'my-places.csv' }).waitFor({ timeout: 10_000 }).catch(() => {});
   summary.chips = await page.locator(`#runs tr[data-run="${run}"] .run-parameters .chip`).allTextContents();
   if (!summary.chips.some((chip) => /import\.dataset\s+my-places\.csv/.test(chip)) || summary.chips.some((chip) => /import\.file/.test(chip))) fail(`the run's chips read ${JSON.stringify(summary.chips)}`);
   await page.goto(`${root}/#/datasets`, { waitUntil: 'load' });
