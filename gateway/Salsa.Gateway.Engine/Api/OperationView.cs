@@ -36,11 +36,12 @@ public sealed record OperationParameterView(
     double? ExclusiveMinimum,
     double? ExclusiveMaximum,
     IReadOnlyList<string>? Allowed,
-    bool IsPath)
+    bool IsPath,
+    bool IsMolecule)
 {
     public static OperationParameterView Of(ParameterSpec spec)
     {
         ArgumentNullException.ThrowIfNull(spec);
-        return new(spec.Name, spec.Kind.ToString(), spec.Description, spec.Required, spec.Default, spec.Minimum, spec.Maximum, spec.ExclusiveMinimum, spec.ExclusiveMaximum, spec.Allowed, spec.IsPath);
+        return new(spec.Name, spec.Kind.ToString(), spec.Description, spec.Required, spec.Default, spec.Minimum, spec.Maximum, spec.ExclusiveMinimum, spec.ExclusiveMaximum, spec.Allowed, spec.IsPath, spec.IsMolecule);
     }
 }

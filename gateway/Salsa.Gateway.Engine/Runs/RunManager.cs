@@ -161,6 +161,7 @@ public sealed partial class RunManager(IDataStore store, WorkflowLibrary library
             throw new QueueFullException("The gateway is stopping.", _limits.RetryAfter);
         }
 
+        await CheckMoleculesAsync(workflow, cancellationToken).ConfigureAwait(false);
         var record = new RunRequestRecord(workflow.Name, workflow.Yaml, workflow.File, parameters);
         var view = new RunView
         {

@@ -64,7 +64,7 @@ public static class FingerprintsOperations
     {
         InputSpec fingerprints = new("dataset", T.Fingerprints, true, "the fingerprints searched");
         InputSpec butina = new("butina", T.Butina, false, "a Butina clustering of that dataset, to prune the search");
-        ParameterSpec querySmiles = new("querySmiles", ParameterKind.String, "the query molecule as a SMILES: RDKit fingerprints it as the dataset's were");
+        ParameterSpec querySmiles = new("querySmiles", ParameterKind.String, "the query molecule as a SMILES: RDKit fingerprints it as the dataset's were (read when the run is submitted: one RDKit cannot read refuses the run)") { IsMolecule = true };
         ParameterSpec queryHex = new("queryHex", ParameterKind.String, "the query fingerprint in the data files' hex encoding");
         ParameterSpec fingerprintType = new("fingerprintType", ParameterKind.String, "the query's fingerprint type (the dataset's)") { Default = FingerprintType.Ecfp4.Name };
         ParameterSpec k = new("k", ParameterKind.Integer, "hits") { Default = 10, Minimum = 1, Maximum = SearchBounds.DefaultMaxK };

@@ -2,7 +2,8 @@
 // form, "1e", "--", a fraction, a value past the catalog's bounds or a number of 20 digits marks the
 // field (aria-invalid) with its message beside it in words, and no POST /api/runs is sent; a good
 // value still starts the run. Every Start button has a name of its own. axe at zero violations with
-// a field marked. Usage: node inputs-test.mjs <gateway-url>
+// a field marked. A query SMILES RDKit cannot read is refused at its field before any step runs.
+// Usage: node inputs-test.mjs <gateway-url>
 import { axeViolations, begin, finish } from './common.mjs';
 
 const [base] = process.argv.slice(2);
@@ -93,6 +94,20 @@ try {
   await page.waitForFunction(() => /^#\/runs\/[^/]+/.test(location.hash), null, { timeout: 30_000 });
   summary.started = started.map((body) => JSON.parse(body));
   if (started.length !== 1 || summary.started[0]?.parameters?.['cluster.maxClusters'] !== 7) fail(`the good value started ${JSON.stringify(summary.started)}`);
+
+  // A query molecule RDKit cannot read is refused when the run is submitted, at its field, before
+  // any step ran (it failed the search after the import, fingerprints and clustering).
+  await page.goto(base, { waitUntil: 'load' });
+  const chem = page.locator('.workflow[data-workflow="chem-compounds"]');
+  await chem.locator('details.start-form > summary').click();
+  const smiles = chem.locator('input[name="p-search-querySmiles"]');
+  await smiles.waitFor({ timeout: 15_000 });
+  await smiles.fill('C1CC');
+  await chem.locator('form.parameter-form button[type="submit"]').click();
+  await page.waitForFunction(() => document.querySelector('input[name="p-search-querySmiles"]')?.getAttribute('aria-invalid') === 'true', null, { timeout: 15_000 });
+  summary.molecule = (await chem.locator('#p-search-querySmiles-error').textContent())?.trim();
+  if (!/^search · querySmiles is not a molecule RDKit can read: .*unclosed ring/.test(summary.molecule ?? '')) fail(`the refused molecule says "${summary.molecule}"`);
+  if (/^#\/runs\//.test(await page.evaluate(() => location.hash))) fail('a molecule RDKit cannot read opened a run');
 } catch (error) {
   fail(error.message.split('\n')[0]);
 } finally {

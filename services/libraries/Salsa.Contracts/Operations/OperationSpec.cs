@@ -44,6 +44,12 @@ public sealed record ParameterSpec(string Name, ParameterKind Kind, string Descr
     /// file is read from that file's folder, wherever the gateway was started.
     /// </summary>
     public bool IsPath { get; init; }
+
+    /// <summary>
+    /// A molecule as a SMILES: the gateway has the chem service's RDKit read it when a run is submitted,
+    /// so a SMILES it cannot read refuses the run, at this parameter, before any step runs.
+    /// </summary>
+    public bool IsMolecule { get; init; }
 }
 
 /// <summary>An output of an operation.</summary>

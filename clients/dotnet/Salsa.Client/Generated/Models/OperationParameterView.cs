@@ -40,6 +40,8 @@ namespace Salsa.Client.Generated.Models
         public double? ExclusiveMaximum { get; set; }
         /// <summary>The exclusiveMinimum property</summary>
         public double? ExclusiveMinimum { get; set; }
+        /// <summary>The isMolecule property</summary>
+        public bool? IsMolecule { get; set; }
         /// <summary>The isPath property</summary>
         public bool? IsPath { get; set; }
         /// <summary>The kind property</summary>
@@ -87,6 +89,7 @@ namespace Salsa.Client.Generated.Models
                 { "description", n => { Description = n.GetStringValue(); } },
                 { "exclusiveMaximum", n => { ExclusiveMaximum = n.GetDoubleValue(); } },
                 { "exclusiveMinimum", n => { ExclusiveMinimum = n.GetDoubleValue(); } },
+                { "isMolecule", n => { IsMolecule = n.GetBoolValue(); } },
                 { "isPath", n => { IsPath = n.GetBoolValue(); } },
                 { "kind", n => { Kind = n.GetStringValue(); } },
                 { "maximum", n => { Maximum = n.GetDoubleValue(); } },
@@ -107,6 +110,7 @@ namespace Salsa.Client.Generated.Models
             writer.WriteStringValue("description", Description);
             writer.WriteDoubleValue("exclusiveMaximum", ExclusiveMaximum);
             writer.WriteDoubleValue("exclusiveMinimum", ExclusiveMinimum);
+            writer.WriteBoolValue("isMolecule", IsMolecule);
             writer.WriteBoolValue("isPath", IsPath);
             writer.WriteStringValue("kind", Kind);
             writer.WriteDoubleValue("maximum", Maximum);
