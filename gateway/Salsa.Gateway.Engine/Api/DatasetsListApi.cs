@@ -1,3 +1,5 @@
+using System.Globalization;
+using System.Text.Json.Nodes;
 using Grpc.Core;
 using Salsa.Contracts.Datasets;
 using Salsa.Gateway.Runs;
@@ -66,12 +68,12 @@ public static class DatasetsListApi
 
             var all = await ListAsync(services, cancellationToken);
             var selected = all
-                .Where(d => string.IsNullOrEmpty(kind) || Kind(d) == kind)
+                .Where(d => string.IsNullOrEmpty(kind) || Kind(d.Info.Kind) == kind)
                 .Where(d => string.IsNullOrEmpty(name) || d.Info.Name.Contains(name, StringComparison.OrdinalIgnoreCase))
                 .ToList();
             var page = selected.Skip(offset ?? 0).Take(limit ?? 50).ToList();
             var uses = await UsesAsync(runs, cancellationToken);
-            response.Headers["X-Total-Count"] = selected.Count.ToString(System.Globalization.CultureInfo.InvariantCulture);
+            response.Headers["X-Total-Count"] = selected.Count.ToString(CultureInfo.InvariantCulture);
             return TypedResults.Ok(page.Select(d => Entry(d.Info, d.Service, uses)).ToList());
         }).WithName("ListUserDatasets")
           .WithSummary("The caller's datasets — uploads, imports and what runs made of them — newest first, from the census and chem services (the newest 1,000 of each): filtered by kind (dense, binary, census, compounds) and by a part of the name, paged by offset and limit (X-Total-Count: how many the filters select), each with the runs of the newest 1,000 that used it.");
@@ -101,7 +103,7 @@ public static class DatasetsListApi
         return app;
     }
 
-    private static string Kind(ListedDataset dataset) => dataset.Info.Kind switch
+    private static string Kind(DatasetKind kind) => kind switch
     {
         DatasetKind.Dense => "dense",
         DatasetKind.Binary => "binary",
@@ -160,7 +162,7 @@ public static class DatasetsListApi
             var ids = new HashSet<string>(StringComparer.Ordinal);
             foreach (var value in run.Parameters.Values)
             {
-                if (value is System.Text.Json.Nodes.JsonValue text && text.TryGetValue<string>(out var s))
+                if (value is JsonValue text && text.TryGetValue<string>(out var s))
                 {
                     ids.Add(s);
                 }
@@ -168,7 +170,7 @@ public static class DatasetsListApi
 
             foreach (var step in run.Steps)
             {
-                if (step.Outputs?["dataset"] is System.Text.Json.Nodes.JsonValue output && output.TryGetValue<string>(out var made))
+                if (step.Outputs?["dataset"] is JsonValue output && output.TryGetValue<string>(out var made))
                 {
                     ids.Add(made);
                 }
@@ -191,7 +193,7 @@ public static class DatasetsListApi
     private static DatasetEntry Entry(DatasetInfo info, string service, Dictionary<string, List<DatasetRunUse>> uses) => new(
         info.DatasetId,
         info.Name,
-        Kind(new ListedDataset(info, service)),
+        Kind(info.Kind),
         info.Count,
         info.Bytes,
         info.Created.ToDateTimeOffset(),
