@@ -54,6 +54,7 @@ public static class Spmd
             }
 
             var group = new SpmdGroup(size, SpmdExecution.Threads, options, dispatcher.ThreadCount);
+            var caller = ExecutionContext.Capture();
             var failures = new Exception?[size];
             using var done = new CountdownEvent(size);
             using var watch = group.StartDeadlockWatch();
@@ -68,15 +69,18 @@ public static class Spmd
                 {
                     try
                     {
-                        var outer = RankFlow.Enter(group.Ranks[index].Waiter);
-                        try
+                        InCallerFlow(caller, () =>
                         {
-                            body(communicator);
-                        }
-                        finally
-                        {
-                            RankFlow.Exit(outer);
-                        }
+                            var outer = RankFlow.Enter(group.Ranks[index].Waiter);
+                            try
+                            {
+                                body(communicator);
+                            }
+                            finally
+                            {
+                                RankFlow.Exit(outer);
+                            }
+                        });
 
                         group.RankReturned(index);
                     }
@@ -128,6 +132,7 @@ public static class Spmd
         try
         {
             var group = new SpmdGroup(size, SpmdExecution.Tasks, options, dispatcher.ThreadCount);
+            var caller = ExecutionContext.Capture();
             var failures = new Exception?[size];
             using var watch = group.StartDeadlockWatch();
             using var cancellation = options.CancellationToken.UnsafeRegister(
@@ -144,16 +149,19 @@ public static class Spmd
                     {
                         // The body's code up to its first suspension runs here; what follows runs
                         // from the rank's operations, which mark the flow again (RankOperation).
-                        ValueTask running;
-                        var outer = RankFlow.Enter(group.Ranks[index].Waiter);
-                        try
+                        var running = default(ValueTask);
+                        InCallerFlow(caller, () =>
                         {
-                            running = body(communicator);
-                        }
-                        finally
-                        {
-                            RankFlow.Exit(outer);
-                        }
+                            var outer = RankFlow.Enter(group.Ranks[index].Waiter);
+                            try
+                            {
+                                running = body(communicator);
+                            }
+                            finally
+                            {
+                                RankFlow.Exit(outer);
+                            }
+                        });
 
                         await running.ConfigureAwait(true);
                         group.RankReturned(index);
@@ -185,6 +193,20 @@ public static class Spmd
             {
                 dispatcher.Dispose();
             }
+        }
+    }
+
+    // A rank works for its caller: it runs in the caller's ExecutionContext (its AsyncLocals — the
+    // tenant, the job's log and CPU account, the current span), as a thread-pool item would.
+    private static void InCallerFlow(ExecutionContext? caller, Action rank)
+    {
+        if (caller is null)
+        {
+            rank();
+        }
+        else
+        {
+            ExecutionContext.Run(caller, static state => ((Action)state!)(), rank);
         }
     }
 
