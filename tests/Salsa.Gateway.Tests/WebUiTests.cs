@@ -200,11 +200,12 @@ public sealed class WebUiTests
     });
 
     [Fact]
-    public async Task Browser_Steps_OpenFromTheGraphTheirRowAndTheGrid_WithTheirLogLiveAndSearchable() => await OnAGatewayAsync(async (gateway, token) =>
+    public async Task Browser_Steps_OpenFromTheGraphTheirRowAndTheGrid_WithWhatTheirJobUsed_AndTheirLogLiveAndSearchable() => await OnAGatewayAsync(async (gateway, token) =>
     {
         using var summary = JsonDocument.Parse(await BrowserScriptAsync("step-test.mjs", token, gateway.Ports.RestAddress.ToString()));
 
         Assert.True(summary.RootElement.GetProperty("endedLive").GetBoolean());
+        Assert.Equal(6, summary.RootElement.GetProperty("resources").GetArrayLength());
         Assert.All(summary.RootElement.GetProperty("graph").EnumerateObject(), size => Assert.True(size.Value.GetDouble() >= 11.5));
         var run = Assert.Single(await gateway.Runs.ListAsync(10, token));
         Assert.Equal(Runs.RunState.Succeeded, run.State);

@@ -97,6 +97,20 @@ public sealed class WorkflowRunTests
         var watch = hops.First(h => h.GetProperty("operation").GetString() == "Jobs.Watch");
         Assert.True(watch.GetProperty("computeMs").GetDouble() > 0);
 
+        // What each job used: the annealing's passes ran on the silo's threads, outside the job's own
+        // flow, and count in its CPU time (its flow alone only waits for the coordinator); the map's.
+        foreach (var watched in hops.Where(h => h.GetProperty("operation").GetString() == "Jobs.Watch"))
+        {
+            var used = watched.GetProperty("resources");
+            TestContext.Current.TestOutputHelper?.WriteLine($"{watched.GetProperty("step")}: {used} in {watched.GetProperty("computeMs")} ms");
+            Assert.True(used.GetProperty("cpuMs").GetDouble() > 0);
+            Assert.True(used.GetProperty("allocatedBytes").GetInt64() > 0);
+            Assert.True(used.GetProperty("peakMemoryBytes").GetInt64() > 16L << 20);
+        }
+
+        var annealingUsed = watch.GetProperty("resources");
+        Assert.True(annealingUsed.GetProperty("cpuMs").GetDouble() >= 0.3 * watch.GetProperty("computeMs").GetDouble(), $"{annealingUsed} in {watch.GetProperty("computeMs")} ms");
+
         // Each step's log: the gateway's lines (its start, each call with its latency, its end), then
         // its job's life in order, from the annealing service; a step that started no job has its
         // calls; an unknown step is a 404 naming the run's steps.

@@ -765,6 +765,7 @@ public abstract class DataStoreContractTests : IAsyncLifetime
             DatasetId = Guid.NewGuid(),
             ProgressJson = "{\"step\":1}",
             Error = "transient",
+            Resources = new JobResources { CpuMilliseconds = null, AllocatedBytes = 1, PeakMemoryBytes = 2, Cores = null, ProcessJobs = 1 },
         };
         await Store.InsertJobAsync(job, Ct);
         var replacement = job with
@@ -782,6 +783,7 @@ public abstract class DataStoreContractTests : IAsyncLifetime
             ProgressJson = null,
             ResultJson = "{\"ok\":true}",
             Error = null,
+            Resources = new JobResources { CpuMilliseconds = 1234.5, AllocatedBytes = 5_000_000_000, PeakMemoryBytes = 300_000_000, Cores = 2, ProcessJobs = 3 },
         };
 
         await Store.UpdateJobAsync(replacement, Ct);

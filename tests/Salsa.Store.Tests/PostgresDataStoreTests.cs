@@ -61,7 +61,7 @@ public sealed class PostgresDataStoreTests(PostgresFixture postgres) : DataStore
         Assert.NotNull(await store.GetApiKeyAsync(key.Id, Ct));
         await using (var dataSource = NpgsqlDataSource.Create(location))
         {
-            Assert.Equal(5, (int)(await dataSource.CreateCommand("SELECT max(version) FROM salsa.schema_version").ExecuteScalarAsync(Ct))!);
+            Assert.Equal(6, (int)(await dataSource.CreateCommand("SELECT max(version) FROM salsa.schema_version").ExecuteScalarAsync(Ct))!);
         }
 
         // Opening it again migrates nothing twice.

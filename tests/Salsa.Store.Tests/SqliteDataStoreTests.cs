@@ -199,7 +199,7 @@ public sealed class SqliteDataStoreTests : DataStoreContractTests
             // Back to version 3: no bytes column (and none of version 5's digests).
             await connection.OpenAsync(Ct);
             await using var downgrade = connection.CreateCommand();
-            downgrade.CommandText = "ALTER TABLE datasets DROP COLUMN bytes; ALTER TABLE datasets DROP COLUMN sha256; ALTER TABLE job_artifacts DROP COLUMN sha256; PRAGMA user_version = 3;";
+            downgrade.CommandText = "ALTER TABLE datasets DROP COLUMN bytes; ALTER TABLE datasets DROP COLUMN sha256; ALTER TABLE job_artifacts DROP COLUMN sha256; ALTER TABLE jobs DROP COLUMN resources; PRAGMA user_version = 3;";
             await downgrade.ExecuteNonQueryAsync(Ct);
         }
 
@@ -227,14 +227,15 @@ public sealed class SqliteDataStoreTests : DataStoreContractTests
         await DisposeOpenedAsync();
         await using (var connection = new SqliteConnection($"Data Source={path};Pooling=False"))
         {
-            // Back to version 4: nothing has a digest.
+            // Back to version 4: nothing has a digest, no job its resources.
             await connection.OpenAsync(Ct);
             await using var downgrade = connection.CreateCommand();
-            downgrade.CommandText = "ALTER TABLE datasets DROP COLUMN sha256; ALTER TABLE job_artifacts DROP COLUMN sha256; PRAGMA user_version = 4;";
+            downgrade.CommandText = "ALTER TABLE datasets DROP COLUMN sha256; ALTER TABLE job_artifacts DROP COLUMN sha256; ALTER TABLE jobs DROP COLUMN resources; PRAGMA user_version = 4;";
             await downgrade.ExecuteNonQueryAsync(Ct);
         }
 
         var store = await OpenInitializedAsync(path);
+        Assert.Equal(job, await store.GetJobAsync(job.Id, Ct)); // a job stored before resources were kept has none
 
         // The digest made from the rows read back is the one the import made.
         Assert.Equal(dense.Sha256, (await store.GetDatasetAsync(info.Id, Ct))!.Sha256);

@@ -284,6 +284,7 @@ public sealed class GatewayGrpcService(RunManager runs) : global::Salsa.Contract
             hop.NetworkMs = network;
         }
 
+        hop.Resources = h.Resources?.ToProto();
         return hop;
     }
 }

@@ -36,6 +36,9 @@ public sealed record Hop
     /// <summary>A job's compute, when the call reports on a job.</summary>
     public double? ComputeMs { get; init; }
 
+    /// <summary>What a watched job's work used in its service (CPU time, allocations, cores, the process's peak memory), once it ended.</summary>
+    public Salsa.Hosting.Jobs.JobResourcesView? Resources { get; init; }
+
     public long RequestBytes { get; init; }
 
     public long ResponseBytes { get; init; }

@@ -10,6 +10,7 @@ using Salsa.Contracts.Operations;
 using Salsa.Gateway.Hops;
 using Salsa.Gateway.Services;
 using Salsa.Gateway.Workflows;
+using Salsa.Hosting.Jobs;
 
 namespace Salsa.Gateway.Runs;
 
@@ -169,6 +170,7 @@ public sealed class StepContext(StepDefinition step, IReadOnlyDictionary<string,
         {
             Step = Step.Id, Service = service, Operation = "Jobs.Watch", Start = began, LatencyMs = watched,
             ServerMs = Math.Min(final.QueueMs + final.ComputeMs, watched), QueueMs = final.QueueMs, ComputeMs = final.ComputeMs,
+            Resources = JobResourcesView.FromProto(final.Resources),
             RequestBytes = new JobRef { JobId = job.JobId }.CalculateSize(), ResponseBytes = bytes, Outcome = final.State.ToString().ToLowerInvariant(),
         });
         return final.State == JobState.Succeeded

@@ -45,7 +45,7 @@ export function renderProvenance(current) {
     ? reproduction.outputs
     : digests(run);
   const table = rows.length
-    ? h('div', { class: 'table-wrap' }, h('table', { class: 'digests' },
+    ? h('div', { class: 'table-wrap', tabindex: 0, role: 'region', 'aria-label': reproduction ? 'The outputs compared' : 'The outputs\' digests' }, h('table', { class: 'digests' },
       h('thead', {}, h('tr', {},
         h('th', { scope: 'col' }, 'step'), h('th', { scope: 'col' }, 'output'),
         h('th', { scope: 'col' }, reproduction ? 'recorded SHA-256' : 'SHA-256'),

@@ -120,6 +120,33 @@ function renderLog(current) {
   replace(box, panel.error ? h('p', { class: 'error' }, `Log: ${panel.error}`) : null, sections);
 }
 
+/**
+ * What each of the step's service jobs used (a Jobs.Watch call's `resources`, once the job ended):
+ * CPU time and cores, how many cores were busy on average, allocations, and the service process's
+ * peak memory — which is the process's, shared with the jobs that ran beside it.
+ */
+function resourcesOf(step, hops) {
+  const jobs = hops.filter((hop) => hop.operation === 'Jobs.Watch' && hop.resources);
+  if (!jobs.length) return null;
+  return [
+    h('h3', {}, 'Resources ', h('span', { class: 'muted' }, 'what each try\'s job used in its service')),
+    h('div', { class: 'table-wrap', tabindex: 0, role: 'region', 'aria-label': `The resources of ${step.id}` }, h('table', { class: 'step-resources' },
+      h('thead', {}, h('tr', {}, ['try', 'CPU time', 'cores', 'busy', 'allocated', 'peak memory (process)'].map((name, k) => h('th', { scope: 'col', class: k ? 'num' : '' }, name)))),
+      h('tbody', {}, jobs.map((hop, k) => {
+        const used = hop.resources;
+        const busy = used.cpuMs != null && hop.computeMs > 0 ? used.cpuMs / hop.computeMs : null;
+        return h('tr', {},
+          h('td', {}, `try ${k + 1} · ${hop.service}`),
+          h('td', { class: 'num' }, used.cpuMs != null ? format.ms(used.cpuMs) : 'unknown'),
+          h('td', { class: 'num' }, used.cores != null ? String(used.cores) : '–'),
+          h('td', { class: 'num', title: 'CPU time ÷ compute time: the cores kept busy on average' }, busy != null ? `${busy.toFixed(2)} cores` : '–'),
+          h('td', { class: 'num' }, format.bytes(used.allocatedBytes)),
+          h('td', { class: 'num', title: used.processJobs > 1 ? `the process ran ${used.processJobs} jobs at once while this one ran` : 'the process ran this job alone' },
+            `${format.bytes(used.peakMemoryBytes)}${used.processJobs > 1 ? ` · ${used.processJobs} jobs` : ''}`));
+      })))),
+  ];
+}
+
 /** The step and every step that reads it, directly or through others, in the run's order. */
 export function downstreamOf(steps, stepId) {
   const found = new Set([stepId]);
@@ -289,6 +316,7 @@ export function renderStep(current) {
           h('td', { class: 'num' }, hop.computeMs != null ? format.ms(hop.computeMs) : '–'),
           h('td', {}, hop.outcome))))))
       : h('p', { class: 'muted' }, 'none yet'),
+    resourcesOf(step, hops),
     h('div', { class: 'log-head' },
       h('h3', {}, 'Log'),
       search,

@@ -40,6 +40,9 @@ public sealed record JobRecord
 
     /// <summary>The tenant that owns it (<see cref="Tenants"/>).</summary>
     public string Tenant { get; init; } = Tenants.Local;
+
+    /// <summary>What its work used, once it ended (null while it runs, and for jobs stored before this was kept).</summary>
+    public JobResources? Resources { get; init; }
 }
 
 /// <summary>Life of a job. Terminal: Succeeded, Failed, Cancelled, Interrupted.</summary>

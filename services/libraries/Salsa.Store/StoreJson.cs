@@ -17,3 +17,8 @@ internal static class MetadataJson
 // Source-generated so that (de)serialising metadata needs no reflection.
 [JsonSerializable(typeof(Dictionary<string, string>))]
 internal sealed partial class MetadataJsonContext : JsonSerializerContext;
+
+// A job's resources as a JSON object, camel-cased as the APIs show them.
+[JsonSourceGenerationOptions(PropertyNamingPolicy = JsonKnownNamingPolicy.CamelCase)]
+[JsonSerializable(typeof(JobResources))]
+internal sealed partial class JobResourcesJsonContext : JsonSerializerContext;

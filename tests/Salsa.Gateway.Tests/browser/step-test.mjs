@@ -1,7 +1,7 @@
 // Steps you can open: the graph's text at the page's size and each node a link; a click on a node, a
 // step's row or a cell of the runs grid opens the step in the page — its parameters, its inputs and
-// outputs, its tries, its calls and its log, one part per try, live while it runs (the job's end
-// arrives without a reload) and searchable; the open step is in the address. axe at zero violations
+// outputs, its tries, its calls, what its job used (CPU time, cores, memory) and its log, one part
+// per try, live while it runs (the job's end arrives without a reload) and searchable; the open step is in the address. axe at zero violations
 // with the step open at 390, 1440 and 1920 px, light and dark.
 // Usage: node step-test.mjs <gateway-url>
 import { axeAtSizes, begin, finish } from './common.mjs';
@@ -56,6 +56,14 @@ try {
   // Its end comes to the open panel by itself.
   await page.waitForFunction(() => [...document.querySelectorAll('#step .log-lines')].some((pre) => pre.textContent.includes(' job: succeeded after ')), null, { timeout: 120_000, polling: 500 });
   summary.endedLive = true;
+
+  // What its job used, once it ended: CPU time, cores, how many were busy, allocations, the process's peak.
+  await panel.locator('.step-resources tbody tr').first().waitFor({ timeout: 15_000 });
+  summary.resources = await panel.locator('.step-resources tbody tr').first().locator('td').allTextContents();
+  const [who, cpu, cores, busy, allocated, peak] = summary.resources;
+  if (!/^try 1 · annealing$/.test(who) || !/\d/.test(cpu) || !/^[12]$/.test(cores) || !/^\d+\.\d\d cores$/.test(busy) || !/(KiB|MiB|GiB)$/.test(allocated) || !/MiB/.test(peak)) {
+    fail(`the step's resources read ${JSON.stringify(summary.resources)}`);
+  }
 
   // Searched: only the lines that hold the words, each find marked.
   await panel.locator('.log-search').fill('PHASE');

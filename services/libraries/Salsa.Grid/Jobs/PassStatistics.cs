@@ -17,12 +17,16 @@ public sealed record PassStatistics(
     /// </summary>
     [Id(4)] public double LongestPassMicroseconds { get; init; }
 
+    /// <summary>The CPU time the passes took on every silo, all partitions' together.</summary>
+    [Id(5)] public double CpuMicroseconds { get; init; }
+
     public PassStatistics Add(PassStatistics other)
     {
         ArgumentNullException.ThrowIfNull(other);
         return new(Passes + other.Passes, Retries + other.Retries, ComputeMicroseconds + other.ComputeMicroseconds, MessagingMicroseconds + other.MessagingMicroseconds)
         {
             LongestPassMicroseconds = Math.Max(LongestPassMicroseconds, other.LongestPassMicroseconds),
+            CpuMicroseconds = CpuMicroseconds + other.CpuMicroseconds,
         };
     }
 }

@@ -164,6 +164,7 @@ public sealed class GrainPartitions : IKMeansGrid
                 ComputeMicroseconds = _statistics.ComputeMicroseconds + slowest,
                 MessagingMicroseconds = _statistics.MessagingMicroseconds + Math.Max(0, wall - slowest),
                 LongestPassMicroseconds = Math.Max(_statistics.LongestPassMicroseconds, wall),
+                CpuMicroseconds = _statistics.CpuMicroseconds + sums.Sum(s => s.CpuMicroseconds),
             };
             // The latest pass's silos replace the last; those it no longer uses become former ones.
             var latest = sums.Select(s => s.Silo).ToHashSet(StringComparer.Ordinal);

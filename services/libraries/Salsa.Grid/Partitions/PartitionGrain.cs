@@ -82,8 +82,8 @@ public sealed class PartitionGrain(IDataStore store, SiloCompute compute, SiloPa
 
     public async Task<PartitionSums> RunAsync(PartitionPass pass)
     {
-        var (sums, time) = await compute.RunAsync(parallel => Dense.Run(pass, parallel));
-        return new PartitionSums(sums, time.TotalMicroseconds, RuntimeIdentity);
+        var silo = RuntimeIdentity;
+        return (await compute.RunAsync(parallel => PartitionPassWork.Run(() => Dense.Run(pass, parallel), silo))).Result;
     }
 
     public async Task<double> SeedMassAsync(KMeansSeedStep seeding) =>

@@ -1,9 +1,12 @@
 namespace Salsa.Grid.Partitions;
 
-/// <summary>A partition's sums for one pass, how long its silo computed them (not counting a wait for the silo's cores), and where.</summary>
+/// <summary>A partition's sums for one pass, how long its silo computed them (not counting a wait for the silo's cores), the CPU time that took, and where.</summary>
 [GenerateSerializer, Immutable]
 public sealed record PartitionSums([property: Id(0)] double[] Sums, [property: Id(1)] double ComputeMicroseconds, [property: Id(2)] string Silo)
 {
+    /// <summary>The CPU time its silo's threads spent on the partition's pass (zero from a silo that did not say).</summary>
+    [Id(3)] public double CpuMicroseconds { get; init; }
+
     /// <summary>
     /// The compute a fan-out of one pass had to wait for: a silo computes its partitions one after
     /// another, so the busiest silo's total. The rest of the wait is messaging.

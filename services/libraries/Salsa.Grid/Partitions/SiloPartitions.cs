@@ -54,7 +54,7 @@ public sealed class SiloPartitions
     }
 
     /// <summary>The partitions of <paramref name="partitions"/> held here (null when none is) and the work that computes their sums one after another.</summary>
-    private (DensePartition?[]? Held, Func<ParallelismOptions, (double[] Sums, double Microseconds)[]> Work) HeldPass(PartitionPass pass, string[] partitions)
+    private (DensePartition?[]? Held, Func<ParallelismOptions, PartitionSums[]> Work) HeldPass(PartitionPass pass, string[] partitions)
     {
         ArgumentNullException.ThrowIfNull(partitions);
         var local = new DensePartition?[partitions.Length];
@@ -65,13 +65,12 @@ public sealed class SiloPartitions
 
         return (local.All(p => p is null) ? null : local, parallel =>
         {
-            var results = new (double[] Sums, double Microseconds)[local.Length];
+            var results = new PartitionSums[local.Length];
             for (var i = 0; i < local.Length; i++)
             {
                 if (local[i] is { } partition)
                 {
-                    var started = Stopwatch.GetTimestamp();
-                    results[i] = (partition.Run(pass, parallel), Stopwatch.GetElapsedTime(started).TotalMicroseconds);
+                    results[i] = PartitionPassWork.Run(() => partition.Run(pass, parallel), silo: "");
                 }
             }
 
@@ -79,14 +78,14 @@ public sealed class SiloPartitions
         });
     }
 
-    private static PartitionSums?[] Answers(DensePartition?[] held, (double[] Sums, double Microseconds)[] sums, string silo)
+    private static PartitionSums?[] Answers(DensePartition?[] held, PartitionSums[] sums, string silo)
     {
         var answers = new PartitionSums?[held.Length];
         for (var i = 0; i < held.Length; i++)
         {
             if (held[i] is not null)
             {
-                answers[i] = new PartitionSums(sums[i].Sums, sums[i].Microseconds, silo);
+                answers[i] = sums[i] with { Silo = silo };
             }
         }
 

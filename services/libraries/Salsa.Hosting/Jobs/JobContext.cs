@@ -41,6 +41,18 @@ public sealed class JobContext
     /// </summary>
     public int Ranks => (_lease ??= _cores.Take(_wantedRanks)).Ranks;
 
+    /// <summary>The ranks the job took, if it took any.</summary>
+    internal int? RanksTaken => _lease?.Ranks;
+
+    /// <summary>Measures what the job's work uses (set while it computes).</summary>
+    internal JobMeter? Meter { get; set; }
+
+    /// <summary>
+    /// CPU time the job's work used outside this process's flows — its passes on the grid's silos —
+    /// counted in the job's resources beside what its own flows used here.
+    /// </summary>
+    public void AddCpuElsewhere(TimeSpan cpu) => Meter?.AddElsewhere(cpu);
+
     /// <summary>Gives the job's ranks back and leaves the running jobs (the job has ended).</summary>
     internal void ReturnCores()
     {

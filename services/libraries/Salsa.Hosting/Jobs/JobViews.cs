@@ -22,7 +22,38 @@ public sealed record JobView(
     JobProgressUpdate? Progress,
     JsonNode? Parameters,
     JsonNode? Result,
-    IReadOnlyList<ArtifactView> Artifacts);
+    IReadOnlyList<ArtifactView> Artifacts,
+    JobResourcesView? Resources = null);
+
+/// <summary>
+/// What a job's work used in its service's process, once it ended: CPU time and managed allocations
+/// of its own work on every thread (with its passes on the grid's silos), the cores it computed on,
+/// and the process's peak resident memory while it ran — shared with the jobs beside it (processJobs).
+/// </summary>
+public sealed record JobResourcesView(double? CpuMs, long AllocatedBytes, long PeakMemoryBytes, int? Cores, int ProcessJobs)
+{
+    public static JobResourcesView? From(JobResources? resources) => resources is null ? null
+        : new(resources.CpuMilliseconds, resources.AllocatedBytes, resources.PeakMemoryBytes, resources.Cores, resources.ProcessJobs);
+
+    public static JobResourcesView? FromProto(Proto.JobResources? resources) => resources is null ? null
+        : new(resources.HasCpuMs ? resources.CpuMs : null, resources.AllocatedBytes, resources.PeakMemoryBytes, resources.HasCores ? resources.Cores : null, resources.ProcessJobs);
+
+    public Proto.JobResources ToProto()
+    {
+        var proto = new Proto.JobResources { AllocatedBytes = AllocatedBytes, PeakMemoryBytes = PeakMemoryBytes, ProcessJobs = ProcessJobs };
+        if (CpuMs is { } cpu)
+        {
+            proto.CpuMs = cpu;
+        }
+
+        if (Cores is { } cores)
+        {
+            proto.Cores = cores;
+        }
+
+        return proto;
+    }
+}
 
 /// <summary>A job's file: where to download it, and the SHA-256 of its bytes (null for one stored before digests were kept).</summary>
 public sealed record ArtifactView(string Name, string ContentType, long Size, string Url, string? Sha256 = null);
@@ -47,7 +78,8 @@ public static class JobViews
         job.ProgressJson is null ? null : JsonSerializer.Deserialize<JobProgressUpdate>(job.ProgressJson, JobJson.Options),
         JsonNode.Parse(job.ParametersJson),
         job.ResultJson is null ? null : JsonNode.Parse(job.ResultJson),
-        [.. artifacts.Select(a => new ArtifactView(a.Name, a.ContentType, a.Size, $"{pathBase}/api/jobs/{job.Id}/artifacts/{a.Name}", a.Sha256))]);
+        [.. artifacts.Select(a => new ArtifactView(a.Name, a.ContentType, a.Size, $"{pathBase}/api/jobs/{job.Id}/artifacts/{a.Name}", a.Sha256))],
+        JobResourcesView.From(job.Resources));
 
     public static Proto.JobInfo ToProto(JobRecord job, IReadOnlyList<ArtifactEntry>? artifacts = null)
     {
@@ -78,6 +110,11 @@ public static class JobViews
         if (job.ProgressJson is not null && JsonSerializer.Deserialize<JobProgressUpdate>(job.ProgressJson, JobJson.Options) is { } progress)
         {
             info.Progress = ToProto(progress);
+        }
+
+        if (JobResourcesView.From(job.Resources) is { } used)
+        {
+            info.Resources = used.ToProto();
         }
 
         foreach (var artifact in artifacts ?? [])

@@ -130,9 +130,11 @@ internal sealed class LiveJob : ITask, ICancellableJob
             _timedOut = true;
             _cancellation.Cancel();
         }, null, limit, Timeout.InfiniteTimeSpan);
+        JobResources? resources = null;
         try
         {
             JobOutcome outcome;
+            var meter = context.Meter = JobMeter.Begin();
             try
             {
                 outcome = _work(context).GetAwaiter().GetResult();
@@ -144,6 +146,7 @@ internal sealed class LiveJob : ITask, ICancellableJob
             }
             finally
             {
+                resources = meter.End(context.RanksTaken);
                 context.ReturnCores();
                 context.EndProgress();
                 _phases.End();
@@ -152,18 +155,18 @@ internal sealed class LiveJob : ITask, ICancellableJob
 
             var computeMs = Stopwatch.GetElapsedTime(clock).TotalMilliseconds;
             span?.SetTag("salsa.job.compute_ms", computeMs);
-            Finish(JobState.Succeeded, started, queueMs, computeMs, JsonSerializer.Serialize(outcome.Result, outcome.Result.GetType(), JobJson.Options), null);
+            Finish(JobState.Succeeded, started, queueMs, computeMs, JsonSerializer.Serialize(outcome.Result, outcome.Result.GetType(), JobJson.Options), null, resources);
         }
         catch (OperationCanceledException) when (_cancellation.IsCancellationRequested && _timedOut && !_manager.Stopping && !_cancelledByCaller)
         {
             var message = string.Create(CultureInfo.InvariantCulture, $"The job computed for its time limit of {limit:c} ({limitKey}) without ending, and was stopped.");
             Log.Append(LogLevel.Warning, "job", message);
-            Finish(JobState.Failed, started, queueMs, Stopwatch.GetElapsedTime(clock).TotalMilliseconds, null, message);
+            Finish(JobState.Failed, started, queueMs, Stopwatch.GetElapsedTime(clock).TotalMilliseconds, null, message, resources);
         }
         catch (OperationCanceledException) when (_cancellation.IsCancellationRequested)
         {
             Finish(_manager.Stopping ? JobState.Interrupted : JobState.Cancelled, started, queueMs, Stopwatch.GetElapsedTime(clock).TotalMilliseconds, null,
-                _manager.Stopping ? JobManager.StoppedReason : "Cancelled.");
+                _manager.Stopping ? JobManager.StoppedReason : "Cancelled.", resources);
         }
 #pragma warning disable CA1031 // A job's failure is its outcome: recorded, reported, never lost.
         catch (Exception exception)
@@ -183,7 +186,7 @@ internal sealed class LiveJob : ITask, ICancellableJob
             Finish(JobState.Failed, started, queueMs, Stopwatch.GetElapsedTime(clock).TotalMilliseconds, null,
                 validation ? Errors.ServiceErrors.Message(exception)
                 : Errors.ServiceErrors.Classify(exception) is not null ? $"The job failed: {Errors.ServiceErrors.Message(exception)}"
-                : $"The job failed: {exception.GetType().Name} (the {_manager.Service} service's log has the details, job {Id}).");
+                : $"The job failed: {exception.GetType().Name} (the {_manager.Service} service's log has the details, job {Id}).", resources);
         }
     }
 
@@ -263,9 +266,14 @@ internal sealed class LiveJob : ITask, ICancellableJob
         }
     }
 
-    private void Finish(JobState state, DateTimeOffset started, double queueMs, double computeMs, string? resultJson, string? error)
+    private void Finish(JobState state, DateTimeOffset started, double queueMs, double computeMs, string? resultJson, string? error, JobResources? resources = null)
     {
         _manager.Metrics.JobComputeTime.Record(computeMs);
+        if (resources is not null)
+        {
+            Log.Append(LogLevel.Information, "job", Describe(resources));
+        }
+
         Log.Append(state == JobState.Failed ? LogLevel.Error : state == JobState.Succeeded ? LogLevel.Information : LogLevel.Warning, "job",
             string.Create(CultureInfo.InvariantCulture, $"{state.ToString().ToLowerInvariant()} after {computeMs:0.#} ms of compute{(error is null ? "" : $": {error}")}"));
         Update(r => r with
@@ -277,6 +285,7 @@ internal sealed class LiveJob : ITask, ICancellableJob
             ComputeMilliseconds = computeMs,
             ResultJson = resultJson,
             Error = error,
+            Resources = resources,
         }, persist: true);
         List<Channel<JobEvent>> watchers;
         lock (_gate)
@@ -293,6 +302,9 @@ internal sealed class LiveJob : ITask, ICancellableJob
 
         _manager.Forget(this);
     }
+
+    private static string Describe(JobResources used) => string.Create(CultureInfo.InvariantCulture,
+        $"used: {(used.CpuMilliseconds is { } cpu ? $"{cpu:0.#} ms of CPU" : "CPU time unknown here")}{(used.Cores is { } cores ? $" on {cores} core{(cores == 1 ? "" : "s")}" : "")}, {used.AllocatedBytes / 1048576.0:0.#} MiB allocated; the process peaked at {used.PeakMemoryBytes / 1048576.0:0.#} MiB with {used.ProcessJobs} job{(used.ProcessJobs == 1 ? "" : "s")} running");
 
     private void Update(Func<JobRecord, JobRecord> change, bool persist, bool broadcast = true)
     {

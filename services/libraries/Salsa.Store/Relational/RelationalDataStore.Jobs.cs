@@ -1,6 +1,7 @@
 using System.Data.Common;
 using System.Globalization;
 using System.Security.Cryptography;
+using System.Text.Json;
 
 namespace Salsa.Store.Relational;
 
@@ -118,7 +119,7 @@ public abstract partial class RelationalDataStore
                 while (await reader.ReadAsync(cancellationToken))
                 {
                     list.Add(ReadJob(reader));
-                    total = reader.GetInt64(15);
+                    total = reader.GetInt64(JobColumnCount);
                 }
             }
 
@@ -213,6 +214,9 @@ public abstract partial class RelationalDataStore
         return entry with { Sha256 = sha256 };
     }
 
+    // The columns ReadJob reads (the vendors' JobColumns); a query that adds one reads it after them.
+    private const int JobColumnCount = 16;
+
     private static StoreCommand BindJob(StoreCommand command, JobRecord job) => command
         .Id("@id", job.Id)
         .Text("@service", job.Service)
@@ -228,7 +232,8 @@ public abstract partial class RelationalDataStore
         .Text("@progress", job.ProgressJson)
         .Text("@result", job.ResultJson)
         .Text("@error", job.Error)
-        .Text("@tenant", job.Tenant);
+        .Text("@tenant", job.Tenant)
+        .Text("@resources", job.Resources is null ? null : JsonSerializer.Serialize(job.Resources, JobResourcesJsonContext.Default.JobResources));
 
     private JobRecord ReadJob(DbDataReader reader) => new()
     {
@@ -247,5 +252,6 @@ public abstract partial class RelationalDataStore
         ResultJson = reader.IsDBNull(12) ? null : reader.GetString(12),
         Error = reader.IsDBNull(13) ? null : reader.GetString(13),
         Tenant = reader.GetString(14),
+        Resources = reader.IsDBNull(15) ? null : JsonSerializer.Deserialize(reader.GetString(15), JobResourcesJsonContext.Default.JobResources),
     };
 }

@@ -8,9 +8,9 @@ namespace Salsa.Store.Relational;
 /// </summary>
 internal static class StoreSchema
 {
-    public const int Version = 5;
+    public const int Version = 6;
 
-    private static readonly string[] s_steps = ["001-schema.sql", "002-tenants.sql", "003-imports.sql", "004-dataset-bytes.sql", "005-digests.sql"];
+    private static readonly string[] s_steps = ["001-schema.sql", "002-tenants.sql", "003-imports.sql", "004-dataset-bytes.sql", "005-digests.sql", "006-job-resources.sql"];
 
     /// <summary>The vendor's scripts (<c>Sqlite</c>, <c>Postgres</c>), one per version in order.</summary>
     public static IReadOnlyList<string> Steps(string vendor) => [.. s_steps.Select(step => Script($"{vendor}.Sql.{step}"))];

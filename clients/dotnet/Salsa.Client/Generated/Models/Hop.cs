@@ -38,6 +38,14 @@ namespace Salsa.Client.Generated.Models
         public double? QueueMs { get; set; }
         /// <summary>The requestBytes property</summary>
         public long? RequestBytes { get; set; }
+        /// <summary>The resources property</summary>
+#if NETSTANDARD2_1_OR_GREATER || NETCOREAPP3_1_OR_GREATER
+#nullable enable
+        public global::Salsa.Client.Generated.Models.JobResourcesView? Resources { get; set; }
+#nullable restore
+#else
+        public global::Salsa.Client.Generated.Models.JobResourcesView Resources { get; set; }
+#endif
         /// <summary>The responseBytes property</summary>
         public long? ResponseBytes { get; set; }
         /// <summary>The retries property</summary>
@@ -87,6 +95,7 @@ namespace Salsa.Client.Generated.Models
                 { "outcome", n => { Outcome = n.GetStringValue(); } },
                 { "queueMs", n => { QueueMs = n.GetDoubleValue(); } },
                 { "requestBytes", n => { RequestBytes = n.GetLongValue(); } },
+                { "resources", n => { Resources = n.GetObjectValue<global::Salsa.Client.Generated.Models.JobResourcesView>(global::Salsa.Client.Generated.Models.JobResourcesView.CreateFromDiscriminatorValue); } },
                 { "responseBytes", n => { ResponseBytes = n.GetLongValue(); } },
                 { "retries", n => { Retries = n.GetIntValue(); } },
                 { "serverMs", n => { ServerMs = n.GetDoubleValue(); } },
@@ -109,6 +118,7 @@ namespace Salsa.Client.Generated.Models
             writer.WriteStringValue("outcome", Outcome);
             writer.WriteDoubleValue("queueMs", QueueMs);
             writer.WriteLongValue("requestBytes", RequestBytes);
+            writer.WriteObjectValue<global::Salsa.Client.Generated.Models.JobResourcesView>("resources", Resources);
             writer.WriteLongValue("responseBytes", ResponseBytes);
             writer.WriteIntValue("retries", Retries);
             writer.WriteDoubleValue("serverMs", ServerMs);

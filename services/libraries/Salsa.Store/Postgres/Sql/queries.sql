@@ -6,10 +6,10 @@
 id, name, kind, count, dimension, bits, fingerprint_type, total_weight, created, source, metadata::text, tenant, bytes, sha256
 
 -- name: JobColumns
-id, service, kind, state, created, started, finished, queue_ms, compute_ms, dataset_id, parameters, progress, result, error, tenant
+id, service, kind, state, created, started, finished, queue_ms, compute_ms, dataset_id, parameters, progress, result, error, tenant, resources
 
 -- name: JobValues
-@id, @service, @kind, @state, @created, @started, @finished, @queue_ms, @compute_ms, @dataset_id, @parameters, @progress, @result, @error, @tenant
+@id, @service, @kind, @state, @created, @started, @finished, @queue_ms, @compute_ms, @dataset_id, @parameters, @progress, @result, @error, @tenant, @resources
 
 -- name: ApiKeyColumns
 id, tenant, name, scopes, secret_hash, created, revoked
@@ -78,7 +78,7 @@ ON CONFLICT (id) DO UPDATE SET
     created = EXCLUDED.created, started = EXCLUDED.started, finished = EXCLUDED.finished,
     queue_ms = EXCLUDED.queue_ms, compute_ms = EXCLUDED.compute_ms, dataset_id = EXCLUDED.dataset_id,
     parameters = EXCLUDED.parameters, progress = EXCLUDED.progress, result = EXCLUDED.result, error = EXCLUDED.error,
-    tenant = EXCLUDED.tenant;
+    tenant = EXCLUDED.tenant, resources = EXCLUDED.resources;
 
 -- name: GetJob
 SELECT {JobColumns} FROM salsa.jobs WHERE id = @id;

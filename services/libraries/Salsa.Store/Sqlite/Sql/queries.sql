@@ -6,10 +6,10 @@
 id, name, kind, count, dimension, bits, fingerprint_type, total_weight, created_us, source, metadata, tenant, bytes, sha256
 
 -- name: JobColumns
-id, service, kind, state, created_us, started_us, finished_us, queue_ms, compute_ms, dataset_id, parameters, progress, result, error, tenant
+id, service, kind, state, created_us, started_us, finished_us, queue_ms, compute_ms, dataset_id, parameters, progress, result, error, tenant, resources
 
 -- name: JobValues
-@id, @service, @kind, @state, @created, @started, @finished, @queue_ms, @compute_ms, @dataset_id, @parameters, @progress, @result, @error, @tenant
+@id, @service, @kind, @state, @created, @started, @finished, @queue_ms, @compute_ms, @dataset_id, @parameters, @progress, @result, @error, @tenant, @resources
 
 -- name: ApiKeyColumns
 id, tenant, name, scopes, secret_hash, created_us, revoked_us
@@ -68,7 +68,7 @@ ON CONFLICT (id) DO UPDATE SET
     created_us = excluded.created_us, started_us = excluded.started_us, finished_us = excluded.finished_us,
     queue_ms = excluded.queue_ms, compute_ms = excluded.compute_ms, dataset_id = excluded.dataset_id,
     parameters = excluded.parameters, progress = excluded.progress, result = excluded.result, error = excluded.error,
-    tenant = excluded.tenant;
+    tenant = excluded.tenant, resources = excluded.resources;
 
 -- name: GetJob
 SELECT {JobColumns} FROM jobs WHERE id = @id;
