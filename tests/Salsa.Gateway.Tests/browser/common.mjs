@@ -35,23 +35,54 @@ export async function begin(fields = {}) {
   return { summary, fail: (message) => summary.failures.push(message), browser: await launchChromium() };
 }
 
+/** The sizes every page is checked at: a phone, a laptop, a desktop. */
+export const SIZES = [[390, 844], [1440, 900], [1920, 1080]];
+
+/** axe's violations and a sideways scroll on the page as it is, each a failure naming `label`; the count. */
+async function checkLook(page, label, fail) {
+  const violations = await axeViolations(page);
+  if (violations.length) fail(`${label}: axe: ${violations.map((v) => `${v.id} ${v.first}`).join(', ')}`);
+  if (await page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth)) fail(`${label}: the page scrolls sideways`);
+  return violations.length;
+}
+
 /**
  * `url` at 390, 1440 and 1920 px, light and dark, once `ready` (a selector) shows: axe's violations
  * and any sideways scroll are failures. Returns the violations' count by size and scheme.
  */
 export async function axeAtSizes(browser, url, ready, fail) {
   const counts = {};
-  for (const [width, height] of [[390, 844], [1440, 900], [1920, 1080]]) {
+  for (const [width, height] of SIZES) {
     for (const scheme of ['light', 'dark']) {
       const look = await browser.newPage({ viewport: { width, height }, colorScheme: scheme });
       await look.goto(url, { waitUntil: 'load' });
       await look.locator(ready).first().waitFor({ timeout: 15_000 });
-      const violations = await axeViolations(look);
-      counts[`${width}-${scheme}`] = violations.length;
-      if (violations.length) fail(`${width} ${scheme}: axe: ${violations.map((v) => `${v.id} ${v.first}`).join(', ')}`);
-      if (await look.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth)) fail(`${width} ${scheme}: the page scrolls sideways`);
+      counts[`${width}-${scheme}`] = await checkLook(look, `${width} ${scheme}`, fail);
       await look.close();
     }
   }
+  return counts;
+}
+
+/**
+ * The page in the state a script brought it to (a field marked, a view chosen) — states an address
+ * cannot open — resized to 390, 1440 and 1920 px, light and dark: axe's violations and any sideways
+ * scroll are failures naming `what`. The page gets its size back, and the system's scheme. Returns
+ * the violations' count by size and scheme.
+ */
+export async function axeEverySize(page, what, fail) {
+  const before = page.viewportSize();
+  const counts = {};
+  for (const [width, height] of SIZES) {
+    await page.setViewportSize({ width, height });
+    for (const scheme of ['light', 'dark']) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+      counts[`${width}-${scheme}`] = await checkLook(page, `${what} at ${width} ${scheme}`, fail);
+    }
+  }
+
+  await page.emulateMedia({ colorScheme: null });
+  if (before) await page.setViewportSize(before);
   return counts;
 }

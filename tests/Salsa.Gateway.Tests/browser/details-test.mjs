@@ -1,8 +1,10 @@
 // The console's smaller promises (issue 57, finding 13 and Cancel): the home page asks for the runs
 // once; its skip link does not speak of a run; the services' summary does not claim "serving" while
 // the gateway does not answer, and comes back when it does; Cancel asks first, and a run whose
-// cancel is declined goes on. Usage: node details-test.mjs <gateway-url>
-import { begin, finish } from './common.mjs';
+// cancel is declined goes on. axe at zero violations with the gateway unreachable, on a cancelled
+// run, and with the re-run form open, at 390, 1440 and 1920 px, light and dark.
+// Usage: node details-test.mjs <gateway-url>
+import { axeEverySize, begin, finish } from './common.mjs';
 
 const [base] = process.argv.slice(2);
 const { summary, fail, browser } = await begin();
@@ -29,6 +31,7 @@ try {
   await page.locator('#connection.down').waitFor({ timeout: 10_000 });
   summary.servicesWhileDown = (await page.locator('#services-summary').textContent())?.trim();
   if (/serving/.test(summary.servicesWhileDown ?? '')) fail(`with the gateway unreachable the header says "${summary.servicesWhileDown}"`);
+  summary.axeWhileDown = await axeEverySize(page, 'the home page, the gateway unreachable', fail);
   await page.unroute('**/api/**');
   await page.locator('#filter-state').selectOption('');
   await page.locator('#services-summary').filter({ hasText: 'serving' }).waitFor({ timeout: 15_000 });
@@ -62,6 +65,7 @@ try {
   // A run that was not traced shows no trace field (it read "–").
   summary.traceField = await page.evaluate(async (id) => ({ traceId: (await (await fetch(`/api/runs/${id}`)).json()).traceId, shown: [...document.querySelectorAll('.run-header dt')].some((dt) => dt.textContent.trim() === 'trace') }), run);
   if (!summary.traceField.traceId && summary.traceField.shown) fail('a run with no trace shows a trace field');
+  summary.axeCancelled = await axeEverySize(page, 'a cancelled run', fail);
 
   // On a phone, the re-run form's submit stays in reach (it was some 3,000 px down).
   await page.setViewportSize({ width: 390, height: 844 });
@@ -73,6 +77,7 @@ try {
   summary.phoneSubmit = box;
   if (!box || box.y < 0 || box.y + box.height > 844) fail(`on a phone the re-run submit is at ${JSON.stringify(box)}, outside the window`);
   summary.phoneFormHeight = await page.locator('#rerun form.parameter-form').evaluate((node) => node.getBoundingClientRect().height);
+  summary.axeRerunForm = await axeEverySize(page, 'the re-run form open', fail);
 } catch (error) {
   fail(error.message.split('\n')[0]);
 } finally {

@@ -5,7 +5,7 @@
 // stays on its row as the list is rebuilt. Prints one JSON summary.
 // Usage: node history-test.mjs <gateway url> <workflow to start> <day with runs, yyyy-mm-dd>
 // Exits 0 when every check passed, 1 when one failed, 2 on bad arguments.
-import { launchChromium, axeViolations, finish } from './common.mjs';
+import { launchChromium, axeEverySize, finish } from './common.mjs';
 
 const [url, workflow, day] = process.argv.slice(2);
 if (!url || !workflow || !/^\d{4}-\d{2}-\d{2}$/.test(day ?? '')) {
@@ -83,8 +83,7 @@ try {
     await page.locator('#filter-from').fill('');
     await page.locator('#filter-to').fill('');
     await shown(await api({}), 'the filters cleared');
-    summary.axe = await axeViolations(page);
-    for (const v of summary.axe) fail(`axe on the runs history: ${v.id} × ${v.nodes}, e.g. ${v.first}`);
+    summary.axe = await axeEverySize(page, 'the runs history', fail);
 
     // Live: a run started through the API (not the page) appears at the top from the runs' event
     // stream, and the row that has the keyboard focus keeps it as the list is rebuilt.
@@ -149,8 +148,7 @@ try {
       }
     }
     if (summary.grid.cells < 150) fail(`the grid draws ${summary.grid.cells} cells`);
-    summary.gridAxe = await axeViolations(page);
-    for (const v of summary.gridAxe) fail(`axe on the runs grid: ${v.id} × ${v.nodes}, e.g. ${v.first}`);
+    summary.gridAxe = await axeEverySize(page, 'the runs grid', fail);
     await page.locator('#runs table.runs-grid thead a[data-run]').first().click();
     await page.waitForFunction(() => location.hash.startsWith('#/runs/'), null, { timeout: 5_000 });
     await page.locator('#runs-as-list').click();

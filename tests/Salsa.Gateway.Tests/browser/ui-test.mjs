@@ -7,7 +7,7 @@
 // and everything after (the stream, the images) must work with it.
 // Usage: node ui-test.mjs <gateway url> <workflow> <timeout seconds> <screenshot.png> [kmax] [api key]
 // Exits 0 when every check passed, 1 when one failed, 2 on bad arguments.
-import { launchChromium, axeViolations, finish } from './common.mjs';
+import { launchChromium, axeEverySize, finish } from './common.mjs';
 
 const [url, workflow, timeoutArg, screenshot, kmax, apiKey] = process.argv.slice(2);
 const timeoutSeconds = Number(timeoutArg);
@@ -23,16 +23,10 @@ const fail = (message) => summary.failures.push(message);
 
 const WIDTHS = [360, 390, 1024, 1440, 1920, 2560];
 
-/** axe-core on the page as it is: no WCAG 2.1 AA violation, in light and in dark mode. */
+/** axe-core on the page as it is: no WCAG 2.1 AA violation at 390, 1440 and 1920 px, light and dark. */
 async function checkAccessibility(page, name) {
   summary.axe ??= {};
-  for (const scheme of ['light', 'dark']) {
-    await page.emulateMedia({ colorScheme: scheme });
-    const violations = await axeViolations(page);
-    summary.axe[`${name}/${scheme}`] = violations.length;
-    for (const v of violations) fail(`axe on the ${name} page (${scheme}): ${v.id} (${v.impact}) × ${v.nodes}, e.g. ${v.first}: ${v.summary}`);
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
+  for (const [look, count] of Object.entries(await axeEverySize(page, `the ${name} page`, fail))) summary.axe[`${name}/${look}`] = count;
 }
 
 /** How far the page is wider than the window, and the elements reaching past its right edge. */

@@ -5,7 +5,7 @@
 // error the page shows. Prints one JSON summary.
 // Usage: node upload-test.mjs <gateway url> <places|compounds> <file> <timeout seconds> <screenshot.png>
 // Exits 0 when the page behaved (the caller checks the summary), 1 on a failure, 2 on bad arguments.
-import { launchChromium, axeViolations } from './common.mjs';
+import { launchChromium, axeEverySize } from './common.mjs';
 
 const [url, kind, file, timeoutArg, screenshot] = process.argv.slice(2);
 const timeoutSeconds = Number(timeoutArg);
@@ -46,15 +46,8 @@ try {
     summary.done = await page.locator('#upload-result .upload-done').textContent({ timeout: 1000 }).catch(() => null);
     summary.refused = await page.locator('#upload-result .refused li').allTextContents();
     summary.datasetId = await page.locator('#upload-result code').textContent({ timeout: 1000 }).catch(() => null);
-    // The upload card with its result (or its errors): no WCAG 2.1 AA violation, light or dark.
-    summary.axe = {};
-    for (const scheme of ['light', 'dark']) {
-      await page.emulateMedia({ colorScheme: scheme });
-      const violations = await axeViolations(page);
-      summary.axe[scheme] = violations.length;
-      for (const v of violations) summary.failures.push(`axe on the upload card (${scheme}): ${v.id} × ${v.nodes}, e.g. ${v.first}: ${v.summary}`);
-    }
-    await page.emulateMedia({ colorScheme: 'light' });
+    // The upload card with its result (or its errors): no WCAG 2.1 AA violation at 390, 1440 and 1920 px, light or dark.
+    summary.axe = await axeEverySize(page, 'the upload card', (message) => summary.failures.push(message));
 
     if (summary.done) {
       await page.locator('#upload-result button.start-upload').click();
