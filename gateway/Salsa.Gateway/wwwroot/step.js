@@ -137,7 +137,8 @@ function resourcesOf(step, hops) {
         const busy = used.cpuMs != null && hop.computeMs > 0 ? used.cpuMs / hop.computeMs : null;
         return h('tr', {},
           h('td', {}, `try ${k + 1} · ${hop.service}`),
-          h('td', { class: 'num' }, used.cpuMs != null ? format.ms(used.cpuMs) : 'unknown'),
+          h('td', { class: 'num', title: used.gridCpuMs != null ? 'its passes on the grid\'s silos included' : '' },
+            used.cpuMs != null ? `${format.ms(used.cpuMs)}${used.gridCpuMs != null ? ` · ${format.ms(used.gridCpuMs)} on the grid` : ''}` : 'unknown'),
           h('td', { class: 'num' }, used.cores != null ? String(used.cores) : '–'),
           h('td', { class: 'num', title: 'CPU time ÷ compute time: the cores kept busy on average' }, busy != null ? `${busy.toFixed(2)} cores` : '–'),
           h('td', { class: 'num' }, format.bytes(used.allocatedBytes)),

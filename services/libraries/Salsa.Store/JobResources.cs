@@ -11,6 +11,9 @@ public sealed record JobResources
     /// <summary>CPU time of the job's work, in milliseconds; null where the platform has no per-thread CPU clock.</summary>
     public double? CpuMilliseconds { get; init; }
 
+    /// <summary>Of <see cref="CpuMilliseconds"/>, what its passes used on the grid's silos; null for a job not computed on the grid.</summary>
+    public double? GridCpuMilliseconds { get; init; }
+
     /// <summary>Managed memory the job's work allocated in the process, in bytes.</summary>
     public long AllocatedBytes { get; init; }
 

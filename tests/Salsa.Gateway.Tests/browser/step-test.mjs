@@ -61,7 +61,7 @@ try {
   await panel.locator('.step-resources tbody tr').first().waitFor({ timeout: 15_000 });
   summary.resources = await panel.locator('.step-resources tbody tr').first().locator('td').allTextContents();
   const [who, cpu, cores, busy, allocated, peak] = summary.resources;
-  if (!/^try 1 · annealing$/.test(who) || !/\d/.test(cpu) || !/^[12]$/.test(cores) || !/^\d+\.\d\d cores$/.test(busy) || !/(KiB|MiB|GiB)$/.test(allocated) || !/MiB/.test(peak)) {
+  if (!/^try 1 · annealing$/.test(who) || !/^\d[^·]* (ms|s)( · \d[^·]* (ms|s) on the grid)?$/.test(cpu) || !/^[12]$/.test(cores) || !/^\d+\.\d\d cores$/.test(busy) || !/(KiB|MiB|GiB)$/.test(allocated) || !/[MG]iB/.test(peak)) {
     fail(`the step's resources read ${JSON.stringify(summary.resources)}`);
   }
 

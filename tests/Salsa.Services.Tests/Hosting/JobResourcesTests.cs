@@ -52,10 +52,12 @@ public sealed class JobResourcesTests
             Assert.True(used.AllocatedBytes > 0);
             Assert.InRange(used.Cores ?? 0, 1, Environment.ProcessorCount);
             Assert.True(used.PeakMemoryBytes > 16L << 20, $"peak {used.PeakMemoryBytes:N0} B");
+            Assert.Null(used.GridCpuMs); // computed in the service's process, not on a grid
         }
 
-        // The quick job started while the slow one computed: the process ran both.
-        Assert.Equal(2, quickEnded.Resources!.ProcessJobs);
+        // The quick job started while the slow one computed: the process ran both (and whatever other
+        // tests of this process ran meanwhile).
+        Assert.True(quickEnded.Resources!.ProcessJobs >= 2, $"{quickEnded.Resources.ProcessJobs} jobs");
 
         // Charged apart: the two accounts together are within what the whole process used (the test's
         // own calls included); a job charged its neighbour's work would count the overlap twice.
@@ -65,7 +67,7 @@ public sealed class JobResourcesTests
         // The job's log says it in words (the log is kept in memory: read before the restart).
         var log = await service.Rest.GetStringAsync($"/api/jobs/{quick.JobId}/log", Token);
         Assert.Contains("used: ", log, StringComparison.Ordinal);
-        Assert.Contains("2 jobs running", log, StringComparison.Ordinal);
+        Assert.Matches(@"with [2-9][0-9]* jobs running", log);
         TestContext.Current.TestOutputHelper?.WriteLine($"slow: {slowEnded.Resources} in {slowEnded.ComputeMs:F0} ms; quick: {quickEnded.Resources} in {quickEnded.ComputeMs:F0} ms; the process {processCpu:F0} ms of CPU");
 
         // The same over gRPC, and from the store once the service started again.

@@ -92,7 +92,7 @@ public sealed class GridCompute(IGrainFactory grains, IOptions<PartitionLayout> 
         }
 
         // The passes ran on the silos' threads, outside the job's flow: their CPU time is the job's too.
-        context.AddCpuElsewhere(TimeSpan.FromMicroseconds(view.Passes.CpuMicroseconds));
+        context.AddGridCpu(TimeSpan.FromMicroseconds(view.Passes.CpuMicroseconds));
         context.CancellationToken.ThrowIfCancellationRequested();
         if (view.Status != JobState.Succeeded)
         {

@@ -48,10 +48,10 @@ public sealed class JobContext
     internal JobMeter? Meter { get; set; }
 
     /// <summary>
-    /// CPU time the job's work used outside this process's flows — its passes on the grid's silos —
-    /// counted in the job's resources beside what its own flows used here.
+    /// CPU time the job's passes used on the grid's silos, outside this process's flows: counted in
+    /// the job's resources (its CPU time, and its grid CPU time) beside what its own flows used here.
     /// </summary>
-    public void AddCpuElsewhere(TimeSpan cpu) => Meter?.AddElsewhere(cpu);
+    public void AddGridCpu(TimeSpan cpu) => Meter?.AddGridCpu(cpu);
 
     /// <summary>Gives the job's ranks back and leaves the running jobs (the job has ended).</summary>
     internal void ReturnCores()

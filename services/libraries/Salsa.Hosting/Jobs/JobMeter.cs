@@ -22,7 +22,8 @@ internal sealed class JobMeter : IDisposable
     private readonly long _highWaterAtStart = HighWaterMark();
     private long _peakMemory;
     private int _processJobs;
-    private long _elsewhereNanoseconds;
+    private long _gridNanoseconds;
+    private int _onGrid;
 
     private JobMeter()
     {
@@ -38,8 +39,12 @@ internal sealed class JobMeter : IDisposable
     /// <summary>Starts measuring the calling flow (the job's work must run on it, or on flows it starts).</summary>
     public static JobMeter Begin() => new();
 
-    /// <summary>CPU time the job's work used outside this process's flows (its passes on the grid's silos).</summary>
-    public void AddElsewhere(TimeSpan cpu) => Interlocked.Add(ref _elsewhereNanoseconds, (long)cpu.TotalNanoseconds);
+    /// <summary>CPU time the job's passes used on the grid's silos, outside this process's flows.</summary>
+    public void AddGridCpu(TimeSpan cpu)
+    {
+        Interlocked.Add(ref _gridNanoseconds, (long)cpu.TotalNanoseconds);
+        Volatile.Write(ref _onGrid, 1);
+    }
 
     /// <summary>Stops measuring (on the flow that began it) and says what the work used.</summary>
     public JobResources End(int? cores)
@@ -54,9 +59,11 @@ internal sealed class JobMeter : IDisposable
             InterlockedMax(ref _peakMemory, highWater); // the process peaked while the job ran
         }
 
+        var grid = Interlocked.Read(ref _gridNanoseconds) / 1e6;
         return new JobResources
         {
-            CpuMilliseconds = CpuAccount.IsSupported ? (_account.CpuTime + TimeSpan.FromTicks(Interlocked.Read(ref _elsewhereNanoseconds) / 100)).TotalMilliseconds : null,
+            CpuMilliseconds = CpuAccount.IsSupported ? _account.CpuTime.TotalMilliseconds + grid : null,
+            GridCpuMilliseconds = CpuAccount.IsSupported && Volatile.Read(ref _onGrid) == 1 ? grid : null,
             AllocatedBytes = _account.AllocatedBytes,
             PeakMemoryBytes = Interlocked.Read(ref _peakMemory),
             Cores = cores,

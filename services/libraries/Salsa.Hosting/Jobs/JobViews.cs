@@ -27,16 +27,17 @@ public sealed record JobView(
 
 /// <summary>
 /// What a job's work used in its service's process, once it ended: CPU time and managed allocations
-/// of its own work on every thread (with its passes on the grid's silos), the cores it computed on,
+/// of its own work on every thread (with its passes on the grid's silos, also given alone), the cores it computed on,
 /// and the process's peak resident memory while it ran — shared with the jobs beside it (processJobs).
 /// </summary>
-public sealed record JobResourcesView(double? CpuMs, long AllocatedBytes, long PeakMemoryBytes, int? Cores, int ProcessJobs)
+public sealed record JobResourcesView(double? CpuMs, long AllocatedBytes, long PeakMemoryBytes, int? Cores, int ProcessJobs, double? GridCpuMs = null)
 {
     public static JobResourcesView? From(JobResources? resources) => resources is null ? null
-        : new(resources.CpuMilliseconds, resources.AllocatedBytes, resources.PeakMemoryBytes, resources.Cores, resources.ProcessJobs);
+        : new(resources.CpuMilliseconds, resources.AllocatedBytes, resources.PeakMemoryBytes, resources.Cores, resources.ProcessJobs, resources.GridCpuMilliseconds);
 
     public static JobResourcesView? FromProto(Proto.JobResources? resources) => resources is null ? null
-        : new(resources.HasCpuMs ? resources.CpuMs : null, resources.AllocatedBytes, resources.PeakMemoryBytes, resources.HasCores ? resources.Cores : null, resources.ProcessJobs);
+        : new(resources.HasCpuMs ? resources.CpuMs : null, resources.AllocatedBytes, resources.PeakMemoryBytes, resources.HasCores ? resources.Cores : null, resources.ProcessJobs,
+            resources.HasGridCpuMs ? resources.GridCpuMs : null);
 
     public Proto.JobResources ToProto()
     {
@@ -49,6 +50,11 @@ public sealed record JobResourcesView(double? CpuMs, long AllocatedBytes, long P
         if (Cores is { } cores)
         {
             proto.Cores = cores;
+        }
+
+        if (GridCpuMs is { } grid)
+        {
+            proto.GridCpuMs = grid;
         }
 
         return proto;

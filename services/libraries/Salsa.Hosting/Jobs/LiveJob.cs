@@ -304,7 +304,7 @@ internal sealed class LiveJob : ITask, ICancellableJob
     }
 
     private static string Describe(JobResources used) => string.Create(CultureInfo.InvariantCulture,
-        $"used: {(used.CpuMilliseconds is { } cpu ? $"{cpu:0.#} ms of CPU" : "CPU time unknown here")}{(used.Cores is { } cores ? $" on {cores} core{(cores == 1 ? "" : "s")}" : "")}, {used.AllocatedBytes / 1048576.0:0.#} MiB allocated; the process peaked at {used.PeakMemoryBytes / 1048576.0:0.#} MiB with {used.ProcessJobs} job{(used.ProcessJobs == 1 ? "" : "s")} running");
+        $"used: {(used.CpuMilliseconds is { } cpu ? $"{cpu:0.#} ms of CPU{(used.GridCpuMilliseconds is { } grid ? $" ({grid:0.#} ms of it on the grid's silos)" : "")}" : "CPU time unknown here")}{(used.Cores is { } cores ? $" on {cores} core{(cores == 1 ? "" : "s")}" : "")}, {used.AllocatedBytes / 1048576.0:0.#} MiB allocated; the process peaked at {used.PeakMemoryBytes / 1048576.0:0.#} MiB with {used.ProcessJobs} job{(used.ProcessJobs == 1 ? "" : "s")} running");
 
     private void Update(Func<JobRecord, JobRecord> change, bool persist, bool broadcast = true)
     {

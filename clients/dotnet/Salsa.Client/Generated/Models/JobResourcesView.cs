@@ -8,7 +8,7 @@ using System;
 namespace Salsa.Client.Generated.Models
 {
     /// <summary>
-    /// What a job&apos;s work used in its service&apos;s process, once it ended: CPU time and managed allocationsof its own work on every thread (with its passes on the grid&apos;s silos), the cores it computed on,and the process&apos;s peak resident memory while it ran — shared with the jobs beside it (processJobs).
+    /// What a job&apos;s work used in its service&apos;s process, once it ended: CPU time and managed allocationsof its own work on every thread (with its passes on the grid&apos;s silos, also given alone), the cores it computed on,and the process&apos;s peak resident memory while it ran — shared with the jobs beside it (processJobs).
     /// </summary>
     [global::System.CodeDom.Compiler.GeneratedCode("Kiota", "1.0.0")]
     public partial class JobResourcesView : IParsable
@@ -19,6 +19,8 @@ namespace Salsa.Client.Generated.Models
         public int? Cores { get; set; }
         /// <summary>The cpuMs property</summary>
         public double? CpuMs { get; set; }
+        /// <summary>The gridCpuMs property</summary>
+        public double? GridCpuMs { get; set; }
         /// <summary>The peakMemoryBytes property</summary>
         public long? PeakMemoryBytes { get; set; }
         /// <summary>The processJobs property</summary>
@@ -44,6 +46,7 @@ namespace Salsa.Client.Generated.Models
                 { "allocatedBytes", n => { AllocatedBytes = n.GetLongValue(); } },
                 { "cores", n => { Cores = n.GetIntValue(); } },
                 { "cpuMs", n => { CpuMs = n.GetDoubleValue(); } },
+                { "gridCpuMs", n => { GridCpuMs = n.GetDoubleValue(); } },
                 { "peakMemoryBytes", n => { PeakMemoryBytes = n.GetLongValue(); } },
                 { "processJobs", n => { ProcessJobs = n.GetIntValue(); } },
             };
@@ -58,6 +61,7 @@ namespace Salsa.Client.Generated.Models
             writer.WriteLongValue("allocatedBytes", AllocatedBytes);
             writer.WriteIntValue("cores", Cores);
             writer.WriteDoubleValue("cpuMs", CpuMs);
+            writer.WriteDoubleValue("gridCpuMs", GridCpuMs);
             writer.WriteLongValue("peakMemoryBytes", PeakMemoryBytes);
             writer.WriteIntValue("processJobs", ProcessJobs);
         }
