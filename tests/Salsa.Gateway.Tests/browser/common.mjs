@@ -56,7 +56,9 @@ export async function axeAtSizes(browser, url, ready, fail) {
     for (const scheme of ['light', 'dark']) {
       const look = await browser.newPage({ viewport: { width, height }, colorScheme: scheme });
       await look.goto(url, { waitUntil: 'load' });
-      await look.locator(ready).first().waitFor({ timeout: 15_000 });
+      // A fresh page reads the run and its step's log first: under a loaded machine (a CI run's test
+      // projects side by side on two cores) that took longer than 15 s once.
+      await look.locator(ready).first().waitFor({ timeout: 60_000 });
       counts[`${width}-${scheme}`] = await checkLook(look, `${width} ${scheme}`, fail);
       await look.close();
     }
