@@ -217,6 +217,8 @@ try {
       // Opened afresh after it ended, the run still draws its convergence (the gateway kept the progress).
       await page.reload({ waitUntil: 'domcontentloaded' });
       await page.locator('#run-state').waitFor({ timeout: 15_000 });
+      // The charts are drawn once the run's stored progress has come (a fetch after the run's own).
+      await page.waitForFunction(() => document.querySelectorAll('#live svg.chart').length >= 2, null, { timeout: 30_000 }).catch(() => {});
       summary.chartsAfterReload = await page.locator('#live svg.chart').count();
       if (summary.chartsAfterReload < 2) fail(`the finished run, reopened, draws ${summary.chartsAfterReload} convergence charts`);
       await page.emulateMedia({ colorScheme: 'dark' });
