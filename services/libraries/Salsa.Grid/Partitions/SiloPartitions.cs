@@ -39,7 +39,7 @@ public sealed class SiloPartitions
     {
         ArgumentNullException.ThrowIfNull(compute);
         var (held, work) = HeldPass(pass, partitions);
-        return held is null ? new PartitionSums?[partitions.Length] : Answers(held, (await compute.RunAsync(work).ConfigureAwait(false)).Result, silo);
+        return held is null ? new PartitionSums?[partitions.Length] : Answers((await compute.RunAsync(work).ConfigureAwait(false)).Result, silo);
     }
 
     /// <summary>
@@ -50,11 +50,11 @@ public sealed class SiloPartitions
     {
         ArgumentNullException.ThrowIfNull(compute);
         var (held, work) = HeldPass(pass, partitions);
-        return held is null ? new PartitionSums?[partitions.Length] : Answers(held, compute.Run(work, cancellationToken).Result, silo);
+        return held is null ? new PartitionSums?[partitions.Length] : Answers(compute.Run(work, cancellationToken).Result, silo);
     }
 
     /// <summary>The partitions of <paramref name="partitions"/> held here (null when none is) and the work that computes their sums one after another.</summary>
-    private (DensePartition?[]? Held, Func<ParallelismOptions, PartitionSums[]> Work) HeldPass(PartitionPass pass, string[] partitions)
+    private (DensePartition?[]? Held, Func<ParallelismOptions, PartitionSums?[]> Work) HeldPass(PartitionPass pass, string[] partitions)
     {
         ArgumentNullException.ThrowIfNull(partitions);
         var local = new DensePartition?[partitions.Length];
@@ -64,33 +64,11 @@ public sealed class SiloPartitions
         }
 
         return (local.All(p => p is null) ? null : local, parallel =>
-        {
-            var results = new PartitionSums[local.Length];
-            for (var i = 0; i < local.Length; i++)
-            {
-                if (local[i] is { } partition)
-                {
-                    results[i] = PartitionPassWork.Run(() => partition.Run(pass, parallel), silo: "");
-                }
-            }
-
-            return results;
-        });
+            PartitionPassWork.RunAll([.. local.Select(p => p is null ? null : (Func<double[]>)(() => p.Run(pass, parallel)))], silo: ""));
     }
 
-    private static PartitionSums?[] Answers(DensePartition?[] held, PartitionSums[] sums, string silo)
-    {
-        var answers = new PartitionSums?[held.Length];
-        for (var i = 0; i < held.Length; i++)
-        {
-            if (held[i] is not null)
-            {
-                answers[i] = sums[i] with { Silo = silo };
-            }
-        }
-
-        return answers;
-    }
+    private static PartitionSums?[] Answers(PartitionSums?[] sums, string silo) =>
+        [.. sums.Select(s => s is null ? null : s with { Silo = silo })];
 
     /// <summary>
     /// A k-means seeding step for those of <paramref name="partitions"/> this silo holds, computed in
