@@ -11,9 +11,10 @@ using Salsa.Testing;
 namespace Salsa.Grid.Tests;
 
 /// <summary>
-/// A pass folded per silo: one call per silo holding partitions, each silo computing all of its
-/// partitions and answering with every one's sums — the same bits as the grid in one process,
-/// with several coordinators passing over the same partitions at once.
+/// A pass folded per silo: each silo computing all of its partitions, adding them up in the
+/// reduction tree's order with the answers of the silos below it in the fan-in tree — the same
+/// bits as the grid in one process, on any silo count, with several coordinators passing over the
+/// same partitions at once and with a silo stopped mid-tree.
 /// </summary>
 public sealed class SiloPassTests(PostgresFixture postgres)
 {
@@ -99,6 +100,87 @@ public sealed class SiloPassTests(PostgresFixture postgres)
         Assert.Equal(Passes, grid.InPlace);
         Assert.Equal(Passes, grid.SiloCalls);
         Assert.Equal(0, grid.Statistics.Retries);
+    }
+
+    [Fact]
+    public async Task Passes_OnSixSilos_GoDownAFanInTree_TheCoordinatorHearsFromTwo_WithTheSameBits_AndASiloStoppedMidTreeIsAskedAround()
+    {
+        // Thirteen partitions (no power of two) over six silos, a fan-in of two: the coordinator
+        // calls two silos, each calls the two after it in partition order and answers for all three.
+        const int Many = 13;
+        var mixture = new Mixture(8_011, 6);
+        var pass = EStep(mixture);
+        double[] expected;
+        using (var local = new LocalPartitions(mixture.Vectors, Many, new ParallelismOptions { Ranks = 2 }))
+        {
+            expected = local.Reduce(pass, Token);
+        }
+
+        var connectionString = await postgres.NewDatabaseAsync();
+        var clusterId = $"tree-{Guid.NewGuid():N}";
+        var store = Silos.PostgresStore(connectionString);
+        var silos = new List<IHost>();
+        try
+        {
+            for (var s = 0; s < 6; s++)
+            {
+                silos.Add(await Silos.StartAsync(connectionString, clusterId, store));
+            }
+
+            await Silos.ActiveSilosAsync(silos[0], 6);
+            await mixture.StoreAsync(silos[0].Services.GetRequiredService<IDataStore>(), Token);
+            var factory = silos[0].Services.GetRequiredService<IGrainFactory>();
+            var grid = await Task.Run(() => GrainPartitions.Open(factory, mixture.Id, Many, TimeSpan.FromSeconds(60), Token));
+            grid.FanIn = 2;
+
+            // Placement keeps each silo's partitions contiguous: few whole subtrees to add up.
+            var infos = await Task.WhenAll(PartitionKey.Grid(mixture.Id, Many).Select(k => factory.GetGrain<IPartitionGrain>(k.ToGrainKey()).InfoAsync()));
+            var runs = infos.Select((info, index) => (info.Silo, index)).GroupBy(x => x.Silo).Select(g => g.Select(x => x.index).ToArray()).ToArray();
+            Assert.Equal(6, runs.Length);
+            Assert.All(runs, run => Assert.Equal(run[^1] - run[0] + 1, run.Length));
+
+            const int Passes = 25;
+            for (var p = 0; p < Passes; p++)
+            {
+                var sums = await Task.Run(() => grid.Reduce(pass, Token));
+                Assert.Equal(expected.Select(BitConverter.DoubleToInt64Bits), sums.Select(BitConverter.DoubleToInt64Bits));
+            }
+
+            Assert.Equal(6, grid.Silos.Length);
+            Assert.Equal(2L * Passes, grid.SiloCalls);
+            Assert.Equal(0, grid.Statistics.Retries);
+            Assert.Equal(Passes, grid.Statistics.Passes);
+            Assert.True(grid.Statistics.CpuMicroseconds > 0);
+
+            // A silo below a subtree's root stops: its parent answers for the rest and names its
+            // partitions missing; the coordinator asks those of their grains (activated on the
+            // survivors) — the same bits — and the next passes go down a tree of five.
+            // (Silos in partition order: the second is the first subtree's child.)
+            var belowIdentity = infos[runs[1][0]].Silo;
+            var below = silos.Single(s => s.Services.GetRequiredService<ILocalSiloDetails>().SiloAddress.ToString() == belowIdentity);
+            Assert.Contains(belowIdentity, grid.Silos);
+            await below.StopAsync(Token);
+            below.Dispose();
+            silos.Remove(below);
+            for (var p = 0; p < 10; p++)
+            {
+                var sums = await Task.Run(() => grid.Reduce(pass, Token));
+                Assert.Equal(expected.Select(BitConverter.DoubleToInt64Bits), sums.Select(BitConverter.DoubleToInt64Bits));
+            }
+
+            Assert.True(grid.Statistics.Retries > 0);
+            Assert.DoesNotContain(belowIdentity, grid.Silos);
+            Assert.Equal(5, grid.Silos.Length);
+            Assert.Equal(2L * (Passes + 10), grid.SiloCalls);
+        }
+        finally
+        {
+            foreach (var silo in silos)
+            {
+                await silo.StopAsync(CancellationToken.None);
+                silo.Dispose();
+            }
+        }
     }
 
     [Fact]

@@ -129,7 +129,7 @@ public sealed class GridExperiment : IExperiment
             for (var r = -20; r < 200; r++)
             {
                 var clock = Stopwatch.StartNew();
-                await cluster.Grains.GetGrain<ISiloPassGrain>(firstSilo).RunAsync(pass, []);
+                await cluster.Grains.GetGrain<ISiloPassGrain>(firstSilo).RunAsync(pass, new SiloPassPlan(firstSilo, datasetId, Partitions, [], [], TimeSpan.FromMinutes(1)));
                 if (r >= 0)
                 {
                     emptyPasses.Add(clock.Elapsed.TotalMicroseconds);
@@ -177,7 +177,7 @@ public sealed class GridExperiment : IExperiment
                 if (warm.Over())
                 {
                     partitionWalls.Add(wall);
-                    partitionComputes.Add(PartitionSums.CriticalCompute(sums));
+                    partitionComputes.Add(SiloTurn.CriticalCompute(sums.Select((s, i) => s.AsTurn(i))));
                 }
             }
 

@@ -213,7 +213,7 @@ public sealed class LargeDataExperiment : IExperiment
         {
             cancellationToken.ThrowIfCancellationRequested();
             var clock = Stopwatch.StartNew();
-            await Task.WhenAll(silos.Select(s => grains.GetGrain<ISiloPassGrain>(s).RunAsync(pass, [])));
+            await Task.WhenAll(silos.Select(s => grains.GetGrain<ISiloPassGrain>(s).RunAsync(pass, new SiloPassPlan(s, Guid.Empty, 1, [], [], TimeSpan.FromMinutes(1)))));
             if (warm.Over())
             {
                 times.Add(clock.Elapsed.TotalMicroseconds);

@@ -94,27 +94,11 @@ public sealed class DensePartition
         return new PartitionAssignments(assignments, (double[])_points.Weights.Clone());
     }
 
-    /// <summary>Several partitions' sums added in the order given (the partition order).</summary>
-    public static double[] Fold(IReadOnlyList<double[]> sums)
-    {
-        ArgumentNullException.ThrowIfNull(sums);
-        ArgumentOutOfRangeException.ThrowIfZero(sums.Count);
-        var total = (double[])sums[0].Clone();
-        for (var p = 1; p < sums.Count; p++)
-        {
-            if (sums[p].Length != total.Length)
-            {
-                throw new ArgumentException("The partitions' sums are of different lengths.", nameof(sums));
-            }
-
-            for (var i = 0; i < total.Length; i++)
-            {
-                total[i] += sums[p][i];
-            }
-        }
-
-        return total;
-    }
+    /// <summary>
+    /// Several partitions' sums (in partition order) added in the order of the grid's
+    /// <see cref="ReductionTree"/>: the order a grid's silos add them in, whichever hold which.
+    /// </summary>
+    public static double[] Fold(IReadOnlyList<double[]> sums) => ReductionTree.Fold(sums);
 
     // The assignments a Lloyd pass counts changes against are those made under the centres it names;
     // after a move (or another job's pass) this partition's may be others, so they are remade.

@@ -6,8 +6,8 @@ public sealed record PartitionAssignments(int[] Assignments, double[] Weights);
 /// <summary>
 /// A dataset as a fixed grid of partitions that compute annealing passes: grains spread over a
 /// cluster's silos, or <see cref="LocalPartitions"/> in one process. Each pass's partition sums are
-/// folded in partition order (<see cref="DensePartition.Fold"/>), so the run's result depends on
-/// the grid, never on where the partitions are.
+/// added in the order of the grid's fixed <see cref="ReductionTree"/>, so the run's result depends
+/// on the grid, never on where the partitions are or who adds which.
 /// </summary>
 public interface IPartitionGrid
 {
@@ -15,10 +15,10 @@ public interface IPartitionGrid
 
     int Dimension { get; }
 
-    /// <summary>The partitions' total weights, folded in partition order.</summary>
+    /// <summary>The partitions' total weights, added in the reduction tree's order.</summary>
     double TotalWeight { get; }
 
-    /// <summary>Every partition's sums for <paramref name="pass"/>, folded in partition order.</summary>
+    /// <summary>Every partition's sums for <paramref name="pass"/>, added in the reduction tree's order.</summary>
     double[] Reduce(PartitionPass pass, CancellationToken cancellationToken);
 
     /// <summary>Every point's nearest centre of <paramref name="pass"/>, partitions in order.</summary>

@@ -18,6 +18,7 @@ namespace Salsa.Grid.Partitions;
 public sealed class GrainPartitions : IKMeansGrid
 {
     private readonly IGrainFactory _factory;
+    private readonly Guid _datasetId;
     private readonly IPartitionGrain[] _grains;
     private readonly string[] _keys;
     private readonly string[] _homes; // the silo each partition answered from last
@@ -38,9 +39,9 @@ public sealed class GrainPartitions : IKMeansGrid
     private long _seedingCalls;
     private long _seedingSteps;
 
-    private GrainPartitions(IGrainFactory factory, string[] keys, IPartitionGrain[] grains, PartitionInfo[] infos, TimeSpan retryFor, LocalSilo? local)
+    private GrainPartitions(IGrainFactory factory, Guid datasetId, string[] keys, IPartitionGrain[] grains, PartitionInfo[] infos, TimeSpan retryFor, LocalSilo? local)
     {
-        (_factory, _keys, _grains, _retryFor, _local) = (factory, keys, grains, retryFor, local);
+        (_factory, _datasetId, _keys, _grains, _retryFor, _local) = (factory, datasetId, keys, grains, retryFor, local);
         _homes = [.. infos.Select(i => i.Silo)];
         Count = infos.Sum(i => i.Points);
         Dimension = infos[0].Dimension;
@@ -66,10 +67,25 @@ public sealed class GrainPartitions : IKMeansGrid
             throw new InvalidOperationException("The partitions disagree on the dataset's dimension.");
         }
 
-        return new GrainPartitions(grains, keys, refs, infos, retryFor, local) { _statistics = new PassStatistics(0, retries, 0, 0) };
+        return new GrainPartitions(grains, datasetId, keys, refs, infos, retryFor, local) { _statistics = new PassStatistics(0, retries, 0, 0) };
     }
 
     public int Count { get; }
+
+    /// <summary>
+    /// The most silos a pass's coordinator calls (4 unless set): with more, silos call silos and
+    /// answer for their subtree, so the coordinator's answers stay bounded as the grid grows.
+    /// <see cref="int.MaxValue"/> gives the star (one call per silo), for comparison.
+    /// </summary>
+    public int FanIn
+    {
+        get;
+        set
+        {
+            ArgumentOutOfRangeException.ThrowIfLessThan(value, 1);
+            field = value;
+        }
+    } = 4;
 
     public int Dimension { get; }
 
@@ -137,9 +153,9 @@ public sealed class GrainPartitions : IKMeansGrid
     public double[] Reduce(PartitionPass pass, CancellationToken cancellationToken)
     {
         var clock = Stopwatch.StartNew();
-        var retries = 0L;
-        var (sums, asked) = RunInPlace(pass, cancellationToken) is { } here ? (here, 0) : RunBySiloAsync(pass, cancellationToken).GetAwaiter().GetResult();
-        retries += asked;
+        var (total, turns, retries) = RunInPlace(pass, cancellationToken) is { } here
+            ? (DensePartition.Fold([.. here.Select(s => s.Sums)]), here.Select((s, i) => s.AsTurn(i)).ToArray(), 0L)
+            : RunByTreeAsync(pass, cancellationToken).GetAwaiter().GetResult();
         var wall = clock.Elapsed.TotalMicroseconds;
         if (retries == 0)
         {
@@ -147,7 +163,8 @@ public sealed class GrainPartitions : IKMeansGrid
             // must not make the next loss wait twenty times as long.
             _slowestPassMicroseconds = Math.Max(_slowestPassMicroseconds, wall);
         }
-        var slowest = PartitionSums.CriticalCompute(sums);
+
+        var slowest = SiloTurn.CriticalCompute(turns);
         GridTelemetry.Passes.Add(1);
         GridTelemetry.Messaging.Record(Math.Max(0, wall - slowest));
         if (retries > 0)
@@ -164,21 +181,24 @@ public sealed class GrainPartitions : IKMeansGrid
                 ComputeMicroseconds = _statistics.ComputeMicroseconds + slowest,
                 MessagingMicroseconds = _statistics.MessagingMicroseconds + Math.Max(0, wall - slowest),
                 LongestPassMicroseconds = Math.Max(_statistics.LongestPassMicroseconds, wall),
-                CpuMicroseconds = _statistics.CpuMicroseconds + sums.Sum(s => s.CpuMicroseconds),
+                CpuMicroseconds = _statistics.CpuMicroseconds + turns.Sum(t => t.CpuMicroseconds),
             };
             // The latest pass's silos replace the last; those it no longer uses become former ones.
-            var latest = sums.Select(s => s.Silo).ToHashSet(StringComparer.Ordinal);
+            var latest = turns.Select(t => t.Silo).ToHashSet(StringComparer.Ordinal);
             _former.UnionWith(_silos);
             _former.ExceptWith(latest);
             _silos.Clear();
             _silos.UnionWith(latest);
-            for (var i = 0; i < sums.Length; i++)
+            foreach (var turn in turns)
             {
-                _homes[i] = sums[i].Silo;
+                foreach (var partition in turn.Partitions)
+                {
+                    _homes[partition] = turn.Silo;
+                }
             }
         }
 
-        return DensePartition.Fold([.. sums.Select(s => s.Sums)]);
+        return total;
     }
 
     /// <summary>
@@ -214,11 +234,14 @@ public sealed class GrainPartitions : IKMeansGrid
     }
 
     /// <summary>
-    /// One pass as one call per silo, each answering for the partitions it held in the last pass;
-    /// a silo call that fails (the silo lost, its answer late) has its partitions asked one by one,
-    /// with <see cref="FanAsync"/>'s retries. Returns the sums in partition order and the calls asked again.
+    /// One pass down the fan-in tree of the silos that held partitions in the last pass (<see
+    /// cref="Plan"/>): at most <see cref="FanIn"/> calls from here, each silo calling those below it
+    /// and answering for its subtree as reduction-tree nodes; the coordinator's own silo computes its
+    /// partitions in place beside the calls. A partition nobody answered for — its silo lost, a call
+    /// late — is asked of its own grain, with <see cref="FanAsync"/>'s retries. Returns the root's
+    /// sums, every silo's turn and the partitions asked again.
     /// </summary>
-    private async Task<(PartitionSums[] Sums, long Retries)> RunBySiloAsync(PartitionPass pass, CancellationToken cancellationToken)
+    private async Task<(double[] Total, SiloTurn[] Turns, long Retries)> RunByTreeAsync(PartitionPass pass, CancellationToken cancellationToken)
     {
         string[] homes;
         lock (_lock)
@@ -226,23 +249,21 @@ public sealed class GrainPartitions : IKMeansGrid
             homes = [.. _homes];
         }
 
-        var timeout = PassTimeout;
-        var groups = Enumerable.Range(0, _grains.Length).GroupBy(i => homes[i], StringComparer.Ordinal).Select(g => g.ToArray()).ToArray();
-        Task<SiloPassAnswer> Call(int[] group)
+        var (own, plans) = Plan(homes, PassTimeout);
+        var sent = Stopwatch.GetTimestamp();
+        var calls = plans.Select(p =>
         {
-            var (silo, keys) = (homes[group[0]], group.Select(i => _keys[i]).ToArray());
-            if (_local is { } local && silo == local.Identity)
-            {
-                Interlocked.Increment(ref _inPlace);
-                return local.Held.RunAsync(_factory, local.Compute, local.Identity, pass, keys);
-            }
-
             Interlocked.Increment(ref _siloCalls);
-            return _factory.GetGrain<ISiloPassGrain>(silo).RunAsync(pass, keys).WaitAsync(timeout, cancellationToken);
+            return _factory.GetGrain<ISiloPassGrain>(p.Silo).RunAsync(pass, p).WaitAsync(p.Timeout, cancellationToken);
+        }).ToArray();
+        var answers = new List<SiloTreeAnswer>(calls.Length + 1);
+        var missing = new List<int>();
+        if (own is not null)
+        {
+            Interlocked.Increment(ref _inPlace);
+            answers.Add(await _local!.Held.RunTreeAsync(_factory, _local.Compute, _local.Identity, pass, own).ConfigureAwait(false));
         }
 
-        var sent = Stopwatch.GetTimestamp();
-        var calls = groups.Select(Call).ToArray();
         try
         {
             await Task.WhenAll(calls).ConfigureAwait(false);
@@ -254,45 +275,88 @@ public sealed class GrainPartitions : IKMeansGrid
 
         var received = Stopwatch.GetTimestamp();
         cancellationToken.ThrowIfCancellationRequested();
-        var sums = new PartitionSums[_grains.Length];
-        var again = new List<int>();
         var turn = 0.0;
         for (var c = 0; c < calls.Length; c++)
         {
-            if (calls[c].IsCompletedSuccessfully)
+            if (!calls[c].IsCompletedSuccessfully)
             {
-                var answer = calls[c].Result;
-                for (var j = 0; j < groups[c].Length; j++)
-                {
-                    sums[groups[c][j]] = answer.Sums[j];
-                }
-
-                if (answer.TurnMicroseconds >= turn)
-                {
-                    turn = answer.TurnMicroseconds;
-                    Volatile.Write(ref _lastWayIn, Stopwatch.GetElapsedTime(sent, answer.ArrivedTimestamp).TotalMicroseconds);
-                    Volatile.Write(ref _lastWayBack, Stopwatch.GetElapsedTime(answer.AnsweredTimestamp, received).TotalMicroseconds);
-                }
+                missing.AddRange(plans[c].AllPartitions);
+                continue;
             }
-            else
+
+            var answer = calls[c].Result;
+            answers.Add(answer);
+            if (answer.TurnMicroseconds >= turn)
             {
-                again.AddRange(groups[c]);
+                turn = answer.TurnMicroseconds;
+                Volatile.Write(ref _lastWayIn, Stopwatch.GetElapsedTime(sent, answer.ArrivedTimestamp).TotalMicroseconds);
+                Volatile.Write(ref _lastWayBack, Stopwatch.GetElapsedTime(answer.AnsweredTimestamp, received).TotalMicroseconds);
             }
         }
 
         Volatile.Write(ref _lastSiloTurnMicroseconds, turn);
-        if (again.Count == 0)
+        var known = new Dictionary<ReductionTree.Node, double[]>();
+        var turns = new List<SiloTurn>();
+        foreach (var answer in answers)
         {
-            return (sums, 0);
+            foreach (var node in answer.Nodes)
+            {
+                known[node.Node] = node.Sums;
+            }
+
+            missing.AddRange(answer.Missing);
+            turns.AddRange(answer.Turns);
         }
 
-        var (answers, retries) = await FanAsync([.. again.Select(i => _grains[i])], g => g.RunAsync(pass), _retryFor, timeout, cancellationToken).ConfigureAwait(false);
-        for (var j = 0; j < again.Count; j++)
+        var retries = 0L;
+        if (missing.Count > 0)
         {
-            sums[again[j]] = answers[j];
+            var again = missing.Order().ToArray();
+            var (sums, asked) = await FanAsync([.. again.Select(i => _grains[i])], g => g.RunAsync(pass), _retryFor, PassTimeout, cancellationToken).ConfigureAwait(false);
+            for (var j = 0; j < again.Length; j++)
+            {
+                known[new ReductionTree.Node(again[j], again[j] + 1)] = sums[j].Sums;
+                turns.Add(sums[j].AsTurn(again[j]));
+            }
+
+            retries = again.Length + asked;
         }
 
-        return (sums, again.Count + retries);
+        return (ReductionTree.Complete(_grains.Length, known), [.. turns], retries);
+    }
+
+    /// <summary>
+    /// A pass's fan-in tree over the silos holding partitions (<paramref name="homes"/>): the
+    /// coordinator's own silo's part, computed in place, and at most <see cref="FanIn"/> subtrees of
+    /// the others. Silos are ordered by their first partition and each subtree is a contiguous run of
+    /// them — with contiguous placement, a contiguous run of partitions, which its root adds up into
+    /// the fewest nodes. A silo waits for those below it less long than its own caller waits for it.
+    /// </summary>
+    private (SiloPassPlan? Own, SiloPassPlan[] Plans) Plan(string[] homes, TimeSpan timeout)
+    {
+        var silos = Enumerable.Range(0, homes.Length).GroupBy(i => homes[i], StringComparer.Ordinal).Select(g => (Silo: g.Key, Partitions: g.ToArray())).ToList();
+        var own = _local is { } local ? silos.Find(s => s.Silo == local.Identity) : default;
+        SiloPassPlan? ownPlan = own.Partitions is null ? null : new SiloPassPlan(own.Silo, _datasetId, _grains.Length, own.Partitions, [], timeout);
+        var others = silos.Where(s => own.Partitions is null || s.Silo != own.Silo).ToList();
+        return (ownPlan, Subtrees(others, 0, others.Count, timeout).Plans);
+    }
+
+    private (SiloPassPlan[] Plans, int Height) Subtrees(List<(string Silo, int[] Partitions)> silos, int from, int to, TimeSpan timeout)
+    {
+        var count = to - from;
+        var chunks = Math.Min(FanIn, count);
+        var plans = new SiloPassPlan[chunks];
+        var height = 0;
+        for (var c = 0; c < chunks; c++)
+        {
+            var (start, end) = (from + (int)((long)count * c / chunks), from + (int)((long)count * (c + 1) / chunks));
+            var (children, below) = Subtrees(silos, start + 1, end, timeout);
+            var level = children.Length == 0 ? 0 : below + 1;
+            plans[c] = new SiloPassPlan(silos[start].Silo, _datasetId, _grains.Length, silos[start].Partitions, children, timeout * (level + 1));
+            height = Math.Max(height, level);
+        }
+
+        return (plans, height);
     }
 
     public PartitionAssignments Assign(PartitionPass pass, CancellationToken cancellationToken)

@@ -9,6 +9,6 @@ public sealed class PartitionPlacementDirector : IPlacementDirector
         ArgumentNullException.ThrowIfNull(context);
         var silos = context.GetCompatibleSilos(target).OrderBy(s => s.ToString(), StringComparer.Ordinal).ToArray();
         var key = PartitionKey.Parse(target.GrainIdentity.Key.ToString()!);
-        return Task.FromResult(silos[key.Index % silos.Length]);
+        return Task.FromResult(silos[(int)((long)key.Index * silos.Length / key.Count)]);
     }
 }

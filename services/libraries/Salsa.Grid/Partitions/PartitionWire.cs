@@ -7,12 +7,8 @@ public sealed record PartitionSums([property: Id(0)] double[] Sums, [property: I
     /// <summary>The CPU time its silo's threads spent on the partition's pass (zero from a silo that did not say).</summary>
     [Id(3)] public double CpuMicroseconds { get; init; }
 
-    /// <summary>
-    /// The compute a fan-out of one pass had to wait for: a silo computes its partitions one after
-    /// another, so the busiest silo's total. The rest of the wait is messaging.
-    /// </summary>
-    public static double CriticalCompute(IEnumerable<PartitionSums> sums) =>
-        sums.GroupBy(s => s.Silo, StringComparer.Ordinal).Max(g => g.Sum(s => s.ComputeMicroseconds));
+    /// <summary>The sums' compute as the turn of the silo that answered for partition <paramref name="index"/>.</summary>
+    public SiloTurn AsTurn(int index) => new(Silo, [index], ComputeMicroseconds, CpuMicroseconds);
 }
 
 /// <summary>A partition's rows: nearest centre and weight of each.</summary>

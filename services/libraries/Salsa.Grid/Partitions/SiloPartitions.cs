@@ -95,32 +95,97 @@ public sealed class SiloPartitions
     }
 
     /// <summary>
-    /// The answers for <paramref name="partitions"/>: those this silo holds computed here, the others
-    /// (moved since the caller last saw them: a lost silo, a deactivation) asked of their own grains.
+    /// <paramref name="plan"/>'s part of a pass, answered for its subtree of the fan-in tree: the
+    /// silos below are called at once; this silo's partitions are computed here, those it no longer
+    /// holds (moved since the caller last saw them: a lost silo, a deactivation) asked of their own
+    /// grains; everything answered is added up in the reduction tree's order as far as it goes.
+    /// A partition nobody answered for — its grain failed, or the silo below holding it did — is
+    /// named missing, for the caller to ask again; the rest of the answer stands.
     /// </summary>
-    public async Task<SiloPassAnswer> RunAsync(IGrainFactory grains, SiloCompute compute, string silo, PartitionPass pass, string[] partitions)
+    public async Task<SiloTreeAnswer> RunTreeAsync(IGrainFactory grains, SiloCompute compute, string silo, PartitionPass pass, SiloPassPlan plan)
     {
         ArgumentNullException.ThrowIfNull(grains);
+        ArgumentNullException.ThrowIfNull(plan);
         var arrived = Stopwatch.GetTimestamp();
-        var held = await RunHeldAsync(compute, silo, pass, partitions).ConfigureAwait(false);
-        var elsewhere = Enumerable.Range(0, partitions.Length).Where(i => held[i] is null).ToArray();
-        var answers = new PartitionSums[partitions.Length];
-        if (elsewhere.Length > 0)
+        var below = plan.Children.Select(c => grains.GetGrain<ISiloPassGrain>(c.Silo).RunAsync(pass, c).WaitAsync(c.Timeout)).ToArray();
+        var keys = plan.Partitions.Select(plan.KeyOf).ToArray();
+        var held = await RunHeldAsync(compute, silo, pass, keys).ConfigureAwait(false);
+        var known = new Dictionary<ReductionTree.Node, double[]>();
+        var missing = new List<int>();
+        var turns = new List<SiloTurn>();
+        var here = new List<int>();
+        var moved = new List<(int Partition, Task<PartitionSums> Call)>();
+        for (var i = 0; i < held.Length; i++)
         {
-            GridTelemetry.Forwarded.Add(elsewhere.Length);
-            var moved = await Task.WhenAll(elsewhere.Select(i => grains.GetGrain<IPartitionGrain>(partitions[i]).RunAsync(pass))).ConfigureAwait(false);
-            for (var j = 0; j < elsewhere.Length; j++)
+            var partition = plan.Partitions[i];
+            if (held[i] is { } sums)
             {
-                held[elsewhere[j]] = moved[j];
+                known[new ReductionTree.Node(partition, partition + 1)] = sums.Sums;
+                here.Add(i);
+            }
+            else
+            {
+                moved.Add((partition, grains.GetGrain<IPartitionGrain>(keys[i]).RunAsync(pass)));
             }
         }
 
-        for (var i = 0; i < answers.Length; i++)
+        if (here.Count > 0)
         {
-            answers[i] = held[i]!;
+            turns.Add(new SiloTurn(silo, [.. here.Select(i => plan.Partitions[i])], here.Sum(i => held[i]!.ComputeMicroseconds), here.Sum(i => held[i]!.CpuMicroseconds)));
         }
 
-        return new SiloPassAnswer(answers, Stopwatch.GetElapsedTime(arrived).TotalMicroseconds, arrived, Stopwatch.GetTimestamp());
+        if (moved.Count > 0)
+        {
+            GridTelemetry.Forwarded.Add(moved.Count);
+        }
+
+        foreach (var (partition, call) in moved)
+        {
+            if (await Answered(call).ConfigureAwait(false) is { } sums)
+            {
+                known[new ReductionTree.Node(partition, partition + 1)] = sums.Sums;
+                turns.Add(sums.AsTurn(partition));
+            }
+            else
+            {
+                missing.Add(partition);
+            }
+        }
+
+        for (var c = 0; c < below.Length; c++)
+        {
+            if (await Answered(below[c]).ConfigureAwait(false) is { } answer)
+            {
+                foreach (var node in answer.Nodes)
+                {
+                    known[node.Node] = node.Sums;
+                }
+
+                missing.AddRange(answer.Missing);
+                turns.AddRange(answer.Turns);
+            }
+            else
+            {
+                missing.AddRange(plan.Children[c].AllPartitions);
+            }
+        }
+
+        ReductionTree.Merge(plan.Count, known);
+        var nodes = known.OrderBy(n => n.Key.Lo).Select(n => new ReducedSums(n.Key.Lo, n.Key.Hi, n.Value)).ToArray();
+        return new SiloTreeAnswer(nodes, [.. missing.Order()], [.. turns], Stopwatch.GetElapsedTime(arrived).TotalMicroseconds, arrived, Stopwatch.GetTimestamp());
+    }
+
+    // A call's answer, or null when it failed (the caller asks its partitions again).
+    private static async Task<T?> Answered<T>(Task<T> call) where T : class
+    {
+        try
+        {
+            return await call.ConfigureAwait(false);
+        }
+        catch (Exception)
+        {
+            return null;
+        }
     }
 }
 

@@ -7,7 +7,7 @@ namespace Salsa.Grid.Partitions;
 [SiloPinnedPlacement]
 public sealed class SiloPassGrain(SiloPartitions held, SiloCompute compute) : Grain, ISiloPassGrain
 {
-    public Task<SiloPassAnswer> RunAsync(PartitionPass pass, string[] partitions) => held.RunAsync(GrainFactory, compute, RuntimeIdentity, pass, partitions);
+    public Task<SiloTreeAnswer> RunAsync(PartitionPass pass, SiloPassPlan plan) => held.RunTreeAsync(GrainFactory, compute, RuntimeIdentity, pass, plan);
 
     public Task<SiloSeedAnswer<double>> SeedMassAsync(KMeansSeedStep seeding, string[] partitions) => held.SeedHeldAsync(compute, partitions, k => k.SeedMass(seeding));
 
