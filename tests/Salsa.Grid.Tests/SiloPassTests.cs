@@ -252,18 +252,18 @@ public sealed class SiloPassTests(PostgresFixture postgres)
     }
 
     // An E-step of annealing at a temperature where every point feels every centre.
-    private static PartitionPass EStep(Mixture mixture)
+    internal static PartitionPass EStep(Mixture mixture, int clusters = Clusters)
     {
-        var kp = (Clusters + 7) / 8 * 8;
-        var centres = new double[Clusters * 2];
-        for (var c = 0; c < Clusters; c++)
+        var kp = (clusters + 7) / 8 * 8;
+        var centres = new double[clusters * 2];
+        for (var c = 0; c < clusters; c++)
         {
-            mixture.Vectors.Point((int)((long)mixture.Count * c / Clusters)).CopyTo(centres.AsSpan(2 * c));
+            mixture.Vectors.Point((int)((long)mixture.Count * c / clusters)).CopyTo(centres.AsSpan(2 * c));
         }
 
         var logMass = Enumerable.Repeat(double.NegativeInfinity, kp).ToArray();
-        Array.Fill(logMass, -Math.Log(Clusters), 0, Clusters);
+        Array.Fill(logMass, -Math.Log(clusters), 0, clusters);
         var length = kp * (2 + 1) + 4; // masses and coordinate sums per centre, then four scalars (PassSums.EStepLength)
-        return PartitionPass.Create(PassKind.EStep, length, Math.Max(kp * 4 + 4, Clusters * 4 + kp + 4), null, kp, Clusters, 2, centres, logMass, 1.0 / 50, null, null, null);
+        return PartitionPass.Create(PassKind.EStep, length, Math.Max(kp * 4 + 4, clusters * 4 + kp + 4), null, kp, clusters, 2, centres, logMass, 1.0 / 50, null, null, null);
     }
 }

@@ -19,8 +19,8 @@ namespace Salsa.Bench.Experiments;
 /// <summary>
 /// The machine level on Orleans: silos as separate processes on this machine (sharing its cores, so
 /// this measures overhead, not speed-up), joined through PostgreSQL. Per silo count, the time of one
-/// DA iteration on the national census at K = 100 (an E-step fanned out to a fixed grid of
-/// partitions and folded in partition order) split into the busiest silo's compute and the
+/// DA iteration on the national census at K = 100 (an E-step sent down the fan-in tree of silos to a
+/// fixed grid of partitions and added in the reduction tree's order) split into the busiest silo's compute and the
 /// coordinator's messaging, beside the same grid in this process; whether a DA job and the iteration's sums are bit-identical to the grid
 /// computed in one process; and the time to recover from a silo killed mid-job.
 /// </summary>
@@ -31,7 +31,7 @@ public sealed class GridExperiment : IExperiment
 
     public string Name => "grid";
 
-    public string Description => "Orleans silos (1, 2, 3 processes): DA iteration time at K = 100 on the national census, messaging, bit-identity with one node, recovery from a killed silo; a k-means job on the same grid.";
+    public string Description => "Orleans silos (1, 2, 3 processes): DA iteration time at K = 100 on the national census, messaging, bit-identity with one node, recovery from a killed silo; a k-means job on the same grid; messaging on 1–16 silo processes down the fan-in tree and as a star beside MPI_Allreduce, and the model of 8, 32 and 128 machines fitted on it.";
 
     public async Task RunAsync(ExperimentContext context, CancellationToken cancellationToken)
     {
@@ -265,6 +265,192 @@ public sealed class GridExperiment : IExperiment
         Report(context, data.Count, iterations, recovery, faultIdentical, faultView);
         ReportKMeans(context, data.Count, kmeans, kmeansJobs);
         ReportOneSilo(context, context.Quick);
+        var growth = await GrowingAsync(context, connectionString, census, cancellationToken);
+        Model(context, data.Count, iterations[0].Wall, growth);
+    }
+
+    /// <summary>
+    /// The grid on P machines of 16 cores, fitted on this run: a DA E-step's compute per point and
+    /// core from the pass in this process, a pass's messaging at one level of the fan-in tree and its
+    /// growth per level from the growing grid, and a LAN's round trip per level this machine cannot make.
+    /// </summary>
+    private static void Model(ExperimentContext context, int points, double passMicroseconds, (double FirstLevel, double PerLevel) growth)
+    {
+        const int cores = 16;
+        const double roundTripUs = 200;
+        var perPointCoreUs = passMicroseconds * Environment.ProcessorCount / points;
+        var perLevel = Math.Max(0, growth.PerLevel);
+        double Messaging(int machines) => growth.FirstLevel + (perLevel * (TreeLevels(machines) - 1)) + (machines > 1 ? roundTripUs * TreeLevels(machines) : 0);
+        double Pass(long n, int machines) => (perPointCoreUs * n / (machines * cores)) + Messaging(machines);
+        var sizes = new long[] { 10_000_000, 50_000_000, 500_000_000 };
+        var machineCounts = new[] { 8, 32, 128 };
+        foreach (var n in sizes)
+        {
+            foreach (var p in machineCounts)
+            {
+                var @case = string.Create(CultureInfo.InvariantCulture, $"machines={p},cores={cores},points={n},fold=tree");
+                context.Add(@case, "model_seconds_per_pass", Pass(n, p) / 1e6, "s");
+                context.Add(@case, "model_efficiency", perPointCoreUs * n / cores / (p * Pass(n, p)), "ratio");
+            }
+        }
+
+        context.Section("Model: 8, 32 and 128 machines of 16 cores", string.Create(CultureInfo.InvariantCulture,
+            $"Fitted on this run: a DA E-step at K = {Clusters} costs c = {perPointCoreUs * 1000:F1} ns per point per core (the pass in this process, {points:N0} points, {Environment.ProcessorCount} cores); " +
+            $"a pass's messaging is m₁ = {growth.FirstLevel:F0} µs through one level of the fan-in tree (at most four silos answering the coordinator) and grows by s = {perLevel:F0} µs per further level (the growing grid above, least squares); " +
+            $"between machines a LAN round trip of {roundTripUs:F0} µs is added per level (a level's calls go out together) — an assumption: this machine's kernel has no netem to measure one. " +
+            $"T(P) = c·n/(16P) + m₁ + s·(L(P) − 1) + RTT·L(P), with L(P) = ⌈log₄⌉ levels (2 at 8 machines, 3 at 32, 4 at 128); efficiency = (c·n/16) / (P·T(P)) against one machine of 16 cores without messaging. " +
+            $"What it assumes: partitions spread evenly (a grid of at least 16P partitions: `Cluster:MaxPartitions` raised past 64), compute shrinking with cores as it does on this machine's two, " +
+            $"and m₁ and s as measured here, where every silo beyond two shares the two cores with the others — their contention is in the figures, so they are upper bounds. " +
+            $"What this 2-core machine cannot show: a speed-up from more machines, memory bandwidth shared by 16 cores, and a real network's round trip and bandwidth."));
+        context.Table(["points", "machines", "tree levels", "ms per pass", "of it messaging, ms", "efficiency"],
+            sizes.SelectMany(n => machineCounts.Select(p => (IReadOnlyList<string>)[
+                n.ToString("N0", CultureInfo.InvariantCulture),
+                p.ToString(CultureInfo.InvariantCulture),
+                TreeLevels(p).ToString(CultureInfo.InvariantCulture),
+                (Pass(n, p) / 1000).ToString("F2", CultureInfo.InvariantCulture),
+                (Messaging(p) / 1000).ToString("F2", CultureInfo.InvariantCulture),
+                (perPointCoreUs * n / cores / (p * Pass(n, p))).ToString("F2", CultureInfo.InvariantCulture)])));
+    }
+
+    /// <summary>Partitions of the growing grid: one per silo of the largest count measured.</summary>
+    private const int GrowingPartitions = 16;
+
+    /// <summary>
+    /// Messaging per pass as the grid grows, 1 to 16 silo processes on small data (so many fit this
+    /// machine): the pass down the fan-in tree (at most four calls from the coordinator) and, pass for
+    /// pass beside it, the star (one call per silo), against Open MPI's allreduce of the same payload
+    /// among as many processes.
+    /// </summary>
+    private static async Task<(double FirstLevel, double PerLevel)> GrowingAsync(ExperimentContext context, string connectionString, DenseVectors census, CancellationToken cancellationToken)
+    {
+        var data = KernelData.Prefix(census, GrowingPartitions * 1_000);
+        var pass = EStep(data);
+        double[] reference;
+        using (var local = new LocalPartitions(data, GrowingPartitions, new ParallelismOptions()))
+        {
+            reference = local.Reduce(pass, cancellationToken);
+        }
+
+        var counts = context.Quick ? new[] { 1, 2, 4 } : [1, 2, 3, 4, 8, 16];
+        var repeats = context.Quick ? 30 : 100;
+        var datasetId = Guid.NewGuid();
+        var label = string.Create(CultureInfo.InvariantCulture, $"data=census-{data.Count / 1000}k,n={data.Count},k={Clusters},partitions={GrowingPartitions}");
+        var measured = new Dictionary<int, (double Tree, double Star, double Compute, int Answers, bool Identical)>();
+        foreach (var silos in counts)
+        {
+            await using var cluster = await ProcessCluster.SharingCoresAsync(connectionString, silos, cancellationToken);
+            if (silos == counts[0])
+            {
+                await StoreAsync(cluster.Client, datasetId, data, cancellationToken);
+            }
+
+            var grid = await Task.Run(() => GrainPartitions.Open(cluster.Grains, datasetId, GrowingPartitions, TimeSpan.FromMinutes(2), cancellationToken), cancellationToken);
+            await cluster.QuietAsync(cancellationToken);
+            var tree = new List<double>();
+            var star = new List<double>();
+            var computes = new List<double>();
+            var identical = true;
+            var calls = 0L;
+            // Tree and star pass for pass, so both see the same moments of a noisy machine.
+            for (var warm = WarmUp.ForShortPasses(context.Quick); tree.Count < repeats;)
+            {
+                var timed = warm.Over();
+                foreach (var fanIn in new[] { 4, int.MaxValue })
+                {
+                    grid.FanIn = fanIn;
+                    var (before, callsBefore) = (grid.Statistics, grid.SiloCalls);
+                    var sums = await Task.Run(() => grid.Reduce(pass, cancellationToken), cancellationToken);
+                    identical &= ClusterJobs.SameBits(reference, sums);
+                    var messaging = grid.Statistics.MessagingMicroseconds - before.MessagingMicroseconds;
+                    if (timed)
+                    {
+                        (fanIn == 4 ? tree : star).Add(messaging);
+                        if (fanIn == 4)
+                        {
+                            computes.Add(grid.Statistics.ComputeMicroseconds - before.ComputeMicroseconds);
+                            calls = grid.SiloCalls - callsBefore;
+                        }
+                    }
+                }
+            }
+
+            identical &= grid.Silos.Length == Math.Min(silos, GrowingPartitions) && grid.Statistics.Retries == 0;
+            measured[silos] = (Statistics.Median(tree), Statistics.Median(star), Statistics.Median(computes), (int)calls, identical);
+            var @case = string.Create(CultureInfo.InvariantCulture, $"{label},silos={silos}");
+            context.Add(@case + ",fold=tree", "messaging_us", measured[silos].Tree, "µs");
+            context.Add(@case + ",fold=star", "messaging_us", measured[silos].Star, "µs");
+            context.Add(@case + ",fold=tree", "compute_us", measured[silos].Compute, "µs");
+            context.Add(@case + ",fold=tree", "answers_to_coordinator", calls, "calls");
+            context.Add(@case, "identical_to_single_node", identical ? 1 : 0, "bool");
+            context.Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                $"  growing grid, silos={silos}: messaging {measured[silos].Tree:F0} µs down the tree ({calls} answers), {measured[silos].Star:F0} µs as a star; compute {measured[silos].Compute:F0} µs; identical {identical}"));
+        }
+
+        var mpi = new Dictionary<int, double>();
+        if (Peers.BuildError is null)
+        {
+            foreach (var silos in counts.Where(c => c > 1))
+            {
+                mpi[silos] = Peers.RunJson("mpirun",
+                    ["--allow-run-as-root", "--oversubscribe", "--bind-to", "none", "--mca", "btl", "tcp,self", "-np", silos.ToString(CultureInfo.InvariantCulture),
+                     Peers.PathOf("allreduce"), pass.Length.ToString(CultureInfo.InvariantCulture), context.Quick ? "1000" : "5000", "200"],
+                    TimeSpan.FromMinutes(5)).GetProperty("allreduce_us").GetDouble();
+                var @case = string.Create(CultureInfo.InvariantCulture, $"{label},silos={silos},fold=tree");
+                context.Add(@case, "mpi_allreduce_us", mpi[silos], "µs");
+                context.Add(@case, "ratio_to_mpi_allreduce", measured[silos].Tree / mpi[silos], "×");
+            }
+        }
+
+        // The growth, fitted by least squares: the star's per added silo, the tree's per level.
+        var (starBase, starSlope) = Fit([.. measured.Select(m => ((double)m.Key, m.Value.Star))]);
+        var (treeBase, treeSlope) = Fit([.. measured.Select(m => ((double)TreeLevels(m.Key), m.Value.Tree))]);
+        context.Add(label + ",fold=star", "messaging_us_per_added_silo", starSlope, "µs");
+        context.Add(label + ",fold=tree", "messaging_us_per_tree_level", treeSlope, "µs");
+        context.Add(label + ",fold=tree", "messaging_us_first_level", treeBase + treeSlope, "µs");
+
+        context.Section("Messaging as the grid grows", string.Create(CultureInfo.InvariantCulture,
+            $"{data.Count:N0} points in {GrowingPartitions} partitions, K = {Clusters} (a pass's sums: {pass.Length} doubles), on 1 to {counts[^1]} silo processes sharing this machine's {Environment.ProcessorCount} cores, " +
+            $"the coordinator in the benchmark's process (a client: every silo is called). Each pass goes **down the tree** — the coordinator calls at most four silos, each calls the subtrees below it and answers for them as reduction-tree nodes — " +
+            $"and, pass for pass beside it, as a **star** (one call per silo, the coordinator adding every answer). Messaging is the pass's wall time less the busiest silo's compute (medians of {repeats} passes of each after {WarmUp.ForShortPasses(context.Quick).Describe()}); " +
+            $"**answers** are the calls the coordinator made and heard back per pass. MPI is Open MPI's `MPI_Allreduce` of the same {pass.Length} doubles among as many processes, over TCP on the same loopback, run after the silos. " +
+            $"Every silo count oversubscribes the two cores beyond two silos: what this shows is how the messaging grows, not a speed-up."));
+        context.Table(["silos", "tree levels", "answers to the coordinator", "messaging, tree, µs", "messaging, star, µs", "MPI_Allreduce, µs", "tree ÷ MPI", "compute, µs", "identical"],
+            measured.OrderBy(m => m.Key).Select(m => (IReadOnlyList<string>)[
+                m.Key.ToString(CultureInfo.InvariantCulture),
+                TreeLevels(m.Key).ToString(CultureInfo.InvariantCulture),
+                m.Value.Answers.ToString(CultureInfo.InvariantCulture),
+                m.Value.Tree.ToString("F0", CultureInfo.InvariantCulture),
+                m.Value.Star.ToString("F0", CultureInfo.InvariantCulture),
+                mpi.TryGetValue(m.Key, out var a) ? a.ToString("F0", CultureInfo.InvariantCulture) : "–",
+                mpi.TryGetValue(m.Key, out var b) ? (m.Value.Tree / b).ToString("F1", CultureInfo.InvariantCulture) : "–",
+                m.Value.Compute.ToString("F0", CultureInfo.InvariantCulture),
+                m.Value.Identical ? "yes" : "no"]));
+        context.Paragraph(string.Create(CultureInfo.InvariantCulture,
+            $"Fitted: the star's messaging grows by **{starSlope:F0} µs per added silo** (from {starBase + starSlope:F0} µs at one); the tree's by **{treeSlope:F0} µs per level** of the tree (⌈log₄ silos⌉ levels, {treeBase + treeSlope:F0} µs at one level)."));
+        return (treeBase + treeSlope, treeSlope);
+    }
+
+    /// <summary>Levels of the fan-in tree (fan-in 4) over <paramref name="silos"/> silos: 1 up to 4, 2 up to 20, 3 up to 84 …</summary>
+    internal static int TreeLevels(int silos)
+    {
+        var (levels, reach, width) = (0, 0, 1);
+        while (reach < silos)
+        {
+            width *= 4;
+            reach += width;
+            levels++;
+        }
+
+        return levels;
+    }
+
+    /// <summary>Least squares y = a + b·x.</summary>
+    private static (double A, double B) Fit(IReadOnlyList<(double X, double Y)> points)
+    {
+        var (mx, my) = (points.Average(p => p.X), points.Average(p => p.Y));
+        var sxx = points.Sum(p => (p.X - mx) * (p.X - mx));
+        var b = sxx == 0 ? 0 : points.Sum(p => (p.X - mx) * (p.Y - my)) / sxx;
+        return (my - (b * mx), b);
     }
 
     /// <summary>The single silo (the embedded default's topology) against one process: every whole job this run timed on both.</summary>
@@ -398,7 +584,7 @@ public sealed class GridExperiment : IExperiment
         context.Section("Result", string.Create(CultureInfo.InvariantCulture,
             $"{points:N0} census block groups in a grid of {Partitions} partitions, K = {Clusters}; silos are separate processes on this {Environment.ProcessorCount}-core machine, " +
             $"sharing its cores: each silo computes on cores ÷ silos ranks, at least one (`Cluster:Ranks`; three silos on two cores share them, so that row shows contention too). " +
-            $"One iteration = the E-step as a job's coordinator sends it — one call per silo, each silo computing its partitions and answering with every one's sums — folded in partition order; " +
+            $"One iteration = the E-step as a job's coordinator sends it — down the fan-in tree, which on up to four silos is one call per silo, each silo computing its partitions and answering with their sums added up as reduction-tree nodes — completed in the tree's order; " +
             $"**call per partition** is the same pass sent as one call to each partition (the design before the per-silo fold), measured beside it; **compute** is the busiest silo's computing " +
             $"(a silo runs its partitions one after another on its ranks, so it is the sum of its partitions' times), **messaging** the rest of the coordinator's wait. " +
             $"Every side runs passes for at least {WarmUp.ForShortPasses(context.Quick).Describe()} before the timed ones: a fresh silo's JIT compiles in the background for seconds, taking a core from the ranks. " +

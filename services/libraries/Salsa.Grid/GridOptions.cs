@@ -69,6 +69,10 @@ public sealed class GridOptions
     [Range(typeof(TimeSpan), "00:00:00.1", "1.00:00:00")]
     public TimeSpan PartitionRetry { get; set; } = TimeSpan.FromSeconds(120);
 
+    /// <summary>How long a stopping silo waits at most for running jobs to move its partitions to the other silos.</summary>
+    [Range(typeof(TimeSpan), "00:00:00", "01:00:00")]
+    public TimeSpan LeaveTimeout { get; set; } = TimeSpan.FromSeconds(30);
+
     /// <summary>Two of these missed in a row make the other silos vote a silo dead.</summary>
     [Range(typeof(TimeSpan), "00:00:00.1", "01:00:00")]
     public TimeSpan ProbeTimeout { get; set; } = TimeSpan.FromSeconds(2);

@@ -32,6 +32,9 @@ public static class GridTelemetry
     public static readonly Counter<long> Forwarded = s_meter.CreateCounter<long>(
         "salsa.grid.pass.forwarded", "{partition}", "Partitions a silo's pass was asked for that the silo no longer held, passed on to their own grains.");
 
+    public static readonly Counter<long> Moved = s_meter.CreateCounter<long>(
+        "salsa.grid.partitions.moved", "{partition}", "Partitions moved on purpose at a boundary: to a silo that joined, off a silo that is leaving.");
+
     public static readonly Histogram<double> Messaging = s_meter.CreateHistogram(
         "salsa.grid.pass.messaging", "us", "Per pass, the coordinator's wait beyond the busiest silo's computing.",
         advice: new InstrumentAdvice<double> { HistogramBucketBoundaries = [50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000] });

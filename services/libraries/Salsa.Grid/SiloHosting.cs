@@ -2,6 +2,7 @@ using System.Net;
 using System.Net.Sockets;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
 using Orleans.Configuration;
 using Orleans.Serialization;
 using Salsa.Grid.Compute;
@@ -34,6 +35,7 @@ public static class SiloHosting
             GatewayPort = options.GatewayPort,
             Ranks = options.Ranks,
             ProbeTimeout = options.ProbeTimeout,
+            LeaveTimeout = options.LeaveTimeout,
             DirectoryLease = options.DirectoryLease,
             TraceGrainCalls = options.TraceGrainCalls,
             Certificate = options.Tls.Certificate is { Length: > 0 } certificate ? ClusterTls.Load(certificate, options.Tls.Password) : null,
@@ -103,6 +105,8 @@ public static class SiloHosting
             silo.Services.AddPlacementDirector<Partitions.PartitionPlacement, Partitions.PartitionPlacementDirector>();
             silo.Services.AddPlacementDirector<Partitions.SiloPinnedPlacement, Partitions.SiloPinnedPlacementDirector>();
             silo.Services.AddSingleton<Partitions.SiloPartitions>();
+            silo.Services.AddSingleton<ILifecycleParticipant<ISiloLifecycle>>(services => new Partitions.SiloLeaving(
+                services.GetRequiredService<Partitions.SiloPartitions>(), services.GetRequiredService<ILogger<Partitions.SiloLeaving>>(), settings.LeaveTimeout));
             silo.Services.SerializeStoreExceptions();
             silo.Services.AddGridSerialization();
             silo.Services.AddSingleton(_ => new SiloCompute(settings.Ranks));

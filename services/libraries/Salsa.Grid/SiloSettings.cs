@@ -34,6 +34,9 @@ public sealed record SiloSettings
     /// </summary>
     public TimeSpan ProbeTimeout { get; init; } = TimeSpan.FromSeconds(2);
 
+    /// <summary>How long a stopping silo waits at most for running jobs to move its partitions to the other silos (<see cref="Partitions.SiloLeaving"/>).</summary>
+    public TimeSpan LeaveTimeout { get; init; } = TimeSpan.FromSeconds(30);
+
     /// <summary>Exports a span per grain call (Orleans' activity sources) besides the jobs' own spans; off by default (thousands per second).</summary>
     public bool TraceGrainCalls { get; init; }
 

@@ -28,6 +28,8 @@ public sealed class DensePartition
 
     public double TotalWeight => _points.TotalWeight;
 
+    public int Dimension => _points.Dimension;
+
     /// <summary>The partition's rows.</summary>
     internal DenseVectors Points => _points;
 

@@ -262,6 +262,7 @@ public abstract partial class GridJobGrain<TSpec, TCheckpoint>(
         // The partitions this silo holds are computed in place by the job's loop (no grain call).
         var local = ServiceProvider.GetService<SiloPartitions>() is { } held && ServiceProvider.GetService<SiloCompute>() is { } compute
             ? new LocalSilo(silo, held, compute) : null;
+        var members = ServiceProvider.GetService<IClusterMembershipService>();
         // Not awaited: the loop records its own outcome (CompleteAsync) and stops with the activation (_stop).
         _ = Task.Factory.StartNew(() =>
         {
@@ -271,12 +272,12 @@ public abstract partial class GridJobGrain<TSpec, TCheckpoint>(
             span?.SetTag("salsa.grid.coordinator", silo);
             span?.SetTag("salsa.grid.resumes", resumes);
             span?.SetTag("salsa.grid.resumed_from_checkpoint", resumeFrom is not null);
-            RunLoop(spec, resumeFrom, self, grains, settings, local, stop.Token);
+            RunLoop(spec, resumeFrom, self, grains, settings, local, members, stop.Token);
         }, stop.Token, TaskCreationOptions.LongRunning, TaskScheduler.Default);
     }
 
     // On the job's own thread: waits on partitions and on its own grain's turns, never inside one.
-    private void RunLoop(TSpec spec, TCheckpoint? resumeFrom, IGridJobGrain self, IGrainFactory grains, GridJobOptions settings, LocalSilo? local, CancellationToken stop)
+    private void RunLoop(TSpec spec, TCheckpoint? resumeFrom, IGridJobGrain self, IGrainFactory grains, GridJobOptions settings, LocalSilo? local, IClusterMembershipService? members, CancellationToken stop)
     {
         GrainPartitions? partitions = null;
         PassStatistics Passes() => partitions?.Statistics ?? PassStatistics.None;
@@ -284,6 +285,12 @@ public abstract partial class GridJobGrain<TSpec, TCheckpoint>(
         try
         {
             partitions = _partitions = GrainPartitions.Open(grains, spec.DatasetId, spec.Partitions, settings.PartitionRetry, stop, local);
+            if (members is not null)
+            {
+                // Silos that join take their share between passes; silos that leave hand theirs over.
+                partitions.Elastic(() => [.. members.CurrentSnapshot.Members.Values.Where(m => m.Status == SiloStatus.Active).Select(m => m.SiloAddress.ToString())]);
+            }
+
             var lastSave = Stopwatch.StartNew();
             var stretch = (Started: DateTimeOffset.UtcNow, Passes: PassStatistics.None);
             void Checkpoint(TCheckpoint checkpoint)

@@ -12,6 +12,9 @@ public interface IPartitionGrain : IGrainWithStringKey
 {
     Task<PartitionInfo> InfoAsync();
 
+    /// <summary>Moves this partition to <paramref name="silo"/> (an active member's identity) once its current call ends.</summary>
+    Task MoveAsync(string silo);
+
     /// <summary>This partition's sums for one annealing pass.</summary>
     Task<PartitionSums> RunAsync(PartitionPass pass);
 

@@ -22,6 +22,14 @@ public interface ISiloPassGrain : IGrainWithStringKey
     /// </summary>
     Task<SiloTreeAnswer> RunAsync(PartitionPass pass, SiloPassPlan plan);
 
+    /// <summary>
+    /// Loads the rows of <paramref name="partitions"/> of the grid of <paramref name="count"/> over
+    /// <paramref name="datasetId"/> into this silo's staging, ahead of their move here: each
+    /// partition's activation on this silo then takes them without reading the store. Returns the
+    /// rows loaded; partitions held or staged here already are skipped.
+    /// </summary>
+    Task<long> PrefetchAsync(Guid datasetId, int count, int[] partitions);
+
     /// <summary>The k-means++ masses of those of <paramref name="partitions"/> this silo holds (<see cref="IPartitionGrain.SeedMassAsync"/>).</summary>
     Task<SiloSeedAnswer<double>> SeedMassAsync(KMeansSeedStep seeding, string[] partitions);
 
@@ -85,4 +93,8 @@ public sealed record SiloTurn([property: Id(0)] string Silo, [property: Id(1)] i
 [GenerateSerializer, Immutable]
 public sealed record SiloTreeAnswer(
     [property: Id(0)] ReducedSums[] Nodes, [property: Id(1)] int[] Missing, [property: Id(2)] SiloTurn[] Turns,
-    [property: Id(3)] double TurnMicroseconds, [property: Id(4)] long ArrivedTimestamp, [property: Id(5)] long AnsweredTimestamp);
+    [property: Id(3)] double TurnMicroseconds, [property: Id(4)] long ArrivedTimestamp, [property: Id(5)] long AnsweredTimestamp)
+{
+    /// <summary>Silos of the subtree asked to leave: their partitions are moved off before the next pass.</summary>
+    [Id(6)] public string[] Leaving { get; init; } = [];
+}

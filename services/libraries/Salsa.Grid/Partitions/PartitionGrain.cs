@@ -1,3 +1,4 @@
+using Orleans.Runtime.Placement;
 using Salsa.Clustering;
 using Salsa.Clustering.Fingerprints;
 using Salsa.Clustering.KMeans;
@@ -8,7 +9,7 @@ using Salsa.Store;
 namespace Salsa.Grid.Partitions;
 
 [PartitionPlacement]
-public sealed class PartitionGrain(IDataStore store, SiloCompute compute, SiloPartitions held) : Grain, IPartitionGrain
+public sealed class PartitionGrain(IDataStore store, SiloCompute compute, SiloPartitions held, IClusterMembershipService membership) : Grain, IPartitionGrain
 {
     private DensePartition? _partition;
     private SimilarityIndex? _prints;
@@ -19,16 +20,15 @@ public sealed class PartitionGrain(IDataStore store, SiloCompute compute, SiloPa
     public override async Task OnActivateAsync(CancellationToken cancellationToken)
     {
         var key = PartitionKey.Parse(this.GetPrimaryKeyString());
-        var info = await store.GetDatasetAsync(key.DatasetId, cancellationToken) ?? throw new InvalidOperationException($"No dataset {key.DatasetId} in the store.");
-        if (key.Count > info.Count)
+        if (held.TakeStaged(this.GetPrimaryKeyString()) is { } staged)
         {
-            throw new InvalidOperationException($"Dataset {key.DatasetId} has {info.Count} points, too few for {key.Count} partitions.");
+            // Moved here between passes, its rows loaded ahead (ISiloPassGrain.PrefetchAsync).
+            (_kind, _dimension, _partition) = (DatasetKind.Dense, staged.Dimension, staged);
+            held.Add(this.GetPrimaryKeyString(), staged);
+            return;
         }
 
-        // Only this partition's rows: loading the grid reads the dataset once, not once per partition.
-        var (start, end) = key.Rows(info.Count);
-        var content = await store.ReadDatasetRowsAsync(key.DatasetId, start, end - start, cancellationToken)
-            ?? throw new InvalidOperationException($"No content for dataset {key.DatasetId}.");
+        var (info, content) = await ReadRowsAsync(store, key, cancellationToken);
         _kind = info.Kind;
         if (info.Kind == DatasetKind.Dense && content.Values is not null)
         {
@@ -48,6 +48,43 @@ public sealed class PartitionGrain(IDataStore store, SiloCompute compute, SiloPa
         {
             throw new InvalidOperationException($"Dataset {key.DatasetId} is neither dense points nor fingerprints.");
         }
+    }
+
+    /// <summary>
+    /// Partition <paramref name="key"/>'s rows only — a range read, so loading the grid reads the
+    /// dataset once, not once per partition — with the dataset they belong to.
+    /// </summary>
+    internal static async Task<(DatasetInfo Info, DatasetContent Content)> ReadRowsAsync(IDataStore store, PartitionKey key, CancellationToken cancellationToken)
+    {
+        var info = await store.GetDatasetAsync(key.DatasetId, cancellationToken) ?? throw new InvalidOperationException($"No dataset {key.DatasetId} in the store.");
+        if (key.Count > info.Count)
+        {
+            throw new InvalidOperationException($"Dataset {key.DatasetId} has {info.Count} points, too few for {key.Count} partitions.");
+        }
+
+        var (start, end) = key.Rows(info.Count);
+        var content = await store.ReadDatasetRowsAsync(key.DatasetId, start, end - start, cancellationToken)
+            ?? throw new InvalidOperationException($"No content for dataset {key.DatasetId}.");
+        return (info, content);
+    }
+
+    /// <summary>
+    /// Moves this partition to <paramref name="silo"/> once its current call ends (Orleans' live
+    /// migration, the silo given as the placement hint): it deactivates here and activates there,
+    /// on the rows staged for it or else read from the store. Nothing happens if it is there already
+    /// or that silo is not an active member.
+    /// </summary>
+    public Task MoveAsync(string silo)
+    {
+        var target = membership.CurrentSnapshot.Members.Values
+            .FirstOrDefault(m => m.Status == SiloStatus.Active && string.Equals(m.SiloAddress.ToString(), silo, StringComparison.Ordinal))?.SiloAddress;
+        if (target is not null && silo != RuntimeIdentity)
+        {
+            RequestContext.Set(IPlacementDirector.PlacementHintKey, target);
+            this.MigrateOnIdle();
+        }
+
+        return Task.CompletedTask;
     }
 
     public override Task OnDeactivateAsync(DeactivationReason reason, CancellationToken cancellationToken)

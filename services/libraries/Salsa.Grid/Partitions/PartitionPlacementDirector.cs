@@ -8,6 +8,11 @@ public sealed class PartitionPlacementDirector : IPlacementDirector
     {
         ArgumentNullException.ThrowIfNull(context);
         var silos = context.GetCompatibleSilos(target).OrderBy(s => s.ToString(), StringComparer.Ordinal).ToArray();
+        if (IPlacementDirector.GetPlacementHint(target.RequestContextData, silos) is { } hint)
+        {
+            return Task.FromResult(hint); // a partition moved on purpose (GrainPartitions.Elastic)
+        }
+
         var key = PartitionKey.Parse(target.GrainIdentity.Key.ToString()!);
         return Task.FromResult(silos[(int)((long)key.Index * silos.Length / key.Count)]);
     }

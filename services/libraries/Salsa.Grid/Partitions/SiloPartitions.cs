@@ -21,7 +21,51 @@ public sealed class SiloPartitions
     // per row) and shared by its grain and a coordinator computing it in place: one state per rows.
     private readonly ConditionalWeakTable<DensePartition, KMeansPartition> _kmeans = [];
 
+    // Rows loaded ahead of a partition's move to this silo (a join, a silo leaving): its activation
+    // here takes them instead of reading the store, so the move pauses passes for no load.
+    // Rows a move never came for (its job ended first) are dropped after StagedFor.
+    private readonly ConcurrentDictionary<string, (DensePartition Rows, long Since)> _staged = new(StringComparer.Ordinal);
+    private static readonly TimeSpan StagedFor = TimeSpan.FromMinutes(5);
+    private long _lastPass = Stopwatch.GetTimestamp();
+    private volatile bool _leaving;
+
     public void Add(string key, DensePartition partition) => _held[key] = partition;
+
+    /// <summary>How many partitions this silo holds.</summary>
+    public int Count => _held.Count;
+
+    /// <summary>
+    /// Set when the silo is asked to leave (a stop): its answers say so, and every coordinator moves
+    /// the partitions it holds to the others before their next pass.
+    /// </summary>
+    public bool Leaving
+    {
+        get => _leaving;
+        set => _leaving = value;
+    }
+
+    /// <summary>How long since a pass last ran on this silo's partitions.</summary>
+    public TimeSpan SinceLastPass => Stopwatch.GetElapsedTime(Interlocked.Read(ref _lastPass));
+
+    /// <summary>Rows loaded for <paramref name="key"/> before its partition moves here.</summary>
+    public void Stage(string key, DensePartition partition)
+    {
+        foreach (var (stale, entry) in _staged)
+        {
+            if (Stopwatch.GetElapsedTime(entry.Since) > StagedFor)
+            {
+                _staged.TryRemove(stale, out _);
+            }
+        }
+
+        _staged[key] = (partition, Stopwatch.GetTimestamp());
+    }
+
+    /// <summary>Whether rows for <paramref name="key"/> are staged or held here.</summary>
+    public bool HasRows(string key) => _staged.ContainsKey(key) || _held.ContainsKey(key);
+
+    /// <summary>The rows staged for <paramref name="key"/>, once (its activation here takes them).</summary>
+    public DensePartition? TakeStaged(string key) => _staged.TryRemove(key, out var entry) ? entry.Rows : null;
 
     public void Remove(string key, DensePartition partition) => _held.TryRemove(new KeyValuePair<string, DensePartition>(key, partition));
 
@@ -107,6 +151,7 @@ public sealed class SiloPartitions
         ArgumentNullException.ThrowIfNull(grains);
         ArgumentNullException.ThrowIfNull(plan);
         var arrived = Stopwatch.GetTimestamp();
+        Interlocked.Exchange(ref _lastPass, arrived);
         var below = plan.Children.Select(c => grains.GetGrain<ISiloPassGrain>(c.Silo).RunAsync(pass, c).WaitAsync(c.Timeout)).ToArray();
         var keys = plan.Partitions.Select(plan.KeyOf).ToArray();
         var held = await RunHeldAsync(compute, silo, pass, keys).ConfigureAwait(false);
@@ -114,6 +159,7 @@ public sealed class SiloPartitions
         var missing = new List<int>();
         var turns = new List<SiloTurn>();
         var here = new List<int>();
+        var leaving = _leaving ? new List<string> { silo } : [];
         var moved = new List<(int Partition, Task<PartitionSums> Call)>();
         for (var i = 0; i < held.Length; i++)
         {
@@ -163,6 +209,7 @@ public sealed class SiloPartitions
 
                 missing.AddRange(answer.Missing);
                 turns.AddRange(answer.Turns);
+                leaving.AddRange(answer.Leaving);
             }
             else
             {
@@ -172,7 +219,7 @@ public sealed class SiloPartitions
 
         ReductionTree.Merge(plan.Count, known);
         var nodes = known.OrderBy(n => n.Key.Lo).Select(n => new ReducedSums(n.Key.Lo, n.Key.Hi, n.Value)).ToArray();
-        return new SiloTreeAnswer(nodes, [.. missing.Order()], [.. turns], Stopwatch.GetElapsedTime(arrived).TotalMicroseconds, arrived, Stopwatch.GetTimestamp());
+        return new SiloTreeAnswer(nodes, [.. missing.Order()], [.. turns], Stopwatch.GetElapsedTime(arrived).TotalMicroseconds, arrived, Stopwatch.GetTimestamp()) { Leaving = [.. leaving] };
     }
 
     // A call's answer, or null when it failed (the caller asks its partitions again).

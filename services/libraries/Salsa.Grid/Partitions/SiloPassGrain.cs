@@ -1,13 +1,41 @@
+using Salsa.Clustering;
 using Salsa.Clustering.KMeans;
 using Salsa.Clustering.Partitions;
 using Salsa.Grid.Compute;
+using Salsa.Store;
 
 namespace Salsa.Grid.Partitions;
 
 [SiloPinnedPlacement]
-public sealed class SiloPassGrain(SiloPartitions held, SiloCompute compute) : Grain, ISiloPassGrain
+public sealed class SiloPassGrain(SiloPartitions held, SiloCompute compute, IDataStore store) : Grain, ISiloPassGrain
 {
     public Task<SiloTreeAnswer> RunAsync(PartitionPass pass, SiloPassPlan plan) => held.RunTreeAsync(GrainFactory, compute, RuntimeIdentity, pass, plan);
+
+    public async Task<long> PrefetchAsync(Guid datasetId, int count, int[] partitions)
+    {
+        ArgumentNullException.ThrowIfNull(partitions);
+        var rows = 0L;
+        foreach (var index in partitions)
+        {
+            var key = new PartitionKey(datasetId, index, count);
+            if (held.HasRows(key.ToGrainKey()))
+            {
+                continue;
+            }
+
+            var (info, content) = await PartitionGrain.ReadRowsAsync(store, key, CancellationToken.None);
+            if (info.Kind != DatasetKind.Dense || content.Values is null)
+            {
+                continue; // fingerprints are searched in one round: nothing to move ahead
+            }
+
+            var partition = new DensePartition(DenseVectors.Rows(content.Values, info.Dimension, content.Weights));
+            held.Stage(key.ToGrainKey(), partition);
+            rows += partition.Count;
+        }
+
+        return rows;
+    }
 
     public Task<SiloSeedAnswer<double>> SeedMassAsync(KMeansSeedStep seeding, string[] partitions) => held.SeedHeldAsync(compute, partitions, k => k.SeedMass(seeding));
 
