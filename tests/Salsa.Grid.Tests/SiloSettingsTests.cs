@@ -127,16 +127,16 @@ public sealed class SiloSettingsTests
     {
         var read = Read([("Id", "blue"), ("ServiceId", "svc"), ("Address", "10.1.2.3"), ("SiloPort", "12000"), ("GatewayPort", "31000"), ("Ranks", "3"),
             ("CheckpointInterval", "00:00:00.5"), ("ResumeCheck", "00:00:30"), ("PartitionRetry", "00:00:09"), ("ProbeTimeout", "00:00:01.5"), ("DirectoryLease", "00:00:04"),
-            ("TraceGrainCalls", "true"), ("ConnectionString", "Host=db")]);
+            ("LeaveTimeout", "00:00:12"), ("TraceGrainCalls", "true"), ("ConnectionString", "Host=db")]);
         var defaults = Read([]);
 
         Assert.Equal(("blue", "svc", IPAddress.Parse("10.1.2.3"), 12000, 31000, 3), (read.ClusterId, read.ServiceId, read.Address, read.SiloPort, read.GatewayPort, read.Ranks));
         Assert.Equal((TimeSpan.FromSeconds(0.5), TimeSpan.FromSeconds(30), TimeSpan.FromSeconds(9)), (read.Jobs.CheckpointInterval, read.Jobs.ResumeCheck, read.Jobs.PartitionRetry));
-        Assert.Equal((TimeSpan.FromSeconds(1.5), TimeSpan.FromSeconds(4), true, "Host=db"), (read.ProbeTimeout, read.DirectoryLease, read.TraceGrainCalls, read.ConnectionString));
+        Assert.Equal((TimeSpan.FromSeconds(1.5), TimeSpan.FromSeconds(4), TimeSpan.FromSeconds(12), true, "Host=db"), (read.ProbeTimeout, read.DirectoryLease, read.LeaveTimeout, read.TraceGrainCalls, read.ConnectionString));
         // Unwritten keys take the documented defaults (those of SiloSettings).
         var expected = new SiloSettings();
-        Assert.Equal((expected.ClusterId, expected.Address, expected.SiloPort, expected.GatewayPort, expected.ProbeTimeout, expected.DirectoryLease, expected.Jobs),
-            (defaults.ClusterId, defaults.Address, defaults.SiloPort, defaults.GatewayPort, defaults.ProbeTimeout, defaults.DirectoryLease, defaults.Jobs));
+        Assert.Equal((expected.ClusterId, expected.Address, expected.SiloPort, expected.GatewayPort, expected.ProbeTimeout, expected.DirectoryLease, expected.LeaveTimeout, expected.Jobs),
+            (defaults.ClusterId, defaults.Address, defaults.SiloPort, defaults.GatewayPort, defaults.ProbeTimeout, defaults.DirectoryLease, defaults.LeaveTimeout, defaults.Jobs));
     }
 
     [Fact]

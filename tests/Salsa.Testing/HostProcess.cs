@@ -89,6 +89,34 @@ public sealed class HostProcess : IDisposable
         return host;
     }
 
+    /// <summary>
+    /// SIGTERM, as <c>docker compose stop</c> or a scale-down sends it: the host stops gracefully
+    /// (its shutdown code runs). Waits up to <paramref name="limit"/> for the process to exit; true if it did.
+    /// </summary>
+    public async Task<bool> TerminateAsync(TimeSpan limit)
+    {
+        if (SendSignal(_process.Id, SigTerm) != 0)
+        {
+            throw new InvalidOperationException($"Could not send SIGTERM to process {_process.Id}.");
+        }
+
+        using var timeout = new CancellationTokenSource(limit);
+        try
+        {
+            await _process.WaitForExitAsync(timeout.Token);
+            return true;
+        }
+        catch (OperationCanceledException)
+        {
+            return false;
+        }
+    }
+
+    private const int SigTerm = 15;
+
+    [System.Runtime.InteropServices.DllImport("libc", EntryPoint = "kill", SetLastError = true)]
+    private static extern int SendSignal(int pid, int signal);
+
     /// <summary>SIGKILL: no shutdown code runs, the process just disappears (from the network too).</summary>
     public void Kill()
     {

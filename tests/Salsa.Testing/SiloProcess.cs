@@ -76,6 +76,9 @@ public sealed class SiloProcess : IDisposable
     /// <summary>SIGKILL: no shutdown code runs, the silo just disappears from the network.</summary>
     public void Kill() => _host.Kill();
 
+    /// <summary>SIGTERM: the silo stops gracefully (hands its partitions over first); true if it exited within <paramref name="limit"/>.</summary>
+    public Task<bool> TerminateAsync(TimeSpan limit) => _host.TerminateAsync(limit);
+
     public void Dispose() => _host.Dispose();
 
     private static int FreePort()

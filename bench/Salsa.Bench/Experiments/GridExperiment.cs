@@ -265,6 +265,7 @@ public sealed class GridExperiment : IExperiment
         Report(context, data.Count, iterations, recovery, faultIdentical, faultView);
         ReportKMeans(context, data.Count, kmeans, kmeansJobs);
         ReportOneSilo(context, context.Quick);
+        await ElasticAsync(context, connectionString, datasetId, pass, referenceSums, string.Create(CultureInfo.InvariantCulture, $"data={dataLabel},n={data.Count},k={Clusters},partitions={Partitions}"), cancellationToken);
         var growth = await GrowingAsync(context, connectionString, census, cancellationToken);
         Model(context, data.Count, iterations[0].Wall, growth);
     }
@@ -310,6 +311,110 @@ public sealed class GridExperiment : IExperiment
                 (Pass(n, p) / 1000).ToString("F2", CultureInfo.InvariantCulture),
                 (Messaging(p) / 1000).ToString("F2", CultureInfo.InvariantCulture),
                 (perPointCoreUs * n / cores / (p * Pass(n, p))).ToString("F2", CultureInfo.InvariantCulture)])));
+    }
+
+    /// <summary>
+    /// The elastic grid under a running stream of passes (the coordinator in this process, every
+    /// silo a process): a third silo process joins two and takes its share, then one of the three
+    /// gets SIGTERM and hands its partitions over. The pause is the longest pass from the silo's
+    /// start (or the signal) until the grid has settled, less the median pass before.
+    /// </summary>
+    private static async Task ElasticAsync(ExperimentContext context, string connectionString, Guid datasetId, PartitionPass pass, double[] reference, string label, CancellationToken cancellationToken)
+    {
+        await using var cluster = await ProcessCluster.SharingCoresAsync(connectionString, 2, cancellationToken);
+        var grid = await Task.Run(() => GrainPartitions.Open(cluster.Grains, datasetId, Partitions, TimeSpan.FromMinutes(2), cancellationToken), cancellationToken);
+        grid.Elastic(cluster.ActiveSilos);
+        await cluster.QuietAsync(cancellationToken);
+        var clock = Stopwatch.StartNew();
+        var walls = new List<(double At, double Wall)>();
+        var identical = true;
+        using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        var loop = Task.Run(() =>
+        {
+            while (!stop.IsCancellationRequested)
+            {
+                var at = clock.Elapsed.TotalSeconds;
+                var sums = grid.Reduce(pass, cancellationToken);
+                identical &= ClusterJobs.SameBits(reference, sums);
+                lock (walls)
+                {
+                    walls.Add((at, clock.Elapsed.TotalSeconds - at));
+                }
+            }
+        }, cancellationToken);
+
+        double[] Walls(double from, double to)
+        {
+            lock (walls)
+            {
+                return [.. walls.Where(w => w.At >= from && w.At < to).Select(w => w.Wall)];
+            }
+        }
+
+        async Task<double> SettleAsync(Func<bool> settled)
+        {
+            var limit = Stopwatch.StartNew();
+            while (!settled() && limit.Elapsed < TimeSpan.FromSeconds(120))
+            {
+                await Task.Delay(50, cancellationToken);
+            }
+
+            return clock.Elapsed.TotalSeconds;
+        }
+
+        var warm = context.Quick ? 3 : 10;
+        await Task.Delay(TimeSpan.FromSeconds(warm + 3), cancellationToken);
+        var steady = Statistics.Median(Walls(warm, warm + 3));
+
+        // A silo joins.
+        var joinAt = clock.Elapsed.TotalSeconds;
+        var retriesBefore = grid.Statistics.Retries;
+        await cluster.AddSiloAsync(cancellationToken);
+        var joined = await SettleAsync(() => grid.Silos.Length == 3 && !grid.Moving);
+        await Task.Delay(TimeSpan.FromSeconds(2), cancellationToken);
+        var joinRetries = grid.Statistics.Retries - retriesBefore;
+        var joinWalls = Walls(joinAt, joined + 2);
+        var shares = (await Task.WhenAll(PartitionKey.Grid(datasetId, Partitions).Select(k => cluster.Grains.GetGrain<IPartitionGrain>(k.ToGrainKey()).InfoAsync())))
+            .GroupBy(i => i.Silo).Select(g => g.Count()).ToArray();
+
+        // One of the three is asked to stop (SIGTERM) and hands its partitions over.
+        var leaveAt = clock.Elapsed.TotalSeconds;
+        retriesBefore = grid.Statistics.Retries;
+        var leaving = cluster.Silos[0];
+        var exited = await leaving.TerminateAsync(TimeSpan.FromSeconds(90));
+        var exitedAt = clock.Elapsed.TotalSeconds;
+        var left = await SettleAsync(() => grid.Silos.Length == 2 && !grid.Moving);
+        await Task.Delay(TimeSpan.FromSeconds(2), cancellationToken);
+        var leaveRetries = grid.Statistics.Retries - retriesBefore;
+        var leaveWalls = Walls(leaveAt, left + 2);
+        await stop.CancelAsync();
+        await loop;
+
+        var @case = label + ",silos=2→3→2";
+        context.Add(@case, "pass_s", steady, "s");
+        context.Add(@case, "join_pause_s", joinWalls.DefaultIfEmpty(steady).Max() - steady, "s");
+        context.Add(@case, "join_seconds_to_share", joined - joinAt, "s");
+        context.Add(@case, "join_retries", joinRetries, "calls");
+        context.Add(@case, "partitions_per_silo_after_join_min", shares.Min(), "partitions");
+        context.Add(@case, "partitions_per_silo_after_join_max", shares.Max(), "partitions");
+        context.Add(@case, "leave_pause_s", leaveWalls.DefaultIfEmpty(steady).Max() - steady, "s");
+        context.Add(@case, "leave_seconds_to_exit", exitedAt - leaveAt, "s");
+        context.Add(@case, "leave_retries", leaveRetries, "calls");
+        context.Add(@case, "leave_exited", exited ? 1 : 0, "bool");
+        context.Add(@case, "moved_partitions", grid.Moved.Partitions, "partitions");
+        context.Add(@case, "identical_to_single_node", identical ? 1 : 0, "bool");
+        context.Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+            $"  elastic: pass {steady * 1000:F1} ms; join: share after {joined - joinAt:F1} s, pause {(joinWalls.DefaultIfEmpty(steady).Max() - steady) * 1000:F0} ms, {joinRetries} retries, partitions per silo {string.Join('/', shares)}; " +
+            $"leave: exited after {exitedAt - leaveAt:F1} s, pause {(leaveWalls.DefaultIfEmpty(steady).Max() - steady) * 1000:F0} ms, {leaveRetries} retries; identical {identical}"));
+        context.Section("Silos joining and leaving", string.Create(CultureInfo.InvariantCulture,
+            $"The same grid ({Partitions} partitions) with passes running back to back from this process, on two silo processes; a third silo process joins, then one of the three gets SIGTERM (as `docker compose stop` sends it). " +
+            $"**Pause** is the longest pass from the silo's start (or the signal) until the grid has settled, less the median pass before ({steady * 1000:F1} ms); **to share** is from starting the silo process (its own start-up included) until its partitions are on it; " +
+            $"**retries** are partitions asked again as after a failure. Every pass is compared with the grid in one process, bit for bit."));
+        context.Table(["", "pause, s", "seconds", "retries", "identical"],
+            [
+                ["a silo joins (2 → 3)", (joinWalls.DefaultIfEmpty(steady).Max() - steady).ToString("F3", CultureInfo.InvariantCulture), $"{joined - joinAt:F1} to share ({string.Join('/', shares)} partitions per silo)", joinRetries.ToString(CultureInfo.InvariantCulture), identical ? "yes" : "no"],
+                ["a silo leaves (3 → 2, SIGTERM)", (leaveWalls.DefaultIfEmpty(steady).Max() - steady).ToString("F3", CultureInfo.InvariantCulture), $"{exitedAt - leaveAt:F1} to exit{(exited ? "" : " (did not exit)")}", leaveRetries.ToString(CultureInfo.InvariantCulture), identical ? "yes" : "no"],
+            ]);
     }
 
     /// <summary>Partitions of the growing grid: one per silo of the largest count measured.</summary>
@@ -403,7 +508,12 @@ public sealed class GridExperiment : IExperiment
 
         // The growth, fitted by least squares: the star's per added silo, the tree's per level.
         var (starBase, starSlope) = Fit([.. measured.Select(m => ((double)m.Key, m.Value.Star))]);
-        var (treeBase, treeSlope) = Fit([.. measured.Select(m => ((double)TreeLevels(m.Key), m.Value.Tree))]);
+        // The tree's growth from its full levels (four silos or more answering at the top): below
+        // that a level is narrower, not cheaper per silo. With one full level measured, each further
+        // level is taken to cost what the first does.
+        var full = measured.Where(m => m.Key >= 4).Select(m => ((double)TreeLevels(m.Key), m.Value.Tree)).ToArray();
+        var (treeBase, treeSlope) = full.Select(f => f.Item1).Distinct().Count() > 1 ? Fit(full)
+            : full.Length > 0 ? (0, full.Average(f => f.Item2)) : (0, measured.Values.Max(m => m.Tree));
         context.Add(label + ",fold=star", "messaging_us_per_added_silo", starSlope, "µs");
         context.Add(label + ",fold=tree", "messaging_us_per_tree_level", treeSlope, "µs");
         context.Add(label + ",fold=tree", "messaging_us_first_level", treeBase + treeSlope, "µs");
@@ -426,7 +536,7 @@ public sealed class GridExperiment : IExperiment
                 m.Value.Compute.ToString("F0", CultureInfo.InvariantCulture),
                 m.Value.Identical ? "yes" : "no"]));
         context.Paragraph(string.Create(CultureInfo.InvariantCulture,
-            $"Fitted: the star's messaging grows by **{starSlope:F0} µs per added silo** (from {starBase + starSlope:F0} µs at one); the tree's by **{treeSlope:F0} µs per level** of the tree (⌈log₄ silos⌉ levels, {treeBase + treeSlope:F0} µs at one level)."));
+            $"Fitted (least squares): the star's messaging grows by **{starSlope:F0} µs per added silo** (from {starBase + starSlope:F0} µs at one); the tree's by **{treeSlope:F0} µs per level** ({treeBase + treeSlope:F0} µs at one full level of four silos; levels = ⌈log₄⌉ of the silos, fitted on the counts of four silos or more{(full.Select(f => f.Item1).Distinct().Count() > 1 ? "" : ": one level measured, each further one taken to cost as much")})."));
         return (treeBase + treeSlope, treeSlope);
     }
 

@@ -11,7 +11,12 @@ namespace Salsa.Bench.Experiments;
 /// <summary>Silo processes on one PostgreSQL, and a client that reaches them (and the store).</summary>
 internal sealed class ProcessCluster : IAsyncDisposable
 {
-    private ProcessCluster(IHost client, List<SiloProcess> silos) => (Client, Silos) = (client, silos);
+    private readonly string _connectionString;
+    private readonly string _clusterId;
+    private readonly IEnumerable<string>? _settings;
+
+    private ProcessCluster(IHost client, List<SiloProcess> silos, string connectionString, string clusterId, IEnumerable<string>? settings) =>
+        (Client, Silos, _connectionString, _clusterId, _settings) = (client, silos, connectionString, clusterId, settings);
 
     public IHost Client { get; }
 
@@ -43,10 +48,22 @@ internal sealed class ProcessCluster : IAsyncDisposable
         builder.AddSalsaClusterClient(new SiloSettings { ClusterId = clusterId, ConnectionString = connectionString });
         var client = builder.Build();
         await client.StartAsync(cancellationToken);
-        var cluster = new ProcessCluster(client, processes);
+        var cluster = new ProcessCluster(client, processes, connectionString, clusterId, settings);
         await cluster.QuietAsync(cancellationToken);
         return cluster;
     }
+
+    /// <summary>One more silo process joining this cluster, with the settings the others were given.</summary>
+    public async Task<SiloProcess> AddSiloAsync(CancellationToken cancellationToken)
+    {
+        var silo = await SiloProcess.StartAsync(_connectionString, _clusterId, cancellationToken, settings: _settings);
+        Silos.Add(silo);
+        return silo;
+    }
+
+    /// <summary>The cluster's active silos, by identity, as its membership says (a management grain's view).</summary>
+    public IReadOnlyCollection<string> ActiveSilos() =>
+        [.. Grains.GetGrain<IManagementGrain>(0).GetHosts(onlyActive: true).GetAwaiter().GetResult().Keys.Select(s => s.ToString())];
 
     /// <summary>How long the silos took, after they started, to go quiet (<see cref="QuietAsync"/>).</summary>
     public TimeSpan SettledAfter { get; private set; }

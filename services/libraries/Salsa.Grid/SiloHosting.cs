@@ -100,6 +100,10 @@ public static class SiloHosting
             builder.Services.AddHostedService(_ => new OrleansSchemaInitializer(schemaDatabase));
         }
 
+        // A stop first hands the silo's partitions over (SiloLeaving, up to LeaveTimeout), then
+        // Orleans' own graceful shutdown runs: the host must wait for both.
+        builder.Services.Configure<HostOptions>(o => o.ShutdownTimeout = TimeSpan.FromTicks(Math.Max(o.ShutdownTimeout.Ticks, (settings.LeaveTimeout + TimeSpan.FromSeconds(30)).Ticks)));
+
         builder.UseOrleans(silo =>
         {
             silo.Services.AddPlacementDirector<Partitions.PartitionPlacement, Partitions.PartitionPlacementDirector>();
