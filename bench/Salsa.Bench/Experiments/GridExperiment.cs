@@ -272,17 +272,21 @@ public sealed class GridExperiment : IExperiment
 
     /// <summary>
     /// The grid on P machines of 16 cores, fitted on this run: a DA E-step's compute per point and
-    /// core from the pass in this process, a pass's messaging at one level of the fan-in tree and its
-    /// growth per level from the growing grid, and a LAN's round trip per level this machine cannot make.
+    /// core from the pass in this process; a pass's messaging per level of the fan-in tree two ways —
+    /// as the growing grid measured it (silo processes beyond two sharing two cores: an upper bound)
+    /// and at a level's uncontended cost (two silo processes, a core each) — and a LAN's round trip
+    /// per level this machine cannot make.
     /// </summary>
-    private static void Model(ExperimentContext context, int points, double passMicroseconds, (double FirstLevel, double PerLevel) growth)
+    private static void Model(ExperimentContext context, int points, double passMicroseconds, (double FirstLevel, double PerLevel, double Uncontended) growth)
     {
         const int cores = 16;
         const double roundTripUs = 200;
         var perPointCoreUs = passMicroseconds * Environment.ProcessorCount / points;
         var perLevel = Math.Max(0, growth.PerLevel);
-        double Messaging(int machines) => growth.FirstLevel + (perLevel * (TreeLevels(machines) - 1)) + (machines > 1 ? roundTripUs * TreeLevels(machines) : 0);
-        double Pass(long n, int machines) => (perPointCoreUs * n / (machines * cores)) + Messaging(machines);
+        double Measured(int machines) => growth.FirstLevel + (perLevel * (TreeLevels(machines) - 1)) + (roundTripUs * TreeLevels(machines));
+        double Uncontended(int machines) => (growth.Uncontended + roundTripUs) * TreeLevels(machines);
+        double Compute(long n, int machines) => perPointCoreUs * n / (machines * cores);
+        double Efficiency(long n, int machines, Func<int, double> messaging) => perPointCoreUs * n / cores / (machines * (Compute(n, machines) + messaging(machines)));
         var sizes = new long[] { 10_000_000, 50_000_000, 500_000_000 };
         var machineCounts = new[] { 8, 32, 128 };
         foreach (var n in sizes)
@@ -290,27 +294,32 @@ public sealed class GridExperiment : IExperiment
             foreach (var p in machineCounts)
             {
                 var @case = string.Create(CultureInfo.InvariantCulture, $"machines={p},cores={cores},points={n},fold=tree");
-                context.Add(@case, "model_seconds_per_pass", Pass(n, p) / 1e6, "s");
-                context.Add(@case, "model_efficiency", perPointCoreUs * n / cores / (p * Pass(n, p)), "ratio");
+                context.Add(@case + ",messaging=measured", "model_seconds_per_pass", (Compute(n, p) + Measured(p)) / 1e6, "s");
+                context.Add(@case + ",messaging=measured", "model_efficiency", Efficiency(n, p, Measured), "ratio");
+                context.Add(@case + ",messaging=uncontended", "model_seconds_per_pass", (Compute(n, p) + Uncontended(p)) / 1e6, "s");
+                context.Add(@case + ",messaging=uncontended", "model_efficiency", Efficiency(n, p, Uncontended), "ratio");
             }
         }
 
         context.Section("Model: 8, 32 and 128 machines of 16 cores", string.Create(CultureInfo.InvariantCulture,
-            $"Fitted on this run: a DA E-step at K = {Clusters} costs c = {perPointCoreUs * 1000:F1} ns per point per core (the pass in this process, {points:N0} points, {Environment.ProcessorCount} cores); " +
-            $"a pass's messaging is m₁ = {growth.FirstLevel:F0} µs through one level of the fan-in tree (at most four silos answering the coordinator) and grows by s = {perLevel:F0} µs per further level (the growing grid above, least squares); " +
-            $"between machines a LAN round trip of {roundTripUs:F0} µs is added per level (a level's calls go out together) — an assumption: this machine's kernel has no netem to measure one. " +
-            $"T(P) = c·n/(16P) + m₁ + s·(L(P) − 1) + RTT·L(P), with L(P) = ⌈log₄⌉ levels (2 at 8 machines, 3 at 32, 4 at 128); efficiency = (c·n/16) / (P·T(P)) against one machine of 16 cores without messaging. " +
-            $"What it assumes: partitions spread evenly (a grid of at least 16P partitions: `Cluster:MaxPartitions` raised past 64), compute shrinking with cores as it does on this machine's two, " +
-            $"and m₁ and s as measured here, where every silo beyond two shares the two cores with the others — their contention is in the figures, so they are upper bounds. " +
-            $"What this 2-core machine cannot show: a speed-up from more machines, memory bandwidth shared by 16 cores, and a real network's round trip and bandwidth."));
-        context.Table(["points", "machines", "tree levels", "ms per pass", "of it messaging, ms", "efficiency"],
+            $"Fitted on this run: a DA E-step at K = {Clusters} costs c = {perPointCoreUs * 1000:F1} ns per point per core (the pass in this process, {points:N0} points, {Environment.ProcessorCount} cores). " +
+            $"A pass's messaging through the fan-in tree of L(P) = ⌈log₄ P⌉ levels (2 at 8 machines, 3 at 32, 4 at 128), each level adding a LAN round trip of {roundTripUs:F0} µs (an assumption: this machine's kernel has no netem to measure one), two ways: " +
+            $"**as measured** — m₁ = {growth.FirstLevel:F0} µs for the first level (four silo processes) and s = {perLevel:F0} µs per further one (least squares over 4, 8 and 16 silo processes), T(P) = c·n/(16P) + m₁ + s·(L − 1) + RTT·L — " +
+            $"where 8 and 16 silo processes share two cores, so s is mostly their contention for the cores, an upper bound no cluster of machines with their own cores pays; " +
+            $"and **a level at its uncontended cost** — every level costing what one does with two silo processes on a core each ({growth.Uncontended:F0} µs: the call, the silo's turn and merge, the answer), T(P) = c·n/(16P) + L·(m₂ + RTT). " +
+            $"Efficiency = (c·n/16) / (P·T(P)) against one machine of 16 cores without messaging. " +
+            $"What it assumes: partitions spread evenly (a grid of at least 16P partitions: `Cluster:MaxPartitions` raised past 64), compute shrinking with cores as it does on this machine's two. " +
+            $"What this 2-core machine cannot show: a speed-up from more machines, a level's cost on machines of their own, memory bandwidth shared by 16 cores, and a real network's round trip and bandwidth."));
+        context.Table(["points", "machines", "tree levels", "compute, ms", "messaging as measured, ms", "efficiency", "messaging, uncontended levels, ms", "efficiency"],
             sizes.SelectMany(n => machineCounts.Select(p => (IReadOnlyList<string>)[
                 n.ToString("N0", CultureInfo.InvariantCulture),
                 p.ToString(CultureInfo.InvariantCulture),
                 TreeLevels(p).ToString(CultureInfo.InvariantCulture),
-                (Pass(n, p) / 1000).ToString("F2", CultureInfo.InvariantCulture),
-                (Messaging(p) / 1000).ToString("F2", CultureInfo.InvariantCulture),
-                (perPointCoreUs * n / cores / (p * Pass(n, p))).ToString("F2", CultureInfo.InvariantCulture)])));
+                (Compute(n, p) / 1000).ToString("F2", CultureInfo.InvariantCulture),
+                (Measured(p) / 1000).ToString("F2", CultureInfo.InvariantCulture),
+                Efficiency(n, p, Measured).ToString("F2", CultureInfo.InvariantCulture),
+                (Uncontended(p) / 1000).ToString("F2", CultureInfo.InvariantCulture),
+                Efficiency(n, p, Uncontended).ToString("F2", CultureInfo.InvariantCulture)])));
     }
 
     /// <summary>
@@ -426,7 +435,7 @@ public sealed class GridExperiment : IExperiment
     /// pass beside it, the star (one call per silo), against Open MPI's allreduce of the same payload
     /// among as many processes.
     /// </summary>
-    private static async Task<(double FirstLevel, double PerLevel)> GrowingAsync(ExperimentContext context, string connectionString, DenseVectors census, CancellationToken cancellationToken)
+    private static async Task<(double FirstLevel, double PerLevel, double Uncontended)> GrowingAsync(ExperimentContext context, string connectionString, DenseVectors census, CancellationToken cancellationToken)
     {
         var data = KernelData.Prefix(census, GrowingPartitions * 1_000);
         var pass = EStep(data);
@@ -537,7 +546,8 @@ public sealed class GridExperiment : IExperiment
                 m.Value.Identical ? "yes" : "no"]));
         context.Paragraph(string.Create(CultureInfo.InvariantCulture,
             $"Fitted (least squares): the star's messaging grows by **{starSlope:F0} µs per added silo** (from {starBase + starSlope:F0} µs at one); the tree's by **{treeSlope:F0} µs per level** ({treeBase + treeSlope:F0} µs at one full level of four silos; levels = ⌈log₄⌉ of the silos, fitted on the counts of four silos or more{(full.Select(f => f.Item1).Distinct().Count() > 1 ? "" : ": one level measured, each further one taken to cost as much")})."));
-        return (treeBase + treeSlope, treeSlope);
+        // Two silo processes on two cores, a rank each: a level of the tree with no core shared.
+        return (treeBase + treeSlope, treeSlope, measured.TryGetValue(2, out var two) ? two.Tree : measured.Values.Min(m => m.Tree));
     }
 
     /// <summary>Levels of the fan-in tree (fan-in 4) over <paramref name="silos"/> silos: 1 up to 4, 2 up to 20, 3 up to 84 …</summary>
