@@ -110,7 +110,8 @@ public static class SiloHosting
             silo.Services.AddPlacementDirector<Partitions.SiloPinnedPlacement, Partitions.SiloPinnedPlacementDirector>();
             silo.Services.AddSingleton<Partitions.SiloPartitions>();
             silo.Services.AddSingleton<ILifecycleParticipant<ISiloLifecycle>>(services => new Partitions.SiloLeaving(
-                services.GetRequiredService<Partitions.SiloPartitions>(), services.GetRequiredService<ILogger<Partitions.SiloLeaving>>(), settings.LeaveTimeout));
+                services.GetRequiredService<Partitions.SiloPartitions>(), services.GetRequiredService<IClusterMembershipService>(), services.GetRequiredService<ILocalSiloDetails>(),
+                services.GetRequiredService<ILogger<Partitions.SiloLeaving>>(), settings.LeaveTimeout));
             silo.Services.SerializeStoreExceptions();
             silo.Services.AddGridSerialization();
             silo.Services.AddSingleton(_ => new SiloCompute(settings.Ranks));

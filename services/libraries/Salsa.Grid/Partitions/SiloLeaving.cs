@@ -10,12 +10,17 @@ namespace Salsa.Grid.Partitions;
 /// other silos between two of their passes (<see cref="GrainPartitions.Elastic"/>), rows loaded there
 /// ahead. It waits until it holds none, or no pass has come for <see cref="Quiet"/> (no job is using
 /// what it still holds), or <paramref name="limit"/> has passed — then the stop goes on, and no job
-/// waits for a lost silo's retry.
+/// waits for a lost silo's retry. A silo with no other active silo to hand over to (the embedded
+/// single silo) stops at once: its jobs resume from their checkpoints when a silo is back.
 /// </summary>
-public sealed partial class SiloLeaving(SiloPartitions held, ILogger<SiloLeaving> logger, TimeSpan limit) : ILifecycleParticipant<ISiloLifecycle>
+public sealed partial class SiloLeaving(SiloPartitions held, IClusterMembershipService membership, ILocalSiloDetails self, ILogger<SiloLeaving> logger, TimeSpan limit)
+    : ILifecycleParticipant<ISiloLifecycle>
 {
     /// <summary>How long without a pass means no running job uses this silo's partitions.</summary>
     public static readonly TimeSpan Quiet = TimeSpan.FromSeconds(2);
+
+    /// <summary>How long with no partition moved off means no one is taking them (every other silo is stopping too).</summary>
+    public static readonly TimeSpan Stalled = TimeSpan.FromSeconds(5);
 
     public void Participate(ISiloLifecycle lifecycle)
     {
@@ -27,7 +32,8 @@ public sealed partial class SiloLeaving(SiloPartitions held, ILogger<SiloLeaving
 
     private async Task LeaveAsync(CancellationToken cancellationToken)
     {
-        if (held.Count == 0)
+        var others = membership.CurrentSnapshot.Members.Values.Count(m => m.Status == SiloStatus.Active && !m.SiloAddress.Equals(self.SiloAddress));
+        if (held.Count == 0 || others == 0)
         {
             return;
         }
@@ -35,9 +41,18 @@ public sealed partial class SiloLeaving(SiloPartitions held, ILogger<SiloLeaving
         held.Leaving = true;
         var clock = Stopwatch.StartNew();
         LogLeaving(logger, held.Count);
-        while (held.Count > 0 && held.SinceLastPass < Quiet && clock.Elapsed < limit && !cancellationToken.IsCancellationRequested)
+        // Handing over shows within a second or two (rows loaded, then the move); when nothing has
+        // moved for Stalled — every other silo is stopping too, as in a whole cluster's shutdown —
+        // there is no one to hand over to.
+        var (count, changed) = (held.Count, Stopwatch.StartNew());
+        while (held.Count > 0 && held.SinceLastPass < Quiet && changed.Elapsed < Stalled && clock.Elapsed < limit && !cancellationToken.IsCancellationRequested)
         {
             await Task.Delay(TimeSpan.FromMilliseconds(50), CancellationToken.None);
+            if (held.Count != count)
+            {
+                count = held.Count;
+                changed.Restart();
+            }
         }
 
         LogLeft(logger, held.Count, clock.Elapsed.TotalSeconds);
