@@ -155,8 +155,10 @@ public sealed class SiloPassTests(PostgresFixture postgres)
             // A silo below a subtree's root stops: its parent answers for the rest and names its
             // partitions missing; the coordinator asks those of their grains (activated on the
             // survivors) — the same bits — and the next passes go down a tree of five.
-            // (Silos in partition order: the second is the first subtree's child.)
-            var belowIdentity = infos[runs[1][0]].Silo;
+            // (Silos in partition order: the second, third, fifth and sixth are children of a
+            // subtree's root; not the silo whose factory the coordinator uses.)
+            var factoryIdentity = silos[0].Services.GetRequiredService<ILocalSiloDetails>().SiloAddress.ToString();
+            var belowIdentity = new[] { 1, 2, 4, 5 }.Select(r => infos[runs[r][0]].Silo).First(s => s != factoryIdentity);
             var below = silos.Single(s => s.Services.GetRequiredService<ILocalSiloDetails>().SiloAddress.ToString() == belowIdentity);
             Assert.Contains(belowIdentity, grid.Silos);
             await below.StopAsync(Token);

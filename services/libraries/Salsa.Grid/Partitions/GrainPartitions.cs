@@ -15,7 +15,7 @@ namespace Salsa.Grid.Partitions;
 /// (Orleans activates them on survivors, where they reload their rows); a partition's sums depend
 /// only on the pass and its rows, so the repeated pass gives the same bits.
 /// </summary>
-public sealed class GrainPartitions : IKMeansGrid
+public sealed partial class GrainPartitions : IKMeansGrid
 {
     private readonly IGrainFactory _factory;
     private readonly Guid _datasetId;
@@ -35,14 +35,6 @@ public sealed class GrainPartitions : IKMeansGrid
 
     private readonly LocalSilo? _local;
 
-    // The elastic grid: the cluster's active silos (null: the grid stays where it was placed), the
-    // silos that said they are leaving, the move being prepared, and the moves made.
-    private Func<IReadOnlyCollection<string>>? _members;
-    private readonly HashSet<string> _leaving = new(StringComparer.Ordinal);
-    private PendingMove? _pending;
-    private long _lastMembershipCheck;
-    private long _moved;
-    private long _moves;
     private long _inPlace;
     private long _seedingInPlace;
     private long _seedingCalls;
@@ -380,117 +372,6 @@ public sealed class GrainPartitions : IKMeansGrid
         return (plans, height);
     }
 
-    /// <summary>
-    /// Makes the grid elastic: between passes (<see cref="Rebalance"/>) the partitions follow
-    /// <paramref name="members"/> (the cluster's active silos, by identity) — a silo that joined gets
-    /// its share, a silo that said it is leaving hands its partitions over.
-    /// </summary>
-    public GrainPartitions Elastic(Func<IReadOnlyCollection<string>> members)
-    {
-        _members = members ?? throw new ArgumentNullException(nameof(members));
-        return this;
-    }
-
-    /// <summary>Partitions moved on purpose so far (a join, a leave), and the moves that took them.</summary>
-    public (long Partitions, long Moves) Moved => (Interlocked.Read(ref _moved), Interlocked.Read(ref _moves));
-
-    /// <summary>Whether a move is prepared and waits for its rows to be loaded on the silos it goes to.</summary>
-    public bool Moving => _pending is not null;
-
-    /// <summary>
-    /// Between two passes of an elastic grid, where nothing of a pass is in flight: compares where
-    /// its partitions are with where placement puts them over the active silos that are not leaving
-    /// (partition <c>i</c> of <c>P</c> on the ⌊<c>i·n/P</c>⌋-th), at most twice a second. Partitions
-    /// to move have their rows loaded on the silos they go to while passes go on
-    /// (<see cref="ISiloPassGrain.PrefetchAsync"/>); before the first pass after that, they move
-    /// (<see cref="IPartitionGrain.MoveAsync"/>) and that pass finds them there. The bits do not
-    /// change: a partition's sums depend only on the pass and its rows, and the order of addition
-    /// is the reduction tree's. A boundary of the algorithm (a temperature, a Lloyd iteration) is one
-    /// such point; so is every pass within one.
-    /// </summary>
-    private void Rebalance(CancellationToken cancellationToken)
-    {
-        if (_members is not { } members)
-        {
-            return;
-        }
-
-        if (_pending is { } pending)
-        {
-            if (!pending.Loaded.IsCompleted)
-            {
-                return;
-            }
-
-            _pending = null;
-            if (!pending.Loaded.IsCompletedSuccessfully)
-            {
-                return; // a target went away while loading: planned again before a later pass
-            }
-
-            var moves = pending.Partitions.Select(i => _grains[i].MoveAsync(pending.Targets[i]).WaitAsync(PassTimeout, cancellationToken)).ToArray();
-            try
-            {
-                Task.WhenAll(moves).GetAwaiter().GetResult();
-            }
-            catch (Exception) when (!cancellationToken.IsCancellationRequested)
-            {
-                // A partition not moved stays where it is; planned again before a later pass.
-            }
-
-            Interlocked.Add(ref _moved, moves.Count(m => m.IsCompletedSuccessfully));
-            Interlocked.Increment(ref _moves);
-            GridTelemetry.Moved.Add(moves.Count(m => m.IsCompletedSuccessfully));
-            return;
-        }
-
-        // The membership at most twice a second: a short job's passes come every few hundred microseconds.
-        if (Stopwatch.GetElapsedTime(Interlocked.Read(ref _lastMembershipCheck)) < TimeSpan.FromMilliseconds(500))
-        {
-            return;
-        }
-
-        Interlocked.Exchange(ref _lastMembershipCheck, Stopwatch.GetTimestamp());
-        string[] homes;
-        string[] active;
-        lock (_lock)
-        {
-            homes = [.. _homes];
-            active = [.. members().Where(m => !_leaving.Contains(m)).Order(StringComparer.Ordinal)];
-        }
-
-        if (active.Length == 0)
-        {
-            return;
-        }
-
-        var targets = new string[homes.Length];
-        for (var i = 0; i < homes.Length; i++)
-        {
-            targets[i] = active[(int)((long)i * active.Length / homes.Length)];
-        }
-
-        var moving = Enumerable.Range(0, homes.Length).Where(i => homes[i] != targets[i]).ToArray();
-        if (moving.Length == 0)
-        {
-            return;
-        }
-
-        // Sent from a clean context: the job's loop thread carries its coordinator grain's, and
-        // calls it starts without waiting for them were held until the job ended (measured: the
-        // rows of a join loaded 19 s late, the job over by then).
-        Task loaded;
-        using (ExecutionContext.SuppressFlow())
-        {
-            loaded = Task.Run(() => Task.WhenAll(moving.GroupBy(i => targets[i], StringComparer.Ordinal)
-                .Select(g => _factory.GetGrain<ISiloPassGrain>(g.Key).PrefetchAsync(_datasetId, _grains.Length, [.. g]))));
-        }
-
-        _pending = new PendingMove(moving, targets, loaded);
-    }
-
-    private sealed record PendingMove(int[] Partitions, string[] Targets, Task Loaded);
-
     public PartitionAssignments Assign(PartitionPass pass, CancellationToken cancellationToken)
     {
         var retries = 0L;
@@ -498,119 +379,6 @@ public sealed class GrainPartitions : IKMeansGrid
         return new PartitionAssignments([.. rows.SelectMany(r => r.Assignments)], [.. rows.SelectMany(r => r.Weights)]);
     }
 
-    public double[] SeedMasses(KMeansSeedStep seeding, CancellationToken cancellationToken) =>
-        FanKMeans(AllPartitions, g => g.SeedMassAsync(seeding), (s, keys) => s.SeedMassAsync(seeding, keys), k => k.SeedMass(seeding), cancellationToken);
-
-    public KMeansCandidate[] Pick(int partition, KMeansSeedStep seeding, double[] targets, CancellationToken cancellationToken) =>
-        FanKMeans([partition], g => g.PickAsync(seeding, targets), null, k => k.Pick(seeding, targets), cancellationToken)[0];
-
-    public double[][] SeedPotentials(KMeansSeedStep seeding, double[] candidates, CancellationToken cancellationToken) =>
-        FanKMeans(AllPartitions, g => g.SeedPotentialsAsync(seeding, candidates), (s, keys) => s.SeedPotentialsAsync(seeding, candidates, keys), k => k.SeedPotentials(seeding, candidates), cancellationToken);
-
-    public KMeansCandidate[] Farthest(double[] centres, int kp, CancellationToken cancellationToken) =>
-        FanKMeans(AllPartitions, g => g.FarthestAsync(centres, kp), (s, keys) => s.FarthestAsync(centres, kp, keys), k => k.Farthest(centres, kp), cancellationToken);
-
-    private int[] AllPartitions => [.. Enumerable.Range(0, _grains.Length)];
-
-    /// <summary>
-    /// A k-means seeding step's answers for <paramref name="partitions"/>, in their order, as a pass
-    /// is asked: those the coordinator's own silo holds computed in place, in one turn on its cores
-    /// and on the state their grains keep (<see cref="SiloPartitions.KMeansOf"/>); one call to each
-    /// other silo for the partitions it held last (<paramref name="bySilo"/>; null for a step of one
-    /// partition); a partition a silo no longer holds, or whose silo did not answer, asked of its own
-    /// grain with <see cref="FanAsync"/>'s retries. On a single silo a seeding makes no grain call.
-    /// </summary>
-    private T[] FanKMeans<T>(
-        int[] partitions, Func<IPartitionGrain, Task<T>> call, Func<ISiloPassGrain, string[], Task<SiloSeedAnswer<T>>>? bySilo,
-        Func<KMeansPartition, T> inPlace, CancellationToken cancellationToken)
-    {
-        var local = _local;
-        var here = new List<(int Index, DensePartition Rows)>();
-        var held = new bool[partitions.Length];
-        for (var j = 0; j < partitions.Length && local is not null; j++)
-        {
-            if (local.Held.TryGet(_keys[partitions[j]], out var rows))
-            {
-                here.Add((j, rows));
-                held[j] = true;
-            }
-        }
-
-        string[] homes;
-        lock (_lock)
-        {
-            homes = [.. _homes];
-        }
-
-        var timeout = PassTimeout;
-        var elsewhere = Enumerable.Range(0, partitions.Length).Where(j => !held[j]).ToArray();
-        var groups = bySilo is null ? [] : elsewhere.GroupBy(j => homes[partitions[j]], StringComparer.Ordinal).Select(g => g.ToArray()).ToArray();
-        var siloCalls = groups.Select(g => bySilo!(_factory.GetGrain<ISiloPassGrain>(homes[partitions[g[0]]]), [.. g.Select(j => _keys[partitions[j]])]).WaitAsync(timeout, cancellationToken)).ToArray();
-        var results = new T[partitions.Length];
-        if (local is not null && here.Count > 0)
-        {
-            var (answers, _) = local.Compute.RunAsync(_ => here.Select(h => inPlace(local.Held.KMeansOf(h.Rows))).ToArray(), cancellationToken).GetAwaiter().GetResult();
-            for (var i = 0; i < here.Count; i++)
-            {
-                results[here[i].Index] = answers[i];
-            }
-        }
-
-        try
-        {
-            Task.WhenAll(siloCalls).GetAwaiter().GetResult();
-        }
-        catch (Exception) when (!cancellationToken.IsCancellationRequested)
-        {
-            // Inspected call by call below.
-        }
-
-        cancellationToken.ThrowIfCancellationRequested();
-        var unanswered = bySilo is null ? [.. elsewhere] : new List<int>();
-        for (var c = 0; c < siloCalls.Length; c++)
-        {
-            var answer = siloCalls[c].IsCompletedSuccessfully ? siloCalls[c].Result : null;
-            for (var i = 0; i < groups[c].Length; i++)
-            {
-                if (answer is not null && answer.Held[i])
-                {
-                    results[groups[c][i]] = answer.Values[i];
-                }
-                else
-                {
-                    unanswered.Add(groups[c][i]);
-                }
-            }
-        }
-
-        Interlocked.Increment(ref _seedingSteps);
-        Interlocked.Add(ref _seedingInPlace, here.Count);
-        Interlocked.Add(ref _seedingCalls, siloCalls.Length + unanswered.Count);
-        if (unanswered.Count > 0)
-        {
-            var (answers, retries) = FanAsync([.. unanswered.Select(j => _grains[partitions[j]])], call, _retryFor, timeout, cancellationToken).GetAwaiter().GetResult();
-            for (var i = 0; i < unanswered.Count; i++)
-            {
-                results[unanswered[i]] = answers[i];
-            }
-
-            CountRetries(retries);
-        }
-
-        return results;
-    }
-
-    private void CountRetries(long retries)
-    {
-        if (retries > 0)
-        {
-            GridTelemetry.Retries.Add(retries);
-            lock (_lock)
-            {
-                _statistics = _statistics with { Retries = _statistics.Retries + retries };
-            }
-        }
-    }
 
     // A call to a silo that was killed mid-call gets no answer until Orleans gives up on it (its
     // response timeout, 30 s); a pass that takes far longer than any before is asked again sooner.
