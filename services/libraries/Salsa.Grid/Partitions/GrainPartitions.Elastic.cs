@@ -101,7 +101,7 @@ public sealed partial class GrainPartitions
         var targets = new string[homes.Length];
         for (var i = 0; i < homes.Length; i++)
         {
-            targets[i] = active[(int)((long)i * active.Length / homes.Length)];
+            targets[i] = active[new PartitionKey(_datasetId, i, homes.Length).SiloOf(active.Length)];
         }
 
         var moving = Enumerable.Range(0, homes.Length).Where(i => homes[i] != targets[i]).ToArray();

@@ -13,6 +13,9 @@ public readonly record struct PartitionKey(Guid DatasetId, int Index, int Count)
     /// <summary>The rows [Start, End) of a dataset of <paramref name="points"/> points: as even as integers allow.</summary>
     public (int Start, int End) Rows(int points) => DensePartition.Rows(points, Index, Count);
 
+    /// <summary>Which of <paramref name="silos"/> silos (ordered by address) placement puts this partition on: contiguous runs, ⌊Index·silos/Count⌋.</summary>
+    public int SiloOf(int silos) => (int)((long)Index * silos / Count);
+
     /// <summary>The grain key, e.g. <c>1f0c…/3/8</c>.</summary>
     public string ToGrainKey() => string.Create(CultureInfo.InvariantCulture, $"{DatasetId:N}/{Index}/{Count}");
 

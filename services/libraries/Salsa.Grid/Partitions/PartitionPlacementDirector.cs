@@ -14,6 +14,6 @@ public sealed class PartitionPlacementDirector : IPlacementDirector
         }
 
         var key = PartitionKey.Parse(target.GrainIdentity.Key.ToString()!);
-        return Task.FromResult(silos[(int)((long)key.Index * silos.Length / key.Count)]);
+        return Task.FromResult(silos[key.SiloOf(silos.Length)]);
     }
 }
