@@ -43,20 +43,37 @@ public sealed partial class SiloLeaving(SiloPartitions held, IClusterMembershipS
         LogLeaving(logger, held.Count);
         // Handing over shows within a second or two (rows loaded, then the move); when nothing has
         // moved for Stalled — every other silo is stopping too, as in a whole cluster's shutdown —
-        // there is no one to hand over to.
-        var (count, changed) = (held.Count, Stopwatch.StartNew());
-        while (held.Count > 0 && held.SinceLastPass < Quiet && changed.Elapsed < Stalled && clock.Elapsed < limit && !cancellationToken.IsCancellationRequested)
+        // there is no one to hand over to. Woken by each partition moved off and each pass.
+        var (count, moved) = (held.Count, Stopwatch.StartNew());
+        while (!cancellationToken.IsCancellationRequested)
         {
-            await Task.Delay(TimeSpan.FromMilliseconds(50), CancellationToken.None);
+            var changed = held.Changed;
             if (held.Count != count)
             {
                 count = held.Count;
-                changed.Restart();
+                moved.Restart();
+            }
+
+            var wait = Min(Quiet - held.SinceLastPass, Stalled - moved.Elapsed, limit - clock.Elapsed);
+            if (count == 0 || wait <= TimeSpan.Zero)
+            {
+                break;
+            }
+
+            try
+            {
+                await changed.WaitAsync(wait, cancellationToken).ConfigureAwait(false);
+            }
+            catch (Exception e) when (e is TimeoutException or OperationCanceledException)
+            {
+                // A bound reached: the loop's test says which.
             }
         }
 
         LogLeft(logger, held.Count, clock.Elapsed.TotalSeconds);
     }
+
+    private static TimeSpan Min(TimeSpan a, TimeSpan b, TimeSpan c) => a < b ? (a < c ? a : c) : (b < c ? b : c);
 
     [LoggerMessage(Level = LogLevel.Information, Message = "Leaving the grid: handing over {Partitions} partitions between the running jobs' passes.")]
     private static partial void LogLeaving(ILogger logger, int partitions);

@@ -29,6 +29,10 @@ public sealed class SiloPartitions
     private long _lastPass = Stopwatch.GetTimestamp();
     private volatile bool _leaving;
 
+    // Completed (and replaced) when a partition leaves this silo or a pass arrives while it is
+    // leaving: what its stop waits on between those events.
+    private TaskCompletionSource _changed = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
     public void Add(string key, DensePartition partition) => _held[key] = partition;
 
     /// <summary>How many partitions this silo holds.</summary>
@@ -46,6 +50,16 @@ public sealed class SiloPartitions
 
     /// <summary>How long since a pass last ran on this silo's partitions.</summary>
     public TimeSpan SinceLastPass => Stopwatch.GetElapsedTime(Interlocked.Read(ref _lastPass));
+
+    /// <summary>
+    /// Completes at the next partition removed from this silo, or — while it is <see cref="Leaving"/>
+    /// — the next pass to arrive. Take it before reading <see cref="Count"/> and
+    /// <see cref="SinceLastPass"/>: a change after the read completes the task already taken.
+    /// </summary>
+    public Task Changed => Volatile.Read(ref _changed).Task;
+
+    private void Signal() =>
+        Interlocked.Exchange(ref _changed, new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously)).TrySetResult();
 
     /// <summary>Rows loaded for <paramref name="key"/> before its partition moves here.</summary>
     public void Stage(string key, DensePartition partition)
@@ -67,7 +81,13 @@ public sealed class SiloPartitions
     /// <summary>The rows staged for <paramref name="key"/>, once (its activation here takes them).</summary>
     public DensePartition? TakeStaged(string key) => _staged.TryRemove(key, out var entry) ? entry.Rows : null;
 
-    public void Remove(string key, DensePartition partition) => _held.TryRemove(new KeyValuePair<string, DensePartition>(key, partition));
+    public void Remove(string key, DensePartition partition)
+    {
+        if (_held.TryRemove(new KeyValuePair<string, DensePartition>(key, partition)))
+        {
+            Signal();
+        }
+    }
 
     public bool TryGet(string key, out DensePartition partition) => _held.TryGetValue(key, out partition!);
 
@@ -152,6 +172,11 @@ public sealed class SiloPartitions
         ArgumentNullException.ThrowIfNull(plan);
         var arrived = Stopwatch.GetTimestamp();
         Interlocked.Exchange(ref _lastPass, arrived);
+        if (_leaving)
+        {
+            Signal();
+        }
+
         var below = plan.Children.Select(c => grains.GetGrain<ISiloPassGrain>(c.Silo).RunAsync(pass, c).WaitAsync(c.Timeout)).ToArray();
         var keys = plan.Partitions.Select(plan.KeyOf).ToArray();
         var held = await RunHeldAsync(compute, silo, pass, keys).ConfigureAwait(false);
