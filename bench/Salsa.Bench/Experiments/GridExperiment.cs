@@ -265,7 +265,8 @@ public sealed class GridExperiment : IExperiment
         Report(context, data.Count, iterations, recovery, faultIdentical, faultView);
         ReportKMeans(context, data.Count, kmeans, kmeansJobs);
         ReportOneSilo(context, context.Quick);
-        await ElasticAsync(context, connectionString, datasetId, pass, referenceSums, string.Create(CultureInfo.InvariantCulture, $"data={dataLabel},n={data.Count},k={Clusters},partitions={Partitions}"), cancellationToken);
+        await ElasticGridRun.RunAsync(context, connectionString, datasetId, Partitions, pass, referenceSums, string.Create(CultureInfo.InvariantCulture, $"data={dataLabel},n={data.Count},k={Clusters},partitions={Partitions}"),
+            string.Create(CultureInfo.InvariantCulture, $"The {(context.Quick ? "first points of the national census" : "national census")} ({data.Count:N0} points), DA E-steps at K = {Clusters},"), cancellationToken);
         var growth = await GrowingAsync(context, connectionString, census, cancellationToken);
         Model(context, data.Count, iterations[0].Wall, growth);
     }
@@ -279,28 +280,9 @@ public sealed class GridExperiment : IExperiment
     /// </summary>
     private static void Model(ExperimentContext context, int points, double passMicroseconds, (double FirstLevel, double PerLevel, double Uncontended) growth)
     {
-        const int cores = 16;
-        const double roundTripUs = 200;
+        const double roundTripUs = GridModel.RoundTripUs;
         var perPointCoreUs = passMicroseconds * Environment.ProcessorCount / points;
         var perLevel = Math.Max(0, growth.PerLevel);
-        double Measured(int machines) => growth.FirstLevel + (perLevel * (TreeLevels(machines) - 1)) + (roundTripUs * TreeLevels(machines));
-        double Uncontended(int machines) => (growth.Uncontended + roundTripUs) * TreeLevels(machines);
-        double Compute(long n, int machines) => perPointCoreUs * n / (machines * cores);
-        double Efficiency(long n, int machines, Func<int, double> messaging) => perPointCoreUs * n / cores / (machines * (Compute(n, machines) + messaging(machines)));
-        var sizes = new long[] { 10_000_000, 50_000_000, 500_000_000 };
-        var machineCounts = new[] { 8, 32, 128 };
-        foreach (var n in sizes)
-        {
-            foreach (var p in machineCounts)
-            {
-                var @case = string.Create(CultureInfo.InvariantCulture, $"machines={p},cores={cores},points={n},fold=tree");
-                context.Add(@case + ",messaging=measured", "model_seconds_per_pass", (Compute(n, p) + Measured(p)) / 1e6, "s");
-                context.Add(@case + ",messaging=measured", "model_efficiency", Efficiency(n, p, Measured), "ratio");
-                context.Add(@case + ",messaging=uncontended", "model_seconds_per_pass", (Compute(n, p) + Uncontended(p)) / 1e6, "s");
-                context.Add(@case + ",messaging=uncontended", "model_efficiency", Efficiency(n, p, Uncontended), "ratio");
-            }
-        }
-
         context.Section("Model: 8, 32 and 128 machines of 16 cores", string.Create(CultureInfo.InvariantCulture,
             $"Fitted on this run: a DA E-step at K = {Clusters} costs c = {perPointCoreUs * 1000:F1} ns per point per core (the pass in this process, {points:N0} points, {Environment.ProcessorCount} cores). " +
             $"A pass's messaging through the fan-in tree of L(P) = ⌈log₄ P⌉ levels (2 at 8 machines, 3 at 32, 4 at 128), each level adding a LAN round trip of {roundTripUs:F0} µs (an assumption: this machine's kernel has no netem to measure one), two ways: " +
@@ -310,120 +292,11 @@ public sealed class GridExperiment : IExperiment
             $"Efficiency = (c·n/16) / (P·T(P)) against one machine of 16 cores without messaging. " +
             $"What it assumes: partitions spread evenly (a grid of at least 16P partitions: `Cluster:MaxPartitions` raised past 64), compute shrinking with cores as it does on this machine's two. " +
             $"What this 2-core machine cannot show: a speed-up from more machines, a level's cost on machines of their own, memory bandwidth shared by 16 cores, and a real network's round trip and bandwidth."));
-        context.Table(["points", "machines", "tree levels", "compute, ms", "messaging as measured, ms", "efficiency", "messaging, uncontended levels, ms", "efficiency"],
-            sizes.SelectMany(n => machineCounts.Select(p => (IReadOnlyList<string>)[
-                n.ToString("N0", CultureInfo.InvariantCulture),
-                p.ToString(CultureInfo.InvariantCulture),
-                TreeLevels(p).ToString(CultureInfo.InvariantCulture),
-                (Compute(n, p) / 1000).ToString("F2", CultureInfo.InvariantCulture),
-                (Measured(p) / 1000).ToString("F2", CultureInfo.InvariantCulture),
-                Efficiency(n, p, Measured).ToString("F2", CultureInfo.InvariantCulture),
-                (Uncontended(p) / 1000).ToString("F2", CultureInfo.InvariantCulture),
-                Efficiency(n, p, Uncontended).ToString("F2", CultureInfo.InvariantCulture)])));
-    }
-
-    /// <summary>
-    /// The elastic grid under a running stream of passes (the coordinator in this process, every
-    /// silo a process): a third silo process joins two and takes its share, then one of the three
-    /// gets SIGTERM and hands its partitions over. The pause is the longest pass from the silo's
-    /// start (or the signal) until the grid has settled, less the median pass before.
-    /// </summary>
-    private static async Task ElasticAsync(ExperimentContext context, string connectionString, Guid datasetId, PartitionPass pass, double[] reference, string label, CancellationToken cancellationToken)
-    {
-        await using var cluster = await ProcessCluster.SharingCoresAsync(connectionString, 2, cancellationToken);
-        var grid = await Task.Run(() => GrainPartitions.Open(cluster.Grains, datasetId, Partitions, TimeSpan.FromMinutes(2), cancellationToken), cancellationToken);
-        grid.Elastic(cluster.ActiveSilos);
-        await cluster.QuietAsync(cancellationToken);
-        var clock = Stopwatch.StartNew();
-        var walls = new List<(double At, double Wall)>();
-        var identical = true;
-        using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-        var loop = Task.Run(() =>
-        {
-            while (!stop.IsCancellationRequested)
-            {
-                var at = clock.Elapsed.TotalSeconds;
-                var sums = grid.Reduce(pass, cancellationToken);
-                identical &= ClusterJobs.SameBits(reference, sums);
-                lock (walls)
-                {
-                    walls.Add((at, clock.Elapsed.TotalSeconds - at));
-                }
-            }
-        }, cancellationToken);
-
-        double[] Walls(double from, double to)
-        {
-            lock (walls)
-            {
-                return [.. walls.Where(w => w.At >= from && w.At < to).Select(w => w.Wall)];
-            }
-        }
-
-        async Task<double> SettleAsync(Func<bool> settled)
-        {
-            var limit = Stopwatch.StartNew();
-            while (!settled() && limit.Elapsed < TimeSpan.FromSeconds(120))
-            {
-                await Task.Delay(50, cancellationToken);
-            }
-
-            return clock.Elapsed.TotalSeconds;
-        }
-
-        var warm = context.Quick ? 3 : 10;
-        await Task.Delay(TimeSpan.FromSeconds(warm + 3), cancellationToken);
-        var steady = Statistics.Median(Walls(warm, warm + 3));
-
-        // A silo joins.
-        var joinAt = clock.Elapsed.TotalSeconds;
-        var retriesBefore = grid.Statistics.Retries;
-        await cluster.AddSiloAsync(cancellationToken);
-        var joined = await SettleAsync(() => grid.Silos.Length == 3 && !grid.Moving);
-        await Task.Delay(TimeSpan.FromSeconds(2), cancellationToken);
-        var joinRetries = grid.Statistics.Retries - retriesBefore;
-        var joinWalls = Walls(joinAt, joined + 2);
-        var shares = (await Task.WhenAll(PartitionKey.Grid(datasetId, Partitions).Select(k => cluster.Grains.GetGrain<IPartitionGrain>(k.ToGrainKey()).InfoAsync())))
-            .GroupBy(i => i.Silo).Select(g => g.Count()).ToArray();
-
-        // One of the three is asked to stop (SIGTERM) and hands its partitions over.
-        var leaveAt = clock.Elapsed.TotalSeconds;
-        retriesBefore = grid.Statistics.Retries;
-        var leaving = cluster.Silos[0];
-        var exited = await leaving.TerminateAsync(TimeSpan.FromSeconds(90));
-        var exitedAt = clock.Elapsed.TotalSeconds;
-        var left = await SettleAsync(() => grid.Silos.Length == 2 && !grid.Moving);
-        await Task.Delay(TimeSpan.FromSeconds(2), cancellationToken);
-        var leaveRetries = grid.Statistics.Retries - retriesBefore;
-        var leaveWalls = Walls(leaveAt, left + 2);
-        await stop.CancelAsync();
-        await loop;
-
-        var @case = label + ",silos=2→3→2";
-        context.Add(@case, "pass_s", steady, "s");
-        context.Add(@case, "join_pause_s", joinWalls.DefaultIfEmpty(steady).Max() - steady, "s");
-        context.Add(@case, "join_seconds_to_share", joined - joinAt, "s");
-        context.Add(@case, "join_retries", joinRetries, "calls");
-        context.Add(@case, "partitions_per_silo_after_join_min", shares.Min(), "partitions");
-        context.Add(@case, "partitions_per_silo_after_join_max", shares.Max(), "partitions");
-        context.Add(@case, "leave_pause_s", leaveWalls.DefaultIfEmpty(steady).Max() - steady, "s");
-        context.Add(@case, "leave_seconds_to_exit", exitedAt - leaveAt, "s");
-        context.Add(@case, "leave_retries", leaveRetries, "calls");
-        context.Add(@case, "leave_exited", exited ? 1 : 0, "bool");
-        context.Add(@case, "moved_partitions", grid.Moved.Partitions, "partitions");
-        context.Add(@case, "identical_to_single_node", identical ? 1 : 0, "bool");
-        context.Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-            $"  elastic: pass {steady * 1000:F1} ms; join: share after {joined - joinAt:F1} s, pause {(joinWalls.DefaultIfEmpty(steady).Max() - steady) * 1000:F0} ms, {joinRetries} retries, partitions per silo {string.Join('/', shares)}; " +
-            $"leave: exited after {exitedAt - leaveAt:F1} s, pause {(leaveWalls.DefaultIfEmpty(steady).Max() - steady) * 1000:F0} ms, {leaveRetries} retries; identical {identical}"));
-        context.Section("Silos joining and leaving", string.Create(CultureInfo.InvariantCulture,
-            $"The same grid ({Partitions} partitions) with passes running back to back from this process, on two silo processes; a third silo process joins, then one of the three gets SIGTERM (as `docker compose stop` sends it). " +
-            $"**Pause** is the longest pass from the silo's start (or the signal) until the grid has settled, less the median pass before ({steady * 1000:F1} ms); **to share** is from starting the silo process (its own start-up included) until its partitions are on it; " +
-            $"**retries** are partitions asked again as after a failure. Every pass is compared with the grid in one process, bit for bit."));
-        context.Table(["", "pause, s", "seconds", "retries", "identical"],
-            [
-                ["a silo joins (2 → 3)", (joinWalls.DefaultIfEmpty(steady).Max() - steady).ToString("F3", CultureInfo.InvariantCulture), $"{joined - joinAt:F1} to share ({string.Join('/', shares)} partitions per silo)", joinRetries.ToString(CultureInfo.InvariantCulture), identical ? "yes" : "no"],
-                ["a silo leaves (3 → 2, SIGTERM)", (leaveWalls.DefaultIfEmpty(steady).Max() - steady).ToString("F3", CultureInfo.InvariantCulture), $"{exitedAt - leaveAt:F1} to exit{(exited ? "" : " (did not exit)")}", leaveRetries.ToString(CultureInfo.InvariantCulture), identical ? "yes" : "no"],
-            ]);
+        GridModel.Add(context, perPointCoreUs,
+        [
+            new("measured", "as measured", machines => growth.FirstLevel + (perLevel * (TreeLevels(machines) - 1)) + (roundTripUs * TreeLevels(machines))),
+            new("uncontended", "uncontended levels", machines => (growth.Uncontended + roundTripUs) * TreeLevels(machines)),
+        ]);
     }
 
     /// <summary>Partitions of the growing grid: one per silo of the largest count measured.</summary>

@@ -12,12 +12,13 @@ namespace Salsa.Bench.Experiments.Large;
 
 /// <summary>
 /// Data past a machine's comfort: census-like synthetic points (<see cref="CensusLikePoints"/>,
-/// 10 million; 500,000 with --quick) streamed into SQLite and into PostgreSQL by the generator as a
+/// 50 million; 500,000 with --quick) streamed into SQLite and into PostgreSQL by the generator as a
 /// process of its own (its time and peak memory), then loaded by the partitions of silo processes
 /// from PostgreSQL — each partition its own rows — (the silos' memory per point) and one DA E-step
 /// and one k-means Lloyd pass at K = 100 on 1 and on 3 silos and whole DA and k-means jobs, their
-/// sums and results against the same grid in this process, bit for bit; and the model of 8 and 32
-/// machines of 16 cores fitted on them.
+/// sums and results against the same grid in this process, bit for bit; silos joining and leaving
+/// the grid of 10 million points under passes; and the model of 8, 32 and 128 machines of 16 cores
+/// fitted on them.
 /// </summary>
 public sealed class LargeDataExperiment : IExperiment
 {
@@ -26,11 +27,11 @@ public sealed class LargeDataExperiment : IExperiment
 
     public string Name => "large";
 
-    public string Description => "Census-like synthetic data (10M weighted points; --quick 500k): streamed import into SQLite and PostgreSQL (seconds, importer peak memory), silo memory per point, DA and k-means passes and whole jobs at K = 100 on 1 and 3 silos, bits against one process; the model of 8 and 32 machines fitted on them.";
+    public string Description => "Census-like synthetic data (50M weighted points; --quick 500k): streamed import into SQLite and PostgreSQL (seconds, importer peak memory), silo memory per point, DA and k-means passes and whole jobs at K = 100 on 1 and 3 silos, bits against one process; a silo joining and one leaving under passes at 10M points; the model of 8, 32 and 128 machines fitted on them.";
 
     public async Task RunAsync(ExperimentContext context, CancellationToken cancellationToken)
     {
-        var points = context.Quick ? 500_000 : 10_000_000;
+        var points = context.Quick ? 500_000 : 50_000_000;
         var repeats = context.Quick ? 2 : 3;
         var pointsCase = string.Create(CultureInfo.InvariantCulture, $"points={points}");
         using var folder = new TemporaryDirectory("salsa-large-");
@@ -113,7 +114,7 @@ public sealed class LargeDataExperiment : IExperiment
             var held = cluster.Silos.Sum(s => ProcessMemory.ResidentBytes(s.ProcessId)) - idle;
             context.Add(siloCase, "silo_bytes_per_point", (double)held / points, "B");
 
-            // The pass's messaging without its compute: a pass sent to every silo at once, asking for no partitions.
+            // The pass's messaging without its compute: a pass sent to every silo at once, asking for no partitions (with up to four silos, the fan-in tree's one level).
             messaging[silos] = await EmptyPassMicrosecondsAsync(cluster.Grains, grid.Silos, passes[0].Pass, cancellationToken);
             context.Add(siloCase, "messaging_us", messaging[silos], "µs");
 
@@ -147,12 +148,43 @@ public sealed class LargeDataExperiment : IExperiment
         }
 
         Report(context, points, partitions, annealing, annealingReference, kmeans);
+        await ElasticAsync(context, connectionString, points, datasetId, cancellationToken);
         Model(context, points, reference["annealing"].Seconds, messaging);
+    }
+
+    /// <summary>Points of the elastic grid's run: the size the issue of joining and leaving names (the quick run's own).</summary>
+    private static int ElasticPoints(bool quick) => quick ? 500_000 : 10_000_000;
+
+    /// <summary>
+    /// A silo joining two and one of three leaving under a stream of DA passes on
+    /// <see cref="ElasticPoints"/> points (imported for it unless the run's data is that size), each
+    /// pass against the same grid in this process.
+    /// </summary>
+    private static async Task ElasticAsync(ExperimentContext context, string connectionString, int points, Guid datasetId, CancellationToken cancellationToken)
+    {
+        var elasticPoints = ElasticPoints(context.Quick);
+        if (elasticPoints != points)
+        {
+            datasetId = (await GenerateAsync(elasticPoints, ["--postgres", connectionString], cancellationToken)).Id;
+        }
+
+        var data = CensusLikePoints.Of(elasticPoints, Seed).All();
+        var partitions = new Salsa.Hosting.Clustering.Grid.PartitionLayout().PartitionsFor(elasticPoints);
+        var pass = GridExperiment.EStep(data, Clusters);
+        double[] reference;
+        using (var grid = new LocalPartitions(data, partitions, new ParallelismOptions()))
+        {
+            reference = grid.Reduce(pass, cancellationToken);
+        }
+
+        await ElasticGridRun.RunAsync(context, connectionString, datasetId, partitions, pass, reference,
+            string.Create(CultureInfo.InvariantCulture, $"points={elasticPoints},k={Clusters},partitions={partitions}"),
+            string.Create(CultureInfo.InvariantCulture, $"{elasticPoints:N0} census-like points (seed {Seed}), DA E-steps at K = {Clusters},"), cancellationToken);
     }
 
     /// <summary>
     /// A DA job at Kmax 100 whose schedule is cut short so that three sides of it fit a benchmark at
-    /// 10 million points: a few temperatures of a few passes each, one split-merge round, a short
+    /// 50 million points: a few temperatures of a few passes each, one split-merge round, a short
     /// refinement. Every pass is a whole E-step over the data, as in a full schedule.
     /// </summary>
     private static AnnealingOptions AnnealingJob(bool quick) => new()
@@ -167,7 +199,7 @@ public sealed class LargeDataExperiment : IExperiment
 
     /// <summary>
     /// Runs a job twice — the first's result, and both times in seconds — or, when it is long
-    /// (<paramref name="once"/>: the full run's 10 million points, where a job's minute dwarfs the
+    /// (<paramref name="once"/>: the full run's 50 million points, where a job's minute dwarfs the
     /// second the JIT takes), once, its time standing for both.
     /// </summary>
     private static async Task<(T Result, (double First, double Next) Seconds)> TwiceAsync<T>(Func<Task<T>> job, bool once)
@@ -263,43 +295,26 @@ public sealed class LargeDataExperiment : IExperiment
 
     /// <summary>
     /// The machine level on P machines of 16 cores, fitted on this run: a DA pass's compute per point
-    /// and core from the pass in this process at this size, a pass's messaging from the empty pass
-    /// fanned out to 1 and 3 silos, and a LAN's round trip this machine cannot make (no netem).
+    /// and core from the pass in this process at this size; a level of the fan-in tree costed two ways
+    /// from the empty pass (one silo called; three called at once, sharing two cores), and a LAN's round
+    /// trip per level this machine cannot make (no netem).
     /// </summary>
     private static void Model(ExperimentContext context, int points, double passSeconds, Dictionary<int, double> messaging)
     {
-        const int cores = 16;
-        const double roundTripUs = 200;
         var perPointCoreUs = passSeconds * 1e6 * Environment.ProcessorCount / points;
-        var slopeUs = Math.Max(0, (messaging[3] - messaging[1]) / 2);
-        double Iteration(long n, int machines) => perPointCoreUs * n / (machines * cores) + messaging[1] + (machines > 1 ? roundTripUs : 0) + slopeUs * (machines - 1);
-        var sizes = new long[] { 242_335, 10_000_000, 50_000_000 };
-        var machineCounts = new[] { 8, 32 };
-        foreach (var n in sizes)
-        {
-            foreach (var p in machineCounts)
-            {
-                var efficiency = perPointCoreUs * n / cores / (p * Iteration(n, p));
-                var @case = string.Create(CultureInfo.InvariantCulture, $"machines={p},cores={cores},points={n}");
-                context.Add(@case, "model_seconds_per_pass", Iteration(n, p) / 1e6, "s");
-                context.Add(@case, "model_efficiency", efficiency, "ratio");
-            }
-        }
-
-        context.Section("Model: 8 and 32 machines of 16 cores", string.Create(CultureInfo.InvariantCulture,
-            $"Fitted on this run: a DA E-step at K = {Clusters} costs c = {perPointCoreUs * 1000:F1} ns per point per core (the pass in this process at {points:N0} points, {Environment.ProcessorCount} cores); " +
-            $"a pass's messaging is m(1) = {messaging[1]:F0} µs at one silo and grows by s = {slopeUs:F0} µs per added silo (the empty pass fanned out to 1 and to 3 silo processes on this machine, {messaging[3]:F0} µs at 3); " +
-            $"between machines a LAN round trip of {roundTripUs:F0} µs is added once per pass (the calls to the silos go out together), an assumption: this machine's kernel has no netem to measure it. " +
-            $"T(P) = c·n/(16P) + m(1) + RTT + s·(P − 1); efficiency = (c·n/16) / (P·T(P)) against one machine of 16 cores without messaging. " +
-            $"What it assumes: partitions spread evenly (a grid of at least 16P partitions: `Cluster:MaxPartitions` raised past 64), compute shrinking with cores as it does on this machine's two, " +
-            $"and messaging growing linearly with silos at the slope 3 silo processes show on 2 cores — which includes their contention for the cores, so it is an upper bound. " +
-            $"What this 2-core machine cannot show: a speed-up from more machines, memory bandwidth shared by 16 cores, and a real network's round trip and bandwidth."));
-        context.Table(["points", "machines", "ms per pass", "efficiency"],
-            sizes.SelectMany(n => machineCounts.Select(p => (IReadOnlyList<string>)[
-                n.ToString("N0", CultureInfo.InvariantCulture),
-                p.ToString(CultureInfo.InvariantCulture),
-                (Iteration(n, p) / 1000).ToString("F2", CultureInfo.InvariantCulture),
-                (perPointCoreUs * n / cores / (p * Iteration(n, p))).ToString("F2", CultureInfo.InvariantCulture)])));
+        context.Section("Model: 8, 32 and 128 machines of 16 cores", string.Create(CultureInfo.InvariantCulture,
+            $"Fitted on this run: a DA E-step at K = {Clusters} costs c = {perPointCoreUs * 1000:F1} ns per point per core (the pass in this process at {points:N0} points, {Environment.ProcessorCount} cores). " +
+            $"A pass's messaging goes through the fan-in tree of L(P) = ⌈log₄ P⌉ levels (2 at 8 machines, 3 at 32, 4 at 128); a level is a silo calling at most four below it and merging their answers, costed two ways from the empty pass of this run: " +
+            $"**three at once** — m₃ = {messaging[3]:F0} µs, the coordinator calling three silo processes that share this machine's two cores (contention included: an upper bound for a level of four on machines of their own) — " +
+            $"and **one call** — m₁ = {messaging[1]:F0} µs, one silo process called (a level's floor: one round trip and a turn). " +
+            $"Each level adds a LAN round trip of {GridModel.RoundTripUs:F0} µs, an assumption: this machine's kernel has no netem to measure it. T(P) = c·n/(16P) + L(P)·(m + RTT); efficiency = (c·n/16) / (P·T(P)) against one machine of 16 cores without messaging. " +
+            $"What it assumes: partitions spread evenly (a grid of at least 16P partitions: `Cluster:MaxPartitions` raised past 64), compute shrinking with cores as it does on this machine's two, the sums of a pass ({Clusters * 3} doubles) small beside a LAN's bandwidth. " +
+            $"What this 2-core machine cannot show: a speed-up from more machines, memory bandwidth shared by 16 cores, and a real network's round trip and bandwidth. `grid.md` fits the same model on 1 to 16 silo processes."));
+        GridModel.Add(context, perPointCoreUs,
+        [
+            new("three-at-once", "level as three at once", machines => GridExperiment.TreeLevels(machines) * (messaging[3] + GridModel.RoundTripUs)),
+            new("one-call", "level as one call", machines => GridExperiment.TreeLevels(machines) * (messaging[1] + GridModel.RoundTripUs)),
+        ]);
     }
 
     private sealed record Import(Guid Id, int Points, double Seconds, long PeakRssBytes);
