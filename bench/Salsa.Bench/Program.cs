@@ -35,6 +35,7 @@ IExperiment[] experiments =
     new ChemAnnealingExperiment(),
     new ChemWorkflowExperiment(),
     new GridExperiment(),
+    new OneSiloExperiment(),
     new LargeDataExperiment(),
     new ServicesExperiment(),
     new GatewayExperiment(),

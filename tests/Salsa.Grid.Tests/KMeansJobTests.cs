@@ -1,5 +1,6 @@
 using Microsoft.Extensions.DependencyInjection;
 using Salsa.Clustering.KMeans;
+using Salsa.Grid.Jobs;
 using Salsa.Grid.KMeans;
 using Salsa.Store;
 using Salsa.Testing;
@@ -55,10 +56,40 @@ public sealed class KMeansJobTests(PostgresFixture postgres)
     [Fact]
     public async Task Job_ThroughAClientOfTheEmbeddedSingleSilo_SameBitsAsTheGridInOneProcess()
     {
-        // The embedded default: the gateway's process is one silo on localhost clustering (SQLite
-        // store), and the services it hosts reach it as clients on its gateway port.
-        using var directory = new TemporaryDirectory();
         var mixture = new Mixture(2_503, 17);
+
+        var (view, result, _) = await ThroughAClientOfTheEmbeddedSiloAsync(mixture, Options);
+
+        Mixture.AssertSameBits(mixture.Reference(2, Options), result);
+        Assert.Single(view.Silos);
+    }
+
+    /// <summary>
+    /// A result past one part (<see cref="ResultPart.PartChars"/> characters: here 2.3 million
+    /// assignments) reaches a client of the silo whole, in parts — one message would be tens of
+    /// megabytes, and at tens of millions of points past Orleans' limit on a message.
+    /// </summary>
+    [Fact]
+    public async Task Job_ResultOfMillionsOfAssignments_ReachesAClientInParts()
+    {
+        var mixture = new Mixture(2_300_000, 5);
+        var options = new KMeansOptions { Clusters = 3, Restarts = 1, MaxIterations = 2, Seed = 1 };
+
+        var (_, result, parts) = await ThroughAClientOfTheEmbeddedSiloAsync(mixture, options);
+
+        Assert.True(parts > 1, $"{parts} part");
+        Mixture.AssertSameBits(mixture.Reference(2, options), result);
+    }
+
+    /// <summary>
+    /// The embedded default: the gateway's process is one silo on localhost clustering (SQLite
+    /// store), and the services it hosts reach it as clients on its gateway port. A job of
+    /// <paramref name="mixture"/> on 2 partitions through such a client: its view, result and the
+    /// parts its result came in.
+    /// </summary>
+    private static async Task<(GridJobView View, KMeansResult Result, int Parts)> ThroughAClientOfTheEmbeddedSiloAsync(Mixture mixture, KMeansOptions options)
+    {
+        using var directory = new TemporaryDirectory();
         var settings = new SiloSettings { SiloPort = Silos.FreePort(), GatewayPort = Silos.FreePort() };
         using var silo = await Silos.StartEmbeddedAsync(directory, b => b.AddSalsaSilo(settings));
         using var client = await Silos.StartEmbeddedAsync(directory, b => b.AddSalsaClusterClient(settings));
@@ -66,13 +97,12 @@ public sealed class KMeansJobTests(PostgresFixture postgres)
         var grains = client.Services.GetRequiredService<IClusterClient>();
         var job = Guid.NewGuid();
 
-        await grains.GetGrain<IKMeansJobGrain>(job).StartAsync(KMeansJobSpec.From(mixture.Id, 2, Options));
+        await grains.GetGrain<IKMeansJobGrain>(job).StartAsync(KMeansJobSpec.From(mixture.Id, 2, options));
         var (view, result) = await Jobs.ResultAsync<IKMeansJobGrain, KMeansResult>(grains, job, Token);
-
-        Mixture.AssertSameBits(mixture.Reference(2, Options), result);
-        Assert.Single(view.Silos);
+        var parts = (await grains.GetGrain<IKMeansJobGrain>(job).ResultPartAsync(0))!.Parts;
         await client.StopAsync(Token);
         await silo.StopAsync(Token);
+        return (view, result, parts);
     }
 
     [Fact]

@@ -34,10 +34,11 @@ public sealed class HostProcess : IDisposable
     /// <summary>
     /// Starts <paramref name="assembly"/> (e.g. <c>Salsa.Silo.dll</c>) with <paramref name="arguments"/>,
     /// inside network namespace <paramref name="netns"/> when given, in <paramref name="workingDirectory"/>
-    /// (default: beside the binaries), and waits until it started.
+    /// (default: beside the binaries), with <paramref name="environment"/> added to this process's
+    /// (the runtime's own settings, e.g. <c>DOTNET_TieredPGO</c>), and waits until it started.
     /// </summary>
     public static async Task<HostProcess> StartAsync(string assembly, IEnumerable<string> arguments, CancellationToken token, string? netns = null, TimeSpan? timeout = null,
-        string? workingDirectory = null)
+        string? workingDirectory = null, IReadOnlyDictionary<string, string>? environment = null)
     {
         var info = new ProcessStartInfo(netns is null ? "dotnet" : "ip")
         {
@@ -45,6 +46,11 @@ public sealed class HostProcess : IDisposable
             RedirectStandardOutput = true,
             RedirectStandardError = true,
         };
+        foreach (var (name, value) in environment ?? new Dictionary<string, string>())
+        {
+            info.Environment[name] = value;
+        }
+
         foreach (var argument in (netns is null ? [] : new[] { "netns", "exec", netns, "dotnet" }).Append(Path.Combine(AppContext.BaseDirectory, assembly)).Concat(arguments))
         {
             info.ArgumentList.Add(argument);

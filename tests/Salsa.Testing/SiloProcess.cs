@@ -28,9 +28,11 @@ public sealed class SiloProcess : IDisposable
     /// <summary>
     /// Starts a silo joining <paramref name="clusterId"/> through the PostgreSQL of
     /// <paramref name="connectionString"/>, listening on <paramref name="address"/> (inside network
-    /// namespace <paramref name="netns"/> when given); returns once the host says it started.
+    /// namespace <paramref name="netns"/> when given), <paramref name="environment"/> added to the
+    /// process's; returns once the host says it started.
     /// </summary>
-    public static async Task<SiloProcess> StartAsync(string connectionString, string clusterId, CancellationToken token, string address = "127.0.0.1", string? netns = null, IEnumerable<string>? settings = null)
+    public static async Task<SiloProcess> StartAsync(string connectionString, string clusterId, CancellationToken token, string address = "127.0.0.1", string? netns = null, IEnumerable<string>? settings = null,
+        IReadOnlyDictionary<string, string>? environment = null)
     {
         // A port found free can be taken before the silo binds it (an outgoing connection's
         // ephemeral port comes from the same range): then start again on other ports.
@@ -38,7 +40,7 @@ public sealed class SiloProcess : IDisposable
         {
             try
             {
-                return await StartOnFreePortsAsync(connectionString, clusterId, address, netns, settings, token);
+                return await StartOnFreePortsAsync(connectionString, clusterId, address, netns, settings, environment, token);
             }
             catch (InvalidOperationException exception) when (attempt < 3 && exception.Message.Contains("address already in use", StringComparison.OrdinalIgnoreCase))
             {
@@ -46,7 +48,7 @@ public sealed class SiloProcess : IDisposable
         }
     }
 
-    private static async Task<SiloProcess> StartOnFreePortsAsync(string connectionString, string clusterId, string address, string? netns, IEnumerable<string>? settings, CancellationToken token)
+    private static async Task<SiloProcess> StartOnFreePortsAsync(string connectionString, string clusterId, string address, string? netns, IEnumerable<string>? settings, IReadOnlyDictionary<string, string>? environment, CancellationToken token)
     {
         var (siloPort, gatewayPort, restPort) = (FreePort(), FreePort(), FreePort());
         string[] arguments =
@@ -66,7 +68,7 @@ public sealed class SiloProcess : IDisposable
             "--Logging:LogLevel:Default=Warning",
             "--Logging:LogLevel:Microsoft.Hosting.Lifetime=Information",
         ];
-        var host = await HostProcess.StartAsync("Salsa.Silo.dll", arguments.Concat(settings ?? []), token, netns);
+        var host = await HostProcess.StartAsync("Salsa.Silo.dll", arguments.Concat(settings ?? []), token, netns, environment: environment);
         return new SiloProcess(host, siloPort, new Uri(string.Create(CultureInfo.InvariantCulture, $"http://{address}:{restPort}/")));
     }
 

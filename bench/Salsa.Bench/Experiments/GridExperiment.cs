@@ -538,7 +538,7 @@ public sealed class GridExperiment : IExperiment
         return centres;
     }
 
-    private static async Task StoreAsync(IHost client, Guid id, DenseVectors data, CancellationToken cancellationToken) =>
+    internal static async Task StoreAsync(IHost client, Guid id, DenseVectors data, CancellationToken cancellationToken) =>
         await client.Services.GetRequiredService<IDataStore>().CreateDatasetAsync(
             new DatasetInfo { Id = id, Name = "census", Kind = DatasetKind.Dense, Count = data.Count, Dimension = 2, TotalWeight = data.TotalWeight, Created = DateTimeOffset.UtcNow },
             new DatasetContent { Values = data.Values, Weights = data.Weights }, cancellationToken);

@@ -37,10 +37,11 @@ internal sealed class ProcessCluster : IAsyncDisposable
     public static int RanksSharing(int silos) => Math.Max(1, Environment.ProcessorCount / silos);
 
     /// <summary><paramref name="silos"/> silo processes (each given <paramref name="settings"/>, e.g. <c>--Cluster:Ranks=1</c>) and a client.</summary>
-    public static async Task<ProcessCluster> StartAsync(string connectionString, int silos, CancellationToken cancellationToken, IEnumerable<string>? settings = null)
+    public static async Task<ProcessCluster> StartAsync(string connectionString, int silos, CancellationToken cancellationToken, IEnumerable<string>? settings = null,
+        IReadOnlyDictionary<string, string>? environment = null)
     {
         var clusterId = $"bench-{Guid.NewGuid():N}";
-        var processes = (await Task.WhenAll(Enumerable.Range(0, silos).Select(_ => SiloProcess.StartAsync(connectionString, clusterId, cancellationToken, settings: settings)))).ToList();
+        var processes = (await Task.WhenAll(Enumerable.Range(0, silos).Select(_ => SiloProcess.StartAsync(connectionString, clusterId, cancellationToken, settings: settings, environment: environment)))).ToList();
         var builder = Host.CreateApplicationBuilder();
         builder.Logging.SetMinimumLevel(LogLevel.Warning);
         builder.Configuration[$"ConnectionStrings:{DataStoreServiceCollectionExtensions.ConnectionStringName}"] = connectionString;

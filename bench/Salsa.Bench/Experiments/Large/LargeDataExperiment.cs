@@ -52,6 +52,10 @@ public sealed class LargeDataExperiment : IExperiment
                 $"  import into {store}: {import.Points:N0} points in {import.Seconds:F1} s ({import.Points / import.Seconds:N0}/s), importer peak RSS {import.PeakRssBytes / 1e6:F0} MB"));
         }
 
+        // What PostgreSQL would otherwise do by itself a minute later, in the middle of the timing:
+        // vacuum the freshly imported rows (hint bits, the visibility map) and analyze them.
+        await VacuumAsync(connectionString, context, cancellationToken);
+
         // 2. The same points in this process, on the grid the silos will hold: one pass of each kind,
         // then the whole jobs whose bits the silos must reproduce.
         var generator = CensusLikePoints.Of(points, Seed);
@@ -166,6 +170,7 @@ public sealed class LargeDataExperiment : IExperiment
         if (elasticPoints != points)
         {
             datasetId = (await GenerateAsync(elasticPoints, ["--postgres", connectionString], cancellationToken)).Id;
+            await VacuumAsync(connectionString, context, cancellationToken);
         }
 
         var data = CensusLikePoints.Of(elasticPoints, Seed).All();
@@ -315,6 +320,16 @@ public sealed class LargeDataExperiment : IExperiment
             new("three-at-once", "level as three at once", machines => GridExperiment.TreeLevels(machines) * (messaging[3] + GridModel.RoundTripUs)),
             new("one-call", "level as one call", machines => GridExperiment.TreeLevels(machines) * (messaging[1] + GridModel.RoundTripUs)),
         ]);
+    }
+
+    private static async Task VacuumAsync(string connectionString, ExperimentContext context, CancellationToken cancellationToken)
+    {
+        var clock = Stopwatch.StartNew();
+        await using var connection = new Npgsql.NpgsqlConnection(connectionString);
+        await connection.OpenAsync(cancellationToken);
+        await using var vacuum = new Npgsql.NpgsqlCommand("VACUUM (FREEZE, ANALYZE)", connection) { CommandTimeout = 0 };
+        await vacuum.ExecuteNonQueryAsync(cancellationToken);
+        context.Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"  VACUUM (FREEZE, ANALYZE) after the import: {clock.Elapsed.TotalSeconds:F0} s"));
     }
 
     private sealed record Import(Guid Id, int Points, double Seconds, long PeakRssBytes);

@@ -98,7 +98,7 @@ public abstract partial class GridJobGrain<TSpec, TCheckpoint>(
         }
     }
 
-    public Task<string?> ResultAsync() => Task.FromResult(State.Result);
+    public Task<ResultPart?> ResultPartAsync(int index) => Task.FromResult(State.Result is { } result ? ResultPart.Of(result, index) : null);
 
     public async Task<GridJobView> CancelAsync()
     {

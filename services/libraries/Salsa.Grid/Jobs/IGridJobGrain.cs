@@ -15,8 +15,11 @@ public interface IGridJobGrain : IGrainWithGuidKey
     /// </summary>
     IAsyncEnumerable<GridJobView> WatchAsync(CancellationToken cancellationToken = default);
 
-    /// <summary>The result as JSON (the algorithm's result record), once the job succeeded.</summary>
-    Task<string?> ResultAsync();
+    /// <summary>
+    /// Part <paramref name="index"/> of the result as JSON (the algorithm's result record), once the
+    /// job succeeded; null before. <see cref="GridJobResults.ResultAsync"/> reads them all.
+    /// </summary>
+    Task<ResultPart?> ResultPartAsync(int index);
 
     Task<GridJobView> CancelAsync();
 
@@ -25,4 +28,15 @@ public interface IGridJobGrain : IGrainWithGuidKey
 
     /// <summary>From the job's own loop: how it ended.</summary>
     Task CompleteAsync(string? result, string? failure, PassStatistics passes, string[] silos);
+}
+
+/// <summary>A job's whole result, read in parts (<see cref="ResultPart"/>).</summary>
+public static class GridJobResults
+{
+    /// <summary>The result as JSON (the algorithm's result record), once the job succeeded; null before.</summary>
+    public static Task<string?> ResultAsync(this IGridJobGrain job)
+    {
+        ArgumentNullException.ThrowIfNull(job);
+        return ResultPart.ReadAsync(job.ResultPartAsync);
+    }
 }
