@@ -37,6 +37,7 @@ IExperiment[] experiments =
     new GridExperiment(),
     new OneSiloExperiment(),
     new LargeDataExperiment(),
+    new ElasticExperiment(),
     new ServicesExperiment(),
     new GatewayExperiment(),
     new ReliabilityExperiment(),

@@ -164,7 +164,7 @@ public sealed class LargeDataExperiment : IExperiment
     /// <see cref="ElasticPoints"/> points (imported for it unless the run's data is that size), each
     /// pass against the same grid in this process.
     /// </summary>
-    private static async Task ElasticAsync(ExperimentContext context, string connectionString, int points, Guid datasetId, CancellationToken cancellationToken)
+    internal static async Task ElasticAsync(ExperimentContext context, string connectionString, int points, Guid datasetId, CancellationToken cancellationToken)
     {
         var elasticPoints = ElasticPoints(context.Quick);
         if (elasticPoints != points)

@@ -72,6 +72,19 @@ public sealed partial class GrainPartitions
                 // A partition not moved stays where it is; planned again before a later pass.
             }
 
+            // The next pass asks the silos they went to (one that does not hold a partition yet
+            // forwards it to its grain), not the silo they left, which may be gone by then.
+            lock (_lock)
+            {
+                foreach (var (i, move) in pending.Partitions.Zip(moves))
+                {
+                    if (move.IsCompletedSuccessfully)
+                    {
+                        _homes[i] = pending.Targets[i];
+                    }
+                }
+            }
+
             Interlocked.Add(ref _moved, moves.Count(m => m.IsCompletedSuccessfully));
             Interlocked.Increment(ref _moves);
             GridTelemetry.Moved.Add(moves.Count(m => m.IsCompletedSuccessfully));

@@ -351,10 +351,12 @@ public sealed partial class GrainPartitions : IKMeansGrid
         var own = _local is { } local ? silos.Find(s => s.Silo == local.Identity) : default;
         SiloPassPlan? ownPlan = own.Partitions is null ? null : new SiloPassPlan(own.Silo, _datasetId, _grains.Length, own.Partitions, [], timeout);
         var others = silos.Where(s => own.Partitions is null || s.Silo != own.Silo).ToList();
-        return (ownPlan, Subtrees(others, 0, others.Count, timeout).Plans);
+        // The silos whose partitions are being loaded elsewhere to move: each is told with the pass.
+        var handingOver = _pending is { } pending ? pending.Partitions.Select(i => homes[i]).ToHashSet(StringComparer.Ordinal) : [];
+        return (ownPlan, Subtrees(others, 0, others.Count, timeout, handingOver).Plans);
     }
 
-    private (SiloPassPlan[] Plans, int Height) Subtrees(List<(string Silo, int[] Partitions)> silos, int from, int to, TimeSpan timeout)
+    private (SiloPassPlan[] Plans, int Height) Subtrees(List<(string Silo, int[] Partitions)> silos, int from, int to, TimeSpan timeout, HashSet<string> handingOver)
     {
         var count = to - from;
         var chunks = Math.Min(FanIn, count);
@@ -363,9 +365,9 @@ public sealed partial class GrainPartitions : IKMeansGrid
         for (var c = 0; c < chunks; c++)
         {
             var (start, end) = (from + (int)((long)count * c / chunks), from + (int)((long)count * (c + 1) / chunks));
-            var (children, below) = Subtrees(silos, start + 1, end, timeout);
+            var (children, below) = Subtrees(silos, start + 1, end, timeout, handingOver);
             var level = children.Length == 0 ? 0 : below + 1;
-            plans[c] = new SiloPassPlan(silos[start].Silo, _datasetId, _grains.Length, silos[start].Partitions, children, timeout * (level + 1));
+            plans[c] = new SiloPassPlan(silos[start].Silo, _datasetId, _grains.Length, silos[start].Partitions, children, timeout * (level + 1), handingOver.Contains(silos[start].Silo));
             height = Math.Max(height, level);
         }
 

@@ -9,8 +9,9 @@ namespace Salsa.Grid.Partitions;
 /// leaving (its pass answers carry it), and running jobs' coordinators move its partitions to the
 /// other silos between two of their passes (<see cref="GrainPartitions.Elastic"/>), rows loaded there
 /// ahead. It waits until it holds none, or no pass has come for <see cref="Quiet"/> (no job is using
-/// what it still holds), or <paramref name="limit"/> has passed — then the stop goes on, and no job
-/// waits for a lost silo's retry. A silo with no other active silo to hand over to (the embedded
+/// what it still holds), or for <see cref="Stalled"/> nothing moved off and no pass said a move is
+/// being prepared (no one can take them), or <paramref name="limit"/> has passed — then the stop goes
+/// on, and no job waits for a lost silo's retry. A silo with no other active silo to hand over to (the embedded
 /// single silo) stops at once: its jobs resume from their checkpoints when a silo is back.
 /// </summary>
 public sealed partial class SiloLeaving(SiloPartitions held, IClusterMembershipService membership, ILocalSiloDetails self, ILogger<SiloLeaving> logger, TimeSpan limit)
@@ -19,7 +20,7 @@ public sealed partial class SiloLeaving(SiloPartitions held, IClusterMembershipS
     /// <summary>How long without a pass means no running job uses this silo's partitions.</summary>
     public static readonly TimeSpan Quiet = TimeSpan.FromSeconds(2);
 
-    /// <summary>How long with no partition moved off means no one is taking them (every other silo is stopping too).</summary>
+    /// <summary>How long with no partition moved off, and no pass saying a move is being prepared, means no one is taking them (every other silo is stopping too).</summary>
     public static readonly TimeSpan Stalled = TimeSpan.FromSeconds(5);
 
     public void Participate(ISiloLifecycle lifecycle)
@@ -54,7 +55,10 @@ public sealed partial class SiloLeaving(SiloPartitions held, IClusterMembershipS
                 moved.Restart();
             }
 
-            var wait = Min(Quiet - held.SinceLastPass, Stalled - moved.Elapsed, limit - clock.Elapsed);
+            // A coordinator loading this silo's partitions' rows elsewhere says so with each pass: a
+            // handover under way, however long the rows take to load.
+            var sinceProgress = held.SinceHandover < moved.Elapsed ? held.SinceHandover : moved.Elapsed;
+            var wait = Min(Quiet - held.SinceLastPass, Stalled - sinceProgress, limit - clock.Elapsed);
             if (count == 0 || wait <= TimeSpan.Zero)
             {
                 break;

@@ -27,6 +27,7 @@ public sealed class SiloPartitions
     private readonly ConcurrentDictionary<string, (DensePartition Rows, long Since)> _staged = new(StringComparer.Ordinal);
     private static readonly TimeSpan StagedFor = TimeSpan.FromMinutes(5);
     private long _lastPass = Stopwatch.GetTimestamp();
+    private long _lastHandover;
     private volatile bool _leaving;
 
     // Completed (and replaced) when a partition leaves this silo or a pass arrives while it is
@@ -47,6 +48,9 @@ public sealed class SiloPartitions
         get => _leaving;
         set => _leaving = value;
     }
+
+    /// <summary>How long since a pass last said a coordinator is moving partitions off this silo (its rows loading elsewhere); <see cref="TimeSpan.MaxValue"/> if none ever did.</summary>
+    public TimeSpan SinceHandover => Interlocked.Read(ref _lastHandover) is var at && at == 0 ? TimeSpan.MaxValue : Stopwatch.GetElapsedTime(at);
 
     /// <summary>How long since a pass last ran on this silo's partitions.</summary>
     public TimeSpan SinceLastPass => Stopwatch.GetElapsedTime(Interlocked.Read(ref _lastPass));
@@ -172,6 +176,11 @@ public sealed class SiloPartitions
         ArgumentNullException.ThrowIfNull(plan);
         var arrived = Stopwatch.GetTimestamp();
         Interlocked.Exchange(ref _lastPass, arrived);
+        if (plan.HandingOver)
+        {
+            Interlocked.Exchange(ref _lastHandover, arrived);
+        }
+
         if (_leaving)
         {
             Signal();

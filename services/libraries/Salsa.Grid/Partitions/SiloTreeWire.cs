@@ -6,12 +6,14 @@ namespace Salsa.Grid.Partitions;
 /// <summary>
 /// A silo's part of one pass in the pass's fan-in tree: the partitions of the grid (indices of
 /// <see cref="Count"/> over <see cref="DatasetId"/>) it answers for, the silos below it, and how
-/// long its caller waits for its answer (longer the more levels wait below it).
+/// long its caller waits for its answer (longer the more levels wait below it). <see cref="HandingOver"/>:
+/// the coordinator is loading some of the silo's partitions' rows on other silos, to move them there
+/// (a silo leaving waits for that rather than going with them).
 /// </summary>
 [GenerateSerializer, Immutable]
 public sealed record SiloPassPlan(
     [property: Id(0)] string Silo, [property: Id(1)] Guid DatasetId, [property: Id(2)] int Count, [property: Id(3)] int[] Partitions,
-    [property: Id(4)] SiloPassPlan[] Children, [property: Id(5)] TimeSpan Timeout)
+    [property: Id(4)] SiloPassPlan[] Children, [property: Id(5)] TimeSpan Timeout, [property: Id(6)] bool HandingOver = false)
 {
     /// <summary>Its partitions and those of every silo below it.</summary>
     public IEnumerable<int> AllPartitions => Partitions.Concat(Children.SelectMany(c => c.AllPartitions));
