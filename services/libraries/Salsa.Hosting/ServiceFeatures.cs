@@ -82,11 +82,14 @@ public static class ServiceFeatures
     /// <summary>
     /// Whether the store answers. One probe serves every check that comes within a second of it
     /// (<c>/health</c>, grpc.health.v1, a load balancer polling hard), so health costs the store one
-    /// query a second at most, not one per caller.
+    /// query a second at most, not one per caller. A probe waits <see cref="Patience"/> at most: a
+    /// read rides out an unreachable database for half a minute (the store's retries), but health
+    /// says at once that it is unreachable now.
     /// </summary>
     private sealed class StoreHealthCheck(IDataStore store) : IHealthCheck
     {
         private static readonly TimeSpan Fresh = TimeSpan.FromSeconds(1);
+        private static readonly TimeSpan Patience = TimeSpan.FromSeconds(5);
         private Probe? _last;
 
         public Task<HealthCheckResult> CheckHealthAsync(HealthCheckContext context, CancellationToken cancellationToken = default)
@@ -104,13 +107,18 @@ public static class ServiceFeatures
 
         private sealed record Probe(Task<HealthCheckResult> Result, long Started);
 
-        // Shared by several callers, so not cancelled by any one of them; bounded by the store's own timeouts.
+        // Shared by several callers, so not cancelled by any one of them; bounded by its own patience.
         private async Task<HealthCheckResult> ProbeAsync()
         {
+            using var patience = new CancellationTokenSource(Patience);
             try
             {
-                await store.ListDatasetsAsync(null, 1, CancellationToken.None).ConfigureAwait(false);
+                await store.ListDatasetsAsync(null, 1, patience.Token).ConfigureAwait(false);
                 return HealthCheckResult.Healthy();
+            }
+            catch (OperationCanceledException) when (patience.IsCancellationRequested)
+            {
+                return HealthCheckResult.Unhealthy($"The store did not answer within {Patience.TotalSeconds:0} s.");
             }
 #pragma warning disable CA1031 // Any store failure is "unhealthy", reported with its reason.
             catch (Exception exception)
