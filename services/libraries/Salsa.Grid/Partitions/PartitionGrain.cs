@@ -1,3 +1,4 @@
+using Microsoft.Extensions.Logging;
 using Orleans.Runtime.Placement;
 using Salsa.Clustering;
 using Salsa.Clustering.Fingerprints;
@@ -9,7 +10,8 @@ using Salsa.Store;
 namespace Salsa.Grid.Partitions;
 
 [PartitionPlacement]
-public sealed class PartitionGrain(IDataStore store, SiloCompute compute, SiloPartitions held, IClusterMembershipService membership) : Grain, IPartitionGrain
+public sealed partial class PartitionGrain(IDataStore store, SiloCompute compute, SiloPartitions held, IClusterMembershipService membership, ILogger<PartitionGrain> logger)
+    : Grain, IPartitionGrain
 {
     private DensePartition? _partition;
     private SimilarityIndex? _prints;
@@ -19,12 +21,14 @@ public sealed class PartitionGrain(IDataStore store, SiloCompute compute, SiloPa
 
     public override async Task OnActivateAsync(CancellationToken cancellationToken)
     {
-        var key = PartitionKey.Parse(this.GetPrimaryKeyString());
-        if (held.TakeStaged(this.GetPrimaryKeyString()) is { } staged)
+        var grainKey = this.GetPrimaryKeyString();
+        var key = PartitionKey.Parse(grainKey);
+        if (held.TakeStaged(grainKey) is { } staged)
         {
             // Moved here between passes, its rows loaded ahead (ISiloPassGrain.PrefetchAsync).
             (_kind, _dimension, _partition) = (DatasetKind.Dense, staged.Dimension, staged);
-            held.Add(this.GetPrimaryKeyString(), staged);
+            held.Add(grainKey, staged);
+            LogMovedHere(logger, grainKey, staged.Count);
             return;
         }
 
@@ -141,4 +145,7 @@ public sealed class PartitionGrain(IDataStore store, SiloCompute compute, SiloPa
         var (rows, _) = await compute.RunAsync(_ => Dense.Assign(pass));
         return new PartitionRows(rows.Assignments, rows.Weights);
     }
+
+    [LoggerMessage(Level = LogLevel.Information, Message = "Partition {Partition} moved here on its {Rows} rows loaded ahead.")]
+    private static partial void LogMovedHere(ILogger logger, string partition, int rows);
 }
