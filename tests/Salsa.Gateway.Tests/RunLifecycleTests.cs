@@ -455,8 +455,10 @@ public sealed class RunLifecycleTests
             .Replace("clusters: 5, seed: 7 }", "clusters: 1000 }\n    retry: { attempts: 3, backoff: 100ms }", StringComparison.Ordinal)
             + "\n  again:\n    service: kmeans\n    operation: cluster\n    inputs: { dataset: query.dataset }\n    parameters: { clusters: 3 }\n    after: [cluster]\n"
             // A branch that does not need the failed step runs on, and its next step starts after the
-            // failure (the annealing outlasts the refused start): only what depends on a failure is skipped.
-            + "  sibling:\n    service: annealing\n    operation: cluster\n    inputs: { dataset: query.dataset }\n    parameters: { maxClusters: 6 }\n"
+            // failure: only what depends on a failure is skipped. The annealing outlasts the refused
+            // start by far — a slow schedule, 1.7 s here, where the refusal took 200 ms with the k-means
+            // service starting cold (with the default schedule the two once crossed on a loaded CI machine).
+            + "  sibling:\n    service: annealing\n    operation: cluster\n    inputs: { dataset: query.dataset }\n    parameters: { maxClusters: 6, fixedCooling: true, coolingFactor: 0.9995 }\n"
             + "  next:\n    service: kmeans\n    operation: cluster\n    inputs: { dataset: query.dataset }\n    parameters: { clusters: 2 }\n    after: [sibling]\n";
 
         var id = await gateway.StartRunAsync(new { yaml }, token);

@@ -34,7 +34,7 @@ public sealed partial class GrainPartitions
     /// <summary>
     /// Between two passes of an elastic grid, where nothing of a pass is in flight: compares where
     /// its partitions are with where placement puts them over the active silos that are not leaving
-    /// (partition <c>i</c> of <c>P</c> on the ⌊<c>i·n/P</c>⌋-th), at most twice a second. Partitions
+    /// (<see cref="RangePlacement"/>: contiguous equal runs, the fewest moved), at most twice a second. Partitions
     /// to move have their rows loaded on the silos they go to while passes go on
     /// (<see cref="ISiloPassGrain.PrefetchAsync"/>); before the first pass after that, they move
     /// (<see cref="IPartitionGrain.MoveAsync"/>) and that pass finds them there. The bits do not
@@ -111,12 +111,7 @@ public sealed partial class GrainPartitions
             return;
         }
 
-        var targets = new string[homes.Length];
-        for (var i = 0; i < homes.Length; i++)
-        {
-            targets[i] = active[new PartitionKey(_datasetId, i, homes.Length).SiloOf(active.Length)];
-        }
-
+        var targets = RangePlacement.Targets(homes, active);
         var moving = Enumerable.Range(0, homes.Length).Where(i => homes[i] != targets[i]).ToArray();
         if (moving.Length == 0)
         {

@@ -1,3 +1,4 @@
+using Orleans.Concurrency;
 using Salsa.Clustering.KMeans;
 using Salsa.Clustering.Partitions;
 
@@ -25,8 +26,12 @@ public interface ISiloPassGrain : IGrainWithStringKey
     /// Loads the rows of <paramref name="partitions"/> of the grid of <paramref name="count"/> over
     /// <paramref name="datasetId"/> into this silo's staging, ahead of their move here: each
     /// partition's activation on this silo then takes them without reading the store. Returns the
-    /// rows loaded; partitions held or staged here already are skipped.
+    /// rows loaded; partitions held or staged here already are skipped. Interleaved with passes, and
+    /// read and decoded off the grain's turn: a silo taking over partitions it computes beside
+    /// goes on answering passes while their rows load (before, a leave's passes waited out the load,
+    /// 2.7 s at 10 M points).
     /// </summary>
+    [AlwaysInterleave]
     Task<long> PrefetchAsync(Guid datasetId, int count, int[] partitions);
 
     /// <summary>The k-means++ masses of those of <paramref name="partitions"/> this silo holds (<see cref="IPartitionGrain.SeedMassAsync"/>).</summary>

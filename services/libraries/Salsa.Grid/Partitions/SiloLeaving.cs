@@ -8,20 +8,50 @@ namespace Salsa.Grid.Partitions;
 /// partitions over: before Orleans marks it shutting down and deactivates its grains, it says it is
 /// leaving (its pass answers carry it), and running jobs' coordinators move its partitions to the
 /// other silos between two of their passes (<see cref="GrainPartitions.Elastic"/>), rows loaded there
-/// ahead. It waits until it holds none, or no pass has come for <see cref="Quiet"/> (no job is using
-/// what it still holds), or for <see cref="Stalled"/> nothing moved off and no pass said a move is
-/// being prepared (no one can take them), or <paramref name="limit"/> has passed — then the stop goes
-/// on, and no job waits for a lost silo's retry. A silo with no other active silo to hand over to (the embedded
-/// single silo) stops at once: its jobs resume from their checkpoints when a silo is back.
+/// ahead. It waits until it holds none, or no job is using what it still holds (no pass for
+/// <see cref="Quiet"/>, longer when passes lately came further apart, and no pass saying a move is
+/// being prepared), or no one can take them (for <see cref="Stalled"/> nothing moved off and no pass
+/// said a move is being prepared), or <paramref name="limit"/> has passed — then the stop goes on,
+/// and no job waits for a lost silo's retry. A silo with no other active silo to hand over to (the
+/// embedded single silo) stops at once: its jobs resume from their checkpoints when a silo is back.
 /// </summary>
 public sealed partial class SiloLeaving(SiloPartitions held, IClusterMembershipService membership, ILocalSiloDetails self, ILogger<SiloLeaving> logger, TimeSpan limit)
     : ILifecycleParticipant<ISiloLifecycle>
 {
-    /// <summary>How long without a pass means no running job uses this silo's partitions.</summary>
+    /// <summary>How long without a pass means no running job uses this silo's partitions, at least (<see cref="UntilDecided"/>).</summary>
     public static readonly TimeSpan Quiet = TimeSpan.FromSeconds(2);
 
-    /// <summary>How long with no partition moved off, and no pass saying a move is being prepared, means no one is taking them (every other silo is stopping too).</summary>
+    /// <summary>How long with no partition moved off, and no pass saying a move is being prepared, means no one is taking them (every other silo is stopping too), at least.</summary>
     public static readonly TimeSpan Stalled = TimeSpan.FromSeconds(5);
+
+    /// <summary>The longest <see cref="Quiet"/> and <see cref="Stalled"/> grow to when passes come far apart.</summary>
+    public static readonly TimeSpan Patience = TimeSpan.FromSeconds(60);
+
+    /// <summary>
+    /// How long a leaving silo waits before it looks again; zero or less: it goes now. It holds
+    /// <paramref name="count"/> partitions; passes lately came <paramref name="passGap"/> apart
+    /// (<see cref="SiloPartitions.PassGap"/>), the last <paramref name="sinceLastPass"/> ago, the last
+    /// saying a move off it is being prepared <paramref name="sinceHandover"/> ago; a partition last
+    /// moved off it (or it began to leave) <paramref name="sinceMoved"/> ago, and it has been leaving
+    /// for <paramref name="leaving"/> of its <paramref name="limit"/>. A job whose passes slow down —
+    /// rows loading on the silos taking the partitions share the cores — is not taken for one that
+    /// ended: the waits are four passes' gaps when that is longer, up to <see cref="Patience"/>.
+    /// </summary>
+    public static TimeSpan UntilDecided(int count, TimeSpan passGap, TimeSpan sinceLastPass, TimeSpan sinceHandover, TimeSpan sinceMoved, TimeSpan leaving, TimeSpan limit)
+    {
+        if (count == 0)
+        {
+            return TimeSpan.Zero;
+        }
+
+        var passes = passGap * 4 < Patience ? passGap * 4 : Patience;
+        var quiet = passes > Quiet ? passes : Quiet;
+        var stalled = passes > Stalled ? passes : Stalled;
+        // A move being prepared says a job uses the partitions, however long since its last pass.
+        var untilQuiet = Max(quiet - sinceLastPass, stalled - sinceHandover);
+        var untilStalled = stalled - (sinceHandover < sinceMoved ? sinceHandover : sinceMoved);
+        return Min(untilQuiet, untilStalled, limit - leaving);
+    }
 
     public void Participate(ISiloLifecycle lifecycle)
     {
@@ -57,9 +87,8 @@ public sealed partial class SiloLeaving(SiloPartitions held, IClusterMembershipS
 
             // A coordinator loading this silo's partitions' rows elsewhere says so with each pass: a
             // handover under way, however long the rows take to load.
-            var sinceProgress = held.SinceHandover < moved.Elapsed ? held.SinceHandover : moved.Elapsed;
-            var wait = Min(Quiet - held.SinceLastPass, Stalled - sinceProgress, limit - clock.Elapsed);
-            if (count == 0 || wait <= TimeSpan.Zero)
+            var wait = UntilDecided(count, held.PassGap, held.SinceLastPass, held.SinceHandover, moved.Elapsed, clock.Elapsed, limit);
+            if (wait <= TimeSpan.Zero)
             {
                 break;
             }
@@ -78,6 +107,8 @@ public sealed partial class SiloLeaving(SiloPartitions held, IClusterMembershipS
     }
 
     private static TimeSpan Min(TimeSpan a, TimeSpan b, TimeSpan c) => a < b ? (a < c ? a : c) : (b < c ? b : c);
+
+    private static TimeSpan Max(TimeSpan a, TimeSpan b) => a > b ? a : b;
 
     [LoggerMessage(Level = LogLevel.Information, Message = "Leaving the grid: handing over {Partitions} partitions between the running jobs' passes.")]
     private static partial void LogLeaving(ILogger logger, int partitions);

@@ -27,6 +27,8 @@ public sealed class SiloPartitions
     private readonly ConcurrentDictionary<string, (DensePartition Rows, long Since)> _staged = new(StringComparer.Ordinal);
     private static readonly TimeSpan StagedFor = TimeSpan.FromMinutes(5);
     private long _lastPass = Stopwatch.GetTimestamp();
+    private long _passes;
+    private long _passGap;
     private long _lastHandover;
     private volatile bool _leaving;
 
@@ -54,6 +56,30 @@ public sealed class SiloPartitions
 
     /// <summary>How long since a pass last ran on this silo's partitions.</summary>
     public TimeSpan SinceLastPass => Stopwatch.GetElapsedTime(Interlocked.Read(ref _lastPass));
+
+    /// <summary>
+    /// The time between passes arriving here as they have lately come: the longest gap, each
+    /// shorter one after it taking a quarter off (zero before the second pass). A pass slowed by
+    /// rows loading elsewhere is not taken for the end of the jobs using this silo.
+    /// </summary>
+    public TimeSpan PassGap => Stopwatch.GetElapsedTime(0, Interlocked.Read(ref _passGap));
+
+    /// <summary>Counts a pass arriving at <paramref name="arrived"/> (a <see cref="Stopwatch"/> timestamp) in <see cref="SinceLastPass"/> and <see cref="PassGap"/>.</summary>
+    public void NotePass(long arrived)
+    {
+        var previous = Interlocked.Exchange(ref _lastPass, arrived);
+        if (Interlocked.Increment(ref _passes) == 1 || arrived <= previous)
+        {
+            return; // the first pass (before it, the silo's start) or passes of two jobs crossing
+        }
+
+        var gap = arrived - previous;
+        var current = Interlocked.Read(ref _passGap);
+        while (Interlocked.CompareExchange(ref _passGap, Math.Max(gap, current - (current / 4)), current) is var seen && seen != current)
+        {
+            current = seen;
+        }
+    }
 
     /// <summary>
     /// Completes at the next partition removed from this silo, or — while it is <see cref="Leaving"/>
@@ -175,7 +201,7 @@ public sealed class SiloPartitions
         ArgumentNullException.ThrowIfNull(grains);
         ArgumentNullException.ThrowIfNull(plan);
         var arrived = Stopwatch.GetTimestamp();
-        Interlocked.Exchange(ref _lastPass, arrived);
+        NotePass(arrived);
         if (plan.HandingOver)
         {
             Interlocked.Exchange(ref _lastHandover, arrived);

@@ -11,9 +11,16 @@ public sealed class SiloPassGrain(SiloPartitions held, SiloCompute compute, IDat
 {
     public Task<SiloTreeAnswer> RunAsync(PartitionPass pass, SiloPassPlan plan) => held.RunTreeAsync(GrainFactory, compute, RuntimeIdentity, pass, plan);
 
-    public async Task<long> PrefetchAsync(Guid datasetId, int count, int[] partitions)
+    public Task<long> PrefetchAsync(Guid datasetId, int count, int[] partitions)
     {
         ArgumentNullException.ThrowIfNull(partitions);
+        return Task.Run(() => StageAsync(datasetId, count, partitions));
+    }
+
+    // One partition after another: a silo loading rows while it computes shares its cores with
+    // passes, and one read at a time keeps that share small.
+    private async Task<long> StageAsync(Guid datasetId, int count, int[] partitions)
+    {
         var rows = 0L;
         foreach (var index in partitions)
         {
