@@ -12,17 +12,69 @@ internal static class ElasticGridRun
     /// <summary>
     /// The elastic grid under a running stream of passes (the coordinator in this process, every
     /// silo a process): a third silo process joins two and takes its share, then one of the three
-    /// gets SIGTERM and hands its partitions over. The pause is the longest pass from the silo's
-    /// start (or the signal) until the grid has settled, less the median pass before.
+    /// gets SIGTERM and hands its partitions over — <paramref name="rounds"/> times, each on a
+    /// fresh cluster; the rows are the rounds' medians, and each round's figures are shown. The
+    /// pause is the longest pass from the silo's start (or the signal) until the grid has settled,
+    /// less the median pass on as many silos when nothing moves.
     /// </summary>
-    public static async Task RunAsync(ExperimentContext context, string connectionString, Guid datasetId, int partitions, PartitionPass pass, double[] reference, string label, string data, CancellationToken cancellationToken)
+    public static async Task RunAsync(ExperimentContext context, string connectionString, Guid datasetId, int partitions, PartitionPass pass, double[] reference, string label, string data, int rounds, CancellationToken cancellationToken)
+    {
+        var results = new List<Round>();
+        for (var r = 0; r < rounds; r++)
+        {
+            results.Add(await RoundAsync(context, connectionString, datasetId, partitions, pass, reference, cancellationToken));
+            var last = results[^1];
+            context.Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                $"  elastic round {r + 1}: pass {last.Steady * 1000:F1} ms on two silos, {last.SteadyThree * 1000:F1} ms on three; join: share after {last.ToShare:F1} s, pause {last.JoinPause * 1000:F0} ms, {last.JoinRetries} retries, partitions per silo {string.Join('/', last.Shares)}, {last.JoinMoved} moved; " +
+                $"leave: exited after {last.ToExit:F1} s, pause {last.LeavePause * 1000:F0} ms, {last.LeaveRetries} retries, {last.LeaveMoved} moved; identical {last.Identical}"));
+        }
+
+        double Median(Func<Round, double> of) => Statistics.Median([.. results.Select(of)]);
+        var @case = label + ",silos=2→3→2";
+        context.Add(@case, "pass_s", Median(r => r.Steady), "s");
+        context.Add(@case, "pass_s_three_silos", Median(r => r.SteadyThree), "s");
+        context.Add(@case, "join_pause_s", Median(r => r.JoinPause), "s");
+        context.Add(@case, "join_pause_s_max", results.Max(r => r.JoinPause), "s");
+        context.Add(@case, "join_seconds_to_share", Median(r => r.ToShare), "s");
+        context.Add(@case, "join_retries", results.Sum(r => r.JoinRetries), "calls");
+        context.Add(@case, "join_moved_partitions", Median(r => r.JoinMoved), "partitions");
+        context.Add(@case, "partitions_per_silo_after_join_min", results.Min(r => r.Shares.Min()), "partitions");
+        context.Add(@case, "partitions_per_silo_after_join_max", results.Max(r => r.Shares.Max()), "partitions");
+        context.Add(@case, "leave_pause_s", Median(r => r.LeavePause), "s");
+        context.Add(@case, "leave_pause_s_max", results.Max(r => r.LeavePause), "s");
+        context.Add(@case, "leave_seconds_to_exit", Median(r => r.ToExit), "s");
+        context.Add(@case, "leave_retries", results.Sum(r => r.LeaveRetries), "calls");
+        context.Add(@case, "leave_moved_partitions", Median(r => r.LeaveMoved), "partitions");
+        context.Add(@case, "leave_exited", results.All(r => r.Exited) ? 1 : 0, "bool");
+        context.Add(@case, "rounds", results.Count, "rounds");
+        context.Add(@case, "identical_to_single_node", results.All(r => r.Identical) ? 1 : 0, "bool");
+        context.Section("Silos joining and leaving", string.Create(CultureInfo.InvariantCulture,
+            $"{data} in {partitions} partitions, with passes running back to back from this process, on two silo processes; a third silo process joins, then one of the three gets SIGTERM (as `docker compose stop` sends it); {results.Count} rounds, each on a fresh cluster, the rows the medians. " +
+            $"**Pause** is the longest pass from the silo's start (or the signal) until the grid has settled, less the median pass on as many silos, steady: {Median(r => r.Steady) * 1000:F1} ms on two silos (before the join), {Median(r => r.SteadyThree) * 1000:F1} ms on three (before the leave; three silo processes share this machine's two cores); **to share** is from starting the silo process (its own start-up included) until its partitions are on it; " +
+            $"**moved** are the partitions placed on another silo; **retries** are partitions asked again as after a failure. Every pass is compared with the grid in one process, bit for bit."));
+        string F(double value) => value.ToString("F3", CultureInfo.InvariantCulture);
+        context.Table(["", "round", "pause, s", "seconds", "moved", "retries", "identical"],
+            [
+                .. results.SelectMany((r, i) => new[]
+                {
+                    new[] { "a silo joins (2 → 3)", $"{i + 1}", F(r.JoinPause), string.Create(CultureInfo.InvariantCulture, $"{r.ToShare:F1} to share ({string.Join('/', r.Shares)} partitions per silo)"), $"{r.JoinMoved}", $"{r.JoinRetries}", r.Identical ? "yes" : "no" },
+                    new[] { "a silo leaves (3 → 2, SIGTERM)", $"{i + 1}", F(r.LeavePause), string.Create(CultureInfo.InvariantCulture, $"{r.ToExit:F1} to exit{(r.Exited ? "" : " (did not exit)")}"), $"{r.LeaveMoved}", $"{r.LeaveRetries}", r.Identical ? "yes" : "no" },
+                }),
+                ["a silo joins, median", "", F(Median(r => r.JoinPause)), string.Create(CultureInfo.InvariantCulture, $"{Median(r => r.ToShare):F1} to share"), "", "", ""],
+                ["a silo leaves, median", "", F(Median(r => r.LeavePause)), string.Create(CultureInfo.InvariantCulture, $"{Median(r => r.ToExit):F1} to exit"), "", "", ""],
+            ]);
+    }
+
+    private sealed record Round(double Steady, double SteadyThree, double JoinPause, double ToShare, long JoinRetries, long JoinMoved, int[] Shares, double LeavePause, double ToExit, long LeaveRetries, long LeaveMoved, bool Exited, bool Identical);
+
+    private static async Task<Round> RoundAsync(ExperimentContext context, string connectionString, Guid datasetId, int partitions, PartitionPass pass, double[] reference, CancellationToken cancellationToken)
     {
         await using var cluster = await ProcessCluster.SharingCoresAsync(connectionString, 2, cancellationToken);
         var grid = await Task.Run(() => GrainPartitions.Open(cluster.Grains, datasetId, partitions, TimeSpan.FromMinutes(5), cancellationToken), cancellationToken);
         grid.Elastic(cluster.ActiveSilos);
         await cluster.QuietAsync(cancellationToken);
         var clock = Stopwatch.StartNew();
-        var walls = new List<(double At, double Wall)>();
+        var walls = new List<(double At, double Wall, int Silos)>();
         var identical = true;
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         var loop = Task.Run(() =>
@@ -34,7 +86,7 @@ internal static class ElasticGridRun
                 identical &= ClusterJobs.SameBits(reference, sums);
                 lock (walls)
                 {
-                    walls.Add((at, clock.Elapsed.TotalSeconds - at));
+                    walls.Add((at, clock.Elapsed.TotalSeconds - at, grid.Silos.Length));
                 }
             }
         }, cancellationToken);
@@ -44,6 +96,16 @@ internal static class ElasticGridRun
             lock (walls)
             {
                 return [.. walls.Where(w => w.At >= from && w.At < to).Select(w => w.Wall)];
+            }
+        }
+
+        // The longest pass in a window less the median pass on as many silos, steady (three silo
+        // processes share this machine's two cores and pass about twice as slowly as two).
+        double Pause(double from, double to, double two, double three)
+        {
+            lock (walls)
+            {
+                return walls.Where(w => w.At >= from && w.At < to).Select(w => w.Wall - (w.Silos == 3 ? three : two)).DefaultIfEmpty(0).Max();
             }
         }
 
@@ -69,9 +131,14 @@ internal static class ElasticGridRun
         var joined = await SettleAsync(() => grid.Silos.Length == 3 && !grid.Moving);
         await Task.Delay(TimeSpan.FromSeconds(2), cancellationToken);
         var joinRetries = grid.Statistics.Retries - retriesBefore;
-        var joinWalls = Walls(joinAt, joined + 2);
+        var joinMoved = grid.Moved.Partitions;
         var shares = (await Task.WhenAll(PartitionKey.Grid(datasetId, partitions).Select(k => cluster.Grains.GetGrain<IPartitionGrain>(k.ToGrainKey()).InfoAsync())))
             .GroupBy(i => i.Silo).Select(g => g.Count()).ToArray();
+
+        // The passes of the three, steady.
+        var threeFrom = clock.Elapsed.TotalSeconds;
+        await Task.Delay(TimeSpan.FromSeconds(warm / 2 + 3), cancellationToken);
+        var steadyThree = Statistics.Median(Walls(threeFrom, clock.Elapsed.TotalSeconds));
 
         // One of the three is asked to stop (SIGTERM) and hands its partitions over.
         var leaveAt = clock.Elapsed.TotalSeconds;
@@ -82,34 +149,10 @@ internal static class ElasticGridRun
         var left = await SettleAsync(() => grid.Silos.Length == 2 && !grid.Moving);
         await Task.Delay(TimeSpan.FromSeconds(2), cancellationToken);
         var leaveRetries = grid.Statistics.Retries - retriesBefore;
-        var leaveWalls = Walls(leaveAt, left + 2);
         await stop.CancelAsync();
         await loop;
 
-        var @case = label + ",silos=2→3→2";
-        context.Add(@case, "pass_s", steady, "s");
-        context.Add(@case, "join_pause_s", joinWalls.DefaultIfEmpty(steady).Max() - steady, "s");
-        context.Add(@case, "join_seconds_to_share", joined - joinAt, "s");
-        context.Add(@case, "join_retries", joinRetries, "calls");
-        context.Add(@case, "partitions_per_silo_after_join_min", shares.Min(), "partitions");
-        context.Add(@case, "partitions_per_silo_after_join_max", shares.Max(), "partitions");
-        context.Add(@case, "leave_pause_s", leaveWalls.DefaultIfEmpty(steady).Max() - steady, "s");
-        context.Add(@case, "leave_seconds_to_exit", exitedAt - leaveAt, "s");
-        context.Add(@case, "leave_retries", leaveRetries, "calls");
-        context.Add(@case, "leave_exited", exited ? 1 : 0, "bool");
-        context.Add(@case, "moved_partitions", grid.Moved.Partitions, "partitions");
-        context.Add(@case, "identical_to_single_node", identical ? 1 : 0, "bool");
-        context.Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-            $"  elastic: pass {steady * 1000:F1} ms; join: share after {joined - joinAt:F1} s, pause {(joinWalls.DefaultIfEmpty(steady).Max() - steady) * 1000:F0} ms, {joinRetries} retries, partitions per silo {string.Join('/', shares)}; " +
-            $"leave: exited after {exitedAt - leaveAt:F1} s, pause {(leaveWalls.DefaultIfEmpty(steady).Max() - steady) * 1000:F0} ms, {leaveRetries} retries; identical {identical}"));
-        context.Section("Silos joining and leaving", string.Create(CultureInfo.InvariantCulture,
-            $"{data} in {partitions} partitions, with passes running back to back from this process, on two silo processes; a third silo process joins, then one of the three gets SIGTERM (as `docker compose stop` sends it). " +
-            $"**Pause** is the longest pass from the silo's start (or the signal) until the grid has settled, less the median pass before ({steady * 1000:F1} ms); **to share** is from starting the silo process (its own start-up included) until its partitions are on it; " +
-            $"**retries** are partitions asked again as after a failure. Every pass is compared with the grid in one process, bit for bit."));
-        context.Table(["", "pause, s", "seconds", "retries", "identical"],
-            [
-                ["a silo joins (2 → 3)", (joinWalls.DefaultIfEmpty(steady).Max() - steady).ToString("F3", CultureInfo.InvariantCulture), $"{joined - joinAt:F1} to share ({string.Join('/', shares)} partitions per silo)", joinRetries.ToString(CultureInfo.InvariantCulture), identical ? "yes" : "no"],
-                ["a silo leaves (3 → 2, SIGTERM)", (leaveWalls.DefaultIfEmpty(steady).Max() - steady).ToString("F3", CultureInfo.InvariantCulture), $"{exitedAt - leaveAt:F1} to exit{(exited ? "" : " (did not exit)")}", leaveRetries.ToString(CultureInfo.InvariantCulture), identical ? "yes" : "no"],
-            ]);
+        return new Round(steady, steadyThree, Pause(joinAt, joined + 2, steady, steadyThree), joined - joinAt, joinRetries, joinMoved, shares,
+            Pause(leaveAt, left + 2, steady, steadyThree), exitedAt - leaveAt, leaveRetries, grid.Moved.Partitions - joinMoved, exited, identical);
     }
 }

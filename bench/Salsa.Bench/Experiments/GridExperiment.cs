@@ -266,7 +266,7 @@ public sealed class GridExperiment : IExperiment
         ReportKMeans(context, data.Count, kmeans, kmeansJobs);
         ReportOneSilo(context, context.Quick);
         await ElasticGridRun.RunAsync(context, connectionString, datasetId, Partitions, pass, referenceSums, string.Create(CultureInfo.InvariantCulture, $"data={dataLabel},n={data.Count},k={Clusters},partitions={Partitions}"),
-            string.Create(CultureInfo.InvariantCulture, $"The {(context.Quick ? "first points of the national census" : "national census")} ({data.Count:N0} points), DA E-steps at K = {Clusters},"), cancellationToken);
+            string.Create(CultureInfo.InvariantCulture, $"The {(context.Quick ? "first points of the national census" : "national census")} ({data.Count:N0} points), DA E-steps at K = {Clusters},"), rounds: 1, cancellationToken);
         var growth = await GrowingAsync(context, connectionString, census, cancellationToken);
         Model(context, data.Count, iterations[0].Wall, growth);
     }

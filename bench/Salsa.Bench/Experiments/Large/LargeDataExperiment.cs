@@ -184,7 +184,7 @@ public sealed class LargeDataExperiment : IExperiment
 
         await ElasticGridRun.RunAsync(context, connectionString, datasetId, partitions, pass, reference,
             string.Create(CultureInfo.InvariantCulture, $"points={elasticPoints},k={Clusters},partitions={partitions}"),
-            string.Create(CultureInfo.InvariantCulture, $"{elasticPoints:N0} census-like points (seed {Seed}), DA E-steps at K = {Clusters},"), cancellationToken);
+            string.Create(CultureInfo.InvariantCulture, $"{elasticPoints:N0} census-like points (seed {Seed}), DA E-steps at K = {Clusters},"), rounds: context.Quick ? 1 : 3, cancellationToken);
     }
 
     /// <summary>

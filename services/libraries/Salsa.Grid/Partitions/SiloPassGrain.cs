@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using Salsa.Clustering;
 using Salsa.Clustering.KMeans;
 using Salsa.Clustering.Partitions;
@@ -17,8 +18,10 @@ public sealed class SiloPassGrain(SiloPartitions held, SiloCompute compute, IDat
         return Task.Run(() => StageAsync(datasetId, count, partitions));
     }
 
-    // One partition after another: a silo loading rows while it computes shares its cores with
-    // passes, and one read at a time keeps that share small.
+    // One partition after another. A silo that computes passes while it loads (it holds
+    // partitions: it takes over a leaving silo's) spends at most half its time loading — each read
+    // followed by a rest as long — so the passes it shares its cores with slow by less; a silo
+    // holding nothing (one that joined) loads at full speed.
     private async Task<long> StageAsync(Guid datasetId, int count, int[] partitions)
     {
         var rows = 0L;
@@ -30,6 +33,7 @@ public sealed class SiloPassGrain(SiloPartitions held, SiloCompute compute, IDat
                 continue;
             }
 
+            var started = Stopwatch.GetTimestamp();
             var (info, content) = await PartitionGrain.ReadRowsAsync(store, key, CancellationToken.None);
             if (info.Kind != DatasetKind.Dense || content.Values is null)
             {
@@ -39,6 +43,10 @@ public sealed class SiloPassGrain(SiloPartitions held, SiloCompute compute, IDat
             var partition = new DensePartition(DenseVectors.Rows(content.Values, info.Dimension, content.Weights));
             held.Stage(key.ToGrainKey(), partition);
             rows += partition.Count;
+            if (held.Count > 0)
+            {
+                await Task.Delay(Stopwatch.GetElapsedTime(started));
+            }
         }
 
         return rows;
