@@ -59,6 +59,14 @@ public sealed class SiloLeavingTests
     }
 
     [Fact]
+    public void HandedOver_ItStaysTwoPassGaps_ForCallsInFlight_BetweenAQuarterSecondAndTwo()
+    {
+        Assert.Equal(TimeSpan.FromMilliseconds(250), SiloLeaving.DrainFor(TimeSpan.Zero));
+        Assert.Equal(S(1.2), SiloLeaving.DrainFor(S(0.6)));
+        Assert.Equal(S(2), SiloLeaving.DrainFor(S(30)));
+    }
+
+    [Fact]
     public void PassGap_IsTheLongestGap_FadingByAQuarterAPass_UnderManyThreads()
     {
         var held = new SiloPartitions();

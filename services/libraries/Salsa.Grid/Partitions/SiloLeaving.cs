@@ -28,6 +28,18 @@ public sealed partial class SiloLeaving(SiloPartitions held, IClusterMembershipS
     public static readonly TimeSpan Patience = TimeSpan.FromSeconds(60);
 
     /// <summary>
+    /// How long a silo that has handed every partition over stays before it stops: two of the
+    /// latest gaps between passes, at least 0.25 s and at most 2 s — a pass in flight when the last
+    /// partition moved may still reach its old activation here through a caller's directory cache,
+    /// and is forwarded on rather than failing on a silo gone (the partition asked again).
+    /// </summary>
+    public static TimeSpan DrainFor(TimeSpan passGap)
+    {
+        var twice = passGap * 2;
+        return twice < TimeSpan.FromMilliseconds(250) ? TimeSpan.FromMilliseconds(250) : twice > TimeSpan.FromSeconds(2) ? TimeSpan.FromSeconds(2) : twice;
+    }
+
+    /// <summary>
     /// How long a leaving silo waits before it looks again; zero or less: it goes now. It holds
     /// <paramref name="count"/> partitions; passes lately came <paramref name="passGap"/> apart
     /// (<see cref="SiloPartitions.PassGap"/>), the last <paramref name="sinceLastPass"/> ago, the last
@@ -100,6 +112,20 @@ public sealed partial class SiloLeaving(SiloPartitions held, IClusterMembershipS
             catch (Exception e) when (e is TimeoutException or OperationCanceledException)
             {
                 // A bound reached: the loop's test says which.
+            }
+        }
+
+        if (held.Count == 0 && !cancellationToken.IsCancellationRequested)
+        {
+            // Handed over: calls sent to its partitions' old activations before their callers learnt
+            // where they went are still forwarded on for a moment, instead of failing on a silo gone.
+            try
+            {
+                await Task.Delay(DrainFor(held.PassGap), cancellationToken).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException)
+            {
+                // The host's own limit came first.
             }
         }
 
