@@ -197,14 +197,6 @@ public sealed partial class GrainPartitions : IKMeansGrid
             _silos.UnionWith(latest);
             foreach (var turn in turns)
             {
-                // A partition answered from a silo that is leaving (its old activation, reached by
-                // a call forwarded just before it moved off) is not sent back there: it has moved,
-                // or is moving; that silo may be gone by the next pass.
-                if (_leaving.Contains(turn.Silo))
-                {
-                    continue;
-                }
-
                 foreach (var partition in turn.Partitions)
                 {
                     _homes[partition] = turn.Silo;
