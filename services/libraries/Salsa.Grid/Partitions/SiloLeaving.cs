@@ -33,11 +33,7 @@ public sealed partial class SiloLeaving(SiloPartitions held, IClusterMembershipS
     /// partition moved may still reach its old activation here through a caller's directory cache,
     /// and is forwarded on rather than failing on a silo gone (the partition asked again).
     /// </summary>
-    public static TimeSpan DrainFor(TimeSpan passGap)
-    {
-        var twice = passGap * 2;
-        return twice < TimeSpan.FromMilliseconds(250) ? TimeSpan.FromMilliseconds(250) : twice > TimeSpan.FromSeconds(2) ? TimeSpan.FromSeconds(2) : twice;
-    }
+    public static TimeSpan DrainFor(TimeSpan passGap) => Clamp(passGap * 2, TimeSpan.FromMilliseconds(250), TimeSpan.FromSeconds(2));
 
     /// <summary>
     /// How long a leaving silo waits before it looks again; zero or less: it goes now. It holds
@@ -56,13 +52,12 @@ public sealed partial class SiloLeaving(SiloPartitions held, IClusterMembershipS
             return TimeSpan.Zero;
         }
 
-        var passes = passGap * 4 < Patience ? passGap * 4 : Patience;
-        var quiet = passes > Quiet ? passes : Quiet;
-        var stalled = passes > Stalled ? passes : Stalled;
+        var quiet = Clamp(passGap * 4, Quiet, Patience);
+        var stalled = Clamp(passGap * 4, Stalled, Patience);
         // A move being prepared says a job uses the partitions, however long since its last pass.
         var untilQuiet = Max(quiet - sinceLastPass, stalled - sinceHandover);
-        var untilStalled = stalled - (sinceHandover < sinceMoved ? sinceHandover : sinceMoved);
-        return Min(untilQuiet, untilStalled, limit - leaving);
+        var untilStalled = stalled - Min(sinceHandover, sinceMoved);
+        return Min(Min(untilQuiet, untilStalled), limit - leaving);
     }
 
     public void Participate(ISiloLifecycle lifecycle)
@@ -132,9 +127,11 @@ public sealed partial class SiloLeaving(SiloPartitions held, IClusterMembershipS
         LogLeft(logger, held.Count, clock.Elapsed.TotalSeconds);
     }
 
-    private static TimeSpan Min(TimeSpan a, TimeSpan b, TimeSpan c) => a < b ? (a < c ? a : c) : (b < c ? b : c);
+    private static TimeSpan Min(TimeSpan a, TimeSpan b) => TimeSpan.FromTicks(Math.Min(a.Ticks, b.Ticks));
 
-    private static TimeSpan Max(TimeSpan a, TimeSpan b) => a > b ? a : b;
+    private static TimeSpan Max(TimeSpan a, TimeSpan b) => TimeSpan.FromTicks(Math.Max(a.Ticks, b.Ticks));
+
+    private static TimeSpan Clamp(TimeSpan value, TimeSpan least, TimeSpan most) => TimeSpan.FromTicks(Math.Clamp(value.Ticks, least.Ticks, most.Ticks));
 
     [LoggerMessage(Level = LogLevel.Information, Message = "Leaving the grid: handing over {Partitions} partitions between the running jobs' passes.")]
     private static partial void LogLeaving(ILogger logger, int partitions);
